@@ -1,0 +1,82 @@
+"""The Typer application shared by every command module, and its error handling.
+
+Every known failure (:class:`~ramseygadgets.errors.RamseyGadgetsError`, bad option values)
+becomes one line on stderr and exit code 2; Ctrl-C exits with 130 without a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+
+from ramseygadgets.errors import RamseyGadgetsError
+
+app = typer.Typer(
+    name="ramseygadgets",
+    help="RamseyGadgets: verify, search and benchmark graph gadgets for (F,H)-good colorings.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True)
+
+#: Largest input file the CLI reads (bytes); larger inputs are refused with a clear message.
+MAX_INPUT_BYTES = 32 * 1024 * 1024
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``error: message`` on one line to stderr and exit."""
+    err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def guarded(func: F) -> F:
+    """Turn known errors into one clear line and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (RamseyGadgetsError, ValueError) as exc:
+            fail(str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def read_text_input(source: str | None) -> str:
+    """Read a file path or ``-``/``None`` (stdin) as UTF-8 text, with a size limit."""
+    try:
+        if source in (None, "-"):
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+            where = "standard input"
+        else:
+            path = Path(source)
+            if not path.is_file():
+                raise RamseyGadgetsError(f"cannot read {source}: no such file")
+            with path.open("rb") as fh:
+                data = fh.read(MAX_INPUT_BYTES + 1)
+            where = source
+    except OSError as exc:
+        raise RamseyGadgetsError(f"cannot read {source}: {exc.strerror}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise RamseyGadgetsError(f"{where} is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB; refusing to read it")
+    if b"\x00" in data:
+        raise RamseyGadgetsError(f"{where} contains binary data (NUL bytes), not text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RamseyGadgetsError(f"{where} is not UTF-8 text") from None
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2) + "\n")

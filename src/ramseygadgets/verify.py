@@ -1,0 +1,179 @@
+"""Exact verification of candidate gadgets, one function per gadget type.
+
+Every check is a SAT question on the (F,H)-good colorings of G (see :mod:`colorings`), asked
+with assumptions on one incremental solver:
+
+* G must be good: ψ_G satisfiable.
+* red-determiner e: ψ_G ∧ ¬r_e unsatisfiable (blue-determiner: ψ_G ∧ r_e).
+* positive-sender e, f: ψ_G ∧ r_e and ψ_G ∧ ¬r_e satisfiable; ψ_G ∧ r_e ∧ ¬r_f and
+  ψ_G ∧ ¬r_e ∧ r_f unsatisfiable (negative-sender: r_e ∧ r_f and ¬r_e ∧ ¬r_f).
+* clause-gadget (F = K1,k) i1, i2, i3: a vertex is *enforced* when its red degree is 0; the
+  pattern "all three enforced" is unsatisfiable and each of the other 7 patterns satisfiable.
+* variable-gadget (F = K1,k) u1, u2, n1: a vertex is an *enforcer* when its red degree is
+  k−1.  In a good coloring red degrees are at most k−1 (k red edges at a vertex form a red
+  K1,k), so "not an enforcer" is "red degree ≤ k−2".  (a) ψ_G ∧ ¬enf(u_i) ∧ ¬enf(n1)
+  unsatisfiable for i = 1, 2; (b) ψ_G ∧ ¬enf(u1) ∧ ¬enf(u2) satisfiable; (c) ψ_G ∧ ¬enf(n1)
+  satisfiable.
+
+A :class:`Verdict` says whether the candidate is correct, gives the reason in one sentence, and
+carries a witness coloring wherever one exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Any, Callable
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.colorings import Coloring, GoodColorings
+from ramseygadgets.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.graphs import Graph
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Outcome of a verification.
+
+    ``check`` names the clause of the definition that decided: ``ok``, ``designated``
+    (designated items malformed, absent or not distinct), ``good`` (G has no good coloring) or
+    ``gadget`` (the gadget property fails).
+    """
+
+    correct: bool
+    reason: str
+    check: str = "ok"
+    witness: Coloring | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"correct": self.correct, "reason": self.reason, "check": self.check}
+        out["witness"] = self.witness.to_json() if self.witness is not None else None
+        out.update(self.details)
+        return out
+
+
+def _edge(e: tuple[int, int]) -> str:
+    return f"{e[0]}-{e[1]}"
+
+
+def check_designated(graph: Graph, gadget: GadgetType, designated: Designated) -> str | None:
+    """The reason the designated items are unusable, or ``None`` when they are fine."""
+    names = gadget.edge_names
+    if len(designated.edges) != len(names):
+        return f"the {gadget.value} needs {len(names)} designated edge(s) ({', '.join(names)}), got {len(designated.edges)}"
+    for name, (u, v) in zip(names, designated.edges):
+        if u == v or not graph.has_edge(u, v):
+            return f"designated edge {name} = {u}-{v} is not an edge of the graph"
+    if len(set(designated.edges)) != len(designated.edges):
+        return "designated edges e and f must be distinct edges, but they are the same edge"
+    vnames = gadget.vertex_names
+    if len(designated.vertices) != len(vnames):
+        return f"the {gadget.value} needs {len(vnames)} designated vertices ({', '.join(vnames)}), got {len(designated.vertices)}"
+    for name, x in zip(vnames, designated.vertices):
+        if not 0 <= x < graph.n:
+            return f"designated vertex {name} = {x} is not a vertex of the graph (vertices 0..{graph.n - 1})"
+    if len(set(designated.vertices)) != len(designated.vertices):
+        return f"designated vertices {', '.join(vnames)} must be distinct, got {list(designated.vertices)}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# One function per gadget type.  Each assumes G is good and the designated items are valid.
+# ---------------------------------------------------------------------------------------------
+def verify_determiner(sat: GoodColorings, designated: Designated, color: str) -> Verdict:
+    e = designated.edges[0]
+    lit = sat.var(*e)
+    witness = sat.solve([-lit] if color == "red" else [lit])
+    if witness is not None:
+        other = "blue" if color == "red" else "red"
+        return Verdict(False, f"edge e = {_edge(e)} is {other} in some good coloring, so it is not always {color}",
+                       "gadget", witness)
+    return Verdict(True, f"G is good and edge e = {_edge(e)} is {color} in every good coloring")
+
+
+def verify_sender(sat: GoodColorings, designated: Designated, positive: bool) -> Verdict:
+    e, f = designated.edges
+    le, lf = sat.var(*e), sat.var(*f)
+    for lit, color in ((le, "red"), (-le, "blue")):
+        if sat.solve([lit]) is None:
+            return Verdict(False, f"no good coloring has e = {_edge(e)} {color}, but a sender needs good colorings "
+                                  f"with e red and with e blue", "gadget")
+    bad = ([le, -lf], [-le, lf]) if positive else ([le, lf], [-le, -lf])
+    for assumption in bad:
+        witness = sat.solve(assumption)
+        if witness is not None:
+            ce = "red" if assumption[0] > 0 else "blue"
+            cf = "red" if assumption[1] > 0 else "blue"
+            want = "the same colour" if positive else "opposite colours"
+            return Verdict(False, f"a good coloring has e = {_edge(e)} {ce} and f = {_edge(f)} {cf}, "
+                                  f"but they must always have {want}", "gadget", witness)
+    relation = "the same colour" if positive else "opposite colours"
+    return Verdict(True, f"G is good, e and f always have {relation}, and e takes both colours")
+
+
+def _star_k(sat: GoodColorings) -> int:
+    k = sat.F.star_k
+    if k is None:
+        raise ValueError(f"hardness gadgets are defined only for F = K1,k; F = {sat.F.name}")
+    return k
+
+
+def verify_clause(sat: GoodColorings, designated: Designated) -> Verdict:
+    _star_k(sat)
+    enforced = [sat.red_degree_switch(v, at_most=0) for v in designated.vertices]
+    not_enforced = [sat.red_degree_switch(v, at_least=1) for v in designated.vertices]
+    witness = sat.solve(enforced)
+    if witness is not None:
+        return Verdict(False, "a good coloring has i1, i2 and i3 all enforced (no red edge at any of them)",
+                       "gadget", witness)
+    for pattern in product((True, False), repeat=3):
+        if all(pattern):
+            continue
+        assumption = [enf if p else ne for p, enf, ne in zip(pattern, enforced, not_enforced)]
+        if sat.solve(assumption) is None:
+            words = ", ".join(f"{n} {'enforced' if p else 'not enforced'}" for n, p in zip(("i1", "i2", "i3"), pattern))
+            return Verdict(False, f"no good coloring has {words}", "gadget",
+                           details={"missing_pattern": {"i1": pattern[0], "i2": pattern[1], "i3": pattern[2]}})
+    return Verdict(True, "G is good, i1, i2, i3 are never all enforced, and every other enforcement pattern occurs")
+
+
+def verify_variable(sat: GoodColorings, designated: Designated) -> Verdict:
+    k = _star_k(sat)
+    u1, u2, n1 = designated.vertices
+    not_enforcer = {v: sat.red_degree_switch(v, at_most=k - 2) for v in (u1, u2, n1)}
+    for name, u in (("u1", u1), ("u2", u2)):
+        witness = sat.solve([not_enforcer[u], not_enforcer[n1]])
+        if witness is not None:
+            return Verdict(False, f"a good coloring has neither {name} nor n1 as an enforcer (red degree {k - 1})",
+                           "gadget", witness)
+    if sat.solve([not_enforcer[u1], not_enforcer[u2]]) is None:
+        return Verdict(False, "no good coloring has both u1 and u2 not enforcers", "gadget")
+    if sat.solve([not_enforcer[n1]]) is None:
+        return Verdict(False, "no good coloring has n1 not an enforcer", "gadget")
+    return Verdict(True, "G is good, n1 is an enforcer whenever u1 or u2 is not, and both optional patterns occur")
+
+
+_BY_TYPE: dict[GadgetType, Callable[[GoodColorings, Designated], Verdict]] = {
+    GadgetType.RED_DETERMINER: lambda s, d: verify_determiner(s, d, "red"),
+    GadgetType.BLUE_DETERMINER: lambda s, d: verify_determiner(s, d, "blue"),
+    GadgetType.POSITIVE_SENDER: lambda s, d: verify_sender(s, d, True),
+    GadgetType.NEGATIVE_SENDER: lambda s, d: verify_sender(s, d, False),
+    GadgetType.CLAUSE: verify_clause,
+    GadgetType.VARIABLE: verify_variable,
+}
+
+
+def verify(problem: Problem, graph: Graph | Candidate, designated: Designated | None = None) -> Verdict:
+    """Decide whether ``graph`` with ``designated`` items solves ``problem`` exactly."""
+    if isinstance(graph, Candidate):
+        graph, designated = graph.graph, graph.designated
+    designated = designated or Designated()
+    problem_with_designated = check_designated(graph, problem.gadget, designated)
+    if problem_with_designated is not None:
+        return Verdict(False, problem_with_designated, "designated")
+    with GoodColorings(graph, problem.F, problem.H) as sat:
+        if not sat.is_good():
+            return Verdict(False, f"G is not ({problem.F.name}, {problem.H.name})-good: every red/blue coloring "
+                                  f"has a red {problem.F.name} or a blue {problem.H.name}", "good")
+        return _BY_TYPE[problem.gadget](sat, designated)
