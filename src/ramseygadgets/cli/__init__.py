@@ -10,7 +10,7 @@ import sys
 from ramseygadgets.cli.app import app
 
 # Importing a module registers its commands.
-from ramseygadgets.cli import core  # noqa: F401,E402
+from ramseygadgets.cli import core, evaluation, generate, prompting, reporting, search  # noqa: F401,E402
 
 
 def main() -> None:
