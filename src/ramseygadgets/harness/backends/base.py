@@ -1,0 +1,49 @@
+"""The backend interface: an async call per request, or a synchronous batch (vLLM offline)."""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol, runtime_checkable
+
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey
+
+#: ``on_retry(key, attempt, reason, delay_s)``: called before each retry sleep.
+RetryCallback = Callable[[SampleKey, int, str, float], None]
+
+
+class BackendError(RamseyGadgetsError):
+    """The backend cannot be used at all (not installed, server unreachable, unknown model)."""
+
+
+@runtime_checkable
+class AsyncBackend(Protocol):
+    """Answers one request at a time; many requests run concurrently."""
+
+    name: str
+
+    async def start(self) -> None:
+        """Check the backend can serve (raise :class:`BackendError` with a one-line reason)."""
+
+    async def complete(self, request: ChatRequest) -> Completion: ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class BatchBackend(Protocol):
+    """Answers a list of requests in one call; request ``i`` gets ``requests[i].n`` completions."""
+
+    name: str
+
+    def start_sync(self) -> None: ...
+
+    def complete_batch(self, requests: list[ChatRequest]) -> list[list[Completion]]: ...
+
+
+def outgoing_messages(request: ChatRequest) -> list[dict]:
+    """Messages as sent to a chat server: harness-only keys (``reasoning``) removed and the
+    assistant prefix (a forced reply start such as ``<think>``) appended as a partial turn."""
+    sent = [{k: v for k, v in m.items() if k != "reasoning"} for m in request.messages]
+    if request.assistant_prefix:
+        sent.append({"role": "assistant", "content": request.assistant_prefix})
+    return sent
