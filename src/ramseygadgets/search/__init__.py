@@ -1,0 +1,28 @@
+"""Minimal-gadget search engine: exact CEGAR finder, minimality proofs, exhaustive cross-check.
+
+>>> from ramseygadgets.search import solve
+>>> solve("p3_k3_red_determiner").n
+5
+"""
+
+from __future__ import annotations
+
+from ramseygadgets.search.solve import (
+    DEFAULT_MAX_VERTICES,
+    LevelRecord,
+    SearchError,
+    SearchResult,
+    find_solution,
+    smallest_vertex_count,
+    solve,
+)
+
+__all__ = [
+    "DEFAULT_MAX_VERTICES",
+    "LevelRecord",
+    "SearchError",
+    "SearchResult",
+    "find_solution",
+    "smallest_vertex_count",
+    "solve",
+]

@@ -1,0 +1,355 @@
+"""Exact gadget finder on a fixed vertex count: counterexample-guided SAT (CEGAR).
+
+The question "is there a graph G ⊆ K_n with the designated items of ``layout`` that solves the
+problem?" has the shape ∃G [∃ witness colorings] ∀ good colorings c of G: c is not bad.
+
+*Exists part* (one incremental PySAT solver, :class:`CandidateModel`): a variable x_t per edge t
+of K_n ("t ∈ G"), the designated edges fixed present, and for every witness condition W
+(:mod:`spec`) a coloring w^W of K_n with  w_t → x_t  (red only on edges of G),  for every copy C
+of F in K_n  ¬∧_{t∈C} w_t,  for every copy C of H  ¬(∧_{t∈C} x_t ∧ ∧_{t∈C} ¬w_t),  and W's
+colour / red-degree constraints.  Lex-leader constraints G ≥_lex σ(G) for the vertex
+permutations σ that preserve the problem keep one graph per orbit.
+
+*For-all part* (:func:`find_counterexample`): the candidate G's good colorings are queried with
+the core :class:`~ramseygadgets.colorings.GoodColorings` for each bad condition.  A bad good
+coloring c becomes a *lemma*: extend c to a coloring c* of K_n (new edges at degree-bounded
+vertices blue, others by a greedy rule); every solution G' must contain a copy of F red under c*
+or a copy of H blue under c* (otherwise c* restricted to G' is a good coloring of G' that is
+still bad: bad conditions only fix designated edges and bound red degrees from above).  So the
+lemma  ∨_{C mono under c*} y_C  with  y_C → ∧_{t∈C} x_t  is satisfied by every solution, and
+excludes G itself.
+
+UNSAT of the exists part therefore proves that no solution on n vertices (with these designated
+items) exists; a candidate with no counterexample is a solution.  Edge minimisation adds
+Σ x_t ≤ m−1 (incremental totalizer) after each solution until UNSAT.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from pysat.card import CardEnc, EncType, ITotalizer
+from pysat.solvers import Solver
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.colorings import Coloring, GoodColorings
+from ramseygadgets.copies import find_copies
+from ramseygadgets.gadgets import Candidate
+from ramseygadgets.graphs import Graph
+from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout, RedDegree, gadget_spec
+
+#: SAT backend of the exists part.
+DEFAULT_SEARCH_SOLVER = "cadical195"
+
+
+class SearchTimeout(Exception):
+    """The deadline passed before the question was decided."""
+
+
+@dataclass
+class Counterexample:
+    """A good coloring of the candidate that satisfies bad condition ``condition``."""
+
+    condition: Condition
+    coloring: Coloring
+
+
+@dataclass
+class FinderStats:
+    candidates: int = 0
+    lemmas: int = 0
+    sat_seconds: float = 0.0
+    check_seconds: float = 0.0
+
+
+class KnCopies:
+    """Copies of F and H in K_n as edge-index tuples and bitmasks (edge t is bit t)."""
+
+    def __init__(self, problem: Problem, n: int) -> None:
+        self.kn = Graph.complete(n)
+        self.f = find_copies(problem.F, self.kn)
+        self.h = find_copies(problem.H, self.kn)
+        self.f_masks = [_mask(c) for c in self.f]
+        self.h_masks = [_mask(c) for c in self.h]
+        # copies through each edge (indices into f / h)
+        self.f_at: list[list[int]] = [[] for _ in range(self.kn.m)]
+        self.h_at: list[list[int]] = [[] for _ in range(self.kn.m)]
+        for i, c in enumerate(self.f):
+            for t in c:
+                self.f_at[t].append(i)
+        for i, c in enumerate(self.h):
+            for t in c:
+                self.h_at[t].append(i)
+
+
+def _mask(edges: Sequence[int]) -> int:
+    out = 0
+    for t in edges:
+        out |= 1 << t
+    return out
+
+
+class CandidateModel:
+    """The exists part: an incremental SAT solver whose models are candidate graphs."""
+
+    def __init__(self, problem: Problem, n: int, layout: Layout, spec: GadgetSpec, copies: KnCopies, *,
+                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
+        self.problem, self.n, self.layout, self.spec, self.copies = problem, n, layout, spec, copies
+        self.kn = copies.kn
+        m = self.kn.m
+        order = list(range(m))
+        if seed is not None:  # a random variable numbering: same formula, different search
+            random.Random(seed).shuffle(order)
+        self.x = [1 + order[t] for t in range(m)]
+        self.top = m
+        self.clauses: list[list[int]] = []
+        self.y_f: dict[int, int] = {}
+        self.y_h: dict[int, int] = {}
+        self.totalizer: ITotalizer | None = None
+        for e in layout.designated.edges:
+            self.clauses.append([self.x[self.kn.edge_id(*e)]])
+        for condition in spec.witnesses:
+            self._add_witness(condition)
+        for perm in self._symmetries():
+            self._add_lex_leader(perm)
+        self.solver = Solver(name=solver, bootstrap_with=self.clauses)
+        self.clauses = []
+
+    def new_var(self) -> int:
+        self.top += 1
+        return self.top
+
+    # -- exists part -----------------------------------------------------------------------------
+    def _add_witness(self, condition: Condition) -> None:
+        m, x = self.kn.m, self.x
+        w = [self.new_var() for _ in range(m)]
+        self.clauses += [[-w[t], x[t]] for t in range(m)]
+        self.clauses += [[-w[t] for t in c] for c in self.copies.f]
+        self.clauses += [[-x[t] for t in c] + [w[t] for t in c] for c in self.copies.h]
+        for atom in condition:
+            if isinstance(atom, EdgeColor):
+                t = self.kn.edge_id(*atom.edge)
+                self.clauses.append([w[t] if atom.red else -w[t]])
+            else:
+                self._add_degree(atom, [w[t] for t in self.kn.incident_edges[atom.vertex]])
+
+    def _add_degree(self, atom: RedDegree, lits: list[int]) -> None:
+        for bound, fn in ((atom.at_most, CardEnc.atmost), (atom.at_least, CardEnc.atleast)):
+            if bound is None:
+                continue
+            if fn is CardEnc.atleast and bound <= 0 or fn is CardEnc.atmost and bound >= len(lits):
+                continue
+            if fn is CardEnc.atleast and bound > len(lits) or bound < 0:
+                self.clauses.append([])
+                continue
+            enc = fn(lits, bound=bound, top_id=self.top, encoding=EncType.seqcounter)
+            self.top = max(self.top, enc.nv)
+            self.clauses += enc.clauses
+
+    # -- symmetry breaking -----------------------------------------------------------------------
+    def _symmetries(self) -> list[list[int]]:
+        """Vertex permutations (as lists) that preserve the problem: class transpositions and swaps."""
+        perms = []
+        for cls in self.layout.classes:
+            for a in range(len(cls)):
+                for b in range(a + 1, len(cls)):
+                    p = list(range(self.n))
+                    p[cls[a]], p[cls[b]] = cls[b], cls[a]
+                    perms.append(p)
+        perms += [list(s) for s in self.layout.swaps]
+        return perms
+
+    def _add_lex_leader(self, perm: list[int]) -> None:
+        """G ≥_lex σ(G) in the fixed order of K_n's edges (sound for any set of symmetries σ)."""
+        pairs = []
+        for t, (u, v) in enumerate(self.kn.edges):
+            s = self.kn.edge_id(perm[u], perm[v])
+            if s != t:
+                pairs.append((self.x[t], self.x[s]))
+        prev_eq: int | None = None
+        for i, (a, b) in enumerate(pairs):
+            guard = [] if prev_eq is None else [-prev_eq]
+            self.clauses.append(guard + [a, -b])
+            if i == len(pairs) - 1:
+                break
+            eq = self.new_var()
+            self.clauses.append(guard + [-a, -b, eq])
+            self.clauses.append(guard + [a, b, eq])
+            prev_eq = eq
+
+    # -- lemmas ------------------------------------------------------------------------------------
+    def _copy_var(self, index: int, f_side: bool) -> int:
+        table = self.y_f if f_side else self.y_h
+        var = table.get(index)
+        if var is None:
+            var = table[index] = self.new_var()
+            edges = (self.copies.f if f_side else self.copies.h)[index]
+            for t in edges:
+                self.solver.add_clause([-var, self.x[t]])
+        return var
+
+    def add_lemma(self, red_mask: int) -> int:
+        """Every solution contains a copy of F red, or of H blue, under the K_n coloring ``red_mask``.
+
+        Returns the number of copies in the lemma (0: the lemma is the empty clause).
+        """
+        lits = [self._copy_var(i, True) for i, c in enumerate(self.copies.f_masks) if c & ~red_mask == 0]
+        lits += [self._copy_var(i, False) for i, c in enumerate(self.copies.h_masks) if c & red_mask == 0]
+        self.solver.add_clause(lits)
+        return len(lits)
+
+    # -- edge bound ----------------------------------------------------------------------------------
+    def bound_edges(self, at_most: int) -> list[int]:
+        """Assumption literals that force at most ``at_most`` edges."""
+        if self.totalizer is None:
+            self.totalizer = ITotalizer(lits=list(self.x), ubound=self.kn.m, top_id=self.top)
+            self.top = self.totalizer.top_id
+            for clause in self.totalizer.cnf.clauses:
+                self.solver.add_clause(clause)
+        if at_most >= self.kn.m:
+            return []
+        return [-self.totalizer.rhs[at_most]]
+
+    # -- solving -------------------------------------------------------------------------------------
+    def candidate(self, assumptions: list[int], deadline: float | None) -> Graph | None:
+        """The next candidate graph, ``None`` when there is none; :class:`SearchTimeout` at the deadline."""
+        if deadline is None:
+            ok = self.solver.solve(assumptions=assumptions)
+        else:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SearchTimeout()
+            timer = threading.Timer(remaining, self.solver.interrupt)
+            timer.start()
+            try:
+                ok = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+            finally:
+                timer.cancel()
+                self.solver.clear_interrupt()
+            if ok is None:
+                raise SearchTimeout()
+        if not ok:
+            return None
+        model = self.solver.get_model() or []
+        true = {lit for lit in model if lit > 0}
+        edges = tuple(e for t, e in enumerate(self.kn.edges) if self.x[t] in true)
+        return Graph(self.n, edges)
+
+    def close(self) -> None:
+        self.solver.delete()
+
+
+def find_counterexample(problem: Problem, graph: Graph, spec: GadgetSpec) -> list[Counterexample]:
+    """Bad good colorings of ``graph`` (at most one per bad condition); empty when there are none.
+
+    When ``graph`` is not good at all, one counterexample with condition ``()`` is impossible, so
+    that case cannot arise: every candidate satisfies a witness, hence is good.
+    """
+    out: list[Counterexample] = []
+    with GoodColorings(graph, problem.F, problem.H) as sat:
+        for condition in spec.bad:
+            assumptions = []
+            for atom in condition:
+                if isinstance(atom, EdgeColor):
+                    lit = sat.var(*atom.edge)
+                    assumptions.append(lit if atom.red else -lit)
+                else:
+                    assumptions.append(sat.red_degree_switch(atom.vertex, at_most=atom.at_most,
+                                                             at_least=atom.at_least))
+            coloring = sat.solve(assumptions)
+            if coloring is not None:
+                out.append(Counterexample(condition, coloring))
+    return out
+
+
+def extend_coloring(copies: KnCopies, graph: Graph, ce: Counterexample, rng: random.Random | None = None) -> int:
+    """A K_n coloring (red bitmask) that agrees with the counterexample on G's edges.
+
+    Edges of K_n outside G at a vertex whose red degree the bad condition bounds are blue (so the
+    coloring stays bad on every graph); the others get, one by one, the colour that completes
+    fewer monochromatic copies (F all red / H all blue) among the edges coloured so far.
+    """
+    kn = copies.kn
+    red = 0
+    decided = 0
+    for (u, v), r in zip(graph.edges, ce.coloring.red):
+        t = kn.edge_id(u, v)
+        decided |= 1 << t
+        if r:
+            red |= 1 << t
+    bounded = {a.vertex for a in ce.condition if isinstance(a, RedDegree)}
+    rest = []
+    for t, (u, v) in enumerate(kn.edges):
+        if decided >> t & 1:
+            continue
+        if u in bounded or v in bounded:
+            decided |= 1 << t
+        else:
+            rest.append(t)
+    if rng is not None:
+        rng.shuffle(rest)
+    for t in rest:
+        bit = 1 << t
+        decided_now = decided | bit
+        as_red = sum(1 for i in copies.f_at[t]
+                     if copies.f_masks[i] & ~decided_now == 0 and copies.f_masks[i] & ~(red | bit) == 0)
+        as_blue = sum(1 for i in copies.h_at[t]
+                      if copies.h_masks[i] & ~decided_now == 0 and copies.h_masks[i] & red == 0)
+        if as_red < as_blue:
+            red |= bit
+        decided = decided_now
+    return red
+
+
+@dataclass
+class LayoutResult:
+    """Outcome of one layout at one n: the best solution found (``None``: proven none)."""
+
+    candidate: Candidate | None
+    edges_minimal: bool
+    stats: FinderStats = field(default_factory=FinderStats)
+
+
+class LayoutFinder:
+    """CEGAR for one problem, vertex count and layout; reusable for successive edge bounds."""
+
+    def __init__(self, problem: Problem, n: int, layout: Layout, *, copies: KnCopies | None = None,
+                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
+        self.problem, self.n, self.layout = problem, n, layout
+        self.spec = gadget_spec(problem, layout.designated)
+        self.copies = copies or KnCopies(problem, n)
+        self.model = CandidateModel(problem, n, layout, self.spec, self.copies, seed=seed, solver=solver)
+        self.rng = random.Random(seed) if seed is not None else None
+        self.stats = FinderStats()
+
+    def find(self, max_edges: int | None = None, deadline: float | None = None) -> Graph | None:
+        """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact)."""
+        assumptions = self.model.bound_edges(max_edges) if max_edges is not None else []
+        while True:
+            t0 = time.monotonic()
+            graph = self.model.candidate(assumptions, deadline)
+            t1 = time.monotonic()
+            self.stats.sat_seconds += t1 - t0
+            if graph is None:
+                return None
+            self.stats.candidates += 1
+            found = find_counterexample(self.problem, graph, self.spec)
+            for ce in found:
+                self.model.add_lemma(extend_coloring(self.copies, graph, ce, self.rng))
+                self.stats.lemmas += 1
+            self.stats.check_seconds += time.monotonic() - t1
+            if not found:
+                return graph
+
+    def close(self) -> None:
+        self.model.close()
+
+    def __enter__(self) -> "LayoutFinder":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,65 @@
+"""The dataset's shipped minimal solutions: build ``data/solutions.json`` with the finder.
+
+Each record: ``problem_id``, ``n``, ``m``, ``edges``, the designated items (``e``/``f`` or
+``vertices``), ``method``, ``seconds``, ``proof`` (no solution on n − 1 vertices: UNSAT),
+``min_edges`` and ``edges_proof`` (no solution on n vertices with m − 1 edges: UNSAT), and,
+where the exhaustive enumeration was run, ``cross_check``.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable
+
+from ramseygadgets.catalog import all_problems, get_problem
+from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER
+from ramseygadgets.search.solve import SearchResult
+
+SOLUTIONS_PATH = Path(__file__).resolve().parent.parent / "data" / "solutions.json"
+
+METHOD = f"cegar-sat (ramseygadgets.search, PySAT {DEFAULT_SEARCH_SOLVER})"
+
+
+def solution_record(result: SearchResult, cross_check: str | None = None) -> dict[str, Any]:
+    """The JSON record of a proven-minimal search result."""
+    if result.candidate is None or not result.edges_minimal or result.lower_bound != result.n:
+        raise ValueError(f"{result.problem_id}: only proven-minimal results can be shipped ({result.describe()})")
+    n, m = result.n, result.m
+    record: dict[str, Any] = {
+        "problem_id": result.problem_id, "n": n, "m": m,
+        **result.candidate.to_json(result.problem.gadget),
+        "method": METHOD,
+        "seconds": round(result.seconds, 3),
+        "proof": f"no solution on {n - 1} vertices (UNSAT)",
+        "min_edges": m,
+        "edges_proof": f"no solution on {n} vertices with {m - 1} edges (UNSAT)",
+        "graph6": result.candidate.graph.to_graph6(),
+    }
+    if cross_check:
+        record["cross_check"] = cross_check
+    return record
+
+
+def write_solutions(records: Iterable[dict[str, Any]], path: Path = SOLUTIONS_PATH) -> Path:
+    """Write records in catalog order (atomically: a temporary file, then a rename)."""
+    order = {p.id: i for i, p in enumerate(all_problems())}
+    rows = sorted(records, key=lambda r: order.get(get_problem(r["problem_id"]).id, len(order)))
+    try:
+        version = metadata.version("ramseygadgets")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        version = "unknown"
+    data = {
+        "description": "One minimal solution per RamseyGadgets problem: fewest vertices, then fewest edges. "
+                       "Found and proven minimal by the CEGAR SAT search (ramseygadgets.search).",
+        "minimal": "fewest vertices n (no solution on n-1 vertices), then fewest edges m among solutions on n vertices",
+        "generator": f"ramseygadgets {version}: python bench/solve_all.py --write-solutions",
+        "solutions": rows,
+    }
+    head = json.dumps({k: v for k, v in data.items() if k != "solutions"}, indent=1)[:-2]
+    body = ",\n".join("  " + json.dumps(r, separators=(", ", ": ")) for r in rows)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(f"{head},\n \"solutions\": [\n{body}\n ]\n}}\n")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,236 @@
+"""Minimal gadgets: fewest vertices, then fewest edges, with the proof that none is smaller.
+
+*Minimal* means lexicographically smallest (n, m): no solution has fewer than n vertices, and
+no solution on n vertices has fewer than m edges.  Solutions are monotone in n (adding an
+isolated vertex keeps a solution), so "no solution on exactly n − 1 vertices" (the UNSAT answer
+of the finder at n − 1) proves that none has fewer than n.
+
+:func:`solve` tries n = smallest possible, n + 1, … up to ``max_vertices`` with the exact finder
+(:mod:`.cegar`), one run per placement of the designated items; at the first n with a solution it
+lowers the edge bound until UNSAT.  Every returned candidate is re-checked by
+:func:`ramseygadgets.verify.verify`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.gadgets import Candidate
+from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, KnCopies, LayoutFinder, SearchTimeout
+from ramseygadgets.search.spec import layouts
+from ramseygadgets.verify import verify
+
+Status = Literal["found", "none-up-to-limit", "timeout"]
+
+#: Default largest vertex count tried by :func:`solve`.
+DEFAULT_MAX_VERTICES = 12
+
+
+class SearchError(RamseyGadgetsError):
+    """The search was asked something it cannot answer (bad limits, unsupported problem)."""
+
+
+@dataclass
+class LevelRecord:
+    """What happened at one vertex count: ``none`` (proven), ``found`` or ``timeout``."""
+
+    n: int
+    outcome: str
+    seconds: float
+    candidates: int = 0
+    lemmas: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, "outcome": self.outcome, "seconds": round(self.seconds, 4),
+                "candidates": self.candidates, "lemmas": self.lemmas}
+
+
+@dataclass
+class SearchResult:
+    """Outcome of :func:`solve` / :func:`find_solution`.
+
+    ``lower_bound``: proven that no solution has fewer vertices.  ``edges_minimal``: the
+    candidate has the fewest edges among solutions on ``n`` vertices (proven).
+    """
+
+    problem_id: str
+    problem: Problem
+    status: Status
+    candidate: Candidate | None
+    lower_bound: int
+    seconds: float
+    edges_minimal: bool = False
+    layout: str | None = None
+    levels: list[LevelRecord] = field(default_factory=list)
+    max_vertices: int | None = None
+
+    @property
+    def n(self) -> int | None:
+        return self.candidate.graph.n if self.candidate is not None else None
+
+    @property
+    def m(self) -> int | None:
+        return self.candidate.graph.m if self.candidate is not None else None
+
+    @property
+    def found(self) -> bool:
+        return self.candidate is not None
+
+    def describe(self) -> str:
+        if self.candidate is not None:
+            minimal = "minimal" if self.edges_minimal and self.lower_bound == self.n else "not proven minimal"
+            return f"found on n = {self.n} vertices, m = {self.m} edges ({minimal})"
+        if self.status == "timeout":
+            return f"not found within limits: time limit reached (no solution below {self.lower_bound} vertices)"
+        return f"not found within limits: no solution on at most {self.max_vertices} vertices (proven)"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "problem_id": self.problem_id, "title": self.problem.title, "status": self.status,
+            "n": self.n, "m": self.m, "lower_bound": self.lower_bound,
+            "edges_minimal": self.edges_minimal, "seconds": round(self.seconds, 4),
+            "max_vertices": self.max_vertices, "layout": self.layout,
+            "solution": self.candidate.to_json(self.problem.gadget) if self.candidate is not None else None,
+            "levels": [lv.to_json() for lv in self.levels],
+        }
+        return out
+
+
+def resolve_problem(problem: Problem | str) -> Problem:
+    return get_problem(problem) if isinstance(problem, str) else problem
+
+
+def smallest_vertex_count(problem: Problem) -> int:
+    """The fewest vertices on which the designated items fit (every smaller n is trivially impossible)."""
+    n = 1
+    while not layouts(problem.gadget, n):
+        n += 1
+    return n
+
+
+def _checked(problem: Problem, candidate: Candidate) -> Candidate:
+    verdict = verify(problem, candidate)
+    if not verdict.correct:  # never hand out a wrong answer
+        raise AssertionError(f"search produced a candidate the verifier rejects for {problem.id}: {verdict.reason}")
+    return candidate
+
+
+class _Level:
+    """All layouts of one vertex count, sharing K_n's copies."""
+
+    def __init__(self, problem: Problem, n: int, seed: int | None, solver: str) -> None:
+        copies = KnCopies(problem, n)
+        self.finders = [LayoutFinder(problem, n, lay, copies=copies, seed=seed, solver=solver)
+                        for lay in layouts(problem.gadget, n)]
+
+    def stats(self) -> tuple[int, int]:
+        return (sum(f.stats.candidates for f in self.finders), sum(f.stats.lemmas for f in self.finders))
+
+    def first(self, deadline: float | None) -> tuple[LayoutFinder, Candidate] | None:
+        for finder in self.finders:
+            graph = finder.find(deadline=deadline)
+            if graph is not None:
+                return finder, Candidate(graph, finder.layout.designated)
+        return None
+
+    def minimize(self, best: tuple[LayoutFinder, Candidate], deadline: float | None,
+                 on_improve: Callable[[Candidate], None] | None = None) -> tuple[LayoutFinder, Candidate]:
+        """Lower the edge bound layout by layout until no layout has a smaller solution."""
+        for finder in self.finders:
+            while True:
+                graph = finder.find(max_edges=best[1].graph.m - 1, deadline=deadline)
+                if graph is None:
+                    break
+                best = (finder, Candidate(graph, finder.layout.designated))
+                if on_improve is not None:
+                    on_improve(best[1])
+        return best
+
+    def close(self) -> None:
+        for f in self.finders:
+            f.close()
+
+
+def find_solution(problem: Problem | str, n: int, *, timeout: float | None = None, minimize_edges: bool = False,
+                  seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER) -> SearchResult:
+    """A solution on ``n`` vertices, or the proof that there is none (status ``none-up-to-limit``).
+
+    With ``minimize_edges`` the solution has the fewest edges among solutions on ``n`` vertices.
+    """
+    problem = resolve_problem(problem)
+    if n < 1:
+        raise SearchError(f"vertex count must be positive, got {n}")
+    start = time.monotonic()
+    deadline = start + timeout if timeout is not None else None
+    result = SearchResult(problem.id, problem, "timeout", None, smallest_vertex_count(problem), 0.0, max_vertices=n)
+    _run_level(problem, n, deadline, minimize_edges, seed, solver, result)
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def _run_level(problem: Problem, n: int, deadline: float | None, minimize_edges: bool, seed: int | None,
+               solver: str, result: SearchResult) -> bool:
+    """Decide level ``n`` into ``result``; True when a solution was found (or time ran out)."""
+    t0 = time.monotonic()
+    level = _Level(problem, n, seed, solver)
+    record = LevelRecord(n, "timeout", 0.0)
+    result.levels.append(record)
+    try:
+        best = level.first(deadline)
+        if best is None:
+            record.outcome = "none"
+            result.status = "none-up-to-limit"
+            result.lower_bound = max(result.lower_bound, n + 1)  # monotone in n
+            return False
+        result.status = "found"
+        result.candidate, result.layout = _checked(problem, best[1]), best[0].layout.name
+        record.outcome = "found"
+        if minimize_edges:
+            def improve(c: Candidate) -> None:
+                result.candidate = _checked(problem, c)
+
+            best = level.minimize(best, deadline, improve)
+            result.candidate, result.layout = _checked(problem, best[1]), best[0].layout.name
+            result.edges_minimal = True
+        return True
+    except SearchTimeout:
+        result.status = "found" if result.candidate is not None else "timeout"
+        return True
+    finally:
+        record.seconds = time.monotonic() - t0
+        record.candidates, record.lemmas = level.stats()
+        level.close()
+
+
+def solve(problem: Problem | str, *, max_vertices: int = DEFAULT_MAX_VERTICES, timeout: float | None = None,
+          minimize_edges: bool = True, seed: int | None = None, min_vertices: int | None = None,
+          solver: str = DEFAULT_SEARCH_SOLVER,
+          on_level: Callable[[LevelRecord], None] | None = None) -> SearchResult:
+    """The minimal solution of ``problem`` (fewest vertices, then fewest edges) with its proof.
+
+    Tries n = ``min_vertices`` (default: the smallest n the designated items fit on) up to
+    ``max_vertices``.  ``timeout`` (seconds) bounds the whole call; on timeout the result says
+    how far the proof got (``lower_bound``) and carries any solution found so far.
+    """
+    problem = resolve_problem(problem)
+    if max_vertices < 1:
+        raise SearchError(f"--max-vertices must be positive, got {max_vertices}")
+    if timeout is not None and timeout <= 0:
+        raise SearchError(f"timeout must be positive, got {timeout}")
+    start = time.monotonic()
+    deadline = start + timeout if timeout is not None else None
+    first = smallest_vertex_count(problem)
+    begin = first if min_vertices is None else max(first, min_vertices)
+    result = SearchResult(problem.id, problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices)
+    for n in range(begin, max_vertices + 1):
+        done = _run_level(problem, n, deadline, minimize_edges, seed, solver, result)
+        if on_level is not None:
+            on_level(result.levels[-1])
+        if done:
+            break
+    result.seconds = time.monotonic() - start
+    return result
