@@ -1,0 +1,190 @@
+"""The self-contained HTML report: sortable tables, figures as ``data:`` URIs and, per problem, one
+drawing for each model and setting.
+
+Size: per (problem, model, setting) the report draws one *representative* sample, the first
+correct run if any (drawn with a good coloring found by :class:`GoodColorings`), else the first
+run with a parsed but wrong answer (drawn with the verifier's counterexample coloring, the
+sample's ``witness``), else it shows the parse failure / error text.  Every card also says in
+how many runs the problem was solved.  Problems are collapsed (``<details>``).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, Sequence
+
+from jinja2 import Environment
+from markupsafe import Markup
+
+from ramseygadgets.catalog import get_problem
+from ramseygadgets.colorings import GoodColorings
+from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
+from ramseygadgets.gadgets import Candidate, GadgetType
+from ramseygadgets.report.assets import CSS, JS, TEMPLATE
+from ramseygadgets.report.drawing import MAX_DRAWN_VERTICES, graph_picture, picture_svg
+from ramseygadgets.report.figures import FigureFiles
+from ramseygadgets.report.metrics import Cell, problem_info, problem_sort_key
+from ramseygadgets.report.runs import Sample, setting_sort_key
+from ramseygadgets.report.tables import Table
+
+#: Characters of a failed response's tail shown in a card.
+RESPONSE_TAIL = 600
+
+GALLERY_NOTE = ("Per problem, one card per model and setting showing a representative run: the first correct run "
+                "(drawn with a good coloring: red and blue edges, designated edges thick and labelled, designated "
+                "vertices ringed in yellow), else the first wrong answer (drawn with the verifier's counterexample "
+                "coloring; grey edges are not coloured by it), else the parse failure or error.")
+
+
+@dataclass
+class Card:
+    model: str
+    setting: str
+    outcome: str
+    solved: int
+    runs: int
+    run: int | None = None
+    svg: Markup | None = None
+    caption: str = ""
+    reason: str = ""
+    response: str = ""
+
+
+@dataclass
+class ProblemSection:
+    problem_id: str
+    title: str
+    tier: str
+    min_vertices: int | None
+    reference: Markup | None = None
+    cards: list[Card] = field(default_factory=list)
+
+    @property
+    def solved(self) -> int:
+        return sum(c.solved for c in self.cards)
+
+    @property
+    def total(self) -> int:
+        return sum(c.runs for c in self.cards)
+
+
+def representative(samples: Sequence[Sample]) -> Sample | None:
+    """First correct sample, else first with a parsed answer, else first recorded (by run)."""
+    ordered = sorted(samples, key=lambda s: s.run)
+    for test in (lambda s: s.correct, lambda s: s.candidate is not None, lambda s: True):
+        for s in ordered:
+            if test(s):
+                return s
+    return None
+
+
+def _problem(problem_id: str):
+    try:
+        return get_problem(problem_id)
+    except UnknownProblemError:
+        return None
+
+
+def draw_sample(sample: Sample, problem_id: str) -> tuple[Markup | None, str]:
+    """SVG of the sample's answer and a caption; ``(None, note)`` when it cannot be drawn."""
+    if sample.candidate is None:
+        return None, ""
+    problem = _problem(problem_id)
+    try:
+        gadget = problem.gadget if problem else GadgetType(sample.gadget)
+        candidate = Candidate.from_json(sample.candidate, gadget, max_vertices=MAX_DRAWN_VERTICES)
+    except (RamseyGadgetsError, ValueError) as exc:
+        return None, f"answer not drawn: {exc}"
+    coloring: Any = None
+    caption = ""
+    if sample.correct and problem is not None:
+        with GoodColorings(candidate.graph, problem.F, problem.H) as sat:
+            coloring = sat.solve()
+        caption = "a good coloring" if coloring is not None else ""
+    elif sample.witness:
+        coloring = sample.witness
+        caption = "counterexample coloring"
+    picture = graph_picture(candidate.graph, candidate.designated, gadget, coloring)
+    graph = candidate.graph
+    title = f"{problem_id}: {graph.n} vertices, {graph.m} edges"
+    return Markup(picture_svg(picture, title=title)), f"{graph.n} vertices, {graph.m} edges; {caption}".rstrip("; ")
+
+
+def reference_drawing(problem_id: str) -> Markup | None:
+    """The shipped minimal solution with a good coloring, or ``None`` when none is shipped."""
+    problem = _problem(problem_id)
+    if problem is None:
+        return None
+    try:
+        from ramseygadgets.solutions import get_solution
+
+        solution = get_solution(problem_id)
+    except (RamseyGadgetsError, KeyError, ValueError, OSError):
+        return None
+    with GoodColorings(solution.candidate.graph, problem.F, problem.H) as sat:
+        coloring = sat.solve()
+    picture = graph_picture(solution.candidate.graph, solution.candidate.designated, problem.gadget, coloring)
+    return Markup(picture_svg(picture, title=f"{problem_id}: shipped minimal solution ({solution.n} vertices)"))
+
+
+def problem_sections(cells: Sequence[Cell], *, drawings: bool = True,
+                     advance: Callable[[], None] | None = None) -> list[ProblemSection]:
+    """One section per problem (catalog order), one card per model and setting."""
+    by_problem: dict[str, list[Cell]] = {}
+    for cell in cells:
+        for p in cell.problems:
+            by_problem.setdefault(p, []).append(cell)
+    sections: list[ProblemSection] = []
+    for problem_id in sorted(by_problem, key=problem_sort_key):
+        samples_all = [s for c in by_problem[problem_id] for (p, _), s in c.samples.items() if p == problem_id]
+        info = problem_info(problem_id, samples_all)
+        problem = _problem(problem_id)
+        section = ProblemSection(problem_id, problem.title if problem else problem_id, info.tier, info.min_vertices,
+                                 reference_drawing(problem_id) if drawings else None)
+        for cell in sorted(by_problem[problem_id], key=lambda c: (c.model, setting_sort_key(c.setting))):
+            keys = [k for k in cell.expected if k[0] == problem_id]
+            samples = [cell.samples[k] for k in keys if k in cell.samples]
+            card = Card(cell.model, cell.setting, "missing", sum(s.correct for s in samples), len(keys))
+            chosen = representative(samples)
+            if chosen is None:
+                card.reason = "no sample recorded (run did not finish)"
+            else:
+                card.outcome, card.run = chosen.outcome, chosen.run
+                card.reason = chosen.error or chosen.parse_error or chosen.reason
+                if drawings:
+                    card.svg, card.caption = draw_sample(chosen, problem_id)
+                if not chosen.correct and chosen.response:
+                    card.response = chosen.response[-RESPONSE_TAIL:]
+            section.cards.append(card)
+            if advance is not None:
+                advance()
+        sections.append(section)
+    return sections
+
+
+def data_uri(path, mime: str) -> str:
+    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def render_html(*, title: str, tables: Sequence[Table], figures: Sequence[FigureFiles],
+                problems: Sequence[ProblemSection], definitions: Sequence[str], warnings: Sequence[str],
+                sources: Sequence[str], resamples: int, seed: int, collapsed: Sequence[str] = ()) -> str:
+    from ramseygadgets import __version__
+
+    env = Environment(autoescape=True, trim_blocks=False)
+    template = env.from_string(TEMPLATE)
+    table_views = [{
+        "name": t.name, "title": t.title, "caption": t.caption, "collapsed": t.name in collapsed,
+        "columns": t.columns,
+        "rows": [[(text, sort, col.numeric) for (text, sort), col in zip(row, t.columns)] for row in t.display_rows()],
+    } for t in tables]
+    figure_views = [{"name": f.name, "title": f.title, "caption": f.caption,
+                     "uri": data_uri(f.svg, "image/svg+xml")} for f in figures]
+    return template.render(
+        title=title, css=Markup(CSS), js=Markup(JS), tables=table_views, figures=figure_views,
+        problems=problems, definitions=definitions, warnings=warnings, sources=sources,
+        resamples=resamples, seed=seed, gallery_note=GALLERY_NOTE, version=__version__,
+        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    )
