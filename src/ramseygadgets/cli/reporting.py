@@ -2,4 +2,110 @@
 
 from __future__ import annotations
 
-from ramseygadgets.cli.app import app  # noqa: F401
+from pathlib import Path
+from typing import Callable, List, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
+
+from ramseygadgets.catalog import get_problem
+from ramseygadgets.cli.app import app, console, err_console, guarded, print_json, read_text_input
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+
+JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
+
+
+@app.command()
+@guarded
+def report(
+    paths: List[str] = typer.Argument(..., help="Run directories (or folders holding run directories)."),
+    out: str = typer.Option("report", "--out", "-o", help="Output directory for tables, figures and report.html."),
+    title: str = typer.Option("RamseyGadgets evaluation report", help="Report title."),
+    bootstrap: int = typer.Option(2000, min=0, help="Bootstrap resamples over problems for 95% CIs (0: none)."),
+    seed: int = typer.Option(0, help="Seed of the bootstrap."),
+    html: bool = typer.Option(True, "--html/--no-html", help="Write the self-contained report.html."),
+    drawings: bool = typer.Option(True, "--drawings/--no-drawings", help="Draw each model's graphs in the HTML."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Tables (Markdown, CSV), figures (PNG, SVG) and an HTML report from evaluation runs."""
+    from ramseygadgets.report import ReportOptions, build_report, load_runs
+
+    runs = load_runs(paths)
+    options = ReportOptions(title=title, resamples=bootstrap, seed=seed, html=html, drawings=drawings)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=True, disable=as_json) as progress:
+
+        def hook(description: str, total: int) -> Callable[[], None]:
+            task = progress.add_task(description, total=total)
+            return lambda: progress.advance(task)
+
+        result = build_report(runs, out, options, progress=hook)
+    if as_json:
+        print_json(result.summary())
+        return
+    for warning in result.warnings:
+        err_console.print(f"warning: {warning}", markup=False, highlight=False)
+    table = RichTable(title="Table 1: accuracy % (mean ± sd over runs), Pass@k, tokens")
+    for column in ("model", "setting", "problems", "runs", "accuracy", "95% CI", "Pass@k", "avg tokens", "missing"):
+        table.add_column(column)
+    for row in result.tables[0].display_rows():
+        text = [t for t, _ in row]
+        # columns: model, setting, problems, runs, accuracy, CI, Pass@k, pass@1..., tokens, missing
+        table.add_row(*text[:7], text[-2], text[-1])
+    console.print(table)
+    console.print(f"wrote {len(result.files)} files to {result.out_dir}"
+                  + (f" (open {result.out_dir / 'report.html'})" if html else ""), highlight=False)
+
+
+@app.command()
+@guarded
+def show(
+    problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner."),
+    file: Optional[str] = typer.Argument(None, help="Answer file (JSON, edge list or graph6; '-': stdin). "
+                                                     "Default: the shipped minimal solution."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", help="Output .png or .svg (default PROBLEM_ID.png)."),
+    e: Optional[str] = typer.Option(None, "--e", help="Designated edge e, e.g. 0-1 (for edge-list input)."),
+    f: Optional[str] = typer.Option(None, "--f", help="Designated edge f (senders)."),
+    vertices: Optional[str] = typer.Option(None, "--vertices", help="Designated vertices, e.g. 0,1,2."),
+    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, help="Refuse graphs with more vertices."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Draw a graph with a good coloring (red/blue) and its designated items marked, to PNG or SVG."""
+    from ramseygadgets.cli.core import read_candidate
+    from ramseygadgets.colorings import GoodColorings
+    from ramseygadgets.report.drawing import graph_picture, save_picture
+    from ramseygadgets.verify import verify
+
+    problem = get_problem(problem_id)
+    target = Path(out) if out else Path(f"{problem.id}.png")
+    if target.suffix.lower() not in (".png", ".svg"):
+        raise RamseyGadgetsError(f"--out must end in .png or .svg, got {target.name!r}")
+    if file is None:
+        from ramseygadgets.solutions import get_solution
+
+        candidate = get_solution(problem.id).candidate
+        source = "shipped minimal solution"
+    else:
+        candidate = read_candidate(read_text_input(file), problem.gadget, e, f, vertices, max_vertices)
+        source = "stdin" if file == "-" else file
+    verdict = verify(problem, candidate)
+    with GoodColorings(candidate.graph, problem.F, problem.H) as sat:
+        coloring = sat.solve()
+    picture = graph_picture(candidate.graph, candidate.designated, problem.gadget, coloring)
+    graph = candidate.graph
+    what = "a good coloring" if coloring is not None else f"no ({problem.F.name}, {problem.H.name})-good coloring exists"
+    caption = f"{graph.n} vertices, {graph.m} edges; {what}; {'correct' if verdict.correct else 'incorrect'}"
+    try:
+        save_picture(picture, target, title=problem.title, caption=caption)
+    except OSError as exc:
+        raise RamseyGadgetsError(f"cannot write {target}: {exc.strerror}") from None
+    if as_json:
+        print_json({"problem_id": problem.id, "source": source, "out": str(target), "n": graph.n, "m": graph.m,
+                    "coloring": coloring.to_json() if coloring is not None else None,
+                    "correct": verdict.correct, "reason": verdict.reason})
+        return
+    mark = "[green]correct[/green]" if verdict.correct else "[red]incorrect[/red]"
+    console.print(f"{problem.title} ({source}): {mark}: {verdict.reason}", highlight=False)
+    console.print(f"wrote {target} ({graph.n} vertices, {graph.m} edges, {what})", highlight=False)
