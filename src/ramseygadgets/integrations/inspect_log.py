@@ -1,0 +1,171 @@
+"""Read Inspect AI logs of the ``ramseygadgets/ramsey_gadgets`` task as report runs.
+
+One log file (``.eval``, or Inspect's older ``.json`` format) is one model on one setting; its
+epochs are the runs (epoch ``e`` → run ``e − 1``).  Each log sample becomes one record of the
+run-directory format (SAMPLES_SCHEMA): the verdict, parse error, reason, candidate and witness
+come from the score metadata our scorer writes, the token usage from the sample's model usage
+(summed over models and rounds), a failed sample's error from the sample error.
+
+Importing this module registers the reader with :func:`ramseygadgets.report.runs.register_reader`
+under the name ``inspect-eval``; reading needs the ``inspect`` extra (``inspect-ai``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from ramseygadgets.catalog import get_problem
+from ramseygadgets.errors import UnknownProblemError
+from ramseygadgets.report.runs import Run, RunFormatError, Sample, register_reader, setting_sort_key
+
+#: The registry name of our task as Inspect records it in a log.
+TASK_NAME = "ramseygadgets/ramsey_gadgets"
+#: The name of our scorer in a sample's ``scores``.
+SCORER_NAME = "ramsey_scorer"
+#: Inspect's stop reasons mapped to OpenAI ``finish_reason`` values (SAMPLES_SCHEMA).
+FINISH_REASONS = {"stop": "stop", "max_tokens": "length", "model_length": "length",
+                  "tool_calls": "tool_calls", "content_filter": "content_filter"}
+READER_NAME = "inspect-eval"
+_LOG_SUFFIXES = (".eval", ".json")
+#: Sample fields the reader never needs (large): skipped when the log is read.
+_SKIPPED_FIELDS = {"events", "timelines", "store", "attachments"}
+
+
+def is_inspect_log(path: Path) -> bool:
+    """An ``.eval`` file, or a ``.json`` file that holds an Inspect log header."""
+    if not path.is_file() or path.suffix not in _LOG_SUFFIXES:
+        return False
+    if path.suffix == ".eval":
+        return True
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b"{") and b'"eval"' in head and b'"version"' in head
+
+
+def read_inspect_log(path: Path) -> list[Run]:
+    """The run set one Inspect log holds (see the module docstring for the mapping)."""
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise RunFormatError(
+            f"{path}: reading Inspect logs needs inspect-ai; install it with "
+            "pip install 'ramseygadgets[inspect]'") from None
+    try:
+        log = read_eval_log(str(path), resolve_attachments=True, exclude_fields=_SKIPPED_FIELDS)
+    except Exception as exc:  # Inspect raises many types for damaged files
+        raise RunFormatError(f"{path}: not a readable Inspect log ({type(exc).__name__}: {exc})") from None
+    task = log.eval.task
+    if task not in (TASK_NAME, TASK_NAME.split("/")[-1]):
+        raise RunFormatError(f"{path}: an Inspect log of task {task!r}, not {TASK_NAME}")
+    warnings: list[str] = []
+    if log.status != "success":
+        warnings.append(f"{path}: the Inspect run ended with status {log.status!r}; unfinished samples count as missing")
+    model = log.eval.model
+    samples = list(_samples(log.samples or [], model, path, warnings))
+    task_args = log.eval.task_args or {}
+    settings = tuple(sorted({s.setting for s in samples} | {str(task_args.get("setting") or "zero-shot")},
+                            key=setting_sort_key))
+    runs = log.eval.config.epochs or max((s.run for s in samples), default=0) + 1
+    problems = tuple(str(i) for i in (log.eval.dataset.sample_ids or [])) or tuple(
+        dict.fromkeys(s.problem_id for s in samples))
+    config = {"model": model, "model_label": model, "settings": list(settings), "runs": runs,
+              "problems": list(problems), "source": "inspect", "inspect_task_args": task_args,
+              "inspect_run_id": log.eval.run_id, "created": log.eval.created,
+              "tool_mode": task_args.get("tool_mode", "text")}
+    return [Run(label=model, model=model, settings=settings, runs=runs, problems=problems,
+                samples=samples, config=config, source=str(path), warnings=warnings)]
+
+
+def _samples(log_samples: Iterable[Any], model: str, path: Path, warnings: list[str]) -> Iterable[Sample]:
+    for sample in log_samples:
+        try:
+            yield Sample.from_record(sample_record(sample, model))
+        except RunFormatError as exc:
+            warnings.append(f"{path}: sample {sample.id} epoch {sample.epoch} skipped ({exc})")
+
+
+def sample_record(sample: Any, model: str) -> dict[str, Any]:
+    """One Inspect ``EvalSample`` as a SAMPLES_SCHEMA record."""
+    meta = dict(sample.metadata or {})
+    score = _our_score(sample.scores or {})
+    verdict = dict(score.metadata or {}) if score is not None else {}
+    problem_id = str(meta.get("problem_id") or sample.id)
+    output = sample.output
+    stop_reason = output.stop_reason if output is not None and output.choices else None
+    error = sample.error.message if sample.error is not None else None
+    if error is None and score is None:
+        error = "the sample was not scored"
+    record: dict[str, Any] = {
+        "problem_id": problem_id,
+        "setting": str(meta.get("setting") or verdict.get("setting") or "zero-shot"),
+        "run": int(sample.epoch) - 1,
+        "model": model,
+        "messages": [_message_json(m) for m in sample.messages],
+        "response": output.completion if output is not None and output.choices else None,
+        "reasoning": verdict.get("reasoning"),
+        "rounds": verdict.get("rounds") or meta.get("rounds"),
+        "usage": usage_json(sample.model_usage or {}),
+        "finish_reason": verdict.get("finish_reason") or FINISH_REASONS.get(str(stop_reason), stop_reason),
+        "latency_s": sample.total_time,
+        "retries": 0,
+        "error": error,
+        "parse_error": verdict.get("parse_error"),
+        "candidate": verdict.get("candidate"),
+        "correct": verdict.get("correct") is True,
+        "reason": verdict.get("reason") or (score.explanation if score is not None else None) or error or "",
+        "witness": verdict.get("witness"),
+        "finished_at": sample.completed_at,
+    }
+    for key in ("tier", "gadget", "min_vertices"):
+        if key in meta:
+            record[key] = meta[key]
+    if "tier" not in record:
+        try:
+            record["tier"] = get_problem(problem_id).tier
+        except UnknownProblemError:
+            pass
+    return record
+
+
+def _our_score(scores: dict[str, Any]) -> Any:
+    if SCORER_NAME in scores:
+        return scores[SCORER_NAME]
+    for name, score in scores.items():
+        if name.endswith("/" + SCORER_NAME):
+            return score
+    return None
+
+
+def usage_json(model_usage: dict[str, Any]) -> dict[str, int | None]:
+    """Inspect ``ModelUsage`` per model, summed, in the SAMPLES_SCHEMA ``usage`` shape."""
+    prompt = completion = total = 0
+    reasoning: int | None = None
+    for usage in model_usage.values():
+        prompt += usage.input_tokens or 0
+        completion += usage.output_tokens or 0
+        total += usage.total_tokens or 0
+        if usage.reasoning_tokens is not None:
+            reasoning = (reasoning or 0) + usage.reasoning_tokens
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "reasoning_tokens": reasoning, "total_tokens": total or prompt + completion}
+
+
+def _message_json(message: Any) -> dict[str, Any]:
+    """An Inspect chat message as an OpenAI-style message dict (text content only)."""
+    out: dict[str, Any] = {"role": message.role, "content": message.text}
+    tool_calls = getattr(message, "tool_calls", None)
+    if tool_calls:
+        out["tool_calls"] = [{"id": c.id, "type": "function",
+                              "function": {"name": c.function, "arguments": json.dumps(c.arguments)}}
+                             for c in tool_calls]
+    if message.role == "tool":
+        out["tool_call_id"] = getattr(message, "tool_call_id", None)
+    return out
+
+
+register_reader(READER_NAME, is_inspect_log, read_inspect_log)

@@ -1,0 +1,379 @@
+"""The Inspect AI task ``ramseygadgets/ramsey_gadgets`` (needs the ``inspect`` extra).
+
+Run it with Inspect's own CLI, for example::
+
+    inspect eval ramseygadgets/ramsey_gadgets -T setting=multiround --model vllm/Qwen/Qwen3-8B --epochs 5
+
+* **Dataset**: one :class:`~inspect_ai.dataset.Sample` per problem (id = problem id) whose input is
+  exactly the project's prompt (:func:`ramseygadgets.prompts.build_prompt`) for the setting; the
+  problem (id, F, H, gadget, tier, minimal size) is in the sample metadata.  The example-hint
+  setting exists for 30 problems only; other problems are left out of it.
+* **Solver** (:func:`ramsey_solver`): ``generate()`` once; in the multiround setting up to three
+  rounds as in the project's harness: a reply in round 1 or 2 that asks the coloring tool about a
+  graph gets the tool's answer and the next round starts, a reply without a request is the final
+  answer; in round 3 tools stay declared but ``tool_choice`` is ``none``.  ``tool_mode=text``:
+  the request is a ```` ```coloring_tool ```` block and the answer comes back as the prompts'
+  follow-up message; ``tool_mode=native``: the model calls the Inspect tool
+  :func:`coloring_tool` (one call answered per round).
+* **Scorer** (:func:`ramsey_scorer`): the project's parser and exact verifier
+  (:func:`ramseygadgets.harness.scoring.judge`, run off the event loop); value ``C``/``I``, the
+  verifier's reason as explanation, and in the metadata the epoch, parse error, candidate,
+  witness, finish reason and rounds.
+* **Metrics**: ``accuracy`` (mean over samples and epochs), ``accuracy_std`` (sample standard
+  deviation, ddof = 1, of the per-epoch accuracies; the paper's "± sd over 5 runs") and
+  ``pass@k`` (k = epochs: the fraction of problems solved in at least one epoch; with
+  ``-T pass_k=K`` for K < epochs the unbiased estimator ``1 − C(n−c, K)/C(n, K)``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any, Sequence
+
+import anyio
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, GenerateConfig,
+    ModelOutput,
+)
+from inspect_ai.scorer import (
+    CORRECT, INCORRECT, Metric, SampleScore, Score, Scorer, Target, Value, accuracy, metric, scorer,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams, tool
+from inspect_ai.util import store
+
+from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
+
+MULTIROUND = "multiround"
+TOOL_MODES = ("text", "native")
+#: Inspect stop reasons → OpenAI ``finish_reason`` (the run-directory format's vocabulary).
+FINISH_REASONS = {"stop": "stop", "max_tokens": "length", "model_length": "length",
+                  "tool_calls": "tool_calls", "content_filter": "content_filter"}
+#: Per-sample store keys written by the solver.
+ROUNDS_KEY = "ramseygadgets:rounds"
+TOOL_USES_KEY = "ramseygadgets:tool_uses"
+CALLS_LEFT_KEY = "ramseygadgets:tool_calls_left"
+#: Default completion budget (the paper's 32K tokens); ``--max-tokens`` overrides it.
+DEFAULT_MAX_TOKENS = 32768
+
+
+# =============================================================================================
+# Dataset
+# =============================================================================================
+def problem_from_metadata(metadata: dict[str, Any]) -> Problem:
+    """The problem a sample is about (catalog id, or F/H/gadget for problems outside the catalog)."""
+    try:
+        return get_problem(str(metadata["problem_id"]))
+    except (UnknownProblemError, KeyError):
+        return Problem.make(str(metadata["F"]), str(metadata["H"]), str(metadata["gadget"]))
+
+
+def _split_ids(problems: str | Sequence[str] | None) -> tuple[list[str] | None, str | None]:
+    """``problems`` as (ids, tier): ``None``/``all`` → everything, ``easy``/``hard`` → a tier,
+    otherwise problem ids (a list, or one comma-separated string)."""
+    if problems is None:
+        return None, None
+    items = [problems] if isinstance(problems, str) else list(problems)
+    ids = [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+    if ids in (["all"], []):
+        return None, None
+    if len(ids) == 1 and ids[0] in ("easy", "hard"):
+        return None, ids[0]
+    return ids, None
+
+
+def chat_message(message: dict[str, Any]) -> ChatMessage:
+    """An OpenAI-style message dict (as the prompt builders return them) as an Inspect message."""
+    role, content = message.get("role"), message.get("content") or ""
+    if role == "system":
+        return ChatMessageSystem(content=content)
+    if role == "user":
+        return ChatMessageUser(content=content)
+    if role == "assistant":
+        return ChatMessageAssistant(content=content)
+    if role == "tool":
+        return ChatMessageTool(content=content, tool_call_id=message.get("tool_call_id"))
+    raise ValueError(f"prompt message with unknown role {role!r}")
+
+
+def build_samples(setting: str = "zero-shot", problems: str | Sequence[str] | None = None, *,
+                  dataset: str | None = None, profile: Any = None, tool_mode: str = "text") -> list[Sample]:
+    """One Inspect sample per selected problem for which ``setting`` exists."""
+    from ramseygadgets.answers import format_answer
+    from ramseygadgets.harness.problems import select_problems
+    from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
+
+    if setting not in SETTINGS:
+        raise ValueError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
+    if tool_mode not in TOOL_MODES:
+        raise ValueError(f"unknown tool_mode {tool_mode!r}; expected text or native")
+    ids, tier = _split_ids(problems)
+    problem_set = select_problems(ids, tier, dataset)
+    samples: list[Sample] = []
+    for problem in problem_set.problems:
+        if setting not in settings_for(problem):
+            continue
+        prompt = build_prompt(problem, setting, profile, tool_mode=tool_mode)
+        solution = problem_set.solution(problem)
+        samples.append(Sample(
+            id=problem.id,
+            input=[chat_message(m) for m in prompt.messages],
+            target=format_answer(solution, problem.gadget) if solution is not None else "",
+            metadata={"problem_id": problem.id, "title": problem.title, "F": problem.F.name, "H": problem.H.name,
+                      "gadget": problem.gadget.value, "tier": problem.tier, "setting": setting,
+                      "tool_mode": tool_mode, "min_vertices": problem_set.min_vertices(problem),
+                      "profile": getattr(profile, "name", None)},
+        ))
+    if not samples:
+        raise ValueError(f"no selected problem has the {setting} setting")
+    return samples
+
+
+# =============================================================================================
+# The coloring tool
+# =============================================================================================
+async def answer_tool_request(problem: Problem, request: Any) -> str:
+    """The coloring tool's text for a request (graph, arguments or request text), computed in a
+    worker thread so the SAT work never blocks the event loop."""
+    from ramseygadgets.coloring_tool import run_coloring_tool
+
+    return await anyio.to_thread.run_sync(run_coloring_tool, problem, request)
+
+
+@tool(name="coloring_tool")
+def coloring_tool(problem_id: str | None = None, F: str | None = None, H: str | None = None) -> Tool:
+    """The multiround coloring tool for one problem's pair (F, H), as an Inspect tool.
+
+    Give a catalog ``problem_id``, or ``F`` and ``H`` (pattern names).  The model-facing name,
+    description and parameters are the project's :data:`~ramseygadgets.coloring_tool.TOOL_SPEC`.
+    Unusable requests raise :class:`~inspect_ai.tool.ToolError` (the model sees the message).
+    Inside :func:`ramsey_solver` only the first call of a round is answered.
+    """
+    from ramseygadgets.coloring_tool import TOOL_NAME, TOOL_SPEC
+
+    if problem_id is not None:
+        problem = get_problem(problem_id)
+    elif F is not None and H is not None:
+        problem = Problem.make(F, H, "red-determiner")
+    else:
+        raise ValueError("coloring_tool needs a problem_id, or F and H")
+
+    async def execute(**kwargs: Any) -> str:
+        calls_left = store().get(CALLS_LEFT_KEY)
+        if calls_left is not None:
+            if calls_left <= 0:
+                raise ToolError("only one coloring-tool call is answered per round; this call was ignored")
+            store().set(CALLS_LEFT_KEY, calls_left - 1)
+        text = await answer_tool_request(problem, dict(kwargs))
+        if text.startswith("Tool error:"):
+            raise ToolError(text.removeprefix("Tool error:").strip())
+        return text
+
+    function = TOOL_SPEC["function"]
+    return ToolDef(execute, name=TOOL_NAME, description=function["description"],
+                   parameters=ToolParams.model_validate(function["parameters"])).as_tool()
+
+
+# =============================================================================================
+# Solver
+# =============================================================================================
+@solver
+def ramsey_solver() -> Solver:
+    """The project's prompt (already the sample input) + ``generate()``; multiround: see module docs."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if state.metadata.get("setting") != MULTIROUND:
+            state = await generate(state, tool_calls="none")
+            store().set(ROUNDS_KEY, 1)
+            return state
+        return await _multiround(state, generate)
+
+    return solve
+
+
+async def _multiround(state: TaskState, generate: Generate) -> TaskState:
+    from ramseygadgets.coloring_tool import extract_tool_request
+    from ramseygadgets.prompts import MULTIROUND_ROUNDS, followup_message
+
+    problem = problem_from_metadata(state.metadata)
+    native = state.metadata.get("tool_mode") == "native"
+    if native:
+        state.tools = [coloring_tool(problem_id=problem.id) if _in_catalog(problem)
+                       else coloring_tool(F=problem.F.name, H=problem.H.name)]
+    tool_uses = 0
+    for round_no in range(1, MULTIROUND_ROUNDS + 1):
+        last = round_no == MULTIROUND_ROUNDS
+        store().set(ROUNDS_KEY, round_no)
+        if native:
+            state.tool_choice = "none" if last else "auto"
+            store().set(CALLS_LEFT_KEY, 0 if last else 1)
+            state = await generate(state, tool_calls="none" if last else "single")
+            if last or not state.output.message.tool_calls:
+                break
+        else:
+            state = await generate(state, tool_calls="none")
+            request = None if last else extract_tool_request(state.output.completion)
+            if request is None:
+                break
+            result = await answer_tool_request(problem, request)
+            state.messages.append(chat_message(followup_message(problem, round_no, result)))
+        tool_uses += 1
+        store().set(TOOL_USES_KEY, tool_uses)
+        if state.completed:
+            break
+    return state
+
+
+def _in_catalog(problem: Problem) -> bool:
+    try:
+        return get_problem(problem.id) == problem
+    except UnknownProblemError:
+        return False
+
+
+# =============================================================================================
+# Scorer and metrics
+# =============================================================================================
+def reasoning_text(output: ModelOutput) -> str | None:
+    """The separate reasoning of the final reply (reasoning content blocks), if any."""
+    if not output.choices:
+        return None
+    content = output.message.content
+    if isinstance(content, str):
+        return None
+    parts = [getattr(c, "reasoning", "") for c in content if getattr(c, "type", None) == "reasoning"]
+    return "\n".join(p for p in parts if p) or None
+
+
+def _epoch_values(scores: list[SampleScore]) -> dict[int, list[float]]:
+    per_epoch: dict[int, list[float]] = defaultdict(list)
+    for s in scores:
+        per_epoch[int((s.score.metadata or {}).get("epoch", 1))].append(s.score.as_float())
+    return per_epoch
+
+
+@metric(scores="unreduced")
+def accuracy_std() -> Metric:
+    """Sample standard deviation (ddof = 1) over epochs of the per-epoch accuracy; omitted for one epoch."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        from ramseygadgets.report.metrics import sample_std
+
+        per_epoch = _epoch_values(scores)
+        std = sample_std([sum(v) / len(v) for _, v in sorted(per_epoch.items())])
+        return {"accuracy_std": std}
+
+    return compute
+
+
+@metric(scores="unreduced")
+def pass_at(k: int | None = None) -> Metric:
+    """``pass@k`` over problems: with k = epochs (default) the fraction solved in at least one
+    epoch; with k < epochs the unbiased estimator ``1 − C(n−c, k) / C(n, k)`` (Chen et al. 2021)
+    averaged over the problems with at least k scored epochs."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        from ramseygadgets.report.metrics import pass_at_k
+
+        per_problem: dict[str, list[float]] = defaultdict(list)
+        for s in scores:
+            per_problem[str(s.sample_id)].append(s.score.as_float())
+        epochs = max((len(v) for v in per_problem.values()), default=0)
+        kk = epochs if k is None else k
+        values = [pass_at_k(len(v), sum(1 for x in v if x >= 1.0), kk)
+                  for v in per_problem.values() if kk >= 1 and len(v) >= kk]
+        return {f"pass@{kk}": sum(values) / len(values) if values else None}
+
+    return compute
+
+
+@scorer(metrics=[accuracy(), accuracy_std(), pass_at()])
+def ramsey_scorer() -> Scorer:
+    """Parse the final reply with the project's parser and verify it exactly (see module docs)."""
+    from ramseygadgets.harness.scoring import judge
+
+    async def score(state: TaskState, target: Target) -> Score:
+        problem = problem_from_metadata(state.metadata)
+        output = state.output
+        text = output.completion if output.choices else ""
+        verdict = await anyio.to_thread.run_sync(judge, problem, text, reasoning_text(output))
+        stop_reason = output.stop_reason if output.choices else None
+        metadata = {
+            "problem_id": problem.id, "setting": state.metadata.get("setting"), "epoch": state.epoch,
+            "correct": verdict["correct"] is True, "reason": verdict["reason"],
+            "parse_error": verdict["parse_error"], "parse_error_kind": verdict.get("parse_error_kind"),
+            "check": verdict.get("check"), "candidate": verdict["candidate"], "witness": verdict["witness"],
+            "finish_reason": FINISH_REASONS.get(str(stop_reason), stop_reason),
+            "rounds": store().get(ROUNDS_KEY), "tool_uses": store().get(TOOL_USES_KEY, 0),
+        }
+        return Score(value=CORRECT if verdict["correct"] is True else INCORRECT,
+                     answer=json.dumps(verdict["candidate"]) if verdict["candidate"] is not None else None,
+                     explanation=verdict["reason"], metadata=metadata)
+
+    return score
+
+
+# =============================================================================================
+# Task
+# =============================================================================================
+def _profile(name: str | None) -> Any:
+    if name is None:
+        return None
+    from ramseygadgets.profiles import get_profile
+
+    return get_profile(name)
+
+
+def generate_config(profile: Any) -> GenerateConfig:
+    """The profile's recommended sampling (temperature, top-p, top-k, repetition penalty as a
+    vLLM ``extra_body`` field) and the 32K completion budget; Inspect's CLI options override it."""
+    values: dict[str, Any] = {"max_tokens": DEFAULT_MAX_TOKENS}
+    extra: dict[str, Any] = {}
+    if profile is not None:
+        for name in ("temperature", "top_p", "top_k", "max_tokens", "seed"):
+            value = getattr(profile, name, None)
+            if value is not None:
+                values[name] = value
+        if getattr(profile, "repetition_penalty", None) is not None:
+            extra["repetition_penalty"] = profile.repetition_penalty
+        extra.update(getattr(profile, "extra_body", None) or {})
+    if extra:
+        values["extra_body"] = extra
+    return GenerateConfig(**values)
+
+
+@task
+def ramsey_gadgets(setting: str = "zero-shot", problems: str | list[str] | None = None,
+                   tool_mode: str = "text", profile: str | None = None, dataset: str | None = None,
+                   pass_k: int | None = None) -> Task:
+    """RamseyGadgets: construct (F,H)-gadget graphs; answers verified exactly.
+
+    Args:
+        setting: zero-shot, structural-hint, size-hint, example-hint or multiround.
+        problems: ``all`` (default), a tier (``easy``/``hard``) or problem ids (comma-separated).
+        tool_mode: multiround coloring tool as a text protocol (``text``) or native tool calls (``native``).
+        profile: a model profile (system-prompt handling and recommended sampling), e.g. ``qwen3-235b``.
+        dataset: a problem-set file (JSON Lines of F, H, gadget) instead of the 70-problem catalog.
+        pass_k: also report the unbiased pass@k for this k (k ≤ epochs).
+    """
+    chosen = _profile(profile)
+    metrics: list[Metric] = [accuracy(), accuracy_std(), pass_at()]
+    if pass_k is not None:
+        metrics.append(pass_at(int(pass_k)))
+    return Task(
+        dataset=MemoryDataset(build_samples(setting, problems, dataset=dataset, profile=chosen, tool_mode=tool_mode),
+                              name=f"ramseygadgets-{setting}"),
+        solver=ramsey_solver(),
+        scorer=ramsey_scorer(),
+        metrics=metrics,
+        config=generate_config(chosen),
+        metadata={"setting": setting, "tool_mode": tool_mode, "profile": profile},
+    )
+
+
+__all__ = ["ramsey_gadgets", "ramsey_solver", "ramsey_scorer", "coloring_tool", "accuracy_std", "pass_at",
+           "build_samples", "RamseyGadgetsError"]
