@@ -1,0 +1,78 @@
+"""``solver``: the reference solver, answering like a perfect model.
+
+It answers each problem with its minimal solution — the shipped one (``data/solutions.json``)
+or, for problems outside it, one found by :func:`ramseygadgets.search.solve` — written in the
+documented answer format by :func:`ramseygadgets.answers.format_answer`.  In multiround it
+first asks the coloring tool about that graph (a text-protocol request or a native tool call)
+and gives its answer in the next round, so the whole pipeline runs offline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from typing import Any
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.gadgets import Candidate
+from ramseygadgets.harness.types import ChatRequest, Completion
+
+#: Time limit for searching a solution of a problem that ships none.
+SEARCH_TIMEOUT_S = 120.0
+
+
+class SolverBackend:
+    name = "solver"
+
+    def __init__(self, problem_set: Any, search_timeout: float = SEARCH_TIMEOUT_S):
+        self.problem_set = problem_set
+        self.search_timeout = search_timeout
+        self._found: dict[str, Candidate | None] = {}
+        self._lock = threading.Lock()
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "solver", "source": "shipped minimal solutions, else ramseygadgets.search.solve"}
+
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    def solution(self, problem: Problem) -> Candidate | None:
+        known = self.problem_set.solution(problem)
+        if known is not None:
+            return known
+        with self._lock:
+            if problem.id not in self._found:
+                from ramseygadgets.search import solve
+
+                result = solve(problem, timeout=self.search_timeout)
+                self._found[problem.id] = result.candidate
+            return self._found[problem.id]
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        problem = request.problem
+        candidate = self.problem_set.solution(problem)
+        if candidate is None:
+            candidate = await asyncio.to_thread(self.solution, problem)
+        if candidate is None:
+            return Completion(content="I could not find a solution within my search limits.", finish_reason="stop")
+        if request.key.setting == "multiround" and request.round_no == 1 and not request.last_round:
+            return self._ask_tool(request, candidate)
+        from ramseygadgets.answers import format_answer
+
+        text = f"My answer:\n\n{format_answer(candidate, problem.gadget)}"
+        return Completion(content=text, finish_reason="stop")
+
+    def _ask_tool(self, request: ChatRequest, candidate: Candidate) -> Completion:
+        from ramseygadgets import coloring_tool
+
+        arguments = {"edges": [list(e) for e in candidate.graph.edges]}
+        if request.tool_mode == "native":
+            call = {"id": "call_solver_1", "type": "function",
+                    "function": {"name": coloring_tool.TOOL_NAME, "arguments": json.dumps(arguments)}}
+            return Completion(content=None, tool_calls=[call], finish_reason="tool_calls")
+        text = "Let me check the good colorings of my graph first.\n\n" + coloring_tool.format_tool_request(candidate.graph)
+        return Completion(content=text, finish_reason="stop")

@@ -1,0 +1,104 @@
+"""The run configuration written to ``DIR/config.json`` and checked when a run resumes.
+
+A run directory holds samples of exactly one configuration.  These fields must match to add
+samples to it: model, profile, settings, runs, problems, sampling, tool mode, package version
+and dataset hash.  Operational knobs (concurrency, retries, base URL) may change between
+resumes; they are recorded for information only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.harness.problems import ProblemSet
+
+FORMAT_VERSION = 1
+#: Fields that define the experiment: a resumed run must match them exactly.
+IDENTITY_FIELDS = ("format_version", "model", "profile", "settings", "runs", "problems", "sampling", "tool_mode",
+                   "package_version", "dataset_hash")
+
+
+class ConfigMismatchError(RamseyGadgetsError):
+    """A run directory holds samples of a different configuration."""
+
+
+def package_version() -> str:
+    from ramseygadgets import __version__
+
+    return __version__
+
+
+def _digest(parts: Iterable[Any]) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(json.dumps(part, sort_keys=True, separators=(",", ":"), default=str).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def dataset_hash(problem_set: ProblemSet, settings: Iterable[str]) -> str:
+    """sha256 over the problem list, their minimal solutions and the prompt texts.
+
+    The prompts are rendered (default profile, text tool protocol) for every problem and
+    setting, so any change in a template, a hint or a shipped solution changes the hash.
+    """
+    from ramseygadgets.prompts import build_prompt, settings_for
+
+    parts: list[Any] = [problem_set.content_hash]
+    wanted = list(settings)
+    for problem in problem_set.problems:
+        solution = problem_set.solution(problem)
+        parts.append(problem.to_json())
+        parts.append(solution.to_json(problem.gadget) if solution is not None else None)
+        for setting in wanted:
+            if setting in settings_for(problem):
+                parts.append(build_prompt(problem, setting).messages)
+    return _digest(parts)
+
+
+def make_config(*, model: str, model_label: str, profile: str | None, settings: list[str], runs: int,
+                problems: list[str], sampling: dict[str, Any], tool_mode: str, dataset_hash: str,
+                dataset: str | None = None, backend: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "format_version": FORMAT_VERSION, "model": model, "model_label": model_label, "profile": profile,
+        "settings": list(settings), "runs": runs, "problems": list(problems), "sampling": sampling,
+        "tool_mode": tool_mode, "package_version": package_version(), "dataset_hash": dataset_hash,
+        "dataset": dataset, "backend": backend or {},
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def differences(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """Human-readable differences in the identity fields (empty when the configs agree)."""
+    diffs = []
+    for name in IDENTITY_FIELDS:
+        old, new = recorded.get(name), current.get(name)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):
+            keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            diffs.extend(f"{name}.{k}: {_show(old.get(k))} -> {_show(new.get(k))}" for k in keys)
+        elif name == "problems" and isinstance(old, list) and isinstance(new, list):
+            added, removed = len(set(new) - set(old)), len(set(old) - set(new))
+            diffs.append(f"problems: {len(old)} recorded, {len(new)} now ({added} added, {removed} removed)")
+        else:
+            diffs.append(f"{name}: {_show(old)} -> {_show(new)}")
+    return diffs
+
+
+def check_compatible(recorded: dict[str, Any], current: dict[str, Any], directory: str) -> None:
+    """Refuse to mix samples of two configurations in one run directory."""
+    diffs = differences(recorded, current)
+    if diffs:
+        raise ConfigMismatchError(
+            f"{directory} holds a run with a different configuration ({'; '.join(diffs)}); "
+            f"use another --out, or repeat the original options to resume it")

@@ -1,0 +1,138 @@
+"""One sample's conversation with a model, as a small state machine.
+
+``request()`` gives the next call (or ``None`` once finished) and ``feed(completion)`` takes its
+result, so the same conversation runs under the async runner (one call at a time per sample)
+and under batch engines (vLLM offline: every conversation's next call in one batch).
+
+Multiround (three rounds, :data:`ramseygadgets.prompts.MULTIROUND_ROUNDS`): in rounds 1 and 2
+a reply that asks the coloring tool about a graph (text protocol: a tool request in the reply,
+read by :func:`ramseygadgets.coloring_tool.extract_tool_request`; native: an OpenAI tool call)
+is answered with the tool's output and the next round starts.  A reply without a tool request
+is the final answer, so a model may answer early.  Round 3 must answer: natively the tools stay
+declared but ``tool_choice`` is ``none``; a tool request there is not an answer (parse failure).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Sampling, Usage
+
+MULTIROUND = "multiround"
+
+
+class Conversation:
+    """The messages, counters and final reply of one (problem, setting, run) sample."""
+
+    def __init__(self, key: SampleKey, problem: Problem, prompt: Any, sampling: Sampling, *,
+                 tool_mode: str = "text", max_rounds: int | None = None):
+        from ramseygadgets.prompts import MULTIROUND_ROUNDS
+
+        self.key = key
+        self.problem = problem
+        self.sampling = sampling
+        self.tool_mode = tool_mode
+        self.multiround = key.setting == MULTIROUND
+        self.max_rounds = (max_rounds or MULTIROUND_ROUNDS) if self.multiround else 1
+        self.messages: list[dict[str, Any]] = [dict(m) for m in prompt.messages]
+        self.tools = getattr(prompt, "tools", None) if self.multiround and tool_mode == "native" else None
+        self.assistant_prefix: str | None = getattr(prompt, "assistant_prefix", None)
+        self.round_no = 1
+        self.calls = 0
+        self.tool_uses = 0
+        self.usage = Usage()
+        self.retries = 0
+        self.latency_s = 0.0
+        self.error: str | None = None
+        self.error_kind: str | None = None
+        self.response: str | None = None
+        self.reasoning: str | None = None
+        self.finish_reason: str | None = None
+        self.finished = False
+
+    @property
+    def last_round(self) -> bool:
+        return self.round_no >= self.max_rounds
+
+    def request(self) -> ChatRequest | None:
+        """The next model call, or ``None`` when the conversation is over."""
+        if self.finished:
+            return None
+        return ChatRequest(key=self.key, problem=self.problem, messages=self.messages, sampling=self.sampling,
+                           round_no=self.round_no, last_round=self.last_round, tools=self.tools,
+                           tool_mode=self.tool_mode, assistant_prefix=self.assistant_prefix)
+
+    def feed(self, completion: Completion) -> None:
+        """Take a call's result: record it, run the coloring tool if asked, or finish."""
+        self.calls += 1
+        self.usage.add(completion.usage)
+        self.retries += completion.retries
+        self.latency_s += completion.latency_s
+        if completion.error is not None:
+            self.error, self.error_kind, self.finished = completion.error, completion.error_kind, True
+            return
+        assistant: dict[str, Any] = {"role": "assistant", "content": completion.content}
+        if completion.tool_calls:
+            assistant["tool_calls"] = completion.tool_calls
+        if completion.reasoning:
+            assistant["reasoning"] = completion.reasoning
+        self.messages.append(assistant)
+        self.response, self.reasoning = completion.content, completion.reasoning
+        self.finish_reason = completion.finish_reason
+        if self.multiround and not self.last_round:
+            turn = self._tool_turn(completion)
+            if turn:
+                self.messages.extend(turn)
+                self.tool_uses += 1
+                self.round_no += 1
+                return
+        self.finished = True
+
+    def transcript(self) -> list[dict[str, Any]]:
+        """The full conversation (assistant turns carry their ``reasoning`` when there was one)."""
+        return self.messages
+
+    # -- the coloring tool --------------------------------------------------------------
+    def _run_tool(self, arguments: Any) -> str:
+        from ramseygadgets.coloring_tool import run_coloring_tool
+
+        try:
+            return run_coloring_tool(self.problem, arguments)
+        except Exception as exc:  # noqa: BLE001 - the model gets the error as the tool's answer
+            return f"error: {exc}"
+
+    def _tool_turn(self, completion: Completion) -> list[dict[str, Any]] | None:
+        from ramseygadgets.prompts import followup_message
+
+        if self.tool_mode == "native":
+            return self._native_tool_turn(completion)
+        from ramseygadgets.coloring_tool import extract_tool_request
+
+        request = extract_tool_request(completion.content or "")
+        if request is None:
+            return None
+        return [followup_message(self.problem, self.round_no, self._run_tool(request))]
+
+    def _native_tool_turn(self, completion: Completion) -> list[dict[str, Any]] | None:
+        from ramseygadgets.coloring_tool import TOOL_NAME
+
+        if not completion.tool_calls:
+            return None
+        turn: list[dict[str, Any]] = []
+        for index, call in enumerate(completion.tool_calls):
+            function = call.get("function") or {}
+            if index > 0:
+                result = "error: only one coloring-tool call is answered per round; this call was ignored"
+            elif function.get("name") != TOOL_NAME:
+                result = f"error: unknown tool {function.get('name')!r}; the only tool is {TOOL_NAME!r}"
+            else:
+                try:
+                    arguments = json.loads(function.get("arguments") or "{}")
+                except ValueError as exc:
+                    result = f"error: the tool arguments are not valid JSON ({exc})"
+                else:
+                    result = self._run_tool(arguments)
+            turn.append({"role": "tool", "tool_call_id": call.get("id") or f"call_{index}", "content": result})
+        return turn

@@ -1,0 +1,457 @@
+"""The evaluation runner: every (problem, setting, run) sample once, recorded as it finishes.
+
+Flow: resolve the problems, settings, model profile and sampling; open the run directory (a
+config mismatch refuses, recorded samples are skipped); then drive the pending conversations —
+async backends with a pool of ``max_concurrency`` workers, batch backends (vLLM offline) in
+waves — and append each finished, scored sample to ``samples.jsonl`` at once.
+
+Stopping: Ctrl-C / SIGTERM cancel the calls in flight (their samples are simply not recorded)
+and return an outcome marked ``interrupted``; when the first samples all fail with the same
+backend error (wrong model name, server down, bad key) the run stops with that error instead
+of failing every remaining sample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from rich.console import Console
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.harness.backends import make_backend
+from ramseygadgets.harness.config import check_compatible, dataset_hash, make_config
+from ramseygadgets.harness.conversation import Conversation
+from ramseygadgets.harness.problems import ProblemSet, select_problems
+from ramseygadgets.harness.progress import EvalProgress, EvalStats
+from ramseygadgets.harness.retry import RetryPolicy
+from ramseygadgets.harness.runlog import RunLog
+from ramseygadgets.harness.scoring import sample_record
+from ramseygadgets.harness.types import SampleKey, Sampling
+
+TOOL_MODES = ("text", "native")
+#: Error kinds that say nothing about the backend as a whole (never trigger the abort rule).
+LOCAL_ERROR_KINDS = frozenset({"replay-missing", "no-solution"})
+
+
+class EvalAborted(RamseyGadgetsError):
+    """Every request so far failed the same way; the message says how."""
+
+
+@dataclass
+class EvalOptions:
+    """Everything ``ramseygadgets eval`` accepts (``None``: the default or the profile's value)."""
+
+    out: Path
+    model: str = "solver"
+    settings: list[str] | None = None
+    runs: int | None = None
+    problems: list[str] | None = None
+    tier: str | None = None
+    dataset: str | None = None
+    max_concurrency: int = 32
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    min_p: float | None = None
+    repetition_penalty: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    profile: str | None = None
+    profiles_file: str | None = None
+    base_url: str | None = None
+    tool_mode: str = "text"
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    retry_errors: bool = True
+    abort_after: int = 3
+    max_vertices: int = DEFAULT_MAX_VERTICES
+    engine_args: dict[str, Any] = field(default_factory=dict)
+    progress: bool = True
+
+
+@dataclass
+class EvalOutcome:
+    directory: Path
+    config: dict[str, Any]
+    total: int
+    skipped: int
+    stats: EvalStats
+    interrupted: bool = False
+    aborted: str | None = None
+    moved_errors: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.stats.recorded >= self.total
+
+
+def model_label(model: str, profile: Any | None) -> str:
+    if profile is not None:
+        return profile.name
+    if model.startswith("replay:"):
+        return "replay:" + Path(model.split(":", 1)[1]).stem
+    return model.rstrip("/").split("/")[-1] or model
+
+
+def resolve_profile(name: str | None, profiles_file: str | None) -> Any | None:
+    from ramseygadgets import profiles as profiles_module
+
+    if profiles_file is not None:
+        loaded = profiles_module.load_profiles(profiles_file)
+        if name is None:
+            return None
+        found = loaded.get(name) if isinstance(loaded, dict) else None
+        if found is not None:
+            return found
+    return profiles_module.get_profile(name) if name is not None else None
+
+
+def resolve_sampling(options: EvalOptions, profile: Any | None) -> Sampling:
+    """Defaults ← the model profile's recommended settings ← explicit options."""
+    sampling = Sampling()
+    if profile is not None:
+        sampling = sampling.updated(**{name: getattr(profile, name, None) for name in
+                                       ("temperature", "top_p", "top_k", "min_p", "repetition_penalty",
+                                        "max_tokens", "seed")})
+        extra = dict(getattr(profile, "extra_body", None) or {})
+        if extra:
+            sampling = Sampling(**{**sampling.to_json(), "extra_body": extra})
+    sampling = sampling.updated(temperature=options.temperature, top_p=options.top_p, top_k=options.top_k,
+                                min_p=options.min_p, repetition_penalty=options.repetition_penalty,
+                                max_tokens=options.max_tokens, seed=options.seed)
+    if options.extra_body:
+        sampling = Sampling(**{**sampling.to_json(), "extra_body": {**sampling.extra_body, **options.extra_body}})
+    return sampling
+
+
+def sample_keys(problem_set: ProblemSet, settings: list[str], runs: int) -> list[SampleKey]:
+    """Every sample in run-major order (run 0 of everything first), skipping settings a problem
+    does not have (example-hint exists for 30 problems)."""
+    from ramseygadgets.prompts import settings_for
+
+    applicable = {p.id: set(settings_for(p)) for p in problem_set.problems}
+    return [SampleKey(p.id, s, r) for r in range(runs) for s in settings for p in problem_set.problems
+            if s in applicable[p.id]]
+
+
+class Evaluation:
+    """One ``eval`` invocation: :meth:`prepare`, then :meth:`run`."""
+
+    def __init__(self, options: EvalOptions, console: Console | None = None):
+        self.options = options
+        self.console = console or Console(stderr=True)
+        self.stats = EvalStats()
+        self.log: RunLog | None = None
+        self.backend: Any = None
+        self._prompts: dict[tuple[str, str], Any] = {}
+        self._successes = 0
+        self._first_errors: list[tuple[str, str]] = []
+        self.aborted: str | None = None
+        self._workers: list[asyncio.Task[Any]] = []
+        self._writing = False
+        self._interrupt_pending = False
+
+    # -- setup ------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        from ramseygadgets.prompts import SETTINGS
+
+        o = self.options
+        if o.tool_mode not in TOOL_MODES:
+            raise RamseyGadgetsError(f"--tool-mode must be text or native, got {o.tool_mode!r}")
+        if o.max_concurrency < 1:
+            raise RamseyGadgetsError(f"--max-concurrency must be at least 1, got {o.max_concurrency}")
+        replay = None
+        if o.model.startswith("replay:"):
+            from ramseygadgets.harness.backends.replay import load_replay
+
+            replay = load_replay(o.model.split(":", 1)[1])
+        settings = o.settings or (replay.settings() if replay else list(SETTINGS))
+        unknown = [s for s in settings if s not in SETTINGS]
+        if unknown:
+            raise RamseyGadgetsError(f"unknown setting {unknown[0]!r}; choose from {', '.join(SETTINGS)}")
+        settings = list(dict.fromkeys(settings))
+        runs = o.runs if o.runs is not None else (replay.runs() if replay else 5)
+        if runs < 1:
+            raise RamseyGadgetsError(f"--runs must be at least 1, got {runs}")
+        problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
+        self.problem_set = select_problems(problem_ids, o.tier, o.dataset)
+        self.settings, self.runs = settings, runs
+        self.profile = resolve_profile(o.profile, o.profiles_file)
+        self.sampling = resolve_sampling(o, self.profile)
+        self.keys = sample_keys(self.problem_set, settings, runs)
+        if not self.keys:
+            raise RamseyGadgetsError("no samples to run: none of the selected problems has the selected settings")
+        for problem_id, setting in dict.fromkeys((k.problem_id, k.setting) for k in self.keys):
+            self.prompt(self.problem_set.get(problem_id), setting)  # fail now, not per sample
+        self.backend = make_backend(o.model, problem_set=self.problem_set, base_url=o.base_url, retry=o.retry,
+                                    on_retry=self._on_retry, tool_mode=o.tool_mode, seed=self.sampling.seed,
+                                    engine_args=o.engine_args, replay=replay,
+                                    max_connections=max(o.max_concurrency, 8))
+        self.config = make_config(
+            model=o.model, model_label=model_label(o.model, self.profile),
+            profile=getattr(self.profile, "name", None), settings=settings, runs=runs,
+            problems=self.problem_set.ids, sampling=self.sampling.to_json(), tool_mode=o.tool_mode,
+            dataset_hash=dataset_hash(self.problem_set, settings), dataset=o.dataset,
+            backend=getattr(self.backend, "describe", lambda: {})())
+
+    def prompt(self, problem: Problem, setting: str) -> Any:
+        from ramseygadgets.prompts import build_prompt
+
+        key = (problem.id, setting)
+        if key not in self._prompts:
+            try:
+                self._prompts[key] = build_prompt(problem, setting, self.profile, tool_mode=self.options.tool_mode)
+            except RamseyGadgetsError:
+                raise
+            except (ValueError, KeyError, LookupError) as exc:
+                raise RamseyGadgetsError(f"cannot build the {setting} prompt for {problem.id}: {exc}") from None
+        return self._prompts[key]
+
+    def open_log(self) -> list[SampleKey]:
+        """Open the run directory, check its config, and return the samples still to run."""
+        self.log = RunLog(self.options.out).open()
+        recorded = self.log.read_config()
+        if recorded is None:
+            self.log.write_config(self.config)
+        else:
+            check_compatible(recorded, self.config, str(self.options.out))
+            self.config = recorded
+        self.moved_errors = self.log.forget_errors() if self.options.retry_errors else 0
+        wanted = set(self.keys)
+        self.skipped = sum(1 for k in self.log.records if k in wanted)
+        pending = [k for k in self.keys if k not in self.log]
+        self.stats = EvalStats(total=len(self.keys), recorded=self.skipped)
+        return pending
+
+    # -- running ----------------------------------------------------------------------------
+    def conversation(self, key: SampleKey) -> Conversation:
+        problem = self.problem_set.get(key.problem_id)
+        prompt = self.prompt(problem, key.setting)
+        max_rounds = 1 if self.options.model.startswith("replay:") else None
+        return Conversation(key, problem, prompt, self.sampling, tool_mode=self.options.tool_mode,
+                            max_rounds=max_rounds)
+
+    def _on_retry(self, key: SampleKey, attempt: int, reason: str, delay: float) -> None:
+        self.stats.retries += 1
+
+    def score(self, conversation: Conversation) -> dict[str, Any]:
+        record = sample_record(conversation, model=self.config["model"],
+                               min_vertices=self.problem_set.min_vertices(conversation.problem),
+                               max_vertices=self.options.max_vertices)
+        if hasattr(self.backend, "recorded_fields"):
+            record.update(self.backend.recorded_fields(conversation.key))
+        if conversation.error_kind:
+            record["error_kind"] = conversation.error_kind
+        return record
+
+    def record(self, record: dict[str, Any]) -> None:
+        """Append a finished sample (a Ctrl-C arriving meanwhile waits until it is written)."""
+        assert self.log is not None
+        self._writing = True
+        try:
+            self.log.append(record)
+            self.stats.add(record)
+            self._watch_errors(record)
+        finally:
+            self._writing = False
+        if self._interrupt_pending:
+            raise KeyboardInterrupt
+
+    def _watch_errors(self, record: dict[str, Any]) -> None:
+        """Stop when the first ``abort_after`` samples all failed with the same backend error."""
+        if record.get("error") is None:
+            self._successes += 1
+            return
+        kind = record.get("error_kind") or "error"
+        if self._successes or kind in LOCAL_ERROR_KINDS:
+            return
+        self._first_errors.append((kind, record["error"]))
+        threshold = min(self.options.abort_after, self.stats.total - self.skipped)
+        kinds = {k for k, _ in self._first_errors}
+        if len(self._first_errors) >= threshold and len(kinds) == 1 and self.aborted is None:
+            self.aborted = (f"every request failed the same way ({len(self._first_errors)} samples): "
+                            f"{self._first_errors[-1][1]}")
+            current = _current_task()
+            for worker in self._workers:
+                if worker is not current:
+                    worker.cancel()
+
+    def run(self) -> EvalOutcome:
+        """Run the pending samples; never raises for per-sample failures."""
+        pending = self.open_log()
+        interrupted = False
+        try:
+            if pending:
+                with EvalProgress(self.stats, self.console, self.options.progress,
+                                  title=self.config.get("model_label", "eval")) as progress:
+                    self._progress = progress
+                    if hasattr(self.backend, "complete_batch"):
+                        interrupted = self._run_batch(pending)
+                    else:
+                        interrupted = asyncio.run(self._run_async(pending))
+        finally:
+            if self.log is not None:
+                self.log.close()
+        return EvalOutcome(Path(self.options.out), self.config, self.stats.total, self.skipped, self.stats,
+                           interrupted, self.aborted, self.moved_errors)
+
+    async def _run_async(self, pending: list[SampleKey]) -> bool:
+        """Worker pool over the pending samples; True when interrupted by a signal."""
+        loop = asyncio.get_running_loop()
+        main = asyncio.current_task()
+        assert main is not None
+        interrupted = False
+
+        def on_signal() -> None:
+            nonlocal interrupted
+            interrupted = True
+            main.cancel()
+
+        installed = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, on_signal)
+                installed.append(sig)
+            except (RuntimeError, ValueError, NotImplementedError):  # not the main thread
+                pass
+        queue: Iterator[SampleKey] = iter(pending)
+        try:
+            await self.backend.start()
+            workers = [asyncio.create_task(self._worker(queue)) for _ in range(min(self.options.max_concurrency,
+                                                                                       len(pending)))]
+            self._workers = workers
+            try:
+                await asyncio.gather(*workers, return_exceptions=self.aborted is not None)
+            except asyncio.CancelledError:
+                if self.aborted is None or interrupted:
+                    raise
+            finally:
+                for w in workers:
+                    w.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
+        except asyncio.CancelledError:
+            if not interrupted:
+                raise
+        finally:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+            try:
+                await asyncio.shield(self.backend.close())
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing must not mask the outcome
+                pass
+            self._progress.update(force=True)
+        return interrupted
+
+    async def _worker(self, queue: Iterator[SampleKey]) -> None:
+        for key in queue:
+            if self.aborted is not None:
+                return
+            conversation = self.conversation(key)
+            self.stats.in_flight += 1
+            try:
+                while (request := conversation.request()) is not None:
+                    completion = await self.backend.complete(request)
+                    if conversation.multiround:
+                        await asyncio.to_thread(conversation.feed, completion)  # may run the coloring tool
+                    else:
+                        conversation.feed(completion)
+                record = await asyncio.to_thread(self.score, conversation)
+            finally:
+                self.stats.in_flight -= 1
+            if self.aborted is not None:
+                return
+            self.record(record)
+            self._progress.update()
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self._writing:
+            self._interrupt_pending = True
+        else:
+            raise KeyboardInterrupt
+
+    def _run_batch(self, pending: list[SampleKey]) -> bool:
+        """Waves of at most ``max_concurrency`` conversations; True when interrupted."""
+        try:
+            previous = signal.signal(signal.SIGINT, self._on_sigint)
+        except ValueError:  # not the main thread
+            previous = None
+        try:
+            return self._batch_waves(pending)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    def _batch_waves(self, pending: list[SampleKey]) -> bool:
+        try:
+            self.backend.start_sync()
+            size = self.options.max_concurrency
+            for start in range(0, len(pending), size):
+                active = [self.conversation(k) for k in pending[start:start + size]]
+                while active and self.aborted is None:
+                    batch, owners = merge_first_round([c.request() for c in active], active)
+                    results = self.backend.complete_batch(batch)
+                    for group, completions in zip(owners, results):
+                        for conversation, completion in zip(group, completions):
+                            conversation.feed(completion)
+                    for conversation in active:
+                        if conversation.finished:
+                            self.record(self.score(conversation))
+                    active = [c for c in active if not c.finished]
+                    self._progress.update(force=True)
+                if self.aborted is not None:
+                    break
+        except KeyboardInterrupt:
+            return True
+        return False
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no running loop (batch mode)
+        return None
+
+
+def merge_first_round(requests: list[Any], conversations: list[Conversation]) -> tuple[list[Any], list[list[Conversation]]]:
+    """Group identical first-round requests (same problem and setting, different runs) into one
+    request with ``n`` completions, as vLLM's ``SamplingParams(n=runs)`` does best."""
+    batch: list[Any] = []
+    owners: list[list[Conversation]] = []
+    index: dict[tuple[str, str], int] = {}
+    for request, conversation in zip(requests, conversations):
+        if request.round_no == 1:
+            group = (request.key.problem_id, request.key.setting)
+            if group in index:
+                i = index[group]
+                batch[i].n += 1
+                owners[i].append(conversation)
+                continue
+            index[group] = len(batch)
+        request.n = 1
+        batch.append(request)
+        owners.append([conversation])
+    return batch, owners
+
+
+def run_eval(options: EvalOptions, console: Console | None = None) -> EvalOutcome:
+    """Prepare and run an evaluation (see :class:`Evaluation`)."""
+    evaluation = Evaluation(options, console)
+    evaluation.prepare()
+    started = time.monotonic()
+    outcome = evaluation.run()
+    outcome.stats.started = started
+    return outcome
+
+
+def iter_records(directory: Path) -> Iterable[dict[str, Any]]:
+    from ramseygadgets.harness.runlog import SAMPLES_FILE, read_samples
+
+    records, _ = read_samples(Path(directory) / SAMPLES_FILE)
+    return records

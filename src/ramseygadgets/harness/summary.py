@@ -1,0 +1,86 @@
+"""The summary printed at the end of ``eval``: one row per setting.
+
+Outcomes follow the reports (:attr:`ramseygadgets.report.runs.Sample.outcome`): correct, wrong,
+parse failure, truncated (``finish_reason`` length), backend error.  Accuracy is the mean over
+runs of (correct / samples in the run) ± the sample standard deviation over runs; Pass@k is the
+share of problems solved in at least one of the k runs.  ``ramseygadgets report`` gives the
+full tables, confidence intervals and figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable
+
+from rich.table import Table
+
+
+@dataclass
+class SettingSummary:
+    setting: str
+    samples: int
+    expected: int
+    correct: int
+    accuracy: float | None
+    accuracy_std: float | None
+    pass_at_k: float | None
+    k: int
+    avg_tokens: float | None
+    parse_failures: int
+    truncated: int
+    errors: int
+    retries: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list[SettingSummary]:
+    from ramseygadgets.report.metrics import mean, sample_std
+    from ramseygadgets.report.runs import Sample, example_hint_applies
+
+    runs = int(config["runs"])
+    problems = list(config["problems"])
+    by_setting: dict[str, list[tuple[Sample, int]]] = {s: [] for s in config["settings"]}
+    for record in records:
+        if record.get("setting") in by_setting and record.get("problem_id") in problems and record["run"] < runs:
+            by_setting[record["setting"]].append((Sample.from_record(record), int(record.get("retries") or 0)))
+    rows = []
+    for setting, samples in by_setting.items():
+        pids = [p for p in problems if setting != "example-hint" or example_hint_applies(p)]
+        if not pids:
+            continue
+        outcomes = [s.outcome for s, _ in samples]
+        per_run = [sum(1 for s, _ in samples if s.run == r and s.correct) / len(pids) for r in range(runs)]
+        solved = {s.problem_id for s, _ in samples if s.correct}
+        tokens = [s.usage.total_tokens for s, _ in samples if s.usage.total_tokens is not None and not s.error]
+        rows.append(SettingSummary(
+            setting=setting, samples=len(samples), expected=len(pids) * runs,
+            correct=outcomes.count("correct"),
+            accuracy=mean(per_run) if samples else None,
+            accuracy_std=sample_std(per_run) if samples else None,
+            pass_at_k=len(solved) / len(pids) if samples else None, k=runs,
+            avg_tokens=mean(tokens) if tokens else None,
+            parse_failures=outcomes.count("parse-failure"), truncated=outcomes.count("truncated"),
+            errors=outcomes.count("error"), retries=sum(r for _, r in samples)))
+    return rows
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
+
+
+def summary_table(rows: list[SettingSummary], title: str) -> Table:
+    k = rows[0].k if rows else 5
+    table = Table(title=title)
+    for name, justify in (("setting", "left"), ("samples", "right"), ("accuracy %", "right"),
+                          (f"pass@{k} %", "right"), ("avg tokens", "right"), ("wrong", "right"),
+                          ("unparsed", "right"), ("truncated", "right"), ("errors", "right"), ("retries", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        acc = _pct(r.accuracy) + ("" if r.accuracy_std is None else f" ± {100 * r.accuracy_std:.1f}")
+        wrong = r.samples - r.correct - r.parse_failures - r.truncated - r.errors
+        table.add_row(r.setting, f"{r.samples}/{r.expected}", acc, _pct(r.pass_at_k),
+                      "-" if r.avg_tokens is None else f"{r.avg_tokens:,.0f}", str(wrong), str(r.parse_failures),
+                      str(r.truncated), str(r.errors), str(r.retries))
+    return table
