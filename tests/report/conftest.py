@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import pytest
@@ -99,6 +100,12 @@ def write_run_dir(path: Path, *, problems: list[str], settings: list[str], runs:
         for s in samples:
             fh.write(json.dumps({**s, "model": model}) + "\n")
     return path
+
+
+@pytest.fixture(scope="session")
+def report_helpers() -> SimpleNamespace:
+    """The builders above, for module-scoped fixtures."""
+    return SimpleNamespace(make_sample=make_sample, write_run_dir=write_run_dir)
 
 
 @pytest.fixture
