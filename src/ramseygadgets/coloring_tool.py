@@ -1,0 +1,233 @@
+"""The coloring tool of the multiround setting: the (F,H)-good colorings of a graph, as text.
+
+A model submits a graph (native tool call ``color_graph`` with ``{"edges": [[u, v], ...]}``,
+or the plain-text protocol: a ```` ```coloring_tool ```` block, see :func:`extract_tool_request`)
+and sees :func:`run_coloring_tool`'s text:
+
+* whether the graph is (F,H)-good;
+* the number of good colorings (exact up to :data:`COUNT_CAP` patterns, else "more than");
+* the edges red in every good coloring and blue in every good coloring (forced edges);
+* the free edges (in no copy of F or H: each takes either color in every good coloring);
+* the good colorings of the other (constrained) edges: all of them when there are at most
+  :data:`SAMPLE_SIZE`, otherwise a sample, within :data:`MAX_OUTPUT_CHARS` characters.
+
+Bad input never raises: the model sees one line saying what is wrong and what is expected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from pysat.solvers import Solver
+
+from ramseygadgets.colorings import DEFAULT_SOLVER, GoodColorings
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.graphs import Edge, Graph, graph_from_mapping, parse_edge_list
+
+TOOL_NAME = "color_graph"
+#: Largest graph the tool accepts (twice the largest minimal solution of the dataset).
+TOOL_MAX_VERTICES = 20
+#: Good colorings of the constrained edges counted exactly up to this many.
+COUNT_CAP = 2000
+#: Colorings listed in full; above this a sample of this size is shown.
+SAMPLE_SIZE = 12
+MAX_OUTPUT_CHARS = 6000
+
+TOOL_SPEC: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": TOOL_NAME,
+        "description": (
+            "List the (F,H)-good red/blue colorings of a graph for the problem's F and H: whether the "
+            "graph is (F,H)-good, how many good colorings it has, the edges that are red (or blue) in "
+            "every good coloring, the edges in no copy of F or H, and the good colorings themselves "
+            f"(a sample when there are many). Vertices are 0..n-1; at most {TOOL_MAX_VERTICES} vertices."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "edges": {
+                    "type": "array",
+                    "description": "Every edge of the graph once, as a pair [u, v] of vertex labels 0..n-1.",
+                    "items": {"type": "array", "items": {"type": "integer", "minimum": 0},
+                              "minItems": 2, "maxItems": 2},
+                }
+            },
+            "required": ["edges"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+_USAGE = f'The tool needs a graph as {{"edges": [[u, v], ...]}} with vertex labels 0..{TOOL_MAX_VERTICES - 1}.'
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """A plain-text coloring request: the graph, or why the request could not be read."""
+
+    graph: Graph | None
+    error: str | None
+    raw: str
+
+    @property
+    def ok(self) -> bool:
+        return self.graph is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading requests
+# ---------------------------------------------------------------------------------------------
+def _graph_from_args(args: Any) -> Graph:
+    """A graph from native tool arguments (a dict or its JSON text) or request text."""
+    if isinstance(args, Graph):
+        if args.n > TOOL_MAX_VERTICES:
+            raise RamseyGadgetsError(f"the graph has {args.n} vertices; the tool accepts at most {TOOL_MAX_VERTICES}")
+        return args
+    if isinstance(args, ToolRequest):
+        if args.graph is None:
+            raise RamseyGadgetsError(args.error or "the request holds no graph")
+        return _graph_from_args(args.graph)
+    if isinstance(args, (bytes, bytearray)):
+        args = args.decode("utf-8", "replace")
+    if isinstance(args, str):
+        text = args.strip()
+        if not text:
+            raise RamseyGadgetsError("the request is empty")
+        if text.startswith("{"):
+            try:
+                args = json.loads(text)
+            except (ValueError, RecursionError):
+                raise RamseyGadgetsError("the request is not valid JSON") from None
+        else:
+            return parse_edge_list(text, max_vertices=TOOL_MAX_VERTICES)
+    if isinstance(args, Mapping):
+        unknown = sorted(str(k) for k in args if k not in ("edges", "n"))
+        if unknown:
+            raise RamseyGadgetsError(f"unexpected field {unknown[0]!r}; only \"edges\" is expected")
+    if isinstance(args, (Mapping, list)):
+        return graph_from_mapping(args, max_vertices=TOOL_MAX_VERTICES)
+    raise RamseyGadgetsError(f"expected a JSON object with \"edges\", got {type(args).__name__}")
+
+
+_FENCE = re.compile(r"^[ \t]{0,3}```[ \t]*coloring[_-]tool[ \t]*\n(.*?)(?:^[ \t]{0,3}```[ \t]*$|\Z)", re.M | re.S | re.I)
+_TAG = re.compile(r"<coloring[_-]tool>(.*?)(?:</coloring[_-]tool>|\Z)", re.S | re.I)
+
+
+def extract_tool_request(text: str | None) -> ToolRequest | None:
+    """The last coloring request of a reply (plain-text protocol), or ``None`` if it has none.
+
+    A request is a code block whose info string is ``coloring_tool`` (or a
+    ``<coloring_tool>...</coloring_tool>`` element) holding the graph as JSON
+    ``{"edges": [[0, 1], ...]}`` (an edge list ``0-1, 1-2`` is read too).  Text up to the last
+    ``</think>`` is reasoning and is not searched.  An unreadable request gives a
+    :class:`ToolRequest` with ``graph=None`` and the reason in ``error``.
+    """
+    if not isinstance(text, str):
+        return None
+    close = text.rfind("</think>")
+    if close >= 0:
+        text = text[close + len("</think>"):]
+    elif "<think>" in text:
+        return None
+    found = [(m.start(), m.group(1)) for m in _FENCE.finditer(text)]
+    found += [(m.start(), m.group(1)) for m in _TAG.finditer(text)]
+    if not found:
+        return None
+    raw = max(found)[1].strip()
+    try:
+        return ToolRequest(_graph_from_args(raw), None, raw[:4000])
+    except (RamseyGadgetsError, ValueError, TypeError) as exc:
+        return ToolRequest(None, str(exc), raw[:4000])
+
+
+# ---------------------------------------------------------------------------------------------
+# Answering requests
+# ---------------------------------------------------------------------------------------------
+def _edges_text(edges: list[Edge] | tuple[Edge, ...]) -> str:
+    return ", ".join(f"{u}-{v}" for u, v in edges) or "none"
+
+
+def _constrained_patterns(sat: GoodColorings, limit: int) -> Iterator[tuple[bool, ...]]:
+    """Distinct good colorings restricted to the constrained edges, up to ``limit`` (blocking clauses)."""
+    constrained = [i for i in range(sat.graph.m) if sat.constrained[i]]
+    with Solver(name=DEFAULT_SOLVER, bootstrap_with=sat.clauses) as solver:
+        for _ in range(limit):
+            if not solver.solve():
+                return
+            model = set(lit for lit in (solver.get_model() or []) if lit > 0)
+            red = tuple((i + 1) in model for i in range(sat.graph.m))
+            yield red
+            if not constrained:
+                return
+            solver.add_clause([-(i + 1) if red[i] else i + 1 for i in constrained])
+
+
+def _spread(items: list[Any], k: int) -> list[Any]:
+    """``k`` items spread evenly over the list (all of them when there are at most ``k``)."""
+    if len(items) <= k:
+        return items
+    step = len(items) / k
+    return [items[int(i * step)] for i in range(k)]
+
+
+def describe_colorings(graph: Graph, F: Any, H: Any) -> str:
+    """The tool's report on ``graph`` for the pair (F, H) (see module docs)."""
+    pair = f"({F.name}, {H.name})"
+    header = f"Graph with {graph.n} vertices and {graph.m} edges: {_edges_text(graph.edges)}."
+    with GoodColorings(graph, F, H) as sat:
+        if not sat.is_good():
+            return (f"{header}\nThis graph is NOT {pair}-good: every red/blue coloring of it has a red copy of "
+                    f"{F.name} or a blue copy of {H.name}. It has no good colorings.")
+        forced = sat.forced_edges()
+        free = [e for e, c in zip(graph.edges, sat.constrained) if not c]
+        patterns = list(_constrained_patterns(sat, COUNT_CAP + 1))
+    exact = len(patterns) <= COUNT_CAP
+    patterns = patterns[:COUNT_CAP]
+    multiplier = 1 << len(free)
+    if exact:
+        count = f"exactly {len(patterns) * multiplier}"
+    else:
+        count = f"more than {COUNT_CAP * multiplier}"
+    lines = [header, f"This graph is {pair}-good. It has {count} {pair}-good colorings.",
+             f"Edges red in every good coloring: {_edges_text(forced.red)}.",
+             f"Edges blue in every good coloring: {_edges_text(forced.blue)}."]
+    if free:
+        lines.append(f"Free edges (in no copy of {F.name} or {H.name}; each can be red or blue independently in "
+                     f"every good coloring): {_edges_text(free)}.")
+    shown = _spread(patterns, SAMPLE_SIZE)
+    what = "the edges other than the free edges" if free else "all edges"
+    if len(shown) == len(patterns) and exact:
+        lines.append(f"All {len(patterns)} good colorings of {what}:")
+    else:
+        total = str(len(patterns)) if exact else f"more than {COUNT_CAP}"
+        lines.append(f"A sample of {len(shown)} of the {total} good colorings of {what}:")
+    body: list[str] = []
+    budget = MAX_OUTPUT_CHARS - sum(len(x) + 1 for x in lines) - 100
+    rest = "every other non-free edge blue" if free else "every other edge blue"
+    constrained = sat.constrained
+    for number, red in enumerate(shown, start=1):
+        reds = [e for e, r, c in zip(graph.edges, red, constrained) if r and c]
+        line = f"{number}. red: {_edges_text(reds)}; {rest}"
+        if len(line) + 1 > budget:
+            body.append(f"(further colorings omitted to keep this output short; {number - 1} shown)")
+            break
+        budget -= len(line) + 1
+        body.append(line)
+    return "\n".join(lines + body)
+
+
+def run_coloring_tool(problem: Any, graph_or_args: Any) -> str:
+    """The text the model sees for a request: a graph, tool-call arguments, or request text.
+
+    Never raises on bad input: the result then starts with ``Tool error:`` and says what the tool
+    expects.
+    """
+    try:
+        graph = _graph_from_args(graph_or_args)
+    except (RamseyGadgetsError, ValueError, TypeError) as exc:
+        return f"Tool error: {exc}. {_USAGE}"
+    return describe_colorings(graph, problem.F, problem.H)

@@ -1,0 +1,35 @@
+"""Prompts for the five evaluation settings, built from the text templates in ``templates/``.
+
+Public API (used by the evaluation harness and the eval-framework integrations)::
+
+    SETTINGS, MULTIROUND_ROUNDS, settings_for(problem), build_prompt(problem, setting, profile,
+    tool_mode=...) -> Prompt, followup_message(problem, round_no, tool_result_text),
+    tool_result_message(tool_call_id, text)
+"""
+
+from __future__ import annotations
+
+from ramseygadgets.prompts.builder import (
+    MULTIROUND_ROUNDS,
+    MultiroundStep,
+    SETTINGS,
+    TOOL_MODES,
+    Prompt,
+    PromptError,
+    SettingUnavailableError,
+    UnknownSettingError,
+    build_prompt,
+    example_hint_problems,
+    example_problem,
+    followup_message,
+    format_example,
+    multiround_step,
+    settings_for,
+    tool_result_message,
+)
+
+__all__ = [
+    "MULTIROUND_ROUNDS", "MultiroundStep", "SETTINGS", "TOOL_MODES", "Prompt", "PromptError", "SettingUnavailableError",
+    "UnknownSettingError", "build_prompt", "example_hint_problems", "example_problem", "followup_message",
+    "format_example", "multiround_step", "settings_for", "tool_result_message",
+]

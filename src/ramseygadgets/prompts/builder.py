@@ -1,0 +1,310 @@
+"""Prompt builders for the five evaluation settings (templates in ``templates/``).
+
+Every prompt is a system message (role, every definition the problem needs, the answer format;
+in ``multiround`` also the coloring tool) and a user message (the task, plus the setting's
+hint).  A model profile then applies its quirks: system text merged into the user turn as
+``Instructions:`` / ``Task:`` when the model takes no system prompt, prefix/suffix lines, a
+forced start of the reply.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+
+from ramseygadgets.answers import answer_object
+from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, TOOL_SPEC
+from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
+from ramseygadgets.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.graphs import Graph
+from ramseygadgets.patterns import Pattern
+from ramseygadgets.profiles import ModelProfile, get_profile
+
+SETTINGS: tuple[str, ...] = ("zero-shot", "structural-hint", "size-hint", "example-hint", "multiround")
+MULTIROUND_ROUNDS = 3
+TOOL_MODES = ("text", "native")
+
+
+class PromptError(RamseyGadgetsError, ValueError):
+    """A prompt cannot be built as asked."""
+
+
+class UnknownSettingError(PromptError):
+    """The setting is not one of :data:`SETTINGS`."""
+
+
+class SettingUnavailableError(PromptError):
+    """The setting does not apply to the problem (example-hint) or lacks data (size-hint)."""
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The messages (OpenAI chat format) a model sees first, after its profile's quirks.
+
+    ``assistant_prefix`` is the forced start of the reply (send it as a final assistant message
+    with ``continue_final_message``; see :meth:`messages_with_prefix`).  ``tools`` is the OpenAI
+    ``tools`` list in native multiround mode, else ``None``.
+    """
+
+    problem_id: str
+    setting: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None = None
+    assistant_prefix: str | None = None
+    profile: str = "default"
+    tool_mode: str = "text"
+    rounds: int = 1
+    sampling: dict[str, Any] = field(default_factory=dict)
+
+    def messages_with_prefix(self) -> list[dict[str, Any]]:
+        """The messages plus the forced reply start as a final assistant message (if any)."""
+        if not self.assistant_prefix:
+            return [dict(m) for m in self.messages]
+        return [*(dict(m) for m in self.messages), {"role": "assistant", "content": self.assistant_prefix}]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"problem_id": self.problem_id, "setting": self.setting, "profile": self.profile,
+                "tool_mode": self.tool_mode, "rounds": self.rounds, "messages": self.messages,
+                "tools": self.tools, "assistant_prefix": self.assistant_prefix, "sampling": self.sampling}
+
+
+# ---------------------------------------------------------------------------------------------
+# Templates
+# ---------------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("ramseygadgets.prompts", "templates"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+
+
+def render(template: str, **context: Any) -> str:
+    """Render a template file; runs of blank lines collapse to one, ends are stripped."""
+    text = _environment().get_template(template).render(**context)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# Context
+# ---------------------------------------------------------------------------------------------
+_KINDS = (
+    (re.compile(r"K1,(\d+)"), "star"),
+    (re.compile(r"P(\d+)"), "path"),
+    (re.compile(r"C(\d+)"), "cycle"),
+    (re.compile(r"K(\d+)-e"), "complete-minus-edge"),
+    (re.compile(r"K(\d+)"), "complete"),
+    (re.compile(r"TK3"), "paw"),
+)
+
+
+def pattern_info(pattern: Pattern) -> dict[str, Any]:
+    """What the templates need to describe a forbidden graph."""
+    kind = "other"
+    for regex, name in _KINDS:
+        if regex.fullmatch(pattern.name):
+            kind = name
+            break
+    if kind == "other" and pattern.star_k is not None:
+        kind = "star"
+    edges = ", ".join(f"[{u}, {v}]" for u, v in pattern.graph.edges)
+    return {"name": pattern.name, "kind": kind, "n": pattern.graph.n, "k": pattern.star_k, "edges": edges}
+
+
+#: A fixed small graph that shows the answer format (a triangle with a pendant edge).
+_FORMAT_EXAMPLE = Graph(4, ((0, 1), (0, 2), (1, 2), (2, 3)))
+
+
+def format_example(gadget: GadgetType) -> str:
+    """The format-only example answer of the system prompt (same rendering as ``format_answer``)."""
+    designated = Designated(((0, 1), (2, 3))[:len(gadget.edge_names)], (0, 1, 3)[:len(gadget.vertex_names)])
+    return json.dumps(answer_object(Candidate(_FORMAT_EXAMPLE, designated), gadget))
+
+
+def _designated_words(gadget: GadgetType) -> tuple[str, str]:
+    names = (*gadget.edge_names, *gadget.vertex_names)
+    if len(names) == 1:
+        return "the edge e", "edge e"
+    kind = "edges" if gadget.edge_names else "vertices"
+    joined = ", ".join(names[:-1]) + " and " + names[-1]
+    return f"the {kind} {joined}", f"{kind} {joined}"
+
+
+def _resolve(problem: Problem | str) -> Problem:
+    return problem if isinstance(problem, Problem) else get_problem(problem)
+
+
+def example_problem(problem: Problem | str) -> Problem | None:
+    """The P3 counterpart of a star problem (same H and gadget) if it is in the catalog.
+
+    The paper's example hint: for each (K1,3, H) problem whose (P3, H) problem of the same
+    gadget type is in the dataset (30 problems), show that problem with a solution.
+    """
+    problem = _resolve(problem)
+    k = problem.F.star_k
+    if k is None or k < 3:
+        return None
+    try:
+        counterpart = get_problem(Problem.make("P3", problem.H.name, problem.gadget).id)
+    except (UnknownProblemError, ValueError):
+        return None
+    if counterpart.H.graph != problem.H.graph:
+        return None
+    return counterpart
+
+
+def settings_for(problem: Problem | str) -> list[str]:
+    """The settings that apply to a problem: all five, example-hint only with a P3 counterpart."""
+    problem = _resolve(problem)
+    return [s for s in SETTINGS if s != "example-hint" or example_problem(problem) is not None]
+
+
+def _solution(problem: Problem, what: str) -> Candidate:
+    from ramseygadgets.solutions import get_solution
+
+    try:
+        return get_solution(problem.id).candidate
+    except UnknownProblemError:
+        raise SettingUnavailableError(f"{what} needs the shipped minimal solution of {problem.id}, "
+                                      f"which is not available") from None
+
+
+def _context(problem: Problem, setting: str, tool_mode: str) -> dict[str, Any]:
+    gadget = problem.gadget
+    pair = f"({problem.F.name}, {problem.H.name})"
+    long_words, short_words = _designated_words(gadget)
+    context: dict[str, Any] = {
+        "F": pattern_info(problem.F), "H": pattern_info(problem.H), "pair": pair, "gadget": gadget.value,
+        "k": problem.F.star_k or 0, "setting": setting, "multiround": setting == "multiround",
+        "tool_mode": tool_mode, "tool_name": TOOL_NAME, "tool_max_vertices": TOOL_MAX_VERTICES,
+        "rounds": MULTIROUND_ROUNDS, "format_example": format_example(gadget),
+        "edge_names": gadget.edge_names, "vertex_names": gadget.vertex_names,
+        "designated_words": long_words, "designated_words_short": short_words,
+    }
+    if setting == "size-hint":
+        context["size"] = _solution(problem, "the size hint").graph.n
+    if setting == "example-hint":
+        counterpart = example_problem(problem)
+        if counterpart is None:
+            raise SettingUnavailableError(
+                f"example-hint does not apply to {problem.id}: it exists only for K1,3 problems whose P3 "
+                f"counterpart (same H and gadget) is in the catalog")
+        solution = _solution(counterpart, "the example hint")
+        context["example"] = {
+            "F": pattern_info(counterpart.F), "k": counterpart.F.star_k,
+            "pair": f"({counterpart.F.name}, {counterpart.H.name})", "n": solution.graph.n,
+            "answer": json.dumps(answer_object(solution, gadget)),
+        }
+    return context
+
+
+def _apply_profile(system: str, user: str, profile: ModelProfile) -> list[dict[str, Any]]:
+    system = profile.apply_system(system)
+    if profile.system_prompt:
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return [{"role": "user", "content": render("merged.md.j2", system=system, user=user)}]
+
+
+def build_prompt(problem: Problem | str, setting: str, profile: ModelProfile | str | None = None, *,
+                 tool_mode: str = "text") -> Prompt:
+    """The first-round prompt of ``problem`` in ``setting``, shaped by a model profile."""
+    problem = _resolve(problem)
+    if setting not in SETTINGS:
+        raise UnknownSettingError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
+    if tool_mode not in TOOL_MODES:
+        raise PromptError(f"unknown tool mode {tool_mode!r}; expected text or native")
+    profile = get_profile(profile)
+    context = _context(problem, setting, tool_mode)
+    system = render("system.md.j2", **context)
+    user = render("task.md.j2", **context)
+    native = setting == "multiround" and tool_mode == "native"
+    return Prompt(
+        problem_id=problem.id, setting=setting, messages=_apply_profile(system, user, profile),
+        tools=[json.loads(json.dumps(TOOL_SPEC))] if native else None,
+        assistant_prefix=profile.assistant_prefix, profile=profile.name,
+        tool_mode=tool_mode if setting == "multiround" else "none",
+        rounds=MULTIROUND_ROUNDS if setting == "multiround" else 1, sampling=profile.request_params(),
+    )
+
+
+def followup_message(problem: Problem | str, round_no: int, tool_result_text: str | None, *,
+                     tool_mode: str = "text") -> dict[str, Any]:
+    """The user message that opens round 2 or 3 of a multiround conversation.
+
+    In text mode it carries the tool output; in native mode the output travels in a ``tool``
+    message (:func:`tool_result_message`) and this message only states the round (pass
+    ``None``).  Round 3 demands the final answer.
+    """
+    _resolve(problem)
+    if not 2 <= round_no <= MULTIROUND_ROUNDS:
+        raise PromptError(f"follow-up messages open rounds 2..{MULTIROUND_ROUNDS}, not round {round_no}")
+    if tool_mode not in TOOL_MODES:
+        raise PromptError(f"unknown tool mode {tool_mode!r}; expected text or native")
+    result = tool_result_text if tool_mode == "text" else None
+    content = render("followup.md.j2", round_no=round_no, rounds=MULTIROUND_ROUNDS, result=result)
+    return {"role": "user", "content": content}
+
+
+def tool_result_message(tool_call_id: str, tool_result_text: str) -> dict[str, Any]:
+    """The OpenAI ``tool`` message that answers a native ``color_graph`` call."""
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": tool_result_text}
+
+
+def example_hint_problems() -> list[Problem]:
+    """The catalog problems that have the example-hint setting (30 in the paper's catalog)."""
+    from ramseygadgets.catalog import all_problems
+
+    return [p for p in all_problems() if example_problem(p) is not None]
+
+
+__all__ = [
+    "SETTINGS", "MULTIROUND_ROUNDS", "TOOL_MODES", "Prompt", "PromptError", "UnknownSettingError",
+    "SettingUnavailableError", "MultiroundStep", "multiround_step", "build_prompt", "settings_for", "followup_message", "tool_result_message",
+    "example_problem", "example_hint_problems", "format_example", "pattern_info", "render",
+]
+
+
+@dataclass(frozen=True)
+class MultiroundStep:
+    """What happens after a model reply in a text-mode multiround conversation.
+
+    ``final`` replies are graded (no tool request, or round 3).  Otherwise ``request`` is the
+    graph asked about (or its parse error), ``tool_text`` the tool's output and ``followup``
+    the user message that opens the next round.
+    """
+
+    final: bool
+    request: Any = None
+    tool_text: str | None = None
+    followup: dict[str, Any] | None = None
+
+
+def multiround_step(problem: Problem | str, round_no: int, reply_text: str | None) -> MultiroundStep:
+    """Apply the text protocol to the reply of ``round_no``: run the tool or end the conversation.
+
+    In rounds 1 and 2 a reply with a ``coloring_tool`` block gets the tool's output (an
+    unreadable request gets the tool's error text) in the message opening the next round; a
+    reply without one is final.  The reply of round :data:`MULTIROUND_ROUNDS` is always final.
+    """
+    from ramseygadgets.coloring_tool import extract_tool_request, run_coloring_tool
+
+    problem = _resolve(problem)
+    if not 1 <= round_no <= MULTIROUND_ROUNDS:
+        raise PromptError(f"round {round_no} is outside 1..{MULTIROUND_ROUNDS}")
+    if round_no == MULTIROUND_ROUNDS:
+        return MultiroundStep(final=True)
+    request = extract_tool_request(reply_text)
+    if request is None:
+        return MultiroundStep(final=True)
+    tool_text = run_coloring_tool(problem, request)
+    return MultiroundStep(False, request, tool_text, followup_message(problem, round_no + 1, tool_text))
