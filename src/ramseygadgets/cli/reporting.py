@@ -47,13 +47,14 @@ def report(
         return
     for warning in result.warnings:
         err_console.print(f"warning: {warning}", markup=False, highlight=False)
-    table = RichTable(title="Table 1: accuracy % (mean ± sd over runs), Pass@k, tokens")
-    for column in ("model", "setting", "problems", "runs", "accuracy", "95% CI", "Pass@k", "avg tokens", "missing"):
-        table.add_column(column)
-    for row in result.tables[0].display_rows():
-        text = [t for t, _ in row]
-        # columns: model, setting, problems, runs, accuracy, CI, Pass@k, pass@1..., tokens, missing
-        table.add_row(*text[:7], text[-2], text[-1])
+    table = RichTable(title="Table 1: accuracy % (mean ± sd over runs), Pass@k, average total tokens")
+    for column in ("model", "setting", "accuracy %", "Pass@k %", "avg tokens", "missing"):
+        table.add_column(column, no_wrap=column in ("model", "setting"))
+    for st in result.stats:
+        accuracy = "—" if st.mean is None else f"{100 * st.mean:.2f} ± " + ("—" if st.std is None else f"{100 * st.std:.2f}")
+        passed = "—" if st.pass_at_runs is None else f"{100 * st.pass_at_runs:.2f} (k={st.runs})"
+        tokens = "—" if st.avg_tokens is None else f"{st.avg_tokens:,.0f}"
+        table.add_row(st.model, st.setting, accuracy, passed, tokens, str(st.missing))
     console.print(table)
     console.print(f"wrote {len(result.files)} files to {result.out_dir}"
                   + (f" (open {result.out_dir / 'report.html'})" if html else ""), highlight=False)

@@ -17,6 +17,10 @@ reader whose predicate accepts the path; readers for other formats (for example 
 
     register_reader("inspect-eval", is_eval_log, read_eval_log)
 
+Readers are registered by importing a module that calls :func:`register_reader`: the modules in
+:data:`BUILTIN_READER_MODULES` (the Inspect log reader) and the entry points of the group
+``ramseygadgets.report_readers`` are imported on the first :func:`load_runs`.
+
 A directory that no reader accepts is searched one level down for run directories, so
 ``ramseygadgets report runs/`` reads every run under ``runs/``.
 """
@@ -266,13 +270,50 @@ def register_reader(name: str, predicate: Predicate, reader: Reader, *, first: b
         _READERS.append(entry)
 
 
+#: Modules of this package that register readers when imported (skipped if their import fails).
+BUILTIN_READER_MODULES = ("ramseygadgets.integrations.inspect_log",)
+#: Entry-point group through which other packages register readers: each entry point is a module
+#: (or callable) whose loading calls :func:`register_reader`.
+READER_ENTRY_POINT_GROUP = "ramseygadgets.report_readers"
+_plugins_loaded = False
+
+
+def load_reader_plugins() -> None:
+    """Import the built-in reader modules and the ``ramseygadgets.report_readers`` entry points
+    once, so that their readers are registered before paths are read."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    import importlib
+    from importlib.metadata import entry_points
+
+    for module in BUILTIN_READER_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            continue
+    for entry in entry_points(group=READER_ENTRY_POINT_GROUP):
+        try:
+            loaded = entry.load()
+        except Exception as exc:  # a broken plugin must not stop reports of run directories
+            import warnings
+
+            warnings.warn(f"report reader plugin {entry.name!r} failed to load: {exc}", stacklevel=2)
+            continue
+        if callable(loaded):
+            loaded()
+
+
 def registered_readers() -> list[str]:
+    load_reader_plugins()
     return [r.name for r in _READERS]
 
 
 def load_runs(paths: Iterable[str | Path]) -> list[Run]:
     """Read every path with the first reader that accepts it; a directory that none accepts is
     searched one level down.  Raises :class:`RunFormatError` for a path nothing can read."""
+    load_reader_plugins()
     out: list[Run] = []
     for raw in paths:
         path = Path(raw)
