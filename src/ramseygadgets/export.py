@@ -1,0 +1,161 @@
+"""Export the dataset (problems, prompts for every setting, minimal solutions) as JSONL or Parquet.
+
+``export_dataset(out_dir, fmt)`` writes ``problems.<ext>`` (one row per problem),
+``prompts.<ext>`` (one row per problem and applicable setting) and a dataset card
+``README.md`` describing every field.  Both tables load with
+``datasets.load_dataset("json" | "parquet", data_files=...)``.  Files are written to a temporary
+name and renamed, so an interrupted export never leaves a half-written file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ramseygadgets import __version__
+from ramseygadgets.answers import format_answer
+from ramseygadgets.catalog import Problem, all_problems
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
+from ramseygadgets.prompts.builder import format_example, render
+from ramseygadgets.profiles import ModelProfile, get_profile
+from ramseygadgets.gadgets import GadgetType
+
+FORMATS = ("jsonl", "parquet")
+
+
+class ExportError(RamseyGadgetsError):
+    """The export cannot be written."""
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    out_dir: Path
+    files: dict[str, Path]
+    counts: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"out_dir": str(self.out_dir), "files": {k: str(v) for k, v in self.files.items()}, "counts": self.counts}
+
+
+def _solution(problem: Problem):
+    from ramseygadgets.solutions import get_solution
+
+    try:
+        return get_solution(problem.id)
+    except RamseyGadgetsError:
+        raise ExportError(f"cannot export: no shipped minimal solution for {problem.id}") from None
+
+
+def problem_row(problem: Problem) -> dict[str, Any]:
+    """One row of ``problems``: the problem, its patterns and its minimal solution (fixed schema)."""
+    solution = _solution(problem)
+    designated = solution.candidate.designated
+    names = (*problem.gadget.edge_names, *problem.gadget.vertex_names)
+    edges = dict(zip(problem.gadget.edge_names, designated.edges))
+    return {
+        "id": problem.id, "title": problem.title, "F": problem.F.name, "H": problem.H.name,
+        "gadget": problem.gadget.value, "tier": problem.tier,
+        "F_edges": [list(e) for e in problem.F.graph.edges], "H_edges": [list(e) for e in problem.H.graph.edges],
+        "designated": list(names), "settings": settings_for(problem),
+        "min_vertices": solution.n, "min_edges": solution.m,
+        "solution_edges": [list(e) for e in solution.candidate.graph.edges],
+        "solution_e": list(edges["e"]) if "e" in edges else None,
+        "solution_f": list(edges["f"]) if "f" in edges else None,
+        "solution_vertices": list(designated.vertices) if designated.vertices else None,
+        "solution_method": solution.method,
+    }
+
+
+def prompt_rows(problem: Problem, profile: ModelProfile) -> list[dict[str, Any]]:
+    """The rows of ``prompts`` for one problem: one per applicable setting (text tool mode)."""
+    solution = _solution(problem)
+    reference = format_answer(solution.candidate, problem.gadget)
+    rows = []
+    for setting in settings_for(problem):
+        prompt = build_prompt(problem, setting, profile)
+        by_role = {m["role"]: m["content"] for m in prompt.messages}
+        rows.append({
+            "id": f"{problem.id}/{setting}", "problem_id": problem.id, "setting": setting,
+            "F": problem.F.name, "H": problem.H.name, "gadget": problem.gadget.value, "tier": problem.tier,
+            "messages": [{"role": m["role"], "content": m["content"]} for m in prompt.messages],
+            "system": by_role.get("system"), "user": by_role["user"], "assistant_prefix": prompt.assistant_prefix,
+            "rounds": prompt.rounds, "min_vertices": solution.n, "reference_answer": reference,
+        })
+    return rows
+
+
+def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _write_jsonl(rows: Sequence[dict[str, Any]], path: Path) -> None:
+    def write(tmp: Path) -> None:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    _atomic_write(path, write)
+
+
+def _write_parquet(rows: Sequence[dict[str, Any]], path: Path) -> None:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ExportError("Parquet export needs pyarrow: pip install 'ramseygadgets[parquet]'") from None
+    table = pa.Table.from_pylist(list(rows))
+    _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def export_dataset(out_dir: str | Path, fmt: str = "jsonl", *, profile: ModelProfile | str | None = None,
+                   problems: Sequence[Problem] | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> ExportResult:
+    """Write ``problems``, ``prompts`` and ``README.md`` to ``out_dir`` (created if needed)."""
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown export format {fmt!r}; expected jsonl or parquet")
+    profile = get_profile(profile)
+    problems = list(problems) if problems is not None else list(all_problems())
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"cannot create {out}: {exc.strerror or exc}") from None
+    problem_table, prompt_table = [], []
+    for index, problem in enumerate(problems):
+        problem_table.append(problem_row(problem))
+        prompt_table.extend(prompt_rows(problem, profile))
+        if progress is not None:
+            progress(index + 1, len(problems))
+    ext = fmt
+    files = {"problems": out / f"problems.{ext}", "prompts": out / f"prompts.{ext}", "card": out / "README.md"}
+    writer = _write_jsonl if fmt == "jsonl" else _write_parquet
+    try:
+        writer(problem_table, files["problems"])
+        writer(prompt_table, files["prompts"])
+        sizes = [row["min_vertices"] for row in problem_table]
+        counts = {"problems": len(problem_table), "prompts": len(prompt_table),
+                  "easy": sum(r["tier"] == "easy" for r in problem_table),
+                  "hard": sum(r["tier"] == "hard" for r in problem_table),
+                  "example": sum("example-hint" in r["settings"] for r in problem_table),
+                  "min_n": min(sizes, default=0), "max_n": max(sizes, default=0)}
+        card = render("dataset_card.md.j2", files={k: v.name for k, v in files.items()}, fmt=fmt,
+                      loader="json" if fmt == "jsonl" else "parquet", version=__version__, counts=counts,
+                      settings=SETTINGS, profile=profile.name, profile_note=profile.description,
+                      format_example=format_example(GadgetType.RED_DETERMINER))
+        _atomic_write(files["card"], lambda tmp: tmp.write_text(card + "\n", encoding="utf-8"))
+    except OSError as exc:
+        raise ExportError(f"cannot write the export to {out}: {exc.strerror or exc}") from None
+    return ExportResult(out, files, counts)
+
+
+__all__ = ["FORMATS", "ExportError", "ExportResult", "export_dataset", "problem_row", "prompt_rows"]
