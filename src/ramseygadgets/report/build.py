@@ -81,8 +81,9 @@ def build_report(runs: Sequence[Run], out_dir: str | Path, options: ReportOption
     for cell in cells:
         warnings.extend(f"{cell.model} · {cell.setting}: {note}" for note in cell.notes)
     stats = [cell_stats(c, **kwargs) for c in cells]
+    splits = {name: [breakdown(cell, split, **kwargs) for cell in cells] for name, split in BREAKDOWNS.items()}
     tables = [table1(stats), table1_wide(stats), table2(cells, **kwargs), outcomes_table(stats)]
-    tables += [breakdown_table(cells, split, **kwargs) for split in BREAKDOWNS.values()]
+    tables += [breakdown_table(cells, split, splits[name]) for name, split in BREAKDOWNS.items()]
     tables.append(per_problem_table(cells))
     result = ReportResult(out, cells, stats, tables, [], warnings)
 
@@ -90,9 +91,8 @@ def build_report(runs: Sequence[Run], out_dir: str | Path, options: ReportOption
         result.files.append(_write(out / f"{table.name}.md", table.to_markdown()))
         result.files.append(_write(out / f"{table.name}.csv", table.to_csv()))
 
-    by_cell = list(zip(cells, stats))
-    by_size = [(st, value, sub) for cell, st in by_cell for value, sub in breakdown(cell, BREAKDOWNS["size"], **kwargs)]
-    by_tier = [(st, value, sub) for cell, st in by_cell for value, sub in breakdown(cell, BREAKDOWNS["tier"], **kwargs)]
+    by_size = [(st, value, sub) for st, groups in zip(stats, splits["size"]) for value, sub in groups]
+    by_tier = [(st, value, sub) for st, groups in zip(stats, splits["tier"]) for value, sub in groups]
     figure_dir = out / "figures"
     result.figures = [figs.accuracy_vs_tokens(stats, figure_dir), figs.accuracy_vs_size(by_size, figure_dir),
                       figs.accuracy_by_tier(by_tier, figure_dir), figs.outcomes(stats, figure_dir)]

@@ -10,6 +10,7 @@ the HTML report) and :func:`save_picture` renders it with matplotlib to PNG or S
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 from pathlib import Path
 from typing import Any, Mapping
@@ -38,15 +39,17 @@ class GraphPicture:
     vertex_marks: Mapping[int, str]  # vertex -> "i1" / "u1" ...
 
 
+@lru_cache(maxsize=4096)
 def layout(graph: Graph, seed: int = 0) -> tuple[tuple[float, float], ...]:
-    """Seeded spring layout (networkx), scaled into [0.08, 0.92]²."""
+    """Seeded spring layout (networkx) from a circular start, scaled into [0.08, 0.92]²; cached per
+    graph (reports draw the same answer many times)."""
     import networkx as nx
 
     if graph.n == 0:
         return ()
     g = graph.to_networkx()
     start = nx.circular_layout(g)
-    pos = nx.spring_layout(g, pos=start, seed=seed, iterations=100) if graph.n > 2 else start
+    pos = nx.spring_layout(g, pos=start, seed=seed, iterations=60) if graph.n > 2 else start
     xs = [float(pos[v][0]) for v in range(graph.n)]
     ys = [float(pos[v][1]) for v in range(graph.n)]
     span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0

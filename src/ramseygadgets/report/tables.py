@@ -208,10 +208,14 @@ def table2(cells: Sequence[Cell], **kwargs: Any) -> Table:
     return Table("table2", "Table 2: example hint vs zero-shot", caption, _with_pass_title(columns, records), records)
 
 
-def breakdown_table(cells: Sequence[Cell], split: Breakdown, **kwargs: Any) -> Table:
+def breakdown_table(cells: Sequence[Cell], split: Breakdown, groups: Sequence[Sequence[tuple[object, CellStats]]] | None = None,
+                    **kwargs: Any) -> Table:
+    """``groups`` (one list per cell, from :func:`breakdown`) may be passed when already computed."""
     records: list[Record] = []
-    for cell in cells:
-        for value, st in breakdown(cell, split, **kwargs):
+    if groups is None:
+        groups = [breakdown(cell, split, **kwargs) for cell in cells]
+    for per_cell in groups:
+        for value, st in per_cell:
             records.append(stats_record(st, **{split.name: "unknown" if value is None else value}))
     columns = [_text("model"), _text("setting"),
                Column(split.title.capitalize(), lambda r: str(r.get(split.name)),
