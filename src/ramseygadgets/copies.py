@@ -6,19 +6,28 @@ its edge set.  Copies are returned as sorted tuples of edge indices of G, each e
 Counts in ``K_n`` (used by the tests): ``P3: n·C(n-1,2)``, ``K1,k: n·C(n-1,k)``, ``K3: C(n,3)``,
 ``P4, TK3: 12·C(n,4)``, ``C4: 3·C(n,4)``, ``K4-e: 6·C(n,4)``, ``K4: C(n,4)``.
 
-Named patterns use dedicated enumerators over neighbour bitmasks; every other pattern goes
-through a generic backtracking search for edge-set-distinct embeddings.
+Named patterns use dedicated enumerators that visit every copy exactly once from a canonical
+anchor (the centre of a star, the smallest vertex of a triangle / K4 / C4, the middle edge of a
+P4, the spine of a K4−e, the triangle of a paw), reading edge labels from an n×n matrix.  Every
+other pattern goes through a generic backtracking search for edge-set-distinct embeddings.
+
+``find_copies(pattern, graph, labels=...)`` returns each copy as the tuple of its edges'
+*labels* instead of indices (in no particular order): with ``labels[i] = ±(i + 1)`` the copies
+are directly the SAT clauses of :mod:`ramseygadgets.colorings`, with no second pass.
+:func:`count_copies` counts copies of the named patterns in O(m·Δ) without listing them.
 """
 
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Callable, Iterator
+from math import comb
+from typing import Any, Callable, Iterator, Sequence
 
-from ramseygadgets.graphs import Graph
+from ramseygadgets.graphs import Graph, label_matrix
 from ramseygadgets.patterns import Pattern
 
 Copy = tuple[int, ...]
+Matrix = Sequence[Any]  # L[u][v]: list rows, or dict rows for huge graphs
 
 
 def _bits(mask: int) -> Iterator[int]:
@@ -28,97 +37,184 @@ def _bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-def _above(v: int) -> int:
-    """Bitmask of all vertices larger than v (up to a generous bound)."""
-    return ~((1 << (v + 1)) - 1)
+def _label_matrix(graph: Graph, labels: Sequence[int] | None) -> Matrix:
+    """``L[u][v]`` = label of edge {u, v} (its index when ``labels`` is None)."""
+    return graph.index_matrix if labels is None else label_matrix(graph, labels)
 
 
-def star_copies(graph: Graph, k: int) -> list[Copy]:
+# ---------------------------------------------------------------------------------------------
+# Specialised enumerators: (graph, L) -> list of label tuples, every copy once.
+# ---------------------------------------------------------------------------------------------
+def _stars(graph: Graph, L: Matrix, k: int) -> list[Copy]:
     """``K1,k``: a centre and k of its edges (the centre is unique for k ≥ 2)."""
     out: list[Copy] = []
-    for edges in graph.incident_edges:
-        if len(edges) >= k:
-            out.extend(tuple(sorted(c)) for c in combinations(edges, k))
+    for v, nbrs in enumerate(graph.neighbors):
+        if len(nbrs) >= k:
+            row = L[v]
+            out.extend(combinations([row[w] for w in nbrs], k))
     return out
+
+
+def _triangles(graph: Graph, L: Matrix) -> list[Copy]:
+    """``K3`` u < v < w."""
+    adj, up = graph.adjacency, graph.up_neighbors
+    out: list[Copy] = []
+    for u in range(graph.n):
+        Lu, au = L[u], adj[u]
+        for v in up[u]:
+            Lv, uv = L[v], Lu[v]
+            for w in up[v]:
+                if au >> w & 1:
+                    out.append((uv, Lu[w], Lv[w]))
+    return out
+
+
+def _paws(graph: Graph, L: Matrix) -> list[Copy]:
+    """``TK3``: a triangle u < v < w plus one pendant edge from one of its vertices outwards."""
+    adj, up, nbrs = graph.adjacency, graph.up_neighbors, graph.neighbors
+    out: list[Copy] = []
+    for u in range(graph.n):
+        Lu, au = L[u], adj[u]
+        for v in up[u]:
+            Lv, uv = L[v], Lu[v]
+            for w in up[v]:
+                if au >> w & 1:
+                    Lw, uw, vw = L[w], Lu[w], Lv[w]
+                    for x, Lx in ((u, Lu), (v, Lv), (w, Lw)):
+                        for y in nbrs[x]:
+                            if y != u and y != v and y != w:
+                                out.append((uv, uw, vw, Lx[y]))
+    return out
+
+
+def _paths4(graph: Graph, L: Matrix) -> list[Copy]:
+    """``P4`` a-b-c-d enumerated from its middle edge {b, c}, b < c."""
+    nbrs, up = graph.neighbors, graph.up_neighbors
+    out: list[Copy] = []
+    for b in range(graph.n):
+        Lb = L[b]
+        for c in up[b]:
+            Lc, bc = L[c], Lb[c]
+            right = [(d, Lc[d]) for d in nbrs[c] if d != b]
+            if not right:
+                continue
+            for a in nbrs[b]:
+                if a != c:
+                    ab = Lb[a]
+                    for d, cd in right:
+                        if a != d:
+                            out.append((ab, bc, cd))
+    return out
+
+
+def _cycles4(graph: Graph, L: Matrix) -> list[Copy]:
+    """``C4`` a-b-c-d with a the smallest vertex, c opposite to a, {b, d} unordered."""
+    nbrs, up = graph.neighbors, graph.up_neighbors
+    out: list[Copy] = []
+    for a in range(graph.n):
+        ups = up[a]
+        if len(ups) < 2:
+            continue
+        middles: dict[int, list[int]] = {}
+        for b in ups:
+            for c in nbrs[b]:
+                if c > a:
+                    middles.setdefault(c, []).append(b)
+        La = L[a]
+        for c, bs in middles.items():
+            if len(bs) > 1:
+                Lc = L[c]
+                for i, b in enumerate(bs):
+                    ab, bc = La[b], Lc[b]
+                    for d in bs[i + 1:]:
+                        out.append((ab, bc, Lc[d], La[d]))
+    return out
+
+
+def _diamonds(graph: Graph, L: Matrix) -> list[Copy]:
+    """``K4-e``: two triangles on a shared spine edge {u, v}, u < v (the spine is unique)."""
+    adj, nbrs, up = graph.adjacency, graph.neighbors, graph.up_neighbors
+    out: list[Copy] = []
+    for u in range(graph.n):
+        Lu = L[u]
+        for v in up[u]:
+            av = adj[v]
+            common = [x for x in nbrs[u] if av >> x & 1]
+            if len(common) > 1:
+                Lv, uv = L[v], Lu[v]
+                for i, x in enumerate(common):
+                    ux, vx = Lu[x], Lv[x]
+                    for y in common[i + 1:]:
+                        out.append((uv, ux, vx, Lu[y], Lv[y]))
+    return out
+
+
+def _cliques4(graph: Graph, L: Matrix) -> list[Copy]:
+    """``K4`` u < v < w < x."""
+    adj, up = graph.adjacency, graph.up_neighbors
+    out: list[Copy] = []
+    for u in range(graph.n):
+        Lu, au = L[u], adj[u]
+        for v in up[u]:
+            common = [w for w in up[v] if au >> w & 1]
+            if len(common) > 1:
+                Lv, uv = L[v], Lu[v]
+                for i, w in enumerate(common):
+                    Lw, aw = L[w], adj[w]
+                    uw, vw = Lu[w], Lv[w]
+                    for x in common[i + 1:]:
+                        if aw >> x & 1:
+                            out.append((uv, uw, Lu[x], vw, Lv[x], Lw[x]))
+    return out
+
+
+_SPECIALISED: dict[str, Callable[[Graph, Matrix], list[Copy]]] = {
+    "k3": _triangles,
+    "p4": _paths4,
+    "tk3": _paws,
+    "c4": _cycles4,
+    "k4e": _diamonds,
+    "k4": _cliques4,
+}
+
+#: Enumerators whose tuples come out sorted when the labels are the edge indices.
+_SORTED_OUTPUT = frozenset({"k3", "k4"})
+
+
+# Public per-pattern enumerators (edge-index tuples, sorted), kept for direct use.
+def star_copies(graph: Graph, k: int) -> list[Copy]:
+    return _stars(graph, graph.index_matrix, k)
 
 
 def triangle_copies(graph: Graph) -> list[Copy]:
-    adj, eid = graph.adjacency, graph.edge_index
-    out: list[Copy] = []
-    for (u, v), uv in eid.items():
-        for w in _bits(adj[u] & adj[v] & _above(v)):
-            out.append((uv, eid[(u, w)], eid[(v, w)]))
-    return out
+    return _triangles(graph, graph.index_matrix)
 
 
 def path4_copies(graph: Graph) -> list[Copy]:
-    """``P4`` a-b-c-d enumerated from its middle edge {b, c}."""
-    nbrs, eid = graph.neighbors, graph.edge_index
-    out: list[Copy] = []
-    for (b, c), bc in eid.items():
-        left = [(a, eid[(a, b) if a < b else (b, a)]) for a in nbrs[b] if a != c]
-        right = [(d, eid[(c, d) if c < d else (d, c)]) for d in nbrs[c] if d != b]
-        for a, ab in left:
-            for d, cd in right:
-                if a != d:
-                    out.append(tuple(sorted((ab, bc, cd))))
-    return out
+    return [tuple(sorted(c)) for c in _paths4(graph, graph.index_matrix)]
 
 
 def paw_copies(graph: Graph) -> list[Copy]:
-    """``TK3``: a triangle plus one pendant edge at one of its vertices."""
-    inc, edges = graph.incident_edges, graph.edges
-    out: list[Copy] = []
-    for tri in triangle_copies(graph):
-        verts = {x for i in tri for x in edges[i]}
-        for x in verts:
-            for e in inc[x]:
-                u, v = edges[e]
-                if u not in verts or v not in verts:
-                    out.append(tuple(sorted((*tri, e))))
-    return out
+    return [tuple(sorted(c)) for c in _paws(graph, graph.index_matrix)]
 
 
 def cycle4_copies(graph: Graph) -> list[Copy]:
-    """``C4`` a-b-c-d with a the smallest vertex and c opposite to a."""
-    adj, eid, n = graph.adjacency, graph.edge_index, graph.n
-    out: list[Copy] = []
-    for a in range(n):
-        higher = _above(a)
-        for c in range(a + 1, n):
-            common = sorted(_bits(adj[a] & adj[c] & higher))
-            for b, d in combinations(common, 2):
-                out.append(tuple(sorted((eid[(a, b)], eid[(a, d)], eid[_key(b, c)], eid[_key(c, d)]))))
-    return out
+    return [tuple(sorted(c)) for c in _cycles4(graph, graph.index_matrix)]
 
 
 def diamond_copies(graph: Graph) -> list[Copy]:
-    """``K4-e``: two triangles on a shared spine edge {u, v}."""
-    adj, eid = graph.adjacency, graph.edge_index
-    out: list[Copy] = []
-    for (u, v), uv in eid.items():
-        for x, y in combinations(list(_bits(adj[u] & adj[v])), 2):
-            out.append(tuple(sorted((uv, eid[_key(u, x)], eid[_key(v, x)], eid[_key(u, y)], eid[_key(v, y)]))))
-    return out
+    return [tuple(sorted(c)) for c in _diamonds(graph, graph.index_matrix)]
 
 
 def k4_copies(graph: Graph) -> list[Copy]:
-    adj, eid = graph.adjacency, graph.edge_index
-    out: list[Copy] = []
-    for (u, v), uv in eid.items():
-        common = adj[u] & adj[v] & _above(v)
-        for w in _bits(common):
-            for x in _bits(common & adj[w] & _above(w)):
-                out.append((uv, eid[(u, w)], eid[(u, x)], eid[(v, w)], eid[(v, x)], eid[(w, x)]))
-    return out
+    return _cliques4(graph, graph.index_matrix)
 
 
-def _key(a: int, b: int) -> tuple[int, int]:
-    return (a, b) if a < b else (b, a)
+def generic_copies(graph: Graph, pattern_graph: Graph, limit: int | None = None) -> list[Copy]:
+    """Backtracking over injective maps V(F) → V(G) that keep edges; each edge set once.
 
-
-def generic_copies(graph: Graph, pattern_graph: Graph) -> list[Copy]:
-    """Backtracking over injective maps V(F) → V(G) that keep edges; each edge set once."""
+    Stops early once more than ``limit`` distinct copies are found (returning them).
+    """
     fn = pattern_graph.n
     # visit pattern vertices so that each (after the first) has an earlier neighbour
     order = [0]
@@ -131,14 +227,19 @@ def generic_copies(graph: Graph, pattern_graph: Graph) -> list[Copy]:
             order.extend(v for v in range(fn) if v not in order)
     back = [[order.index(u) for u in pattern_graph.neighbors[v] if order.index(u) < i] for i, v in enumerate(order)]
     pattern_edges = [(order.index(u), order.index(v)) for u, v in pattern_graph.edges]
-    adj, eid, n = graph.adjacency, graph.edge_index, graph.n
+    adj, M, n = graph.adjacency, graph.index_matrix, graph.n
     full = (1 << n) - 1
     found: set[Copy] = set()
     image = [0] * fn
 
+    class _Enough(Exception):
+        pass
+
     def extend(i: int, used: int) -> None:
         if i == fn:
-            found.add(tuple(sorted(eid[_key(image[a], image[b])] for a, b in pattern_edges)))
+            found.add(tuple(sorted(M[image[a]][image[b]] for a, b in pattern_edges)))
+            if limit is not None and len(found) > limit:
+                raise _Enough
             return
         candidates = full & ~used
         for j in back[i]:
@@ -147,28 +248,76 @@ def generic_copies(graph: Graph, pattern_graph: Graph) -> list[Copy]:
             image[i] = w
             extend(i + 1, used | (1 << w))
 
-    extend(0, 0)
+    try:
+        extend(0, 0)
+    except _Enough:
+        pass
     return sorted(found)
 
 
-_SPECIALISED: dict[str, Callable[[Graph], list[Copy]]] = {
-    "k3": triangle_copies,
-    "p4": path4_copies,
-    "tk3": paw_copies,
-    "c4": cycle4_copies,
-    "k4e": diamond_copies,
-    "k4": k4_copies,
-}
+def find_copies(pattern: Pattern, graph: Graph, *, labels: Sequence[int] | None = None) -> list[Copy]:
+    """All copies of ``pattern`` in ``graph``, each edge set once.
 
-
-def find_copies(pattern: Pattern, graph: Graph) -> list[Copy]:
-    """All copies of ``pattern`` in ``graph`` as sorted tuples of edge indices, without duplicates."""
+    Without ``labels``: sorted tuples of edge indices.  With ``labels`` (one value per edge
+    index): each copy as the tuple of its edges' labels, in no particular order.
+    """
     if graph.m < pattern.graph.m:
         return []
+    L = _label_matrix(graph, labels)
     k = pattern.star_k
     if k is not None:
-        return star_copies(graph, k)
+        return _stars(graph, L, k)
     special = _SPECIALISED.get(pattern.slug)
     if special is not None:
-        return special(graph)
-    return generic_copies(graph, pattern.graph)
+        found = special(graph, L)
+        if labels is None and pattern.slug not in _SORTED_OUTPUT:
+            found = [tuple(sorted(c)) for c in found]
+        return found
+    found = generic_copies(graph, pattern.graph)
+    if labels is not None:
+        found = [tuple(labels[i] for i in c) for c in found]
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Counting without listing (used to refuse graphs whose CNF would not fit in memory)
+# ---------------------------------------------------------------------------------------------
+def count_copies(pattern: Pattern, graph: Graph, *, limit: int | None = None) -> int:
+    """The number of copies of ``pattern`` in ``graph``.
+
+    Closed forms over degrees d(v), co-degrees c(uv) = |N(u) ∩ N(v)| and triangles t(v) at v:
+    ``K1,k: Σ C(d(v),k)``; ``K3: Σ_uv c(uv)/3``; ``K4-e: Σ_uv C(c(uv),2)``;
+    ``P4: Σ_uv (d(u)-1)(d(v)-1) - 3·#K3``; ``TK3: Σ_v t(v)·(d(v)-2)``;
+    ``C4: Σ_{a<b} C(c(ab),2) / 2``; ``K4: Σ_uv e(N(u) ∩ N(v)) / 6``.  Other patterns are
+    enumerated, stopping once the count exceeds ``limit`` (then ``limit + 1`` is returned).
+    """
+    adj, deg = graph.adjacency, [len(x) for x in graph.neighbors]
+    k = pattern.star_k
+    if k is not None:
+        return sum(comb(d, k) for d in deg)
+    slug = pattern.slug
+    codeg = {(u, v): (adj[u] & adj[v]).bit_count() for u, v in graph.edges} if slug != "c4" else {}
+    if slug == "k3":
+        return sum(codeg.values()) // 3
+    if slug == "k4e":
+        return sum(comb(c, 2) for c in codeg.values())
+    if slug == "p4":
+        triangles = sum(codeg.values()) // 3
+        return sum((deg[u] - 1) * (deg[v] - 1) for u, v in graph.edges) - 3 * triangles
+    if slug == "tk3":
+        at = [0] * graph.n
+        for (u, v), c in codeg.items():
+            at[u] += c
+            at[v] += c
+        return sum(t // 2 * (d - 2) for t, d in zip(at, deg))
+    if slug == "c4":
+        total = sum(comb((adj[a] & adj[b]).bit_count(), 2) for a in range(graph.n) for b in range(a + 1, graph.n))
+        return total // 2
+    if slug == "k4":
+        total = 0
+        for u, v in graph.edges:
+            common = adj[u] & adj[v]
+            if common & (common - 1):
+                total += sum((adj[w] & common).bit_count() for w in _bits(common))
+        return total // 12  # each K4 counted at its 6 edges, each inner edge twice
+    return len(generic_copies(graph, pattern.graph, limit))

@@ -36,8 +36,15 @@ class Graph:
     edges: tuple[Edge, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        normalized = tuple(sorted({(min(u, v), max(u, v)) for u, v in self.edges}))
-        if len(normalized) != len(self.edges) or any(a != b for a, b in zip(normalized, self.edges)):
+        n = self.n
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise GraphFormatError(f"vertex count must be a non-negative integer, got {n!r}")
+        normalized = tuple(sorted({(u, v) if u < v else (v, u) for u, v in self.edges}))
+        for u, v in normalized:
+            if u == v or u < 0 or v >= n:
+                what = f"a self-loop at {u}" if u == v else f"not within the vertices 0..{n - 1}"
+                raise GraphFormatError(f"edge {u}-{v} is {what}")
+        if normalized != self.edges:
             object.__setattr__(self, "edges", normalized)
 
     # -- construction -------------------------------------------------------------------
@@ -105,11 +112,22 @@ class Graph:
 
     @cached_property
     def neighbors(self) -> tuple[tuple[int, ...], ...]:
+        """Sorted neighbours of every vertex."""
         out: list[list[int]] = [[] for _ in range(self.n)]
-        for u, v in self.edges:
+        for u, v in self.edges:  # edges are sorted, so each list comes out sorted
             out[u].append(v)
             out[v].append(u)
-        return tuple(tuple(sorted(x)) for x in out)
+        return tuple(map(tuple, out))
+
+    @cached_property
+    def up_neighbors(self) -> tuple[tuple[int, ...], ...]:
+        """Sorted neighbours larger than the vertex itself."""
+        return tuple(tuple(w for w in nbrs if w > v) for v, nbrs in enumerate(self.neighbors))
+
+    @cached_property
+    def index_matrix(self) -> Sequence[Any]:
+        """``M[u][v]`` = index of edge {u, v}, for edges only (check ``has_edge``). Read-only."""
+        return label_matrix(self, range(self.m))
 
     @cached_property
     def incident_edges(self) -> tuple[tuple[int, ...], ...]:
@@ -162,6 +180,23 @@ class Graph:
 
     def __str__(self) -> str:
         return f"Graph(n={self.n}, m={self.m}, edges={', '.join(f'{u}-{v}' for u, v in self.edges)})"
+
+
+#: Above this many vertices, label matrices use one dict per vertex instead of a full row.
+DENSE_MATRIX_MAX_VERTICES = 512
+
+
+def label_matrix(graph: Graph, labels: Sequence[int]) -> Sequence[Any]:
+    """``L[u][v] = labels[i]`` for every edge ``i = {u, v}`` (rows are lists, or dicts for huge n)."""
+    n = graph.n
+    if n <= DENSE_MATRIX_MAX_VERTICES:
+        L: list[Any] = [[0] * n for _ in range(n)]
+    else:
+        L = [{} for _ in range(n)]
+    for (u, v), x in zip(graph.edges, labels):
+        L[u][v] = x
+        L[v][u] = x
+    return L
 
 
 # ---------------------------------------------------------------------------------------

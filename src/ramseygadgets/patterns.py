@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations
 
 from ramseygadgets.errors import GraphFormatError, UnknownPatternError
@@ -28,7 +28,7 @@ class Pattern:
     slug: str
     graph: Graph
 
-    @property
+    @cached_property
     def star_k(self) -> int | None:
         """``k`` when the pattern is the star ``K1,k`` (``P3 = K1,2``), else ``None``."""
         g = self.graph
@@ -86,7 +86,11 @@ def _normalize(name: str) -> str:
 
 
 def _family(key: str) -> tuple[str, str, Graph] | None:
-    """Patterns by family name: Pk, Ck, Kk, K1,k, Kk-e."""
+    """Patterns by family name: Pk, Ck, Kk, K1,k, Kk-e (refused before building when too large)."""
+    if m := re.fullmatch(r"(K1,|P|C|K)(\d+)E?", key):
+        digits = m.group(2)
+        if len(digits) > 3 or int(digits) + (m.group(1) == "K1,") > MAX_PATTERN_VERTICES:
+            raise UnknownPatternError(f"pattern {key} is too large: at most {MAX_PATTERN_VERTICES} vertices are supported")
     if m := re.fullmatch(r"P(\d+)", key):
         k = int(m.group(1))
         return (f"P{k}", f"p{k}", _path(k)) if k >= 3 else None
@@ -123,10 +127,23 @@ def get_pattern(spec: str) -> Pattern:
                 f"unknown pattern {spec!r}: not a known name (P3, K1,3, K3, P4, TK3/paw, C4, K4-e, K4, "
                 f"Pk, Ck, Kk, K1,k) and not a readable edge list or graph6 string ({exc})"
             ) from None
-        found = (spec.strip(), "g" + graph.to_graph6().encode().hex(), graph)
+        found = (spec.strip(), "", graph)
     name, slug, graph = found
-    if graph.n > MAX_PATTERN_VERTICES:
-        raise UnknownPatternError(f"pattern {name} has {graph.n} vertices; at most {MAX_PATTERN_VERTICES} are supported")
-    if graph.m < 2 or not graph.is_connected() or any(graph.degree(v) == 0 for v in range(graph.n)):
-        raise UnknownPatternError(f"pattern {name} must be connected with at least 3 vertices")
-    return Pattern(name, slug, graph)
+    if graph.m < 2 or not graph.is_connected():
+        raise UnknownPatternError(f"pattern {name} must be connected with at least 3 vertices (got {graph.n} "
+                                  f"vertices, {graph.m} edge{'s' if graph.m != 1 else ''})")
+    canonical = canonical_graph6(graph)
+    for paper_name, paper_slug, paper_graph in PAPER_PATTERNS:  # e.g. C3 = K3, K1,2 = P3
+        if paper_graph.m == graph.m and paper_graph.n == graph.n and canonical_graph6(paper_graph) == canonical:
+            return Pattern(paper_name, paper_slug, paper_graph)
+    return Pattern(name, slug or "g" + canonical.encode().hex(), graph)
+
+
+@lru_cache(maxsize=1024)
+def canonical_graph6(graph: Graph) -> str:
+    """graph6 of the canonical relabelling (nauty): equal strings iff the graphs are isomorphic."""
+    import pynauty
+
+    g = pynauty.Graph(graph.n, adjacency_dict={v: list(nbrs) for v, nbrs in enumerate(graph.neighbors)})
+    position = {old: new for new, old in enumerate(pynauty.canon_label(g))}
+    return Graph(graph.n, tuple((position[u], position[v]) for u, v in graph.edges)).to_graph6()
