@@ -78,33 +78,57 @@ def check_designated(graph: Graph, gadget: GadgetType, designated: Designated) -
     return None
 
 
+class _Models:
+    """Good colorings found so far, each with a summary (e.g. its enforcement pattern); a question
+    already answered by one of them costs no SAT call."""
+
+    def __init__(self, sat: GoodColorings, known: Coloring | None, summary: Callable[[Coloring], Any]) -> None:
+        self.sat, self.summary = sat, summary
+        self.found: list[tuple[Coloring, Any]] = [] if known is None else [(known, summary(known))]
+
+    def find(self, holds: Callable[[Any], bool], assumptions: list[int]) -> Coloring | None:
+        """A good coloring whose summary satisfies ``holds``; ``assumptions`` must express exactly
+        the same condition as literals for the solver."""
+        for coloring, summary in self.found:
+            if holds(summary):
+                return coloring
+        coloring = self.sat.solve(assumptions)
+        if coloring is not None:
+            self.found.append((coloring, self.summary(coloring)))
+        return coloring
+
+
 # ---------------------------------------------------------------------------------------------
-# One function per gadget type.  Each assumes G is good and the designated items are valid.
+# One function per gadget type.  Each assumes G is good and the designated items are valid;
+# ``known`` is an optional good coloring already found (it can spare a SAT call).
 # ---------------------------------------------------------------------------------------------
-def verify_determiner(sat: GoodColorings, designated: Designated, color: str) -> Verdict:
+def verify_determiner(sat: GoodColorings, designated: Designated, color: str, known: Coloring | None = None) -> Verdict:
     e = designated.edges[0]
-    lit = sat.var(*e)
-    witness = sat.solve([-lit] if color == "red" else [lit])
+    i = sat.graph.edge_id(*e)
+    want_red = color == "red"
+    models = _Models(sat, known, lambda c: c.red[i])
+    witness = models.find(lambda red: red != want_red, [-(i + 1)] if want_red else [i + 1])
     if witness is not None:
-        other = "blue" if color == "red" else "red"
+        other = "blue" if want_red else "red"
         return Verdict(False, f"edge e = {_edge(e)} is {other} in some good coloring, so it is not always {color}",
                        "gadget", witness)
     return Verdict(True, f"G is good and edge e = {_edge(e)} is {color} in every good coloring")
 
 
-def verify_sender(sat: GoodColorings, designated: Designated, positive: bool) -> Verdict:
+def verify_sender(sat: GoodColorings, designated: Designated, positive: bool, known: Coloring | None = None) -> Verdict:
     e, f = designated.edges
-    le, lf = sat.var(*e), sat.var(*f)
-    for lit, color in ((le, "red"), (-le, "blue")):
-        if sat.solve([lit]) is None:
+    ie, jf = sat.graph.edge_id(*e), sat.graph.edge_id(*f)
+    le, lf = ie + 1, jf + 1
+    models = _Models(sat, known, lambda c: (c.red[ie], c.red[jf]))
+    for red, color in ((True, "red"), (False, "blue")):
+        if models.find(lambda s: s[0] == red, [le if red else -le]) is None:
             return Verdict(False, f"no good coloring has e = {_edge(e)} {color}, but a sender needs good colorings "
                                   f"with e red and with e blue", "gadget")
-    bad = ([le, -lf], [-le, lf]) if positive else ([le, lf], [-le, -lf])
-    for assumption in bad:
-        witness = sat.solve(assumption)
+    for red_e in (True, False):
+        red_f = (not red_e) if positive else red_e  # the forbidden colour of f
+        witness = models.find(lambda s: s == (red_e, red_f), [le if red_e else -le, lf if red_f else -lf])
         if witness is not None:
-            ce = "red" if assumption[0] > 0 else "blue"
-            cf = "red" if assumption[1] > 0 else "blue"
+            ce, cf = ("red" if red_e else "blue"), ("red" if red_f else "blue")
             want = "the same colour" if positive else "opposite colours"
             return Verdict(False, f"a good coloring has e = {_edge(e)} {ce} and f = {_edge(f)} {cf}, "
                                   f"but they must always have {want}", "gadget", witness)
@@ -119,46 +143,52 @@ def _star_k(sat: GoodColorings) -> int:
     return k
 
 
-def verify_clause(sat: GoodColorings, designated: Designated) -> Verdict:
+def verify_clause(sat: GoodColorings, designated: Designated, known: Coloring | None = None) -> Verdict:
     _star_k(sat)
-    enforced = [sat.red_degree_switch(v, at_most=0) for v in designated.vertices]
-    not_enforced = [sat.red_degree_switch(v, at_least=1) for v in designated.vertices]
-    witness = sat.solve(enforced)
+    vs = designated.vertices
+    incident = [[i + 1 for i in sat.graph.incident_edges[v]] for v in vs]
+    models = _Models(sat, known, lambda c: tuple(c.red_degree(v) == 0 for v in vs))
+    # enforced(v): every incident edge blue (plain assumptions); not enforced: a switched clause
+    enforced = [[-lit for lit in lits] for lits in incident]
+    witness = models.find(all, [lit for lits in enforced for lit in lits])
     if witness is not None:
         return Verdict(False, "a good coloring has i1, i2 and i3 all enforced (no red edge at any of them)",
                        "gadget", witness)
+    not_enforced = [sat.red_degree_switch(v, at_least=1) for v in vs]
     for pattern in product((True, False), repeat=3):
         if all(pattern):
             continue
-        assumption = [enf if p else ne for p, enf, ne in zip(pattern, enforced, not_enforced)]
-        if sat.solve(assumption) is None:
+        assumption = [lit for p, enf, ne in zip(pattern, enforced, not_enforced) for lit in (enf if p else [ne])]
+        if models.find(lambda seen: seen == pattern, assumption) is None:
             words = ", ".join(f"{n} {'enforced' if p else 'not enforced'}" for n, p in zip(("i1", "i2", "i3"), pattern))
             return Verdict(False, f"no good coloring has {words}", "gadget",
                            details={"missing_pattern": {"i1": pattern[0], "i2": pattern[1], "i3": pattern[2]}})
     return Verdict(True, "G is good, i1, i2, i3 are never all enforced, and every other enforcement pattern occurs")
 
 
-def verify_variable(sat: GoodColorings, designated: Designated) -> Verdict:
+def verify_variable(sat: GoodColorings, designated: Designated, known: Coloring | None = None) -> Verdict:
     k = _star_k(sat)
     u1, u2, n1 = designated.vertices
+    # summary: (u1 free, u2 free, n1 free), free = not an enforcer = red degree ≤ k-2 in a good coloring
+    models = _Models(sat, known, lambda c: tuple(c.red_degree(v) != k - 1 for v in (u1, u2, n1)))
     not_enforcer = {v: sat.red_degree_switch(v, at_most=k - 2) for v in (u1, u2, n1)}
-    for name, u in (("u1", u1), ("u2", u2)):
-        witness = sat.solve([not_enforcer[u], not_enforcer[n1]])
+    for index, (name, u) in enumerate((("u1", u1), ("u2", u2))):
+        witness = models.find(lambda s: s[index] and s[2], [not_enforcer[u], not_enforcer[n1]])
         if witness is not None:
             return Verdict(False, f"a good coloring has neither {name} nor n1 as an enforcer (red degree {k - 1})",
                            "gadget", witness)
-    if sat.solve([not_enforcer[u1], not_enforcer[u2]]) is None:
-        return Verdict(False, "no good coloring has both u1 and u2 not enforcers", "gadget")
-    if sat.solve([not_enforcer[n1]]) is None:
-        return Verdict(False, "no good coloring has n1 not an enforcer", "gadget")
+    if models.find(lambda s: s[0] and s[1], [not_enforcer[u1], not_enforcer[u2]]) is None:
+        return Verdict(False, f"no good coloring has both u1 and u2 not enforcers (red degree {k - 1})", "gadget")
+    if models.find(lambda s: s[2], [not_enforcer[n1]]) is None:
+        return Verdict(False, f"no good coloring has n1 not an enforcer (red degree {k - 1})", "gadget")
     return Verdict(True, "G is good, n1 is an enforcer whenever u1 or u2 is not, and both optional patterns occur")
 
 
-_BY_TYPE: dict[GadgetType, Callable[[GoodColorings, Designated], Verdict]] = {
-    GadgetType.RED_DETERMINER: lambda s, d: verify_determiner(s, d, "red"),
-    GadgetType.BLUE_DETERMINER: lambda s, d: verify_determiner(s, d, "blue"),
-    GadgetType.POSITIVE_SENDER: lambda s, d: verify_sender(s, d, True),
-    GadgetType.NEGATIVE_SENDER: lambda s, d: verify_sender(s, d, False),
+_BY_TYPE: dict[GadgetType, Callable[[GoodColorings, Designated, Coloring | None], Verdict]] = {
+    GadgetType.RED_DETERMINER: lambda s, d, c: verify_determiner(s, d, "red", c),
+    GadgetType.BLUE_DETERMINER: lambda s, d, c: verify_determiner(s, d, "blue", c),
+    GadgetType.POSITIVE_SENDER: lambda s, d, c: verify_sender(s, d, True, c),
+    GadgetType.NEGATIVE_SENDER: lambda s, d, c: verify_sender(s, d, False, c),
     GadgetType.CLAUSE: verify_clause,
     GadgetType.VARIABLE: verify_variable,
 }
@@ -173,7 +203,8 @@ def verify(problem: Problem, graph: Graph | Candidate, designated: Designated | 
     if problem_with_designated is not None:
         return Verdict(False, problem_with_designated, "designated")
     with GoodColorings(graph, problem.F, problem.H) as sat:
-        if not sat.is_good():
+        first = sat.solve()
+        if first is None:
             return Verdict(False, f"G is not ({problem.F.name}, {problem.H.name})-good: every red/blue coloring "
                                   f"has a red {problem.F.name} or a blue {problem.H.name}", "good")
-        return _BY_TYPE[problem.gadget](sat, designated)
+        return _BY_TYPE[problem.gadget](sat, designated, first)
