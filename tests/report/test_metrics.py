@@ -278,3 +278,22 @@ def test_registered_reader_extends_load_runs(tmp_path):
         assert st.mean == 0.5 and st.missing == 1
     finally:
         _READERS[:] = [r for r in _READERS if r.name != "fakelog"]
+
+
+def test_unfinished_setting_is_reported_as_missing(tmp_path, run_dir_factory, sample):
+    """A run killed before any multiround sample: accuracy 0 over the expected set, all missing, the
+    report still builds (no tokens to plot for that cell) and says so on the page."""
+    from ramseygadgets.report import ReportOptions, build_report
+
+    path = run_dir_factory(problems=[P1, P3], settings=["zero-shot", "multiround"], runs=2,
+                           samples=[sample(p, "zero-shot", r, "correct") for p in (P1, P3) for r in range(2)])
+    runs = load_runs([path])
+    multi = next(c for c in build_cells(runs) if c.setting == "multiround")
+    st = cell_stats(multi, resamples=50)
+    assert st.mean == 0.0 and st.missing == 4 and st.avg_tokens is None and st.pass_at_runs == 0.0
+    result = build_report(runs, tmp_path / "out", ReportOptions(resamples=50))
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert html.count("no sample recorded (run did not finish)") == 2
+    rows = {r["setting"]: r for r in csv.DictReader(io.StringIO((tmp_path / "out" / "table1.csv").read_text()))}
+    assert rows["multiround"]["samples_missing"] == "4" and rows["zero-shot"]["mean_accuracy_pct"] == "100.0"
+    assert (tmp_path / "out" / "figures" / "accuracy_vs_tokens.png").is_file() and not result.warnings
