@@ -20,7 +20,7 @@ JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 @app.command()
 @guarded
 def report(
-    paths: List[str] = typer.Argument(..., help="Run directories (or folders holding run directories)."),
+    paths: List[str] = typer.Argument(..., help="Run directories, folders holding run directories, or Inspect .eval logs."),
     out: str = typer.Option("report", "--out", "-o", help="Output directory for tables, figures and report.html."),
     title: str = typer.Option("RamseyGadgets evaluation report", help="Report title."),
     bootstrap: int = typer.Option(2000, min=0, help="Bootstrap resamples over problems for 95% CIs (0: none)."),
