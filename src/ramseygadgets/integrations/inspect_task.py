@@ -40,6 +40,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import (
     CORRECT, INCORRECT, Metric, SampleScore, Score, Scorer, Target, Value, accuracy, metric, scorer,
+    value_to_float,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams, tool
@@ -47,6 +48,8 @@ from inspect_ai.util import store
 
 from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
+from ramseygadgets.integrations.common import problem_from_fields as problem_from_metadata
+from ramseygadgets.integrations.common import split_problem_selection
 
 MULTIROUND = "multiround"
 TOOL_MODES = ("text", "native")
@@ -64,28 +67,6 @@ DEFAULT_MAX_TOKENS = 32768
 # =============================================================================================
 # Dataset
 # =============================================================================================
-def problem_from_metadata(metadata: dict[str, Any]) -> Problem:
-    """The problem a sample is about (catalog id, or F/H/gadget for problems outside the catalog)."""
-    try:
-        return get_problem(str(metadata["problem_id"]))
-    except (UnknownProblemError, KeyError):
-        return Problem.make(str(metadata["F"]), str(metadata["H"]), str(metadata["gadget"]))
-
-
-def _split_ids(problems: str | Sequence[str] | None) -> tuple[list[str] | None, str | None]:
-    """``problems`` as (ids, tier): ``None``/``all`` → everything, ``easy``/``hard`` → a tier,
-    otherwise problem ids (a list, or one comma-separated string)."""
-    if problems is None:
-        return None, None
-    items = [problems] if isinstance(problems, str) else list(problems)
-    ids = [part.strip() for item in items for part in str(item).split(",") if part.strip()]
-    if ids in (["all"], []):
-        return None, None
-    if len(ids) == 1 and ids[0] in ("easy", "hard"):
-        return None, ids[0]
-    return ids, None
-
-
 def chat_message(message: dict[str, Any]) -> ChatMessage:
     """An OpenAI-style message dict (as the prompt builders return them) as an Inspect message."""
     role, content = message.get("role"), message.get("content") or ""
@@ -111,7 +92,7 @@ def build_samples(setting: str = "zero-shot", problems: str | Sequence[str] | No
         raise ValueError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
     if tool_mode not in TOOL_MODES:
         raise ValueError(f"unknown tool_mode {tool_mode!r}; expected text or native")
-    ids, tier = _split_ids(problems)
+    ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
     samples: list[Sample] = []
     for problem in problem_set.problems:
@@ -196,8 +177,7 @@ def ramsey_solver() -> Solver:
 
 
 async def _multiround(state: TaskState, generate: Generate) -> TaskState:
-    from ramseygadgets.coloring_tool import extract_tool_request
-    from ramseygadgets.prompts import MULTIROUND_ROUNDS, followup_message
+    from ramseygadgets.prompts import MULTIROUND_ROUNDS, followup_message, multiround_step
 
     problem = problem_from_metadata(state.metadata)
     native = state.metadata.get("tool_mode") == "native"
@@ -214,13 +194,14 @@ async def _multiround(state: TaskState, generate: Generate) -> TaskState:
             state = await generate(state, tool_calls="none" if last else "single")
             if last or not state.output.message.tool_calls:
                 break
+            followup = followup_message(problem, round_no + 1, None, tool_mode="native")
         else:
             state = await generate(state, tool_calls="none")
-            request = None if last else extract_tool_request(state.output.completion)
-            if request is None:
+            step = await anyio.to_thread.run_sync(multiround_step, problem, round_no, state.output.completion)
+            if step.final:
                 break
-            result = await answer_tool_request(problem, request)
-            state.messages.append(chat_message(followup_message(problem, round_no, result)))
+            followup = step.followup
+        state.messages.append(chat_message(followup))
         tool_uses += 1
         store().set(TOOL_USES_KEY, tool_uses)
         if state.completed:
@@ -249,10 +230,13 @@ def reasoning_text(output: ModelOutput) -> str | None:
     return "\n".join(p for p in parts if p) or None
 
 
+_to_float = value_to_float()
+
+
 def _epoch_values(scores: list[SampleScore]) -> dict[int, list[float]]:
     per_epoch: dict[int, list[float]] = defaultdict(list)
     for s in scores:
-        per_epoch[int((s.score.metadata or {}).get("epoch", 1))].append(s.score.as_float())
+        per_epoch[int((s.score.metadata or {}).get("epoch", 1))].append(_to_float(s.score.value))
     return per_epoch
 
 
@@ -281,7 +265,7 @@ def pass_at(k: int | None = None) -> Metric:
 
         per_problem: dict[str, list[float]] = defaultdict(list)
         for s in scores:
-            per_problem[str(s.sample_id)].append(s.score.as_float())
+            per_problem[str(s.sample_id)].append(_to_float(s.score.value))
         epochs = max((len(v) for v in per_problem.values()), default=0)
         kk = epochs if k is None else k
         values = [pass_at_k(len(v), sum(1 for x in v if x >= 1.0), kk)
@@ -320,27 +304,31 @@ def ramsey_scorer() -> Scorer:
 # =============================================================================================
 # Task
 # =============================================================================================
-def _profile(name: str | None) -> Any:
+def _profile(name: str | None, profiles_file: str | None = None) -> Any:
     if name is None:
         return None
     from ramseygadgets.profiles import get_profile
 
-    return get_profile(name)
+    return get_profile(name, profiles_file=profiles_file)
 
 
 def generate_config(profile: Any) -> GenerateConfig:
-    """The profile's recommended sampling (temperature, top-p, top-k, repetition penalty as a
-    vLLM ``extra_body`` field) and the 32K completion budget; Inspect's CLI options override it."""
-    values: dict[str, Any] = {"max_tokens": DEFAULT_MAX_TOKENS}
-    extra: dict[str, Any] = {}
-    if profile is not None:
-        for name in ("temperature", "top_p", "top_k", "max_tokens", "seed"):
-            value = getattr(profile, name, None)
-            if value is not None:
-                values[name] = value
-        if getattr(profile, "repetition_penalty", None) is not None:
-            extra["repetition_penalty"] = profile.repetition_penalty
-        extra.update(getattr(profile, "extra_body", None) or {})
+    """The profile's recommended sampling and the 32K completion budget, as Inspect config.
+
+    OpenAI-API fields map to :class:`GenerateConfig` fields (temperature, top-p, top-k, max
+    tokens, reasoning effort); the rest (min-p, repetition penalty, chat-template arguments,
+    extra body) go into ``extra_body``, which vLLM reads.  Inspect's CLI options override it.
+    """
+    if profile is None:
+        return GenerateConfig(max_tokens=DEFAULT_MAX_TOKENS)
+    params = profile.request_params()
+    values: dict[str, Any] = {"max_tokens": params.get("max_tokens", DEFAULT_MAX_TOKENS)}
+    for name in ("temperature", "top_p", "reasoning_effort"):
+        if name in params:
+            values[name] = params[name]
+    extra = dict(params.get("extra_body") or {})
+    if "top_k" in extra:
+        values["top_k"] = extra.pop("top_k")
     if extra:
         values["extra_body"] = extra
     return GenerateConfig(**values)
@@ -348,8 +336,8 @@ def generate_config(profile: Any) -> GenerateConfig:
 
 @task
 def ramsey_gadgets(setting: str = "zero-shot", problems: str | list[str] | None = None,
-                   tool_mode: str = "text", profile: str | None = None, dataset: str | None = None,
-                   pass_k: int | None = None) -> Task:
+                   tool_mode: str = "text", profile: str | None = None, profiles_file: str | None = None,
+                   dataset: str | None = None, pass_k: int | None = None) -> Task:
     """RamseyGadgets: construct (F,H)-gadget graphs; answers verified exactly.
 
     Args:
@@ -357,10 +345,11 @@ def ramsey_gadgets(setting: str = "zero-shot", problems: str | list[str] | None 
         problems: ``all`` (default), a tier (``easy``/``hard``) or problem ids (comma-separated).
         tool_mode: multiround coloring tool as a text protocol (``text``) or native tool calls (``native``).
         profile: a model profile (system-prompt handling and recommended sampling), e.g. ``qwen3-235b``.
+        profiles_file: a TOML/YAML file with more model profiles.
         dataset: a problem-set file (JSON Lines of F, H, gadget) instead of the 70-problem catalog.
         pass_k: also report the unbiased pass@k for this k (k ≤ epochs).
     """
-    chosen = _profile(profile)
+    chosen = _profile(profile, profiles_file)
     metrics: list[Metric] = [accuracy(), accuracy_std(), pass_at()]
     if pass_k is not None:
         metrics.append(pass_at(int(pass_k)))

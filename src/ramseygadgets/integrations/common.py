@@ -1,0 +1,33 @@
+"""Helpers shared by the framework integrations (no framework imports here)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.errors import UnknownProblemError
+
+
+def split_problem_selection(problems: str | Sequence[str] | None) -> tuple[list[str] | None, str | None]:
+    """A framework's ``problems`` option as (ids, tier) for :func:`~ramseygadgets.harness.problems.select_problems`.
+
+    ``None``, ``""`` or ``all`` → every problem; ``easy`` / ``hard`` → that tier; otherwise problem
+    ids, as a list or one comma-separated string.
+    """
+    if problems is None:
+        return None, None
+    items = [problems] if isinstance(problems, str) else list(problems)
+    ids = [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+    if ids in (["all"], []):
+        return None, None
+    if len(ids) == 1 and ids[0] in ("easy", "hard"):
+        return None, ids[0]
+    return ids, None
+
+
+def problem_from_fields(fields: dict[str, Any]) -> Problem:
+    """The problem a record is about: its catalog ``problem_id``, else its ``F``, ``H`` and ``gadget``."""
+    try:
+        return get_problem(str(fields["problem_id"]))
+    except (UnknownProblemError, KeyError):
+        return Problem.make(str(fields["F"]), str(fields["H"]), str(fields["gadget"]))

@@ -1,0 +1,104 @@
+"""lm-evaluation-harness glue: the dataset builder and ``process_results`` behind the task YAMLs.
+
+The task folder ships inside the package (``ramseygadgets/integrations/lm_eval_tasks/``; print
+it with ``python -m ramseygadgets.integrations.lm_eval``) and holds one YAML per single-turn
+setting (``ramsey_gadgets_zero_shot``, ``…_structural_hint``, ``…_size_hint``,
+``…_example_hint``; all four under the tag ``ramsey_gadgets``) and a ``utils.py`` that
+re-exports the functions below.  The multiround setting needs a tool loop between model calls,
+which lm-eval's single-request ``generate_until`` cannot express; use Inspect or
+``ramseygadgets eval`` for it.
+
+* :func:`load_dataset` builds a ``datasets.DatasetDict`` with one ``test`` row per problem (the
+  YAML's ``custom_dataset``).  Rows hold the project's prompt split into ``system`` (the YAML's
+  ``description``) and ``user`` (``doc_to_text``), plus the problem fields.  Options come from
+  ``lm_eval --metadata '{"profile": "qwen3-235b", "problems": "easy"}'``.
+* :func:`process_results` parses the generation with the project's parser and verifies it
+  exactly: ``acc`` (1 when correct) and ``parse_failure`` (1 when no answer could be read).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Sequence
+
+from ramseygadgets.integrations import lm_eval_include_path
+from ramseygadgets.integrations.common import problem_from_fields, split_problem_selection
+
+#: The settings lm-eval can run (one model call per sample), with their task names.
+LM_EVAL_SETTINGS = ("zero-shot", "structural-hint", "size-hint", "example-hint")
+
+
+def task_name(setting: str) -> str:
+    return "ramsey_gadgets_" + setting.replace("-", "_")
+
+
+def _split_prompt(messages: Sequence[dict[str, Any]]) -> tuple[str, str]:
+    """(system text, user text) of a single-turn prompt; later user turns are joined to the first."""
+    system = [str(m.get("content") or "") for m in messages if m.get("role") == "system"]
+    other = [m for m in messages if m.get("role") != "system"]
+    if not other or any(m.get("role") != "user" for m in other):
+        roles = ", ".join(str(m.get("role")) for m in messages)
+        raise ValueError(f"lm-eval needs a system + user prompt, got roles {roles}")
+    return "\n\n".join(system), "\n\n".join(str(m.get("content") or "") for m in other)
+
+
+def dataset_rows(setting: str, problems: str | Sequence[str] | None = None, *, profile: str | None = None,
+                 profiles_file: str | None = None, dataset: str | None = None) -> list[dict[str, Any]]:
+    """One row per selected problem for which ``setting`` exists (see module docs)."""
+    from ramseygadgets.harness.problems import select_problems
+    from ramseygadgets.prompts import build_prompt, settings_for
+
+    if setting not in LM_EVAL_SETTINGS:
+        raise ValueError(f"lm-eval runs the settings {', '.join(LM_EVAL_SETTINGS)}; got {setting!r}"
+                         + (" (multiround needs a tool loop: use Inspect or ramseygadgets eval)"
+                            if setting == "multiround" else ""))
+    chosen = None
+    if profile is not None:
+        from ramseygadgets.profiles import get_profile
+
+        chosen = get_profile(profile, profiles_file=profiles_file)
+    ids, tier = split_problem_selection(problems)
+    problem_set = select_problems(ids, tier, dataset)
+    rows: list[dict[str, Any]] = []
+    for problem in problem_set.problems:
+        if setting not in settings_for(problem):
+            continue
+        system, user = _split_prompt(build_prompt(problem, setting, chosen).messages)
+        rows.append({"problem_id": problem.id, "setting": setting, "F": problem.F.name, "H": problem.H.name,
+                     "gadget": problem.gadget.value, "tier": problem.tier,
+                     "min_vertices": problem_set.min_vertices(problem), "system": system, "user": user})
+    return rows
+
+
+def load_dataset(setting: str = "zero-shot", problems: str | Sequence[str] | None = None,
+                 profile: str | None = None, profiles_file: str | None = None, dataset: str | None = None,
+                 **_ignored: Any) -> Any:
+    """The YAML's ``custom_dataset``: a ``DatasetDict`` with a ``test`` split.
+
+    lm-eval calls it with the task's ``metadata`` (``version`` and whatever ``--metadata`` adds)
+    and ``dataset_kwargs`` (the setting) as keyword arguments; unknown ones are ignored.
+    """
+    import datasets
+
+    rows = dataset_rows(setting, problems, profile=profile, profiles_file=profiles_file, dataset=dataset)
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+
+
+def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
+    """lm-eval's per-document scoring: parse the (first) generation and verify it exactly."""
+    from ramseygadgets.harness.scoring import judge
+
+    reply = results[0] if results else ""
+    verdict = judge(problem_from_fields(doc), reply if isinstance(reply, str) else str(reply), None)
+    return {"acc": 1.0 if verdict["correct"] is True else 0.0,
+            "parse_failure": 1.0 if verdict["parse_error"] is not None else 0.0}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m ramseygadgets.integrations.lm_eval``: print the ``--include_path`` folder."""
+    print(lm_eval_include_path())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""The Inspect AI task run with Inspect's real ``eval`` on the built-in ``mockllm/model``."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
+
+from inspect_ai.tool import ToolError  # noqa: E402
+
+from inspect_scripted import (  # noqa: E402
+    WRONG_SENDER, ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE, Calls, ScriptedModel, Text, run_task,
+    solution_answer, solution_edges,
+)
+from ramseygadgets.answers import parse_answer  # noqa: E402
+from ramseygadgets.catalog import get_problem  # noqa: E402
+from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
+from ramseygadgets.graphs import Graph  # noqa: E402
+from ramseygadgets.integrations.inspect_task import (  # noqa: E402
+    build_samples, coloring_tool, generate_config, ramsey_gadgets,
+)
+from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
+from ramseygadgets.profiles import get_profile  # noqa: E402
+from ramseygadgets.verify import verify  # noqa: E402
+
+
+def metrics_of(log: Any) -> dict[str, float]:
+    return {name: m.value for s in log.results.scores for name, m in s.metrics.items()}
+
+
+# -- dataset ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("setting,count", [("zero-shot", 70), ("structural-hint", 70), ("size-hint", 70),
+                                           ("example-hint", 30), ("multiround", 70)])
+def test_dataset_has_one_sample_per_problem_with_the_projects_prompt(setting: str, count: int) -> None:
+    samples = build_samples(setting)
+    assert len(samples) == count
+    assert len({s.id for s in samples}) == count
+    first = samples[0]
+    expected = build_prompt(first.id, setting).messages
+    assert [(m.role, m.text) for m in first.input] == [(m["role"], m["content"]) for m in expected]
+    problem = get_problem(str(first.id))
+    assert first.metadata["problem_id"] == problem.id and first.metadata["setting"] == setting
+    assert first.metadata["gadget"] == problem.gadget.value and first.metadata["tier"] == problem.tier
+    # the target is the shipped minimal solution, which the parser and verifier accept
+    parsed = parse_answer(first.target, problem.gadget)
+    assert parsed.ok and verify(problem, parsed.candidate).correct
+    assert parsed.candidate.graph.n == first.metadata["min_vertices"]
+
+
+def test_problem_selection_by_tier_and_ids() -> None:
+    assert {s.metadata["tier"] for s in build_samples("zero-shot", "hard")} == {"hard"}
+    assert len(build_samples("zero-shot", "easy")) == 26
+    assert [s.id for s in build_samples("zero-shot", ["p3_k3_red_determiner", "k13_k4_blue_determiner"])] == \
+        ["p3_k3_red_determiner", "k13_k4_blue_determiner"]
+    # example-hint leaves out problems without a P3 counterpart
+    with pytest.raises(ValueError, match="no selected problem has the example-hint setting"):
+        build_samples("example-hint", "p3_k3_red_determiner")
+
+
+def test_bad_task_arguments_name_the_problem() -> None:
+    with pytest.raises(ValueError, match="unknown setting 'one-shot'"):
+        build_samples("one-shot")
+    with pytest.raises(ValueError, match="unknown tool_mode 'json'"):
+        build_samples("multiround", tool_mode="json")
+    with pytest.raises(Exception, match="unknown problem id"):
+        build_samples("zero-shot", "p3_k9_red_determiner")
+
+
+def test_profile_sets_prompt_shape_and_sampling() -> None:
+    profile = get_profile("qwen3-235b")
+    task = ramsey_gadgets(problems="p3_k3_red_determiner", profile="qwen3-235b")
+    params = profile.request_params()
+    assert task.config.temperature == params.get("temperature")
+    assert task.config.top_p == params.get("top_p")
+    assert task.config.max_tokens == profile.max_tokens
+    extra = dict(params.get("extra_body") or {})
+    assert task.config.top_k == extra.pop("top_k", None)
+    assert (task.config.extra_body or {}) == extra
+    assert generate_config(None).max_tokens == 32768
+
+
+# -- zero-shot: correct, wrong and unparsable replies over two epochs ------------------------------
+def test_zero_shot_scores(zero_shot_run: tuple[ScriptedModel, Any], score_of: Any) -> None:
+    script, log = zero_shot_run
+    assert log.eval.task == "ramseygadgets/ramsey_gadgets"
+    assert log.eval.config.epochs == 2 and len(log.samples) == 6
+    problem = get_problem(ZERO_SHOT_MIXED)
+    wrong = parse_answer(WRONG_SENDER.text, problem.gadget)
+    assert wrong.ok and not verify(problem, wrong.candidate).correct  # the scripted wrong answer is wrong
+    verdicts = {}
+    for sample in log.samples:
+        score = sample.scores["ramsey_scorer"]
+        assert score.metadata["epoch"] == sample.epoch
+        assert score.metadata["problem_id"] == sample.id
+        verdicts[(sample.id, score.metadata["correct"])] = verdicts.get((sample.id, score.metadata["correct"]), 0) + 1
+        assert score.value == ("C" if score.metadata["correct"] else "I")
+        assert score.explanation == score.metadata["reason"]
+    assert verdicts == {(ZERO_SHOT_CORRECT, True): 2, (ZERO_SHOT_MIXED, True): 1, (ZERO_SHOT_MIXED, False): 1,
+                        (ZERO_SHOT_UNPARSABLE, False): 2}
+    for epoch in (1, 2):
+        unparsable = score_of(log, ZERO_SHOT_UNPARSABLE, epoch).scores["ramsey_scorer"]
+        assert unparsable.metadata["parse_error"].startswith("no answer found")
+        assert unparsable.metadata["candidate"] is None
+        good = score_of(log, ZERO_SHOT_CORRECT, epoch).scores["ramsey_scorer"]
+        assert good.metadata["parse_error"] is None and good.metadata["candidate"]["e"]
+        assert good.metadata["finish_reason"] == "stop" and good.metadata["rounds"] == 1
+    mixed = [score_of(log, ZERO_SHOT_MIXED, e).scores["ramsey_scorer"] for e in (1, 2)]
+    wrong_score = next(s for s in mixed if not s.metadata["correct"])
+    assert wrong_score.metadata["parse_error"] is None
+    assert wrong_score.metadata["reason"] == verify(problem, wrong.candidate).reason
+    # single-turn settings declare no tools
+    assert all(call.tools == [] for call in script.calls) and len(script.calls) == 6
+
+
+def test_zero_shot_metrics(zero_shot_run: tuple[ScriptedModel, Any]) -> None:
+    _, log = zero_shot_run
+    metrics = metrics_of(log)
+    # epoch accuracies are 2/3 and 1/3 (in some order): mean 1/2, sample sd sqrt(2)/6
+    assert metrics["accuracy"] == pytest.approx(0.5)
+    assert metrics["accuracy_std"] == pytest.approx(math.sqrt(2) / 6)
+    assert metrics["pass@2"] == pytest.approx(2 / 3)   # solved in at least one of 2 epochs
+    assert metrics["pass@1"] == pytest.approx(0.5)     # unbiased pass@1 = mean accuracy
+
+
+def test_truncated_reply_is_recorded_as_length(tmp_path: Path) -> None:
+    problem_id = "p3_k3_blue_determiner"
+    script = ScriptedModel({problem_id: [[Text("<think>I will try the triangle and then", stop_reason="max_tokens")]]})
+    log = run_task(script, tmp_path)
+    score = log.samples[0].scores["ramsey_scorer"]
+    assert score.value == "I" and score.metadata["finish_reason"] == "length"
+    assert score.metadata["parse_error"] and "reasoning" in score.metadata["parse_error"]
+    assert "accuracy_std" not in metrics_of(log)   # undefined for one epoch
+
+
+# -- multiround, plain-text protocol ---------------------------------------------------------------
+def tool_block(edges: list[list[int]]) -> Text:
+    return Text('Let me check this graph first.\n```coloring_tool\n{"edges": ' + str(edges) + "}\n```")
+
+
+def test_multiround_text_protocol(tmp_path: Path) -> None:
+    asks_then_answers = "k13_k4_red_determiner"
+    keeps_asking = "p3_k3_blue_determiner"
+    answers_at_once = "p3_k3_red_determiner"
+    ask = tool_block(solution_edges(asks_then_answers))
+    script = ScriptedModel({
+        asks_then_answers: [[ask, solution_answer(asks_then_answers)]],
+        keeps_asking: [[tool_block([[0, 1]]), tool_block([[0, 1], [1, 2]]), tool_block([[0, 1], [1, 2], [0, 2]])]],
+        answers_at_once: [[solution_answer(answers_at_once)]],
+    }, setting="multiround", tool_mode="text")
+    log = run_task(script, tmp_path, setting="multiround", tool_mode="text")
+    scores = {s.id: s.scores["ramsey_scorer"] for s in log.samples}
+
+    # round 2 opens with the tool's report on the submitted graph
+    problem = get_problem(asks_then_answers)
+    calls = script.for_problem(asks_then_answers)
+    assert [c.round_no for c in calls] == [1, 2]
+    opening = calls[1].input[-1]
+    assert opening.role == "user"
+    assert run_coloring_tool(problem, Graph.from_edges(solution_edges(asks_then_answers))) in opening.text
+    assert scores[asks_then_answers].value == "C"
+    assert scores[asks_then_answers].metadata["rounds"] == 2 and scores[asks_then_answers].metadata["tool_uses"] == 1
+
+    # three rounds at most: the round-3 tool request is not answered and is no answer
+    calls = script.for_problem(keeps_asking)
+    assert [c.round_no for c in calls] == [1, 2, 3]
+    assert "round 3" in calls[2].input[-1].text.lower()
+    assert scores[keeps_asking].value == "I"
+    assert scores[keeps_asking].metadata["parse_error"] is not None
+    assert scores[keeps_asking].metadata["rounds"] == MULTIROUND_ROUNDS
+    assert scores[keeps_asking].metadata["tool_uses"] == 2
+
+    # a reply without a tool request is final
+    assert len(script.for_problem(answers_at_once)) == 1 and scores[answers_at_once].value == "C"
+    assert all(c.tools == [] for c in script.calls)   # the text protocol declares no tools
+
+
+# -- multiround, native tool calls ---------------------------------------------------------------
+def test_multiround_native_tool_calls(tmp_path: Path) -> None:
+    problem_id = "k13_k4_red_determiner"
+    direct = "p3_k3_red_determiner"
+    edges = solution_edges(problem_id)
+    too_big = [[0, TOOL_MAX_VERTICES + 5]]
+    script = ScriptedModel({
+        problem_id: [[Calls(({"edges": edges}, {"edges": [[0, 1]]})), Calls(({"edges": too_big},)),
+                      solution_answer(problem_id)]],
+        direct: [[solution_answer(direct)]],
+    }, setting="multiround", tool_mode="native")
+    log = run_task(script, tmp_path, setting="multiround", tool_mode="native")
+    sample = next(s for s in log.samples if s.id == problem_id)
+    score = sample.scores["ramsey_scorer"]
+    assert score.value == "C"
+    assert score.metadata["rounds"] == 3 and score.metadata["tool_uses"] == 2
+
+    calls = script.for_problem(problem_id)
+    assert [c.round_no for c in calls] == [1, 2, 3]
+    assert [t.name for t in calls[0].tools] == [TOOL_NAME]
+    assert [c.tool_choice for c in calls] == ["auto", "auto", "none"]   # round 3 must answer
+    tool_messages = [m for m in sample.messages if m.role == "tool"]
+    assert len(tool_messages) == 3
+    problem = get_problem(problem_id)
+    first, ignored, bad = tool_messages
+    assert first.error is None
+    assert first.text == run_coloring_tool(problem, {"edges": edges})
+    assert ignored.error is not None and "only one coloring-tool call" in ignored.error.message
+    assert bad.error is not None and str(TOOL_MAX_VERTICES) in bad.error.message
+    # each tool round is followed by the prompts' round message
+    assert "round 3" in calls[2].input[-1].text.lower() and calls[2].input[-1].role == "user"
+
+    direct_sample = next(s for s in log.samples if s.id == direct)
+    assert direct_sample.scores["ramsey_scorer"].metadata["rounds"] == 1
+    assert direct_sample.scores["ramsey_scorer"].value == "C"
+
+
+def test_coloring_tool_standalone() -> None:
+    problem = get_problem("p3_k3_red_determiner")
+    tool = coloring_tool(problem_id=problem.id)
+    text = asyncio.run(tool(edges=[[0, 1], [1, 2], [0, 2]]))
+    assert text == run_coloring_tool(problem, {"edges": [[0, 1], [1, 2], [0, 2]]})
+    with pytest.raises(ToolError, match="vertices"):
+        asyncio.run(tool(edges=[[0, TOOL_MAX_VERTICES + 1]]))
+    with pytest.raises(ValueError, match="problem_id, or F and H"):
+        coloring_tool()
+    by_pair = coloring_tool(F="K1,3", H="K4")
+    assert "K4" in asyncio.run(by_pair(edges=[[0, 1]]))
