@@ -188,6 +188,12 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
     mock: "MockOpenAIServer"
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up mid-request (a cancelled or timed-out call): note it, quietly."""
+        import sys
+
+        self.mock.errors.append(repr(sys.exc_info()[1]))
+
 
 @dataclass
 class MockOpenAIServer:
@@ -198,6 +204,7 @@ class MockOpenAIServer:
     latency: float = 0.0
     serve_models: bool = True
     requests: list[RequestInfo] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -244,3 +251,93 @@ class MockOpenAIServer:
 
     def chat_requests(self) -> list[RequestInfo]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+
+# ---------------------------------------------------------------------------------------------
+# A deterministic scripted "model" for end-to-end runs
+# ---------------------------------------------------------------------------------------------
+def _crc(text: str) -> int:
+    import zlib
+
+    return zlib.crc32(text.encode())
+
+
+def expected_kind(sample: str) -> str:
+    """What :func:`answer_script` does for a sample ``problem/setting/run``: ``correct``,
+    ``wrong``, ``unparsed``, ``truncated`` or ``reasoning`` (correct, with a reasoning field)."""
+    return ("correct", "correct", "correct", "wrong", "unparsed", "truncated", "reasoning")[_crc(sample) % 7]
+
+
+def _solution(problem_id: str):
+    from ramseygadgets.catalog import get_problem
+    from ramseygadgets.solutions import get_solution
+
+    problem = get_problem(problem_id)
+    return problem, get_solution(problem.id).candidate
+
+
+def _wrong(problem, candidate):
+    """The minimal solution with one edge removed (minimal, so no longer a solution) that keeps
+    the designated items valid."""
+    from ramseygadgets.gadgets import Candidate
+    from ramseygadgets.graphs import Graph
+
+    keep = set(candidate.designated.edges)
+    drop = next(e for e in reversed(candidate.graph.edges) if e not in keep)
+    return Candidate(Graph(candidate.graph.n, tuple(e for e in candidate.graph.edges if e != drop)),
+                     candidate.designated)
+
+
+def answer_script(native_tools: bool = False, tool_name: str = "color_graph") -> Script:
+    """Replies by sample (see :func:`expected_kind`); in multiround round 1 it first asks the
+    coloring tool (text block, or a native tool call) about its graph."""
+    from ramseygadgets.answers import format_answer
+
+    def script(info: RequestInfo) -> Action:
+        if info.sample is None:
+            return Reply("no sample header")
+        problem_id, setting, _run = info.sample.split("/")
+        problem, candidate = _solution(problem_id)
+        kind = expected_kind(info.sample)
+        if setting == "multiround" and info.round_no == 1:
+            args = {"edges": [list(e) for e in candidate.graph.edges]}
+            if native_tools:
+                return Reply(None, tool_calls=[tool_call(tool_name, args, "call_1")], prompt_tokens=50,
+                             completion_tokens=30)
+            return Reply("Let me test my graph.\n```coloring_tool\n" + json.dumps(args) + "\n```",
+                         prompt_tokens=50, completion_tokens=30)
+        if kind == "wrong":
+            candidate = _wrong(problem, candidate)
+        text = "Here is my construction.\n" + format_answer(candidate, problem.gadget)
+        if kind == "unparsed":
+            return Reply("I am not able to construct such a graph.", completion_tokens=12)
+        if kind == "truncated":
+            return Reply(text[: len(text) // 2], finish_reason="length", completion_tokens=4000)
+        if kind == "reasoning":
+            return Reply(text, reasoning="Let me think about the forced edges...", reasoning_tokens=300,
+                         completion_tokens=400)
+        return Reply(text, completion_tokens=80)
+
+    return script
+
+
+def main() -> None:  # pragma: no cover - used by bench/harness.py
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible server on 127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before every reply")
+    parser.add_argument("--model", default="mock-model")
+    args = parser.parse_args()
+    server = MockOpenAIServer(answer_script(), models=(args.model,), latency=args.latency).start(args.port)
+    print(f"PORT {server.port}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+        sys.exit(0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

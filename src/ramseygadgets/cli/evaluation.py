@@ -133,8 +133,8 @@ def eval_command(
                           f"resume with: {resume_hint(where)}", markup=False, highlight=False)
         raise typer.Exit(130)
     if outcome.aborted:
-        fail(f"{outcome.aborted}; stopped after {outcome.stats.recorded}/{outcome.total} samples "
-             f"(fix the cause and re-run the same command to continue)")
+        fail(f"{outcome.aborted.rstrip('.')}. Stopped after {outcome.stats.recorded}/{outcome.total} samples; "
+             f"fix the cause and re-run the same command to continue")
     errors = sum(r.errors for r in rows)
     if errors and not as_json:
         err_console.print(f"{errors} samples ended with a backend error; re-run the same command to retry them",

@@ -14,7 +14,6 @@ declared but ``tool_choice`` is ``none``; a tool request there is not an answer 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ramseygadgets.catalog import Problem
@@ -95,28 +94,18 @@ class Conversation:
         return self.messages
 
     # -- the coloring tool --------------------------------------------------------------
-    def _run_tool(self, arguments: Any) -> str:
-        from ramseygadgets.coloring_tool import run_coloring_tool
-
-        try:
-            return run_coloring_tool(self.problem, arguments)
-        except Exception as exc:  # noqa: BLE001 - the model gets the error as the tool's answer
-            return f"error: {exc}"
-
     def _tool_turn(self, completion: Completion) -> list[dict[str, Any]] | None:
-        from ramseygadgets.prompts import followup_message
-
+        """The messages opening the next round, or ``None`` when the reply is final."""
         if self.tool_mode == "native":
             return self._native_tool_turn(completion)
-        from ramseygadgets.coloring_tool import extract_tool_request
+        from ramseygadgets.prompts import multiround_step
 
-        request = extract_tool_request(completion.content or "")
-        if request is None:
-            return None
-        return [followup_message(self.problem, self.round_no, self._run_tool(request))]
+        step = multiround_step(self.problem, self.round_no, completion.content or "")
+        return None if step.final else [step.followup]
 
     def _native_tool_turn(self, completion: Completion) -> list[dict[str, Any]] | None:
-        from ramseygadgets.coloring_tool import TOOL_NAME
+        from ramseygadgets.coloring_tool import TOOL_NAME, run_coloring_tool
+        from ramseygadgets.prompts import followup_message, tool_result_message
 
         if not completion.tool_calls:
             return None
@@ -124,15 +113,11 @@ class Conversation:
         for index, call in enumerate(completion.tool_calls):
             function = call.get("function") or {}
             if index > 0:
-                result = "error: only one coloring-tool call is answered per round; this call was ignored"
+                result = "Tool error: only one coloring-tool call is answered per round; this call was ignored."
             elif function.get("name") != TOOL_NAME:
-                result = f"error: unknown tool {function.get('name')!r}; the only tool is {TOOL_NAME!r}"
+                result = f"Tool error: unknown tool {function.get('name')!r}; the only tool is {TOOL_NAME!r}."
             else:
-                try:
-                    arguments = json.loads(function.get("arguments") or "{}")
-                except ValueError as exc:
-                    result = f"error: the tool arguments are not valid JSON ({exc})"
-                else:
-                    result = self._run_tool(arguments)
-            turn.append({"role": "tool", "tool_call_id": call.get("id") or f"call_{index}", "content": result})
+                result = run_coloring_tool(self.problem, function.get("arguments") or "")
+            turn.append(tool_result_message(call.get("id") or f"call_{index}", result))
+        turn.append(followup_message(self.problem, self.round_no + 1, None, tool_mode="native"))
         return turn

@@ -93,42 +93,41 @@ class EvalOutcome:
 
 
 def model_label(model: str, profile: Any | None) -> str:
-    if profile is not None:
+    """Short display name: the profile's name (unless ``default``), else the model's last part."""
+    if profile is not None and profile.name != "default":
         return profile.name
     if model.startswith("replay:"):
         return "replay:" + Path(model.split(":", 1)[1]).stem
     return model.rstrip("/").split("/")[-1] or model
 
 
-def resolve_profile(name: str | None, profiles_file: str | None) -> Any | None:
-    from ramseygadgets import profiles as profiles_module
+def resolve_profile(name: str | None, profiles_file: str | None, model: str) -> Any:
+    """The named profile, else the one whose model patterns match the model id, else ``default``."""
+    from ramseygadgets.profiles import get_profile, profile_for_model
 
-    if profiles_file is not None:
-        loaded = profiles_module.load_profiles(profiles_file)
-        if name is None:
-            return None
-        found = loaded.get(name) if isinstance(loaded, dict) else None
-        if found is not None:
-            return found
-    return profiles_module.get_profile(name) if name is not None else None
+    if name is not None:
+        return get_profile(name, profiles_file=profiles_file)
+    model_id = model.split("/", 1)[1] if model.startswith(("openai/", "vllm/")) else model
+    return profile_for_model(model_id, profiles_file=profiles_file)
 
 
 def resolve_sampling(options: EvalOptions, profile: Any | None) -> Sampling:
-    """Defaults ← the model profile's recommended settings ← explicit options."""
-    sampling = Sampling()
+    """The profile's recommended settings (``ModelProfile.request_params``) ← explicit options."""
+    values: dict[str, Any] = Sampling().to_json()
     if profile is not None:
-        sampling = sampling.updated(**{name: getattr(profile, name, None) for name in
-                                       ("temperature", "top_p", "top_k", "min_p", "repetition_penalty",
-                                        "max_tokens", "seed")})
+        for name in ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_tokens",
+                     "reasoning_effort"):
+            if getattr(profile, name, None) is not None:
+                values[name] = getattr(profile, name)
         extra = dict(getattr(profile, "extra_body", None) or {})
-        if extra:
-            sampling = Sampling(**{**sampling.to_json(), "extra_body": extra})
-    sampling = sampling.updated(temperature=options.temperature, top_p=options.top_p, top_k=options.top_k,
-                                min_p=options.min_p, repetition_penalty=options.repetition_penalty,
-                                max_tokens=options.max_tokens, seed=options.seed)
-    if options.extra_body:
-        sampling = Sampling(**{**sampling.to_json(), "extra_body": {**sampling.extra_body, **options.extra_body}})
-    return sampling
+        if getattr(profile, "chat_template_kwargs", None):
+            extra["chat_template_kwargs"] = dict(profile.chat_template_kwargs)
+        values["extra_body"] = extra
+    for name in ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_tokens", "seed"):
+        if getattr(options, name) is not None:
+            values[name] = getattr(options, name)
+    values["extra_body"] = {**values["extra_body"], **options.extra_body}
+    return Sampling(**values)
 
 
 def sample_keys(problem_set: ProblemSet, settings: list[str], runs: int) -> list[SampleKey]:
@@ -157,6 +156,7 @@ class Evaluation:
         self._workers: list[asyncio.Task[Any]] = []
         self._writing = False
         self._interrupt_pending = False
+        self._queued: list[dict[str, Any]] = []
 
     # -- setup ------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -183,7 +183,7 @@ class Evaluation:
         problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
         self.problem_set = select_problems(problem_ids, o.tier, o.dataset)
         self.settings, self.runs = settings, runs
-        self.profile = resolve_profile(o.profile, o.profiles_file)
+        self.profile = resolve_profile(o.profile, o.profiles_file, o.model)
         self.sampling = resolve_sampling(o, self.profile)
         self.keys = sample_keys(self.problem_set, settings, runs)
         if not self.keys:
@@ -251,18 +251,32 @@ class Evaluation:
             record["error_kind"] = conversation.error_kind
         return record
 
-    def record(self, record: dict[str, Any]) -> None:
-        """Append a finished sample (a Ctrl-C arriving meanwhile waits until it is written)."""
+    def record(self, *records: dict[str, Any]) -> None:
+        """Append finished samples (a Ctrl-C arriving meanwhile waits until they are written)."""
         assert self.log is not None
+        if not records:
+            return
         self._writing = True
         try:
-            self.log.append(record)
-            self.stats.add(record)
-            self._watch_errors(record)
+            self.log.append_many(list(records))
+            for record in records:
+                self.stats.add(record)
+                self._watch_errors(record)
         finally:
             self._writing = False
         if self._interrupt_pending:
             raise KeyboardInterrupt
+
+    def _queue_record(self, record: dict[str, Any]) -> None:
+        """Async mode: samples finishing in the same event-loop turn are written together."""
+        self._queued.append(record)
+        if len(self._queued) == 1:
+            asyncio.get_running_loop().call_soon(self._flush_queued)
+
+    def _flush_queued(self) -> None:
+        records, self._queued = self._queued, []
+        self.record(*records)
+        self._progress.update()
 
     def _watch_errors(self, record: dict[str, Any]) -> None:
         """Stop when the first ``abort_after`` samples all failed with the same backend error."""
@@ -285,9 +299,9 @@ class Evaluation:
 
     def run(self) -> EvalOutcome:
         """Run the pending samples; never raises for per-sample failures."""
-        pending = self.open_log()
         interrupted = False
         try:
+            pending = self.open_log()
             if pending:
                 with EvalProgress(self.stats, self.console, self.options.progress,
                                   title=self.config.get("model_label", "eval")) as progress:
@@ -340,6 +354,7 @@ class Evaluation:
             if not interrupted:
                 raise
         finally:
+            self._flush_queued()  # samples already scored are written, whatever stopped the run
             for sig in installed:
                 loop.remove_signal_handler(sig)
             try:
@@ -355,6 +370,7 @@ class Evaluation:
                 return
             conversation = self.conversation(key)
             self.stats.in_flight += 1
+            started = time.perf_counter()
             try:
                 while (request := conversation.request()) is not None:
                     completion = await self.backend.complete(request)
@@ -362,13 +378,13 @@ class Evaluation:
                         await asyncio.to_thread(conversation.feed, completion)  # may run the coloring tool
                     else:
                         conversation.feed(completion)
+                conversation.latency_s = time.perf_counter() - started
                 record = await asyncio.to_thread(self.score, conversation)
             finally:
                 self.stats.in_flight -= 1
             if self.aborted is not None:
                 return
-            self.record(record)
-            self._progress.update()
+            self._queue_record(record)
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
         if self._writing:
@@ -396,13 +412,15 @@ class Evaluation:
                 active = [self.conversation(k) for k in pending[start:start + size]]
                 while active and self.aborted is None:
                     batch, owners = merge_first_round([c.request() for c in active], active)
+                    started = time.perf_counter()
                     results = self.backend.complete_batch(batch)
+                    for group, completions in zip(owners, results):
+                        for completion in completions:
+                            completion.latency_s = time.perf_counter() - started  # the wave's wall time
                     for group, completions in zip(owners, results):
                         for conversation, completion in zip(group, completions):
                             conversation.feed(completion)
-                    for conversation in active:
-                        if conversation.finished:
-                            self.record(self.score(conversation))
+                    self.record(*(self.score(c) for c in active if c.finished))
                     active = [c for c in active if not c.finished]
                     self._progress.update(force=True)
                 if self.aborted is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
+from rich import box
 from rich.table import Table
 
 
@@ -71,16 +72,20 @@ def _pct(x: float | None) -> str:
 
 
 def summary_table(rows: list[SettingSummary], title: str) -> Table:
+    """Setting, samples, accuracy ± sd over runs, pass@k, tokens per sample, then the failure
+    counts (truncated, errors and retries only when there are any)."""
     k = rows[0].k if rows else 5
-    table = Table(title=title)
-    for name, justify in (("setting", "left"), ("samples", "right"), ("accuracy %", "right"),
-                          (f"pass@{k} %", "right"), ("avg tokens", "right"), ("wrong", "right"),
-                          ("unparsed", "right"), ("truncated", "right"), ("errors", "right"), ("retries", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    optional = [name for name, attr in (("truncated", "truncated"), ("errors", "errors"), ("retries", "retries"))
+                if any(getattr(r, attr) for r in rows)]
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("setting", no_wrap=True)
+    for name in ("samples", "accuracy %", f"pass@{k} %", "tokens", "wrong", "unparsed", *optional):
+        table.add_column(name, justify="right", no_wrap=True)
     for r in rows:
         acc = _pct(r.accuracy) + ("" if r.accuracy_std is None else f" ± {100 * r.accuracy_std:.1f}")
         wrong = r.samples - r.correct - r.parse_failures - r.truncated - r.errors
-        table.add_row(r.setting, f"{r.samples}/{r.expected}", acc, _pct(r.pass_at_k),
-                      "-" if r.avg_tokens is None else f"{r.avg_tokens:,.0f}", str(wrong), str(r.parse_failures),
-                      str(r.truncated), str(r.errors), str(r.retries))
+        cells = [r.setting, f"{r.samples}/{r.expected}", acc, _pct(r.pass_at_k),
+                 "-" if r.avg_tokens is None else f"{r.avg_tokens:,.0f}", str(wrong), str(r.parse_failures)]
+        cells += [str(getattr(r, name)) for name in optional]
+        table.add_row(*cells)
     return table

@@ -23,6 +23,7 @@ class Sampling:
     repetition_penalty: float | None = None
     max_tokens: int | None = 32768
     seed: int | None = None
+    reasoning_effort: str | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:

@@ -109,6 +109,11 @@ class OpenAIBackend:
         self._max_connections = max_connections
         self._client: openai.AsyncOpenAI | None = None
 
+    def describe(self) -> dict[str, Any]:
+        """What config.json records about the backend (never the API key)."""
+        return {"kind": "openai", "base_url": public_url(self.base_url), "openai_sdk": openai.__version__,
+                "retry": self.retry.to_json()}
+
     @property
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
@@ -146,7 +151,7 @@ class OpenAIBackend:
     def request_kwargs(self, request: ChatRequest) -> dict[str, Any]:
         s = request.sampling
         kwargs: dict[str, Any] = {"model": self.model, "messages": outgoing_messages(request)}
-        for name in ("temperature", "top_p", "max_tokens"):
+        for name in ("temperature", "top_p", "max_tokens", "reasoning_effort"):
             if getattr(s, name) is not None:
                 kwargs[name] = getattr(s, name)
         seed = s.seed_for(request.key.run)

@@ -74,5 +74,7 @@ class SolverBackend:
             call = {"id": "call_solver_1", "type": "function",
                     "function": {"name": coloring_tool.TOOL_NAME, "arguments": json.dumps(arguments)}}
             return Completion(content=None, tool_calls=[call], finish_reason="tool_calls")
-        text = "Let me check the good colorings of my graph first.\n\n" + coloring_tool.format_tool_request(candidate.graph)
+        # The text protocol of ramseygadgets.coloring_tool: a ```coloring_tool block holding the graph.
+        text = ("Let me check the good colorings of my graph first.\n\n```coloring_tool\n"
+                + json.dumps(arguments) + "\n```")
         return Completion(content=text, finish_reason="stop")
