@@ -2,14 +2,14 @@
 
 Shares no code path with :mod:`verify` beyond the data types: copies come from networkx's
 subgraph monomorphisms (:class:`networkx.algorithms.isomorphism.GraphMatcher`), colorings are
-bitmasks over all edges, and each gadget definition is checked literally on the full list of
-good colorings.  Exponential in m, so only for small graphs (m ≤ 20 by default).
+the integers 0..2^m-1 read as bitmasks (bit i set = edge i red, held in a numpy array), and each
+gadget definition is checked literally on the full list of good colorings.  Exponential in m,
+so only for small graphs (m ≤ 20 by default).
 """
 
 from __future__ import annotations
 
-from itertools import product
-
+import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
 from ramseygadgets.gadgets import Designated, GadgetType
@@ -32,56 +32,77 @@ def copy_masks(pattern: Pattern, graph: Graph) -> set[int]:
     return masks
 
 
-def good_coloring_masks(graph: Graph, F: Pattern, H: Pattern) -> list[int]:
-    """Bitmasks (bit i set = edge i red) of all (F,H)-good colorings."""
+def good_coloring_masks(graph: Graph, F: Pattern, H: Pattern) -> np.ndarray:
+    """Bitmasks (bit i set = edge i red) of all (F,H)-good colorings, ascending (int64 array).
+
+    A coloring is good iff no copy of F is all red (``mask & c == c``) and no copy of H is all
+    blue (``mask & c == 0``).
+    """
     if graph.m > MAX_BRUTE_FORCE_EDGES:
         raise ValueError(f"brute force is limited to {MAX_BRUTE_FORCE_EDGES} edges, graph has {graph.m}")
-    fs, hs = list(copy_masks(F, graph)), list(copy_masks(H, graph))
-    return [red for red in range(1 << graph.m)
-            if not any(red & c == c for c in fs) and not any(red & c == 0 for c in hs)]
+    masks = np.arange(1 << graph.m, dtype=np.int64)
+    good = np.ones(masks.shape, dtype=bool)
+    for c in copy_masks(F, graph):
+        good &= (masks & c) != c
+    for c in copy_masks(H, graph):
+        good &= (masks & c) != 0
+    return masks[good]
+
+
+def red_degrees(graph: Graph, good: np.ndarray, v: int) -> np.ndarray:
+    """Red degree of vertex v in each coloring of ``good``."""
+    degree = np.zeros(good.shape, dtype=np.int64)
+    for i in graph.incident_edges[v]:
+        degree += (good >> i) & 1
+    return degree
+
+
+def designated_valid(graph: Graph, gadget: GadgetType, designated: Designated) -> bool:
+    """Designated edges are edges of G and distinct; designated vertices are distinct vertices of G."""
+    if len(designated.edges) != len(gadget.edge_names) or len(designated.vertices) != len(gadget.vertex_names):
+        return False
+    if any(u == v or not graph.has_edge(u, v) for u, v in designated.edges):
+        return False
+    if len(set(designated.edges)) != len(designated.edges):
+        return False
+    return all(0 <= x < graph.n for x in designated.vertices) and len(set(designated.vertices)) == len(designated.vertices)
+
+
+def gadget_holds(graph: Graph, F: Pattern, gadget: GadgetType, designated: Designated, good: np.ndarray) -> bool:
+    """The gadget clauses of the definition, on the given list of all good colorings (non-empty)."""
+    if gadget in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER,
+                  GadgetType.POSITIVE_SENDER, GadgetType.NEGATIVE_SENDER):
+        red = [((good >> graph.edge_id(u, v)) & 1).astype(bool) for u, v in designated.edges]
+        if gadget is GadgetType.RED_DETERMINER:
+            return bool(red[0].all())
+        if gadget is GadgetType.BLUE_DETERMINER:
+            return bool((~red[0]).all())
+        both_colours = bool(red[0].any() and (~red[0]).any())
+        if gadget is GadgetType.POSITIVE_SENDER:
+            return both_colours and bool((red[0] == red[1]).all())
+        return both_colours and bool((red[0] != red[1]).all())
+
+    k = F.star_k
+    if k is None:
+        raise ValueError("hardness gadgets need F = K1,k")
+    degrees = [red_degrees(graph, good, v) for v in designated.vertices]
+    if gadget is GadgetType.CLAUSE:  # enforced = no red edge
+        codes = (degrees[0] == 0) * 4 + (degrees[1] == 0) * 2 + (degrees[2] == 0) * 1
+        seen = set(np.unique(codes).tolist())
+        return 7 not in seen and seen >= set(range(7))
+    # variable gadget: enforcer = exactly k-1 red edges
+    u1, u2, n1 = (d == k - 1 for d in degrees)
+    rule = bool((n1 | (u1 & u2)).all())
+    some_both_free = bool((~u1 & ~u2).any())
+    some_n_free = bool((~n1).any())
+    return rule and some_both_free and some_n_free
 
 
 def brute_force_verify(graph: Graph, F: Pattern, H: Pattern, gadget: GadgetType, designated: Designated) -> bool:
     """True iff the candidate satisfies every clause of the gadget's definition."""
-    if len(designated.edges) != len(gadget.edge_names) or len(designated.vertices) != len(gadget.vertex_names):
-        return False
-    if any(not graph.has_edge(u, v) for u, v in designated.edges if u != v) or any(u == v for u, v in designated.edges):
-        return False
-    if len(set(designated.edges)) != len(designated.edges):
-        return False
-    if any(not 0 <= x < graph.n for x in designated.vertices) or len(set(designated.vertices)) != len(designated.vertices):
+    if not designated_valid(graph, gadget, designated):
         return False
     good = good_coloring_masks(graph, F, H)
-    if not good:
+    if good.size == 0:
         return False
-    bits = [1 << graph.edge_id(u, v) for u, v in designated.edges]
-
-    def red(mask: int, b: int) -> bool:
-        return bool(mask & b)
-
-    if gadget is GadgetType.RED_DETERMINER:
-        return all(red(c, bits[0]) for c in good)
-    if gadget is GadgetType.BLUE_DETERMINER:
-        return all(not red(c, bits[0]) for c in good)
-    if gadget in (GadgetType.POSITIVE_SENDER, GadgetType.NEGATIVE_SENDER):
-        both = any(red(c, bits[0]) for c in good) and any(not red(c, bits[0]) for c in good)
-        same = all(red(c, bits[0]) == red(c, bits[1]) for c in good)
-        opposite = all(red(c, bits[0]) != red(c, bits[1]) for c in good)
-        return both and (same if gadget is GadgetType.POSITIVE_SENDER else opposite)
-
-    k = F.star_k
-    assert k is not None, "hardness gadgets need F = K1,k"
-    incident = [[1 << i for i in graph.incident_edges[v]] for v in designated.vertices]
-
-    def red_degrees(c: int) -> list[int]:
-        return [sum(1 for b in inc if c & b) for inc in incident]
-
-    if gadget is GadgetType.CLAUSE:
-        seen = {tuple(d == 0 for d in red_degrees(c)) for c in good}
-        return (True, True, True) not in seen and all(p in seen for p in product((True, False), repeat=3) if not all(p))
-    # variable gadget: enforcer = exactly k-1 red edges
-    patterns = [tuple(d == k - 1 for d in red_degrees(c)) for c in good]
-    rule = all(nf or (uf1 and uf2) for uf1, uf2, nf in patterns)
-    some_both_free = any(not uf1 and not uf2 for uf1, uf2, _ in patterns)
-    some_n_free = any(not nf for _, _, nf in patterns)
-    return rule and some_both_free and some_n_free
+    return gadget_holds(graph, F, gadget, designated, good)

@@ -242,22 +242,62 @@ class GoodColorings:
             out.append(coloring)
         return out
 
+    def components(self) -> list[list[int]]:
+        """Constrained edges grouped into independent parts: two edges are together when a chain
+        of clauses links them.  Good colorings are products of the parts' colorings (free edges
+        aside), so the parts are counted separately."""
+        parent = list(range(self.graph.m + 1))
+
+        def root(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for clause in self.clauses:
+            a = root(abs(clause[0]))
+            for lit in clause[1:]:
+                b = root(abs(lit))
+                if a != b:
+                    parent[b] = a
+        groups: dict[int, list[int]] = {}
+        for i, used in enumerate(self.constrained):
+            if used:
+                groups.setdefault(root(i + 1), []).append(i)
+        return list(groups.values())
+
     def count(self, cap: int = 100_000) -> tuple[int, bool]:
-        """``(count, exact)``: the number of good colorings, or ``(cap, False)`` if there are more."""
-        free = self.graph.m - sum(self.constrained)
-        constrained = [i for i in range(self.graph.m) if self.constrained[i]]
-        total = 0
-        with new_solver(self._solver_name, self.clauses) as s:
-            while s.solve():
-                total += 1 << free
-                if total > cap:
-                    return cap, False
-                if not constrained:
-                    break
-                model = s.get_model() or []
-                red = self._coloring(model).red
-                s.add_clause([-(i + 1) if red[i] else i + 1 for i in constrained])
+        """``(count, exact)``: the number of good colorings, or ``(cap, False)`` if there are more.
+
+        count = 2^(free edges) · Π over :meth:`components` of the part's count, each part
+        enumerated with blocking clauses on its own edges (at most ``cap`` models in all).
+        """
+        if not self.is_good():
+            return 0, True
+        total = 1 << (self.graph.m - sum(self.constrained))
+        if total > cap:
+            return cap, False
+        parts = self.components()
+        var_part = {i + 1: p for p, edges in enumerate(parts) for i in edges}
+        part_clauses: list[list[Sequence[int]]] = [[] for _ in parts]
+        for clause in self.clauses:
+            part_clauses[var_part[abs(clause[0])]].append(clause)
+        for edges, clauses in zip(parts, part_clauses):
+            found = self._count_part(edges, clauses, cap // total + 1)
+            total *= found
+            if total > cap:
+                return cap, False
         return total, True
+
+    def _count_part(self, edges: list[int], clauses: list[Sequence[int]], limit: int) -> int:
+        """Good colorings of one part's edges (stops after ``limit``)."""
+        found = 0
+        with new_solver(self._solver_name, clauses) as s:
+            while found < limit and s.solve():
+                found += 1
+                model = s.get_model() or []
+                s.add_clause([-model[i] for i in edges])  # model[i] is ±(i + 1)
+        return found
 
     # -- red-degree constraints (hardness gadgets) ---------------------------------------------
     def red_degree_clauses(self, v: int, *, at_most: int | None = None, at_least: int | None = None) -> list[list[int]]:

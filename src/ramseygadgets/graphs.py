@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ramseygadgets.errors import GraphFormatError, GraphTooLargeError
 
@@ -221,6 +221,18 @@ def _edge_pair(raw: Any, position: int) -> Edge:
     return _check_label(raw[0], "a vertex label"), _check_label(raw[1], "a vertex label")
 
 
+def load_json(text: str) -> Any:
+    """``json.loads`` with every failure (syntax, absurd nesting, 5000-digit numbers) as GraphFormatError."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GraphFormatError(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise GraphFormatError("malformed JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. integers longer than Python's digit limit
+        raise GraphFormatError(f"malformed JSON: {str(exc).split(';')[0]}") from None
+
+
 def graph_from_mapping(data: Mapping[str, Any] | Sequence[Any], *, max_vertices: int | None = DEFAULT_MAX_VERTICES) -> Graph:
     """Build a graph from decoded JSON: ``{"edges": [...], "n": k}`` or a list of pairs."""
     if isinstance(data, Mapping):
@@ -234,12 +246,11 @@ def graph_from_mapping(data: Mapping[str, Any] | Sequence[Any], *, max_vertices:
     return Graph.from_edges(edges, n, max_vertices=max_vertices)
 
 
-_EDGE_TOKEN = re.compile(r"(\d+)|(-)|([\s,;()\[\]{}]+)|(.)", re.S)
+_EDGE_TOKEN = re.compile(r"([0-9]+)|([-−–—])|([\s,;()\[\]{}]+)|(.)", re.S)
 
 
-def parse_edge_list(text: str, *, max_vertices: int | None = DEFAULT_MAX_VERTICES) -> Graph:
-    """Read ``0 1`` / ``0-1, 1-2`` / ``(0,1)`` edge lists; labels are non-negative integers."""
-    pairs: list[Edge] = []
+def _edge_list_pairs(text: str) -> Iterator[Edge]:
+    """Vertex pairs of an edge list, line by line (so that a bad line stops reading at once)."""
     for line_no, raw_line in enumerate(text.splitlines(), start=1):
         line = raw_line.split("#", 1)[0]
         numbers: list[int] = []
@@ -264,10 +275,15 @@ def parse_edge_list(text: str, *, max_vertices: int | None = DEFAULT_MAX_VERTICE
                 prev_number = False
         if len(numbers) % 2:
             raise GraphFormatError(f"line {line_no}: odd number of vertex labels ({len(numbers)}); each edge needs two")
-        pairs.extend(zip(numbers[::2], numbers[1::2]))
-    if not pairs:
+        yield from zip(numbers[::2], numbers[1::2])
+
+
+def parse_edge_list(text: str, *, max_vertices: int | None = DEFAULT_MAX_VERTICES) -> Graph:
+    """Read ``0 1`` / ``0-1, 1-2`` / ``(0,1)`` edge lists; labels are non-negative integers."""
+    graph = Graph.from_edges(_edge_list_pairs(text), max_vertices=max_vertices)
+    if graph.m == 0:
         raise GraphFormatError("no edges found in the edge list")
-    return Graph.from_edges(pairs, max_vertices=max_vertices)
+    return graph
 
 
 _GRAPH6 = re.compile(r"^[\x3f-\x7e]+$")
@@ -314,15 +330,15 @@ def parse_graph(text: str | bytes, *, max_vertices: int | None = DEFAULT_MAX_VER
             raise GraphFormatError("input is not UTF-8 text") from None
     if "\x00" in text:
         raise GraphFormatError("input contains NUL bytes; expected text")
-    stripped = text.strip()
+    stripped = text.strip().removeprefix("\ufeff").strip()  # a byte-order mark is not content
     if not stripped:
         raise GraphFormatError("empty input: no graph given")
     if stripped[0] in "{[":
         try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as exc:
+            data = load_json(stripped)
+        except GraphFormatError:
             if stripped[0] == "{":
-                raise GraphFormatError(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+                raise
             return parse_edge_list(stripped, max_vertices=max_vertices)  # e.g. "[0,1] [1,2]"
         return graph_from_mapping(data, max_vertices=max_vertices)
     if stripped.startswith(">>graph6<<") or ("\n" not in stripped and _GRAPH6.match(stripped) and not stripped.isdigit()):
