@@ -57,10 +57,22 @@ class ProblemSet:
 
 
 def _catalog_solutions(problems: Iterable[Problem]) -> dict[str, Candidate]:
+    """Shipped minimal solutions of those problems that are catalog problems."""
     from ramseygadgets.solutions import load_solutions
 
     shipped = load_solutions()
-    return {p.id: shipped[p.id].candidate for p in problems if p.id in shipped}
+    found = {}
+    for p in problems:
+        if p.id in shipped and shipped[p.id].candidate is not None and _same_problem(p, p.id):
+            found[p.id] = shipped[p.id].candidate
+    return found
+
+
+def _same_problem(problem: Problem, problem_id: str) -> bool:
+    try:
+        return get_problem(problem_id) == problem
+    except RamseyGadgetsError:
+        return False
 
 
 def select_problems(ids: Iterable[str] | None = None, tier: str | None = None,
@@ -133,6 +145,8 @@ def load_problem_file(path: str | Path) -> ProblemSet:
         seen.add(problem.id)
         problems.append(problem)
         solution = _solution_of(record, problem, path, index)
+        if solution is None:
+            solution = _catalog_solutions([problem]).get(problem.id)  # a catalog problem: its shipped solution
         if solution is not None:
             solutions[problem.id] = solution
     if not problems:

@@ -33,7 +33,7 @@ from ramseygadgets.harness.progress import EvalProgress, EvalStats
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.runlog import RunLog
 from ramseygadgets.harness.scoring import sample_record
-from ramseygadgets.harness.types import SampleKey, Sampling
+from ramseygadgets.harness.types import Completion, SampleKey, Sampling
 
 TOOL_MODES = ("text", "native")
 #: Error kinds that say nothing about the backend as a whole (never trigger the abort rule).
@@ -373,7 +373,13 @@ class Evaluation:
             started = time.perf_counter()
             try:
                 while (request := conversation.request()) is not None:
-                    completion = await self.backend.complete(request)
+                    try:
+                        completion = await self.backend.complete(request)
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - a backend bug ends this sample, recorded
+                        completion = Completion(error=f"backend failed: {type(exc).__name__}: {exc}"[:300],
+                                                error_kind="backend-exception")
                     if conversation.multiround:
                         await asyncio.to_thread(conversation.feed, completion)  # may run the coloring tool
                     else:

@@ -56,7 +56,11 @@ class SolverBackend:
         problem = request.problem
         candidate = self.problem_set.solution(problem)
         if candidate is None:
-            candidate = await asyncio.to_thread(self.solution, problem)
+            try:
+                candidate = await asyncio.to_thread(self.solution, problem)
+            except Exception as exc:  # noqa: BLE001 - a failed search ends this sample, not the run
+                return Completion(error=f"reference search failed for {problem.id}: {type(exc).__name__}: {exc}",
+                                  error_kind="no-solution")
         if candidate is None:
             return Completion(content="I could not find a solution within my search limits.", finish_reason="stop")
         if request.key.setting == "multiround" and request.round_no == 1 and not request.last_round:
