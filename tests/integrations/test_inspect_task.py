@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
+pytestmark = pytest.mark.filterwarnings("ignore:The .initial. parameter is deprecated:DeprecationWarning")
 
 from inspect_ai.tool import ToolError  # noqa: E402
 

@@ -31,3 +31,12 @@ def problem_from_fields(fields: dict[str, Any]) -> Problem:
         return get_problem(str(fields["problem_id"]))
     except (UnknownProblemError, KeyError):
         return Problem.make(str(fields["F"]), str(fields["H"]), str(fields["gadget"]))
+
+
+def reasoning_text(output: Any) -> str | None:
+    """The separate reasoning of an Inspect ``ModelOutput``'s reply (its reasoning content
+    blocks, e.g. vLLM's reasoning field), or ``None``."""
+    if output is None or not output.choices or isinstance(output.message.content, str):
+        return None
+    parts = [getattr(c, "reasoning", "") for c in output.message.content if getattr(c, "type", None) == "reasoning"]
+    return "\n".join(p for p in parts if p) or None

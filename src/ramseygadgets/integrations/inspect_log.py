@@ -16,8 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from ramseygadgets.catalog import get_problem
-from ramseygadgets.errors import UnknownProblemError
+from ramseygadgets.integrations.common import reasoning_text
 from ramseygadgets.report.runs import Run, RunFormatError, Sample, register_reader, setting_sort_key
 
 #: The registry name of our task as Inspect records it in a log.
@@ -66,18 +65,20 @@ def read_inspect_log(path: Path) -> list[Run]:
     if log.status != "success":
         warnings.append(f"{path}: the Inspect run ended with status {log.status!r}; unfinished samples count as missing")
     model = log.eval.model
-    samples = list(_samples(log.samples or [], model, path, warnings))
     task_args = log.eval.task_args or {}
+    label = str(task_args.get("profile") or model)
+    samples = list(_samples(log.samples or [], model, path, warnings))
     settings = tuple(sorted({s.setting for s in samples} | {str(task_args.get("setting") or "zero-shot")},
                             key=setting_sort_key))
     runs = log.eval.config.epochs or max((s.run for s in samples), default=0) + 1
     problems = tuple(str(i) for i in (log.eval.dataset.sample_ids or [])) or tuple(
         dict.fromkeys(s.problem_id for s in samples))
-    config = {"model": model, "model_label": model, "settings": list(settings), "runs": runs,
+    config = {"model": model, "model_label": label, "profile": task_args.get("profile"),
+              "settings": list(settings), "runs": runs,
               "problems": list(problems), "source": "inspect", "inspect_task_args": task_args,
               "inspect_run_id": log.eval.run_id, "created": log.eval.created,
               "tool_mode": task_args.get("tool_mode", "text")}
-    return [Run(label=model, model=model, settings=settings, runs=runs, problems=problems,
+    return [Run(label=label, model=model, settings=settings, runs=runs, problems=problems,
                 samples=samples, config=config, source=str(path), warnings=warnings)]
 
 
@@ -107,7 +108,7 @@ def sample_record(sample: Any, model: str) -> dict[str, Any]:
         "model": model,
         "messages": [_message_json(m) for m in sample.messages],
         "response": output.completion if output is not None and output.choices else None,
-        "reasoning": verdict.get("reasoning"),
+        "reasoning": reasoning_text(output),
         "rounds": verdict.get("rounds") or meta.get("rounds"),
         "usage": usage_json(sample.model_usage or {}),
         "finish_reason": verdict.get("finish_reason") or FINISH_REASONS.get(str(stop_reason), stop_reason),
@@ -124,11 +125,6 @@ def sample_record(sample: Any, model: str) -> dict[str, Any]:
     for key in ("tier", "gadget", "min_vertices"):
         if key in meta:
             record[key] = meta[key]
-    if "tier" not in record:
-        try:
-            record["tier"] = get_problem(problem_id).tier
-        except UnknownProblemError:
-            pass
     return record
 
 

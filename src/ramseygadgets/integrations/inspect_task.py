@@ -49,7 +49,7 @@ from inspect_ai.util import store
 from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
 from ramseygadgets.integrations.common import problem_from_fields as problem_from_metadata
-from ramseygadgets.integrations.common import split_problem_selection
+from ramseygadgets.integrations.common import reasoning_text, split_problem_selection
 
 MULTIROUND = "multiround"
 TOOL_MODES = ("text", "native")
@@ -219,17 +219,6 @@ def _in_catalog(problem: Problem) -> bool:
 # =============================================================================================
 # Scorer and metrics
 # =============================================================================================
-def reasoning_text(output: ModelOutput) -> str | None:
-    """The separate reasoning of the final reply (reasoning content blocks), if any."""
-    if not output.choices:
-        return None
-    content = output.message.content
-    if isinstance(content, str):
-        return None
-    parts = [getattr(c, "reasoning", "") for c in content if getattr(c, "type", None) == "reasoning"]
-    return "\n".join(p for p in parts if p) or None
-
-
 _to_float = value_to_float()
 
 

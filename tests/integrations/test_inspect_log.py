@@ -1,0 +1,122 @@
+"""Inspect ``.eval`` logs of our task read by ``ramseygadgets report`` as runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
+pytestmark = pytest.mark.filterwarnings("ignore:The .initial. parameter is deprecated:DeprecationWarning")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from inspect_scripted import (  # noqa: E402
+    MOCK, ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE, ScriptedModel, solution_answer,
+)
+from ramseygadgets.cli import app  # noqa: E402
+from ramseygadgets.integrations.inspect_log import READER_NAME, is_inspect_log  # noqa: E402
+from ramseygadgets.report import RunFormatError, load_runs, registered_readers  # noqa: E402
+
+
+def test_reader_is_registered() -> None:
+    assert READER_NAME in registered_readers()
+
+
+def test_epochs_become_runs(zero_shot_run: tuple[ScriptedModel, Any]) -> None:
+    _, log = zero_shot_run
+    [run] = load_runs([log.location])
+    assert run.model == MOCK and run.label == MOCK
+    assert run.settings == ("zero-shot",) and run.runs == 2
+    assert set(run.problems) == {ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE}
+    assert run.missing_keys() == set() and not run.warnings
+    by_key = {s.key: s for s in run.samples}
+    assert len(by_key) == 6
+    for sample in log.samples:   # epoch e is run e - 1, with the scorer's verdict
+        record = by_key[(sample.id, "zero-shot", sample.epoch - 1)]
+        assert record.correct == sample.scores["ramsey_scorer"].metadata["correct"]
+        assert record.reason == sample.scores["ramsey_scorer"].explanation
+        assert record.response == sample.output.completion
+    outcomes = sorted(s.outcome for s in run.samples)
+    assert outcomes == ["correct"] * 3 + ["parse-failure"] * 2 + ["wrong"]
+    unparsable = by_key[(ZERO_SHOT_UNPARSABLE, "zero-shot", 0)]
+    assert unparsable.parse_error and unparsable.candidate is None
+    good = by_key[(ZERO_SHOT_CORRECT, "zero-shot", 1)]
+    assert good.candidate is not None and good.candidate["e"] and good.finish_reason == "stop"
+    assert good.tier == "easy" and good.gadget == "red-determiner" and good.min_vertices is not None
+    # token usage: the scripted model reports 101 prompt + 10 completion tokens per single call
+    assert (good.usage.prompt_tokens, good.usage.completion_tokens, good.usage.total_tokens) == (101, 10, 111)
+    assert good.rounds == 1
+
+
+def test_report_cli_reads_inspect_log_and_agrees_with_inspect_metrics(
+        zero_shot_run: tuple[ScriptedModel, Any], tmp_path: Path) -> None:
+    _, log = zero_shot_run
+    inspect_metrics = {name: m.value for s in log.results.scores for name, m in s.metrics.items()}
+    result = CliRunner().invoke(app, ["report", log.location, "--out", str(tmp_path / "report"), "--no-html",
+                                      "--bootstrap", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.stdout)["table1"]
+    assert row["model"] == MOCK and row["setting"] == "zero-shot" and row["runs"] == 2
+    assert row["mean_accuracy_pct"] == pytest.approx(100 * inspect_metrics["accuracy"], abs=0.01)
+    assert row["std_pct"] == pytest.approx(100 * inspect_metrics["accuracy_std"], abs=0.01)
+    assert row["pass_at_k_pct"] == pytest.approx(100 * inspect_metrics["pass@2"], abs=0.01)
+    assert row["avg_total_tokens"] == pytest.approx(111)
+    assert row["n_parse_failure"] == 2 and row["n_wrong"] == 1 and row["n_correct"] == 3
+
+
+def test_a_folder_of_logs_is_read(zero_shot_run: tuple[ScriptedModel, Any]) -> None:
+    _, log = zero_shot_run
+    folder = Path(log.location).parent
+    [run] = load_runs([folder])
+    assert run.source == log.location
+
+
+def test_sample_errors_are_recorded_as_errors(tmp_path: Path) -> None:
+    from inspect_ai import eval as inspect_eval
+
+    ok, broken = "p3_k3_red_determiner", "p3_k3_blue_determiner"
+    script = ScriptedModel({ok: [[solution_answer(ok)]], broken: [[solution_answer(broken)]]})
+
+    def outputs(input: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> Any:
+        output = script(input, tools, tool_choice, config)
+        if script.calls[-1].problem_id == broken:
+            raise RuntimeError("backend exploded")
+        return output
+
+    from inspect_ai.model import get_model
+
+    [log] = inspect_eval("ramseygadgets/ramsey_gadgets", model=get_model(MOCK, custom_outputs=outputs),
+                         task_args={"problems": f"{ok},{broken}"}, log_dir=str(tmp_path), display="none",
+                         fail_on_error=False)
+    [run] = load_runs([log.location])
+    by_problem = {s.problem_id: s for s in run.samples}
+    assert by_problem[ok].outcome == "correct"
+    assert by_problem[broken].outcome == "error" and "backend exploded" in (by_problem[broken].error or "")
+
+
+def test_logs_of_other_tasks_and_damaged_files_are_refused(tmp_path: Path) -> None:
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    reply = ModelOutput.from_content(MOCK, "hello")
+    reply.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    [log] = inspect_eval(Task(dataset=[Sample(input="hi")], name="other_task"),
+                         model=get_model(MOCK, custom_outputs=[reply]), log_dir=str(tmp_path / "other"),
+                         display="none")
+    with pytest.raises(RunFormatError, match="an Inspect log of task 'other_task', not ramseygadgets/ramsey_gadgets"):
+        load_runs([log.location])
+    damaged = tmp_path / "damaged.eval"
+    damaged.write_bytes(b"PK\x03\x04 not really a zip")
+    assert is_inspect_log(damaged)
+    with pytest.raises(RunFormatError, match="damaged.eval: not a readable Inspect log"):
+        load_runs([damaged])
+    # the CLI reports it in one line (exit 2), no traceback
+    result = CliRunner().invoke(app, ["report", str(damaged), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "not a readable Inspect log" in result.output
+    assert not is_inspect_log(tmp_path / "notes.txt")
