@@ -47,7 +47,7 @@ import json
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Union
+from typing import Any, Iterable, Iterator, Mapping, Union
 
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError, GraphTooLargeError
 from ramseygadgets.gadgets import Candidate, GadgetType
@@ -147,7 +147,11 @@ def strip_reasoning(text: str) -> tuple[str | None, list[str]]:
     if final >= 0:
         notes.append("reasoning (analysis channel) skipped")
         return _HARMONY_END.sub("", text[final + len(_HARMONY_FINAL):]), notes
-    if "<think>" in text or "<|channel|>analysis" in text:
+    if "<think>" in text:
+        notes.append("<think> without </think>")
+        return None, notes
+    if "<|channel|>analysis" in text:
+        notes.append("analysis channel without a final channel")
         return None, notes
     return text, notes
 
@@ -183,19 +187,20 @@ _BOX_COMMANDS = frozenset({"boxed", "fbox"})
 def _find_fences(text: str) -> list[_Fence]:
     """Markdown code blocks (``` or ~~~); an unclosed one runs to the end of the text."""
     fences: list[_Fence] = []
-    opening: re.Match[str] | None = None
+    opening: tuple[int, int, str, str] | None = None
     for match in _FENCE_LINE.finditer(text):
+        marker, info = match.group(1, 2)
+        start, end = match.span()
         if opening is None:
-            opening = match
+            opening = (start, end, marker, info)
             continue
-        same_kind = match.group(1)[0] == opening.group(1)[0] and len(match.group(1)) >= len(opening.group(1))
-        if same_kind and not match.group(2).strip():
-            fences.append(_Fence(opening.start(), min(opening.end() + 1, match.start()), match.start(),
-                                 match.end(), opening.group(2).strip().lower(), True))
+        o_start, o_end, o_marker, o_info = opening
+        if marker[0] == o_marker[0] and len(marker) >= len(o_marker) and not info.strip():
+            fences.append(_Fence(o_start, min(o_end + 1, start), start, end, o_info.strip().lower(), True))
             opening = None
     if opening is not None:
-        fences.append(_Fence(opening.start(), min(opening.end() + 1, len(text)), len(text), len(text),
-                             opening.group(2).strip().lower(), False))
+        o_start, o_end, _marker, o_info = opening
+        fences.append(_Fence(o_start, min(o_end + 1, len(text)), len(text), len(text), o_info.strip().lower(), False))
     return fences
 
 
@@ -231,18 +236,22 @@ def _brace_containers(text: str) -> tuple[list[_Container], bool]:
     outermost.  ``\\{`` / ``\\}`` are LaTeX set braces, not groups.  Also reports whether an
     unterminated ``\\boxed{`` or edges object runs into the end of the text (truncation).
     """
+    has_key = _EDGES_KEY.search(text) is not None
+    if not has_key and "\\boxed" not in text and "\\fbox" not in text:
+        return [], False
     stack: list[tuple[int, int, str | None]] = []
     groups: list[tuple[int, int, int, str | None]] = []  # (start, content_start, end, command)
+    push, pop, add = stack.append, stack.pop, groups.append
     for match in _BRACE_TOKEN.finditer(text):
-        token = match.group(0)
-        if token in ("\\{", "\\}"):
-            continue
-        if token == "}":
-            if stack:
-                start, content, command = stack.pop()
-                groups.append((start, content, match.end(), command))
-            continue
-        stack.append((match.start(), match.end(), match.group(1)))
+        start, end = match.span()
+        if end - start == 1:
+            if text[start] == "{":
+                push((start, end, None))
+            elif stack:
+                first, content, command = pop()
+                add((first, content, end, command))
+        elif end - start > 2:  # "\\command{"; the escaped "\\{" and "\\}" are skipped
+            push((start, end, match.group(1)))
     groups.sort()
     objects: list[_Container] = []
     boxes: list[_Container] = []
@@ -266,7 +275,7 @@ def _brace_containers(text: str) -> tuple[list[_Container], bool]:
     return containers, truncated
 
 
-def _collect(text: str, gadget: GadgetType) -> tuple[list[_Container], bool]:
+def _collect(text: str, gadget: GadgetType, max_pairs: int | None) -> tuple[list[_Container], bool]:
     """The answer containers of the final text in order, and whether one was cut off."""
     fences = _find_fences(text)
     tool_spans = [(f.start, f.end) for f in fences if _is_tool_fence(f.info)]
@@ -284,7 +293,7 @@ def _collect(text: str, gadget: GadgetType) -> tuple[list[_Container], bool]:
             truncated = True
             continue
         try:  # a code block is an answer only when all of it is a labelled answer
-            _labelled_dict(_labelled_text(body, whole=True), gadget)
+            _labelled_dict(_labelled_text(body, whole=True), gadget, max_pairs)
         except _AnswerError:
             continue
         containers.append(_Container(fence.start, fence.end, "fenced-text", body))
@@ -312,17 +321,31 @@ _DECORATION = re.compile(r"^[ \t>#*+•-]*(?:\d+[.)][ \t]+)?")
 _ITEM_NAME = re.compile(r"i_?[123]|u_?[12]|n_?1|[ef]")
 
 
+_LATEX_TEXT = re.compile(r"\\(?:text|mathrm|textbf|mathbf|mathit|operatorname|textit)\{([^{}]*)\}")
+_LATEX_SIZE = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![A-Za-z])")
+_LATEX_DOTS = re.compile(r"\\(?:ldots|cdots|dots)(?![A-Za-z])")
+_LATEX_ARROW = re.compile(r"\\(?:to|rightarrow|leftrightarrow|longleftrightarrow|sim)(?![A-Za-z])")
+_LATEX_SPACE = re.compile(r"\\(?:quad|qquad)(?![A-Za-z])|\\[,;:! ]|~")
+_LATEX_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$")
+_LATEX_SUB = re.compile(r"_\{(\w+)\}")
+
+
 def _normalize_latex(text: str) -> str:
     """Rewrite the LaTeX and markdown that models wrap around labels and edge lists."""
     text = text.replace("**", "").replace("__", "").replace("`", "")
-    text = re.sub(r"\\(?:text|mathrm|textbf|mathbf|mathit|operatorname|textit)\{([^{}]*)\}", r"\1", text)
-    text = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![A-Za-z])", "", text)
-    text = text.replace("\\{", "{").replace("\\}", "}").replace("\\lbrace", "{").replace("\\rbrace", "}")
-    text = re.sub(r"\\(?:ldots|cdots|dots)(?![A-Za-z])", "...", text)
-    text = re.sub(r"\\(?:to|rightarrow|leftrightarrow|longleftrightarrow|sim)(?![A-Za-z])", "-", text)
-    text = re.sub(r"\\(?:quad|qquad)(?![A-Za-z])|\\[,;:! ]|~", " ", text)
-    text = re.sub(r"\\\(|\\\)|\\\[|\\\]|\$", " ", text)
-    return re.sub(r"_\{(\w+)\}", r"_\1", text)
+    if "\\" in text:
+        text = _LATEX_TEXT.sub(r"\1", text)
+        text = _LATEX_SIZE.sub("", text)
+        text = text.replace("\\{", "{").replace("\\}", "}").replace("\\lbrace", "{").replace("\\rbrace", "}")
+        text = _LATEX_DOTS.sub("...", text)
+        text = _LATEX_ARROW.sub("-", text)
+    if "\\" in text or "~" in text:
+        text = _LATEX_SPACE.sub(" ", text)
+    if "\\" in text or "$" in text:
+        text = _LATEX_MATH.sub(" ", text)
+    if "_{" in text:
+        text = _LATEX_SUB.sub(r"_\1", text)
+    return text
 
 
 def _clean_line(line: str) -> str:
@@ -337,22 +360,32 @@ def _label_lines_start(body: str) -> bool:
     return False
 
 
-def _group_name(match: re.Match[str]) -> str:
-    return next(name for name, v in match.groupdict().items() if v is not None)
+def _assignments(text: str) -> Iterator[tuple[str, str, str]]:
+    """``(group, label, value)`` for every ``label = value`` in ``text``, lazily.
+
+    A value runs to the next label.  A label with an empty value ("Designated edge: e = (0, 1)")
+    only introduces the next one and is skipped.
+    """
+    previous: re.Match[str] | None = None
+    for match in _LABEL.finditer(text):
+        if previous is not None:
+            found = _assignment(text, previous, match.start())
+            if found is not None:
+                yield found
+        previous = match
+    if previous is not None:
+        found = _assignment(text, previous, len(text))
+        if found is not None:
+            yield found
 
 
-def _assignments(text: str) -> list[tuple[str, str, str]]:
-    """``(group, label, value)`` for every ``label = value`` in ``text``."""
-    matches = list(_LABEL.finditer(text))
-    out: list[tuple[str, str, str]] = []
-    for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-        value = text[match.end():end].strip().rstrip(",;.").strip()
-        if value.lower().endswith(" and"):
-            value = value[:-4].rstrip(",; ")
-        out.append((_group_name(match), match.group(0).rstrip(":= \t"), value))
-    # "Designated edge: e = (0, 1)": a label with an empty value introduces the next one.
-    return [a for a in out if a[2]]
+def _assignment(text: str, match: re.Match[str], end: int) -> tuple[str, str, str] | None:
+    value = text[match.end():end].strip().rstrip(",;.").strip()
+    if value.lower().endswith(" and"):
+        value = value[:-4].rstrip(",; ")
+    if not value:
+        return None
+    return match.lastgroup or "", match.group(0).rstrip(":= \t"), value
 
 
 def _labelled_text(body: str, *, whole: bool) -> str:
@@ -369,6 +402,8 @@ def _prose_groups(text: str, fences: list[_Fence]) -> list[_Container]:
     current: list[tuple[int, int, str, str]] = []
 
     def flush() -> None:
+        if not current:
+            return
         if any(group == "edges" for _, _, _, group in current):
             groups.append(_Container(current[0][0], current[-1][1], "labelled",
                                      "\n".join(line for _, _, line, _ in current)))
@@ -382,14 +417,19 @@ def _prose_groups(text: str, fences: list[_Fence]) -> list[_Container]:
         if fence_index < len(fences) and fences[fence_index].start <= start:
             flush()
             continue
+        if not raw.strip():
+            continue  # blank lines do not end a group
+        if ":" not in raw and "=" not in raw:
+            flush()
+            continue
         line = _clean_line(raw)
         if not line:
-            continue  # blank lines do not end a group
+            continue
         match = _ASSIGNMENT_START.match(line)
         if match is None:
             flush()
         else:
-            current.append((start, offset, line, _group_name(match)))
+            current.append((start, offset, line, match.lastgroup or ""))
     flush()
     return groups
 
@@ -405,8 +445,9 @@ _PAIRS = {"(": ")", "[": "]", "{": "}"}
 Label = Union[int, str]
 
 
-def _tokens(value: str, pattern: re.Pattern[str], *, ranges: bool) -> list[tuple[str, str]]:
+def _tokens(value: str, pattern: re.Pattern[str], *, ranges: bool, max_pairs: int | None = None) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
+    cap = None if max_pairs is None else 6 * max_pairs + 16  # a pair "(u, v)," is at most 6 tokens
     tail = len(value.rstrip())
     for match in pattern.finditer(value):
         kind = match.lastgroup or "other"
@@ -422,6 +463,9 @@ def _tokens(value: str, pattern: re.Pattern[str], *, ranges: bool) -> list[tuple
                 continue
             raise _AnswerError(MALFORMED, f"unexpected character {text!r} in {value[:80]!r}")
         out.append((kind, text))
+        if cap is not None and len(out) > cap:
+            raise _AnswerError(TOO_LARGE, f"the edge list is longer than any simple graph within the vertex limit "
+                                          f"allows (at most {max_pairs} edges)")
     return out
 
 
@@ -458,9 +502,9 @@ def _strip_outer(tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return tokens
 
 
-def parse_edge_list(value: str) -> list[tuple[Label, Label]]:
+def parse_edge_list(value: str, max_pairs: int | None = None) -> list[tuple[Label, Label]]:
     """Read ``(0,1), (1,2)`` / ``0-1, 1-2`` / ``[[0,1],[1,2]]`` / ``{a,b}`` exactly."""
-    tokens = _strip_outer(_tokens(value, _EDGE_TOKEN, ranges=False))
+    tokens = _strip_outer(_tokens(value, _EDGE_TOKEN, ranges=False, max_pairs=max_pairs))
     closing = _closing(tokens)
     pairs: list[tuple[Label, Label]] = []
     i = 0
@@ -529,7 +573,7 @@ def parse_label_list(value: str) -> list[Label]:
 # =============================================================================================
 # Containers -> answer fields
 # =============================================================================================
-def _labelled_dict(text: str, gadget: GadgetType) -> dict[str, Any]:
+def _labelled_dict(text: str, gadget: GadgetType, max_pairs: int | None = None) -> dict[str, Any]:
     """Turn ``label = value`` assignments into the answer dict ``{"edges": ..., "e": ...}``."""
     data: dict[str, Any] = {}
 
@@ -540,7 +584,7 @@ def _labelled_dict(text: str, gadget: GadgetType) -> dict[str, Any]:
 
     for group, label, value in _assignments(text):
         if group == "edges":
-            put("edges", [list(p) for p in parse_edge_list(value)])
+            put("edges", [list(p) for p in parse_edge_list(value, max_pairs)])
         elif group == "n":
             count = parse_label_list(value)
             if len(count) != 1 or not isinstance(count[0], int):
@@ -574,24 +618,25 @@ def _labelled_dict(text: str, gadget: GadgetType) -> dict[str, Any]:
     return data
 
 
-def _boxed_dict(content: str, gadget: GadgetType) -> dict[str, Any]:
+def _boxed_dict(content: str, gadget: GadgetType, max_pairs: int | None = None) -> dict[str, Any]:
     """A ``\\boxed{}`` answer: labelled assignments, an escaped JSON object or a bare edge list."""
     text = _labelled_text(content, whole=False)
     if _ASSIGNMENT_START.match(text):
-        return _labelled_dict(text, gadget)
+        return _labelled_dict(text, gadget, max_pairs)
     if text.startswith("{") and _EDGES_KEY.search(text):
         return _normalize_keys(_object_dict(text), gadget)
     try:
-        return {"edges": [list(p) for p in parse_edge_list(text)]}
+        return {"edges": [list(p) for p in parse_edge_list(text, max_pairs)]}
     except _AnswerError as exc:
         raise _AnswerError(MALFORMED, f"the \\boxed{{}} answer is not a graph: {exc}") from None
 
 
 _BARE_KEY = re.compile(r"([{,][ \t\n]*)([A-Za-z_][A-Za-z0-9_]*)([ \t]*:)")
+_LINE_COMMENT = re.compile(r"(?m)(?:^|(?<=[\s,\[\]{}]))//[^\n]*$")
 
 
 def _object_dict(text: str) -> dict[str, Any]:
-    """Decode a JSON object; Python dict literals and unquoted keys are exact variants too."""
+    """Decode a JSON object; Python dict literals, unquoted keys and ``//`` comments are exact variants."""
     error: Exception | None = None
     data: Any = None
     try:
@@ -599,7 +644,9 @@ def _object_dict(text: str) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:
         error = exc
     if error is not None and len(text) <= _MAX_LITERAL_CHARS:
-        for attempt in (lambda: ast.literal_eval(text), lambda: json.loads(_BARE_KEY.sub(r'\1"\2"\3', text))):
+        attempts = (lambda: ast.literal_eval(text), lambda: json.loads(_BARE_KEY.sub(r'\1"\2"\3', text)),
+                    lambda: json.loads(_LINE_COMMENT.sub("", text)))
+        for attempt in attempts:
             try:
                 data = attempt()
                 error = None
@@ -681,7 +728,7 @@ def _pair_of(raw: Any, what: str) -> list[Label]:
     raise _AnswerError(MALFORMED, f"{what} must be a pair [u, v] of vertices, got {str(raw)[:80]}")
 
 
-def _structured(data: dict[str, Any], gadget: GadgetType) -> dict[str, Any]:
+def _structured(data: dict[str, Any], gadget: GadgetType, max_pairs: int | None = None) -> dict[str, Any]:
     """Read every field into raw labels (ints or names), checking shapes.
 
     ``"vertices"`` is the designated triple of a hardness gadget given without names (the
@@ -690,8 +737,11 @@ def _structured(data: dict[str, Any], gadget: GadgetType) -> dict[str, Any]:
     """
     edges = data["edges"]
     if isinstance(edges, str):
-        edge_pairs = [list(p) for p in parse_edge_list(edges)]
+        edge_pairs = [list(p) for p in parse_edge_list(edges, max_pairs)]
     elif isinstance(edges, (list, tuple)):
+        if max_pairs is not None and len(edges) > max_pairs:
+            raise _AnswerError(TOO_LARGE, f"the answer lists {len(edges)} edges, more than any simple graph "
+                                          f"within the vertex limit has (at most {max_pairs})")
         edge_pairs = [_pair_of(raw, f"edge {i + 1}") for i, raw in enumerate(edges)]
     else:
         raise _AnswerError(MALFORMED, f'"edges" must be a list of pairs, got {type(edges).__name__}')
@@ -797,13 +847,14 @@ def _relabel(data: dict[str, Any], gadget: GadgetType) -> tuple[dict[str, Any], 
 def _read(container: _Container, gadget: GadgetType,
           max_vertices: int | None) -> tuple[Candidate, dict[str, int] | None, list[str]]:
     """The candidate a container holds, or :class:`_AnswerError` saying why it has none."""
+    max_pairs = None if max_vertices is None else max_vertices * (max_vertices - 1) // 2
     if container.kind == "json":
         data = _normalize_keys(_object_dict(container.text), gadget)
     elif container.kind == "boxed":
-        data = _boxed_dict(container.text, gadget)
+        data = _boxed_dict(container.text, gadget, max_pairs)
     else:
-        data = _labelled_dict(_labelled_text(container.text, whole=True), gadget)
-    raw = _structured(data, gadget)
+        data = _labelled_dict(_labelled_text(container.text, whole=True), gadget, max_pairs)
+    raw = _structured(data, gadget, max_pairs)
     _check_present(raw, gadget)
     fields, label_map, notes = _relabel(raw, gadget)
     if max_vertices is not None and fields.get("n", 0) > max_vertices:
@@ -850,11 +901,12 @@ def _parse(text: str | None, gadget: GadgetType, reasoning: str | None, max_vert
         return _failure(NO_ANSWER, why)
     final, notes = strip_reasoning(text)
     if final is None:
-        return _failure(TRUNCATED, "the reply ends inside its reasoning (<think> without </think>), "
-                                   "before any final answer", notes=notes)
+        return _failure(TRUNCATED, f"the reply ends inside its reasoning ({notes[-1]}), before any final answer",
+                        notes=notes)
     if not final.strip():
         return _failure(NO_ANSWER, "the reply has no text after its reasoning", notes=notes)
-    containers, truncated = _collect(final, gadget)
+    max_pairs = None if max_vertices is None else max_vertices * (max_vertices - 1) // 2
+    containers, truncated = _collect(final, gadget, max_pairs)
     if truncated:
         notes.append("an unfinished answer at the end of the reply was skipped (truncated output?)")
     if not containers:
