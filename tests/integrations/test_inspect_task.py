@@ -228,3 +228,49 @@ def test_coloring_tool_standalone() -> None:
         coloring_tool()
     by_pair = coloring_tool(F="K1,3", H="K4")
     assert "K4" in asyncio.run(by_pair(edges=[[0, 1]]))
+
+
+# -- the documented command line, with Inspect's vLLM provider -------------------------------------
+def test_inspect_cli_with_vllm_provider_against_a_loopback_server(tmp_path: Path) -> None:
+    """``inspect eval ramseygadgets/ramsey_gadgets -T setting=multiround --model vllm/... --epochs 2``
+    against a loopback server speaking vLLM's OpenAI protocol (reasoning field, tool calls)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from inspect_ai.log import read_eval_log
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+    try:
+        from openai_mock import MockOpenAIServer, Reply, tool_call
+    finally:
+        sys.path.pop(0)
+    problem = get_problem("k13_c4_red_determiner")
+    edges = solution_edges(problem.id)
+
+    def script(info: Any) -> Any:
+        if not any(m["role"] == "tool" for m in info.body["messages"]):
+            return Reply(None, reasoning="Let me test a graph.", tool_calls=[tool_call(TOOL_NAME, {"edges": edges})])
+        return Reply(solution_answer(problem.id).text, reasoning="The tool confirms it.", reasoning_tokens=5)
+
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    with MockOpenAIServer(script, models=("mock-model",)) as server:
+        env = {**os.environ, "VLLM_BASE_URL": server.base_url}
+        done = subprocess.run(
+            [str(inspect_cli), "eval", "ramseygadgets/ramsey_gadgets", "-T", "setting=multiround",
+             "-T", "tool_mode=native", "-T", f"problems={problem.id}", "--model", "vllm/mock-model",
+             "--epochs", "2", "--log-dir", str(tmp_path), "--display", "none"],
+            capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        bodies = [r.body for r in server.chat_requests()]
+    assert len(bodies) == 4   # 2 epochs x 2 rounds
+    assert all(b["tools"][0]["function"]["name"] == TOOL_NAME and b["max_tokens"] == 32768 for b in bodies)
+    second_round = [b for b in bodies if any(m["role"] == "tool" for m in b["messages"])]
+    tool_text = next(m["content"] for m in second_round[0]["messages"] if m["role"] == "tool")
+    assert json.dumps(run_coloring_tool(problem, {"edges": edges}))[1:-1] in json.dumps(tool_text)
+    [log_file] = tmp_path.glob("*.eval")
+    log = read_eval_log(str(log_file))
+    metrics = metrics_of(log)
+    assert metrics["accuracy"] == 1.0 and metrics["pass@2"] == 1.0 and metrics["accuracy_std"] == 0.0
+    assert all(s.scores["ramsey_scorer"].metadata["rounds"] == 2 for s in log.samples)
