@@ -9,6 +9,7 @@ so only for small graphs (m ≤ 20 by default).
 
 from __future__ import annotations
 
+from functools import lru_cache
 import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
@@ -19,8 +20,9 @@ from ramseygadgets.patterns import Pattern
 MAX_BRUTE_FORCE_EDGES = 20
 
 
-def copy_masks(pattern: Pattern, graph: Graph) -> set[int]:
-    """Edge-set bitmasks of all copies of the pattern, via networkx monomorphisms."""
+@lru_cache(maxsize=4096)
+def copy_masks(pattern: Pattern, graph: Graph) -> frozenset[int]:
+    """Edge-set bitmasks of all copies of the pattern, via networkx monomorphisms (memoised)."""
     g = graph.to_networkx()
     masks: set[int] = set()
     for mapping in GraphMatcher(g, pattern.graph.to_networkx()).subgraph_monomorphisms_iter():
@@ -29,7 +31,7 @@ def copy_masks(pattern: Pattern, graph: Graph) -> set[int]:
         for a, b in pattern.graph.edges:
             mask |= 1 << graph.edge_id(inverse[a], inverse[b])
         masks.add(mask)
-    return masks
+    return frozenset(masks)
 
 
 def good_coloring_masks(graph: Graph, F: Pattern, H: Pattern) -> np.ndarray:
