@@ -93,7 +93,8 @@ def test_unknown_and_unavailable_settings_raise_clear_errors():
 
 def test_problems_outside_the_catalog_get_prompts():
     problem = Problem.make("K1,4", "C5", "variable-gadget")
-    assert "example-hint" not in settings_for(problem)  # no (P3, C5) problem in the catalog
+    assert settings_for(problem) == ["zero-shot", "structural-hint", "multiround"]  # no solution, no P3 twin
+    assert "example-hint" in settings_for(Problem.make("K1,4", "K4", "red-determiner"))  # (P3, K4) is one
     system = build_prompt(problem, "zero-shot").messages[0]["content"]
     assert "K1,4, the star with 4 leaves" in system and "C5, the cycle on 5 vertices" in system
     assert "exactly k-1 = 3 of the edges at it are red" in system

@@ -163,10 +163,22 @@ def example_problem(problem: Problem | str) -> Problem | None:
     return counterpart
 
 
+def _in_catalog(problem: Problem) -> bool:
+    try:
+        return get_problem(problem.id) == problem
+    except UnknownProblemError:
+        return False
+
+
 def settings_for(problem: Problem | str) -> list[str]:
-    """The settings that apply to a problem: all five, example-hint only with a P3 counterpart."""
+    """The settings that apply to a problem.
+
+    Catalog problems: all five, except ``example-hint`` without a P3 counterpart (30 have one).
+    Problems outside the catalog have no shipped minimal solution, hence no ``size-hint``.
+    """
     problem = _resolve(problem)
-    return [s for s in SETTINGS if s != "example-hint" or example_problem(problem) is not None]
+    out = [s for s in SETTINGS if s != "example-hint" or example_problem(problem) is not None]
+    return out if _in_catalog(problem) else [s for s in out if s != "size-hint"]
 
 
 def _solution(problem: Problem, what: str) -> Candidate:
