@@ -26,7 +26,7 @@ from ramseygadgets.integrations.inspect_task import (  # noqa: E402
     build_samples, coloring_tool, generate_config, ramsey_gadgets,
 )
 from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
-from ramseygadgets.profiles import get_profile  # noqa: E402
+from ramseygadgets.profiles import all_profiles, get_profile  # noqa: E402
 from ramseygadgets.verify import verify  # noqa: E402
 
 
@@ -72,16 +72,21 @@ def test_bad_task_arguments_name_the_problem() -> None:
         build_samples("zero-shot", "p3_k9_red_determiner")
 
 
-def test_profile_sets_prompt_shape_and_sampling() -> None:
-    profile = get_profile("qwen3-235b")
-    task = ramsey_gadgets(problems="p3_k3_red_determiner", profile="qwen3-235b")
+@pytest.mark.parametrize("name", sorted(all_profiles()))
+def test_profile_sets_prompt_shape_and_sampling(name: str) -> None:
+    profile = get_profile(name)
+    task = ramsey_gadgets(problems="p3_k3_red_determiner", profile=name)
     params = profile.request_params()
     assert task.config.temperature == params.get("temperature")
     assert task.config.top_p == params.get("top_p")
+    assert task.config.reasoning_effort == params.get("reasoning_effort")
     assert task.config.max_tokens == profile.max_tokens
     extra = dict(params.get("extra_body") or {})
     assert task.config.top_k == extra.pop("top_k", None)
     assert (task.config.extra_body or {}) == extra
+    [sample] = task.dataset
+    expected = build_prompt("p3_k3_red_determiner", "zero-shot", profile).messages
+    assert [(m.role, m.text) for m in sample.input] == [(m["role"], m["content"]) for m in expected]
     assert generate_config(None).max_tokens == 32768
 
 
@@ -246,31 +251,35 @@ def test_inspect_cli_with_vllm_provider_against_a_loopback_server(tmp_path: Path
         from openai_mock import MockOpenAIServer, Reply, tool_call
     finally:
         sys.path.pop(0)
-    problem = get_problem("k13_c4_red_determiner")
+    problem, other = get_problem("k13_c4_red_determiner"), get_problem("p3_k3_red_determiner")
     edges = solution_edges(problem.id)
 
     def script(info: Any) -> Any:
+        asked = other if other.title in info.body["messages"][1]["content"] else problem
         if not any(m["role"] == "tool" for m in info.body["messages"]):
-            return Reply(None, reasoning="Let me test a graph.", tool_calls=[tool_call(TOOL_NAME, {"edges": edges})])
-        return Reply(solution_answer(problem.id).text, reasoning="The tool confirms it.", reasoning_tokens=5)
+            return Reply(None, reasoning="Let me test a graph.",
+                         tool_calls=[tool_call(TOOL_NAME, {"edges": solution_edges(asked.id)})])
+        return Reply(solution_answer(asked.id).text, reasoning="The tool confirms it.", reasoning_tokens=5)
 
     inspect_cli = Path(sys.executable).with_name("inspect")
     with MockOpenAIServer(script, models=("mock-model",)) as server:
         env = {**os.environ, "VLLM_BASE_URL": server.base_url}
         done = subprocess.run(
             [str(inspect_cli), "eval", "ramseygadgets/ramsey_gadgets", "-T", "setting=multiround",
-             "-T", "tool_mode=native", "-T", f"problems={problem.id}", "--model", "vllm/mock-model",
+             "-T", "tool_mode=native", "-T", f"problems={problem.id},{other.id}", "--model", "vllm/mock-model",
              "--epochs", "2", "--log-dir", str(tmp_path), "--display", "none"],
             capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         bodies = [r.body for r in server.chat_requests()]
-    assert len(bodies) == 4   # 2 epochs x 2 rounds
+    assert len(bodies) == 8   # 2 problems x 2 epochs x 2 rounds
     assert all(b["tools"][0]["function"]["name"] == TOOL_NAME and b["max_tokens"] == 32768 for b in bodies)
-    second_round = [b for b in bodies if any(m["role"] == "tool" for m in b["messages"])]
+    second_round = [b for b in bodies if any(m["role"] == "tool" for m in b["messages"])
+                    and problem.title in b["messages"][1]["content"]]
     tool_text = next(m["content"] for m in second_round[0]["messages"] if m["role"] == "tool")
     assert json.dumps(run_coloring_tool(problem, {"edges": edges}))[1:-1] in json.dumps(tool_text)
     [log_file] = tmp_path.glob("*.eval")
     log = read_eval_log(str(log_file))
     metrics = metrics_of(log)
     assert metrics["accuracy"] == 1.0 and metrics["pass@2"] == 1.0 and metrics["accuracy_std"] == 0.0
+    assert len(log.samples) == 4
     assert all(s.scores["ramsey_scorer"].metadata["rounds"] == 2 for s in log.samples)
