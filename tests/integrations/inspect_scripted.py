@@ -69,6 +69,7 @@ class ScriptedModel:
 
     script: dict[str, list[list[Text | Calls]]]
     setting: str = "zero-shot"
+    problems: dict[str, Any] = field(default_factory=dict)   # problems outside the catalog, by id
     tool_mode: str = "text"
     calls: list[Observed] = field(default_factory=list)
     _attempts: dict[str, int] = field(default_factory=dict)
@@ -76,7 +77,7 @@ class ScriptedModel:
 
     def __post_init__(self) -> None:
         for problem_id in self.script:
-            prompt = build_prompt(problem_id, self.setting, tool_mode=self.tool_mode)
+            prompt = build_prompt(self.problems.get(problem_id, problem_id), self.setting, tool_mode=self.tool_mode)
             user = [m["content"] for m in prompt.messages if m["role"] == "user"][0]
             self._by_user_text[user] = problem_id
 

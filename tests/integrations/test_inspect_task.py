@@ -19,7 +19,7 @@ from inspect_scripted import (  # noqa: E402
     solution_answer, solution_edges,
 )
 from ramseygadgets.answers import parse_answer  # noqa: E402
-from ramseygadgets.catalog import get_problem  # noqa: E402
+from ramseygadgets.catalog import Problem, get_problem  # noqa: E402
 from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
 from ramseygadgets.graphs import Graph  # noqa: E402
 from ramseygadgets.integrations.inspect_task import (  # noqa: E402
@@ -220,6 +220,24 @@ def test_multiround_native_tool_calls(tmp_path: Path) -> None:
     direct_sample = next(s for s in log.samples if s.id == direct)
     assert direct_sample.scores["ramsey_scorer"].metadata["rounds"] == 1
     assert direct_sample.scores["ramsey_scorer"].value == "C"
+
+
+def test_problem_set_file_outside_the_catalog(tmp_path: Path) -> None:
+    problem = Problem.make("P3", "K5", "red-determiner")
+    problem_set = tmp_path / "problems.jsonl"
+    problem_set.write_text('{"F": "P3", "H": "K5", "gadget": "red-determiner"}\n')
+    asked = [[0, 1], [1, 2], [0, 2]]
+    answer = Text('```json\n{"edges": [[0, 1], [1, 2], [0, 2]], "e": [0, 1]}\n```')
+    script = ScriptedModel({problem.id: [[Calls(({"edges": asked},)), answer]]}, setting="multiround",
+                           tool_mode="native", problems={problem.id: problem})
+    log = run_task(script, tmp_path / "logs", setting="multiround", tool_mode="native", dataset=str(problem_set))
+    [sample] = log.samples
+    assert sample.metadata["F"] == "P3" and sample.metadata["H"] == "K5" and sample.metadata["min_vertices"] is None
+    [tool_message] = [m for m in sample.messages if m.role == "tool"]
+    assert tool_message.text == run_coloring_tool(problem, {"edges": asked})
+    score = sample.scores["ramsey_scorer"]
+    verdict = verify(problem, parse_answer(answer.text, problem.gadget).candidate)
+    assert score.metadata["correct"] is verdict.correct and score.metadata["reason"] == verdict.reason
 
 
 def test_coloring_tool_standalone() -> None:

@@ -110,7 +110,8 @@ def build_samples(setting: str = "zero-shot", problems: str | Sequence[str] | No
                       "profile": getattr(profile, "name", None)},
         ))
     if not samples:
-        raise ValueError(f"no selected problem has the {setting} setting")
+        raise ValueError(f"no selected problem has the {setting} setting (example-hint exists only for K1,3 "
+                         "problems with a P3 counterpart, size-hint only for problems with a shipped solution)")
     return samples
 
 
