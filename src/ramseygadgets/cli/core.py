@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
+import re
+from itertools import islice
 from typing import Optional
 
 import typer
 from rich.table import Table
 
 from ramseygadgets.catalog import all_problems, get_problem
-from ramseygadgets.cli.app import app, console, guarded, print_json, read_text_input
+from ramseygadgets.cli.app import app, console, err_console, fail, guarded, print_json, read_text_input
 from ramseygadgets.colorings import GoodColorings
-from ramseygadgets.errors import GraphFormatError
+from ramseygadgets.errors import DesignatedItemError, GraphFormatError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, _check_label, parse_graph
+from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Graph, _check_label, load_json, parse_graph
 from ramseygadgets.patterns import get_pattern
 from ramseygadgets.verify import verify as verify_candidate
 
@@ -21,14 +22,28 @@ JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
 
 def problem_record(problem) -> dict:
-    """The JSON description of a catalog problem (extended by later modules)."""
-    return problem.to_json()
+    """The JSON description of a catalog problem, with its shipped minimal solution.
+
+    ``min_vertices`` / ``min_edges``: the minimal solution's size (fewest vertices, then fewest
+    edges; ``null`` when none is shipped); ``solution``: that graph with its designated items.
+    """
+    from ramseygadgets.solutions import load_solutions
+
+    record = problem.to_json()
+    solution = load_solutions().get(problem.id)
+    record["min_vertices"] = solution.n if solution is not None else None
+    record["min_edges"] = solution.m if solution is not None else None
+    record["solution"] = solution.candidate.to_json(problem.gadget) if solution is not None else None
+    return record
 
 
 @app.command()
 @guarded
 def problems(as_json: bool = JSON_OPTION) -> None:
-    """List the 70 problems of the dataset."""
+    """List the 70 problems of the dataset (id, F, H, gadget type, tier).
+
+    Ids are {F}_{H}_{gadget} in lower case, e.g. k13_k4_red_determiner for the (K1,3, K4)-red-determiner.
+    """
     records = [problem_record(p) for p in all_problems()]
     if as_json:
         print_json(records)
@@ -42,35 +57,46 @@ def problems(as_json: bool = JSON_OPTION) -> None:
 
 
 def _parse_edge_option(text: str, name: str) -> tuple[int, int]:
-    parts = [p for p in text.replace(",", " ").replace("-", " ").split() if p]
+    parts = [p for p in re.split(r"[\s,;()\[\]\-−–]+", text) if p]
     if len(parts) != 2:
-        raise GraphFormatError(f"--{name} must be an edge like 0-1, got {text!r}")
-    u, v = (_check_label(p, f"vertex in --{name}") for p in parts)
+        raise DesignatedItemError(f"--{name} must be an edge like 0-1, got {text!r}")
+    u, v = (_designated_label(p, f"vertex in --{name}") for p in parts)
     return (min(u, v), max(u, v))
+
+
+def _designated_label(text: str, what: str) -> int:
+    try:
+        return _check_label(text, what)
+    except GraphFormatError as exc:
+        raise DesignatedItemError(str(exc)) from None
+
+
+def _parse_vertices_option(text: str) -> list[int]:
+    return [_designated_label(p, "vertex in --vertices") for p in re.split(r"[\s,;()\[\]]+", text) if p]
 
 
 def read_candidate(text: str, gadget: GadgetType, e: str | None, f: str | None, vertices: str | None,
                    max_vertices: int) -> Candidate:
-    """A candidate from a JSON answer, or from edge-list / graph6 text plus designated options."""
-    stripped = text.strip()
+    """A candidate from a JSON answer, or from edge-list / graph6 text plus designated options.
+
+    Options given on the command line override designated items inside a JSON answer.
+    """
+    stripped = text.strip().removeprefix("\ufeff").strip()
     if stripped.startswith("{"):
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise GraphFormatError(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        data = load_json(stripped)
         if isinstance(data, dict):
             for key, value in (("e", e), ("f", f)):
                 if value is not None:
                     data[key] = list(_parse_edge_option(value, key))
             if vertices is not None:
-                data["vertices"] = [p for p in vertices.replace(",", " ").split()]
+                data["vertices"] = _parse_vertices_option(vertices)
         return Candidate.from_json(data, gadget, max_vertices=max_vertices)
     graph = parse_graph(text, max_vertices=max_vertices)
     edges = tuple(_parse_edge_option(v, k) for k, v in (("e", e), ("f", f)) if v is not None)
-    verts = tuple(_check_label(p, "vertex in --vertices") for p in (vertices or "").replace(",", " ").split())
-    if verts and max(verts) >= graph.n:
-        from ramseygadgets.graphs import Graph
-
+    verts = tuple(_parse_vertices_option(vertices or ""))
+    if verts and max(verts) >= graph.n:  # designated isolated vertices beyond the edge list
+        if max(verts) >= max_vertices:
+            raise DesignatedItemError(f"designated vertex {max(verts)} exceeds the limit of {max_vertices} vertices")
         graph = Graph(max(verts) + 1, graph.edges)
     return Candidate(graph, Designated(edges, verts))
 
@@ -78,18 +104,24 @@ def read_candidate(text: str, gadget: GadgetType, e: str | None, f: str | None, 
 @app.command()
 @guarded
 def verify(
-    problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner."),
+    problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner (see 'ramseygadgets problems')."),
     file: Optional[str] = typer.Argument(None, help="Answer file (JSON, edge list or graph6); '-' or omitted: stdin."),
-    e: Optional[str] = typer.Option(None, "--e", help="Designated edge e, e.g. 0-1 (for edge-list input)."),
-    f: Optional[str] = typer.Option(None, "--f", help="Designated edge f (senders)."),
-    vertices: Optional[str] = typer.Option(None, "--vertices", help="Designated vertices, e.g. 0,1,2 (hardness gadgets)."),
-    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, help="Refuse graphs with more vertices."),
+    e: Optional[str] = typer.Option(None, "--e", help="Designated edge e, e.g. 0-1 (determiners and senders)."),
+    f: Optional[str] = typer.Option(None, "--f", help="Designated edge f, e.g. 2-3 (senders)."),
+    vertices: Optional[str] = typer.Option(
+        None, "--vertices", help="Designated vertices i1,i2,i3 (clause gadget) or u1,u2,n1 (variable gadget), e.g. 0,1,2."),
+    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Verify an answer. Exit 0: correct, 1: incorrect, 2: unusable input."""
+    r"""Verify an answer to a catalog problem. Exit 0: correct, 1: incorrect, 2: unusable input.
+
+    The answer is a JSON object {"edges": \[\[0,1], \[1,2], ...], "e": \[0,1], "f": \[1,2], "vertices": \[0,1,2]} with the designated items the gadget needs, or an edge list (0-1, 1-2 or one "0 1" per line) or graph6 string with the designated items given by --e, --f and --vertices.
+    """
     problem = get_problem(problem_id)
     candidate = read_candidate(read_text_input(file), problem.gadget, e, f, vertices, max_vertices)
     verdict = verify_candidate(problem, candidate)
+    if verdict.check == "designated":  # unusable answer, not a wrong one
+        fail(verdict.reason)
     if as_json:
         print_json({"problem_id": problem.id, **verdict.to_json()})
     else:
@@ -97,33 +129,37 @@ def verify(
         console.print(f"{mark} {problem.title}: {verdict.reason}", highlight=False)
         if verdict.witness is not None:
             console.print(f"  witness coloring: {verdict.witness.describe()}", highlight=False)
-    if verdict.check == "designated":
-        raise typer.Exit(2)
     raise typer.Exit(0 if verdict.correct else 1)
+
+
+#: Default cap for ``colorings``: counting enumerates colorings (about 1 s for 20,000 on long chains).
+DEFAULT_COUNT_CAP = 20_000
 
 
 @app.command()
 @guarded
 def colorings(
-    F: str = typer.Argument(..., help="Pattern forbidden in red (e.g. K1,3)."),
-    H: str = typer.Argument(..., help="Pattern forbidden in blue (e.g. K4)."),
+    F: str = typer.Argument(..., help="Pattern forbidden in red: a name (P3, K1,3, K13, claw, K3, P4, TK3/paw, C4, "
+                                      "K4-e, K4, Pk, Ck, Kk, K1,k), an edge list or graph6."),
+    H: str = typer.Argument(..., help="Pattern forbidden in blue (same forms as F)."),
     file: Optional[str] = typer.Argument(None, help="Graph file (JSON, edge list or graph6); '-' or omitted: stdin."),
-    limit: int = typer.Option(10, min=0, help="List at most this many colorings."),
-    count_cap: int = typer.Option(1_000_000, min=1, help="Stop counting past this many colorings."),
-    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, help="Refuse graphs with more vertices."),
+    limit: int = typer.Option(10, "--limit", min=0, help="List at most this many colorings."),
+    count_cap: int = typer.Option(DEFAULT_COUNT_CAP, "--count-cap", min=1,
+                                  help="Stop counting past this many colorings (then the count is a lower bound)."),
+    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Count and list the (F,H)-good colorings of a graph, with its forced edges."""
+    """Count and list the (F,H)-good colorings of a graph, with its forced and free edges.
+
+    A coloring is (F,H)-good when it has no red F and no blue H. Forced edges have the same colour in every good coloring; free edges lie in no copy of F or H and take both colours.
+    """
     f_pattern, h_pattern = get_pattern(F), get_pattern(H)
     graph = parse_graph(read_text_input(file), max_vertices=max_vertices)
     with GoodColorings(graph, f_pattern, h_pattern) as sat:
-        count, exact = sat.count(cap=count_cap)
-        forced = sat.forced_edges()
-        listed = []
-        for coloring in sat.iter_colorings():
-            if len(listed) >= limit:
-                break
-            listed.append(coloring)
+        with err_console.status("counting good colorings ..."):
+            count, exact = sat.count(cap=count_cap)
+            forced = sat.forced_edges()
+            listed = list(islice(sat.iter_colorings(), limit))
         free = sat.free_edges
     result = {
         "F": f_pattern.name, "H": h_pattern.name, "n": graph.n, "m": graph.m,
@@ -136,12 +172,13 @@ def colorings(
         print_json(result)
         return
     fmt = lambda edges: ", ".join(f"{u}-{v}" for u, v in edges) or "none"  # noqa: E731
-    more = "" if exact else "more than "
+    how_many = f"{count:,}" if exact else f"more than {count:,} (raise --count-cap to count further)"
     console.print(f"G: {graph.n} vertices, {graph.m} edges; ({f_pattern.name}, {h_pattern.name})-good colorings: "
-                  f"{more}{count}", highlight=False)
+                  f"{how_many}", highlight=False)
     console.print(f"forced red: {fmt(forced.red)}\nforced blue: {fmt(forced.blue)}\nfree edges: {fmt(free)}",
                   highlight=False)
     for i, c in enumerate(listed, 1):
         console.print(f"  {i}. {c.describe()}", highlight=False)
-    if count > len(listed):
-        console.print(f"  ... {('more than ' if not exact else '')}{count - len(listed)} more", highlight=False)
+    if not exact or count > len(listed):
+        rest = f"{count - len(listed):,} more" if exact else "more"
+        console.print(f"  ... {rest} (list more with --limit)", highlight=False)
