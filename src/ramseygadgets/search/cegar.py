@@ -42,8 +42,11 @@ from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout, RedDegree, gadget_spec
 
-#: SAT backend of the exists part.
-DEFAULT_SEARCH_SOLVER = "cadical195"
+#: SAT backend of the exists part (fastest on the catalog among PySAT's; supports interrupts).
+DEFAULT_SEARCH_SOLVER = "minisat22"
+
+#: PySAT backends whose solve can be interrupted at a deadline; others check it between calls.
+_NOT_INTERRUPTIBLE = ("cadical", "kissat")
 
 
 class SearchTimeout(Exception):
@@ -97,8 +100,10 @@ class CandidateModel:
     """The exists part: an incremental SAT solver whose models are candidate graphs."""
 
     def __init__(self, problem: Problem, n: int, layout: Layout, spec: GadgetSpec, copies: KnCopies, *,
-                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
+                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER, record_lemmas: bool = False) -> None:
         self.problem, self.n, self.layout, self.spec, self.copies = problem, n, layout, spec, copies
+        #: with ``record_lemmas``: each lemma as the K_n edge bitmasks of its copies (for tests)
+        self.lemmas: list[list[int]] | None = [] if record_lemmas else None
         self.kn = copies.kn
         m = self.kn.m
         order = list(range(m))
@@ -116,6 +121,7 @@ class CandidateModel:
             self._add_witness(condition)
         for perm in self._symmetries():
             self._add_lex_leader(perm)
+        self.solver_name = solver
         self.solver = Solver(name=solver, bootstrap_with=self.clauses)
         self.clauses = []
 
@@ -197,9 +203,12 @@ class CandidateModel:
 
         Returns the number of copies in the lemma (0: the lemma is the empty clause).
         """
-        lits = [self._copy_var(i, True) for i, c in enumerate(self.copies.f_masks) if c & ~red_mask == 0]
-        lits += [self._copy_var(i, False) for i, c in enumerate(self.copies.h_masks) if c & red_mask == 0]
+        f_idx = [i for i, c in enumerate(self.copies.f_masks) if c & ~red_mask == 0]
+        h_idx = [i for i, c in enumerate(self.copies.h_masks) if c & red_mask == 0]
+        lits = [self._copy_var(i, True) for i in f_idx] + [self._copy_var(i, False) for i in h_idx]
         self.solver.add_clause(lits)
+        if self.lemmas is not None:
+            self.lemmas.append([self.copies.f_masks[i] for i in f_idx] + [self.copies.h_masks[i] for i in h_idx])
         return len(lits)
 
     # -- edge bound ----------------------------------------------------------------------------------
@@ -217,12 +226,12 @@ class CandidateModel:
     # -- solving -------------------------------------------------------------------------------------
     def candidate(self, assumptions: list[int], deadline: float | None) -> Graph | None:
         """The next candidate graph, ``None`` when there is none; :class:`SearchTimeout` at the deadline."""
-        if deadline is None:
+        if deadline is not None and deadline <= time.monotonic():
+            raise SearchTimeout()
+        if deadline is None or self.solver_name.startswith(_NOT_INTERRUPTIBLE):
             ok = self.solver.solve(assumptions=assumptions)
         else:
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise SearchTimeout()
             timer = threading.Timer(remaining, self.solver.interrupt)
             timer.start()
             try:
@@ -318,11 +327,12 @@ class LayoutFinder:
     """CEGAR for one problem, vertex count and layout; reusable for successive edge bounds."""
 
     def __init__(self, problem: Problem, n: int, layout: Layout, *, copies: KnCopies | None = None,
-                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
+                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER, record_lemmas: bool = False) -> None:
         self.problem, self.n, self.layout = problem, n, layout
         self.spec = gadget_spec(problem, layout.designated)
         self.copies = copies or KnCopies(problem, n)
-        self.model = CandidateModel(problem, n, layout, self.spec, self.copies, seed=seed, solver=solver)
+        self.model = CandidateModel(problem, n, layout, self.spec, self.copies, seed=seed, solver=solver,
+                                    record_lemmas=record_lemmas)
         self.rng = random.Random(seed) if seed is not None else None
         self.stats = FinderStats()
 
