@@ -157,6 +157,7 @@ class Evaluation:
         self._writing = False
         self._interrupt_pending = False
         self._queued: list[dict[str, Any]] = []
+        self._writer: asyncio.Future[None] | None = None
 
     # -- setup ------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -268,15 +269,34 @@ class Evaluation:
             raise KeyboardInterrupt
 
     def _queue_record(self, record: dict[str, Any]) -> None:
-        """Async mode: samples finishing in the same event-loop turn are written together."""
+        """Async mode: hand a finished sample to the writer.  One writer at a time does
+        ``write + fsync`` in a thread, so the event loop never waits for the disk and samples that
+        finish while a flush is under way share the next one (group commit)."""
         self._queued.append(record)
-        if len(self._queued) == 1:
-            asyncio.get_running_loop().call_soon(self._flush_queued)
+        self._watch_errors(record)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.ensure_future(self._write_queued())
 
-    def _flush_queued(self) -> None:
-        records, self._queued = self._queued, []
-        self.record(*records)
-        self._progress.update()
+    async def _write_queued(self) -> None:
+        while self._queued:
+            records, self._queued = self._queued, []
+            await asyncio.to_thread(self.log.append_many, records)  # type: ignore[union-attr]
+            for record in records:
+                self.stats.add(record)
+            self._progress.update()
+
+    async def _drain_writer(self) -> None:
+        """Finish writing every sample already scored, whatever stopped the run."""
+        if self._writer is not None:
+            try:
+                await asyncio.shield(self._writer)
+            except asyncio.CancelledError:
+                await asyncio.wait([self._writer])
+        if self._queued:
+            records, self._queued = self._queued, []
+            self.log.append_many(records)  # type: ignore[union-attr]
+            for record in records:
+                self.stats.add(record)
 
     def _watch_errors(self, record: dict[str, Any]) -> None:
         """Stop when the first ``abort_after`` samples all failed with the same backend error."""
@@ -354,7 +374,7 @@ class Evaluation:
             if not interrupted:
                 raise
         finally:
-            self._flush_queued()  # samples already scored are written, whatever stopped the run
+            await self._drain_writer()
             for sig in installed:
                 loop.remove_signal_handler(sig)
             try:
