@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from inspect_ai.model import (
     ChatCompletionChoice, ChatMessageAssistant, ModelOutput, ModelUsage, get_model,

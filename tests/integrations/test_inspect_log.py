@@ -17,12 +17,8 @@ from inspect_scripted import (  # noqa: E402
     MOCK, ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE, ScriptedModel, solution_answer,
 )
 from ramseygadgets.cli import app  # noqa: E402
-from ramseygadgets.integrations.inspect_log import READER_NAME, is_inspect_log  # noqa: E402
-from ramseygadgets.report import RunFormatError, load_runs, registered_readers  # noqa: E402
-
-
-def test_reader_is_registered() -> None:
-    assert READER_NAME in registered_readers()
+from ramseygadgets.integrations.inspect_log import is_inspect_log  # noqa: E402
+from ramseygadgets.report import RunFormatError, load_runs  # noqa: E402
 
 
 def test_epochs_become_runs(zero_shot_run: tuple[ScriptedModel, Any]) -> None:

@@ -78,7 +78,7 @@ def test_function_references_resolve_to_the_package_glue() -> None:
     config = load_task_yaml(task_files()[0])
     functions = {key: value for key, value in config.items() if isinstance(value, _Function)}
     assert set(functions) == {"custom_dataset", "process_results"}
-    for key, ref in functions.items():
+    for ref in functions.values():
         module, name = ref.split(".")
         assert module == "utils"
         assert getattr(utils, name) is getattr(glue, name)

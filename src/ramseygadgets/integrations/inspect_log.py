@@ -63,7 +63,8 @@ def read_inspect_log(path: Path) -> list[Run]:
         raise RunFormatError(f"{path}: an Inspect log of task {task!r}, not {TASK_NAME}")
     warnings: list[str] = []
     if log.status != "success":
-        warnings.append(f"{path}: the Inspect run ended with status {log.status!r}; unfinished samples count as missing")
+        warnings.append(f"{path}: the Inspect run ended with status {log.status!r}; "
+                        "unfinished samples count as missing")
     model = log.eval.model
     task_args = log.eval.task_args or {}
     label = str(task_args.get("profile") or model)

@@ -36,7 +36,6 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
     ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, GenerateConfig,
-    ModelOutput,
 )
 from inspect_ai.scorer import (
     CORRECT, INCORRECT, Metric, SampleScore, Score, Scorer, Target, Value, accuracy, metric, scorer,
@@ -47,7 +46,7 @@ from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams, tool
 from inspect_ai.util import store
 
 from ramseygadgets.catalog import Problem, get_problem
-from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
+from ramseygadgets.errors import UnknownProblemError
 from ramseygadgets.integrations.common import problem_from_fields as problem_from_metadata
 from ramseygadgets.integrations.common import reasoning_text, split_problem_selection
 
@@ -355,4 +354,4 @@ def ramsey_gadgets(setting: str = "zero-shot", problems: str | list[str] | None 
 
 
 __all__ = ["ramsey_gadgets", "ramsey_solver", "ramsey_scorer", "coloring_tool", "accuracy_std", "pass_at",
-           "build_samples", "RamseyGadgetsError"]
+           "build_samples", "generate_config"]
