@@ -216,3 +216,50 @@ def test_config_mismatch_is_refused_naming_the_fields(mock_server, tmp_path):
     result = run_eval(*common, "--runs", "1", "--max-concurrency", "3", "--max-retries", "1")
     assert result.exit_code == 0, result.output
     assert "resumed: 1 samples were already recorded, ran 0" in result.output
+
+
+def test_model_profile_is_detected_from_the_model_id(mock_server, tmp_path):
+    """DeepSeek-R1: no system prompt (merged into the user turn), reply forced to start with <think>."""
+    model = "deepseek-ai/DeepSeek-R1"
+    script = answer_script()
+
+    def r1(info):
+        reply = script(info)
+        reply.content = "the forced edges... </think>\n\n" + (reply.content or "")
+        return reply
+
+    server = mock_server(r1, models=(model,))
+    out = tmp_path / "run"
+    result = run_eval("--model", f"openai/{model}", "--base-url", server.base_url, "--problems", PROBLEMS[0],
+                      "--setting", "zero-shot", "--runs", "3", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    body = server.chat_requests()[0].body
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant"]
+    assert body["messages"][0]["content"].startswith("Instructions:")
+    assert body["messages"][1] == {"role": "assistant", "content": "<think>\n"}
+    assert body["continue_final_message"] is True and body["temperature"] == 0.6 and body["top_p"] == 0.95
+    config = json.loads((out / "config.json").read_text())
+    assert config["profile"] == "deepseek-r1" and config["model_label"] == "deepseek-r1"
+    for r in records(out):
+        kind = expected_kind(f"{r['problem_id']}/{r['setting']}/{r['run']}")
+        if kind != "reasoning":  # the server gave no reasoning field: the reply carries the forced start
+            assert r["response"].startswith("<think>\nthe forced edges... </think>")
+        check_outcome(r)
+
+
+def test_profile_options_and_user_profiles_file(mock_server, tmp_path):
+    server = mock_server(answer_script())
+    common = ("--model", "openai/mock-model", "--base-url", server.base_url, "--problems", PROBLEMS[0],
+              "--setting", "zero-shot", "--runs", "1")
+    result = run_eval(*common, "--model-profile", "qwen3-235b", "--temperature", "0.1", "--out", str(tmp_path / "a"))
+    assert result.exit_code == 0, result.output
+    body = server.chat_requests()[-1].body
+    assert (body["temperature"], body["top_p"], body["top_k"], body["repetition_penalty"]) == (0.1, 0.8, 20, 1.05)
+    profiles = tmp_path / "profiles.yaml"
+    profiles.write_text("profiles:\n  mine:\n    base: qwen3-235b\n    top_k: 5\n"
+                        "    chat_template_kwargs: {enable_thinking: false}\n")
+    result = run_eval(*common, "--model-profile", "mine", "--profiles-file", str(profiles), "--out", str(tmp_path / "b"))
+    assert result.exit_code == 0, result.output
+    body = server.chat_requests()[-1].body
+    assert body["top_k"] == 5 and body["chat_template_kwargs"] == {"enable_thinking": False}
+    assert json.loads((tmp_path / "b" / "config.json").read_text())["model_label"] == "mine"

@@ -13,15 +13,11 @@ import typer
 from ramseygadgets.cli.app import app, console, err_console, fail, guarded, print_json
 from ramseygadgets.errors import RamseyGadgetsError
 
-EVAL_HELP = """Run a model on the benchmark: every (problem, setting, run) is one sample, appended to
-OUT/samples.jsonl as soon as it finishes (OUT/config.json records the configuration).
+EVAL_HELP = """Run a model on the benchmark: every (problem, setting, run) is one sample, appended to OUT/samples.jsonl as soon as it finishes; OUT/config.json records the configuration.
 
-Re-running the same command resumes: recorded samples are skipped, samples that ended with a
-backend error are retried. With no options the built-in reference solver runs all 70 problems in
-every setting, offline, in a few seconds.
+Re-running the same command resumes: recorded samples are skipped and samples that ended with a backend error are retried. With no options the built-in reference solver runs all 70 problems in every setting, offline, in a few seconds.
 
-MODEL: openai/<model> (any OpenAI-compatible server: --base-url or OPENAI_BASE_URL, key from
-OPENAI_API_KEY), vllm/<model> (vLLM offline engine), solver, random, replay:<samples.jsonl>.
+MODEL: openai/<model> (any OpenAI-compatible server, --base-url or OPENAI_BASE_URL, key from OPENAI_API_KEY), vllm/<model> (vLLM offline engine), solver, random, or replay:<samples.jsonl>. Details: docs/eval.md.
 """
 
 
@@ -70,13 +66,13 @@ def resume_hint(out: Path) -> str:
 def eval_command(
     model: str = typer.Option("solver", "--model", "-m", help="openai/<model>, vllm/<model>, solver, random or replay:<file>."),
     setting: Optional[list[str]] = typer.Option(None, "--setting", "-s", help="Settings, comma-separated (default: all five)."),
-    runs: Optional[int] = typer.Option(None, "--runs", "-n", help="Runs per (problem, setting) [default: 5]."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory [default: runs/<model label>]."),
+    runs: Optional[int] = typer.Option(None, "--runs", "-n", help="Runs per (problem, setting); default 5."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory; default runs/<model label>."),
     problems: Optional[list[str]] = typer.Option(None, "--problems", "-p", help="Problem ids, comma-separated (default: all)."),
     tier: Optional[str] = typer.Option(None, "--tier", help="Only the easy or the hard tier."),
     dataset: Optional[str] = typer.Option(None, "--dataset", help="Problem-set file (JSONL) instead of the 70-problem catalog."),
-    max_concurrency: int = typer.Option(32, "--max-concurrency", "-c", help="Samples in flight (vllm/: batch size)."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Max tokens per reply [default: profile's, else 32768]."),
+    max_concurrency: Optional[int] = typer.Option(None, "--max-concurrency", "-c", help="Samples in flight; default 32 (vllm/: conversations per batch, default 1024)."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Max tokens per reply; default the profile's (32768)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", help="Sampling temperature."),
     top_p: Optional[float] = typer.Option(None, "--top-p", help="Nucleus sampling."),
     top_k: Optional[int] = typer.Option(None, "--top-k", help="Top-k sampling (sent in extra_body)."),
@@ -86,7 +82,7 @@ def eval_command(
     extra_body: Optional[str] = typer.Option(None, "--extra-body", help="JSON object merged into every request body."),
     model_profile: Optional[str] = typer.Option(None, "--model-profile", help="Model profile (prompt quirks + sampling)."),
     profiles_file: Optional[str] = typer.Option(None, "--profiles-file", help="TOML/YAML file with more profiles."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL [env OPENAI_BASE_URL]."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL; default $OPENAI_BASE_URL."),
     tool_mode: str = typer.Option("text", "--tool-mode", help="Multiround coloring tool: text protocol or native tool calls."),
     max_retries: int = typer.Option(8, "--max-retries", min=0, help="Retries per call on 429/5xx/timeouts/drops."),
     retry_delay: float = typer.Option(1.0, "--retry-delay", min=0.0, help="Base backoff delay in seconds (doubles per retry)."),
@@ -127,10 +123,10 @@ def eval_command(
         console.print(summary_table(rows, title))
         if outcome.skipped:
             err_console.print(f"resumed: {outcome.skipped} samples were already recorded, ran {outcome.stats.done}",
-                              highlight=False)
+                              highlight=False, soft_wrap=True)
     if outcome.interrupted:
         err_console.print(f"interrupted: {outcome.stats.recorded}/{outcome.total} samples recorded in {where}; "
-                          f"resume with: {resume_hint(where)}", markup=False, highlight=False)
+                          f"resume with: {resume_hint(where)}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(130)
     if outcome.aborted:
         fail(f"{outcome.aborted.rstrip('.')}. Stopped after {outcome.stats.recorded}/{outcome.total} samples; "
@@ -138,4 +134,4 @@ def eval_command(
     errors = sum(r.errors for r in rows)
     if errors and not as_json:
         err_console.print(f"{errors} samples ended with a backend error; re-run the same command to retry them",
-                          highlight=False)
+                          highlight=False, soft_wrap=True)

@@ -36,12 +36,10 @@ from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey, Sampling
 
 TOOL_MODES = ("text", "native")
+DEFAULT_CONCURRENCY = 32
+DEFAULT_BATCH = 1024
 #: Error kinds that say nothing about the backend as a whole (never trigger the abort rule).
 LOCAL_ERROR_KINDS = frozenset({"replay-missing", "no-solution"})
-
-
-class EvalAborted(RamseyGadgetsError):
-    """Every request so far failed the same way; the message says how."""
 
 
 @dataclass
@@ -55,7 +53,7 @@ class EvalOptions:
     problems: list[str] | None = None
     tier: str | None = None
     dataset: str | None = None
-    max_concurrency: int = 32
+    max_concurrency: int | None = None  # default: DEFAULT_CONCURRENCY, or DEFAULT_BATCH for batch backends
     temperature: float | None = None
     top_p: float | None = None
     top_k: int | None = None
@@ -166,7 +164,7 @@ class Evaluation:
         o = self.options
         if o.tool_mode not in TOOL_MODES:
             raise RamseyGadgetsError(f"--tool-mode must be text or native, got {o.tool_mode!r}")
-        if o.max_concurrency < 1:
+        if o.max_concurrency is not None and o.max_concurrency < 1:
             raise RamseyGadgetsError(f"--max-concurrency must be at least 1, got {o.max_concurrency}")
         replay = None
         if o.model.startswith("replay:"):
@@ -194,7 +192,9 @@ class Evaluation:
         self.backend = make_backend(o.model, problem_set=self.problem_set, base_url=o.base_url, retry=o.retry,
                                     on_retry=self._on_retry, tool_mode=o.tool_mode, seed=self.sampling.seed,
                                     engine_args=o.engine_args, replay=replay,
-                                    max_connections=max(o.max_concurrency, 8))
+                                    max_connections=max(o.max_concurrency or DEFAULT_CONCURRENCY, 8))
+        if o.max_concurrency is None:
+            o.max_concurrency = DEFAULT_BATCH if hasattr(self.backend, "complete_batch") else DEFAULT_CONCURRENCY
         self.config = make_config(
             model=o.model, model_label=model_label(o.model, self.profile),
             profile=getattr(self.profile, "name", None), settings=settings, runs=runs,
@@ -420,15 +420,17 @@ class Evaluation:
 
     def _run_batch(self, pending: list[SampleKey]) -> bool:
         """Waves of at most ``max_concurrency`` conversations; True when interrupted."""
-        try:
-            previous = signal.signal(signal.SIGINT, self._on_sigint)
-        except ValueError:  # not the main thread
-            previous = None
+        previous = {}
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                previous[sig] = signal.signal(sig, self._on_sigint)
+            except ValueError:  # not the main thread
+                pass
         try:
             return self._batch_waves(pending)
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
     def _batch_waves(self, pending: list[SampleKey]) -> bool:
         try:
@@ -492,10 +494,3 @@ def run_eval(options: EvalOptions, console: Console | None = None) -> EvalOutcom
     outcome = evaluation.run()
     outcome.stats.started = started
     return outcome
-
-
-def iter_records(directory: Path) -> Iterable[dict[str, Any]]:
-    from ramseygadgets.harness.runlog import SAMPLES_FILE, read_samples
-
-    records, _ = read_samples(Path(directory) / SAMPLES_FILE)
-    return records
