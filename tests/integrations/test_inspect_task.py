@@ -19,7 +19,7 @@ from inspect_scripted import (  # noqa: E402
     solution_answer, solution_edges,
 )
 from ramseygadgets.answers import parse_answer  # noqa: E402
-from ramseygadgets.catalog import Problem, get_problem  # noqa: E402
+from ramseygadgets.catalog import Problem, all_problems, get_problem  # noqa: E402
 from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
 from ramseygadgets.graphs import Graph  # noqa: E402
 from ramseygadgets.integrations.inspect_task import (  # noqa: E402
@@ -131,6 +131,17 @@ def test_zero_shot_metrics(zero_shot_run: tuple[ScriptedModel, Any]) -> None:
     assert metrics["accuracy_std"] == pytest.approx(math.sqrt(2) / 6)
     assert metrics["pass@2"] == pytest.approx(2 / 3)   # solved in at least one of 2 epochs
     assert metrics["pass@1"] == pytest.approx(0.5)     # unbiased pass@1 = mean accuracy
+
+
+def test_every_shipped_solution_scores_correct_through_inspect(tmp_path: Path) -> None:
+    """All 70 problems (all six gadget types) through the whole Inspect pipeline."""
+    ids = [p.id for p in all_problems()]
+    script = ScriptedModel({pid: [[solution_answer(pid)]] for pid in ids}, setting="size-hint")
+    log = run_task(script, tmp_path, setting="size-hint", problems="all")
+    assert len(log.samples) == 70
+    failed = [s.id for s in log.samples if s.scores["ramsey_scorer"].value != "C"]
+    assert failed == []
+    assert metrics_of(log)["accuracy"] == 1.0
 
 
 def test_truncated_reply_is_recorded_as_length(tmp_path: Path) -> None:
