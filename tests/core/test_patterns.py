@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import networkx as nx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ramseygadgets.errors import UnknownPatternError
 from ramseygadgets.graphs import Graph
@@ -113,3 +115,13 @@ def test_size_limit_and_the_k1_digit_shorthand() -> None:
     assert get_pattern("K12") == get_pattern("P3")  # K12 = K1,2 by the same shorthand as K13 = K1,3
     with pytest.raises(UnknownPatternError, match="too large"):
         get_pattern(f"C{MAX_PATTERN_VERTICES + 1}")
+
+
+@given(st.one_of(st.text(max_size=20), st.text(st.sampled_from(list("KPC0123456789,-_ e~?@BwE")), max_size=12)))
+def test_pattern_lookup_raises_only_unknown_pattern_errors(spec: str) -> None:
+    try:
+        pattern = get_pattern(spec)
+    except UnknownPatternError as exc:
+        assert str(exc) and "\n" not in str(exc)
+    else:
+        assert pattern.graph.is_connected() and 3 <= pattern.graph.n <= MAX_PATTERN_VERTICES
