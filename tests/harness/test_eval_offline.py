@@ -251,3 +251,30 @@ def test_progress_display_shows_counts_accuracy_tokens_retries(tmp_path):
     text = stream.getvalue()
     assert outcome.stats.recorded == 2 and "2/2" in text
     assert "acc 100.0%" in text and "tokens 0" in text and "retries 0" in text and "ETA" in text
+
+
+def test_a_disk_error_stops_the_run_with_one_line(tmp_path, monkeypatch):
+    import os
+
+    from ramseygadgets.harness import runlog
+
+    real_fsync, calls = os.fsync, []
+
+    def failing_fsync(fd):
+        calls.append(fd)
+        if len(calls) > 2:  # config.json (file and directory) gets through, the first samples do not
+            raise OSError(28, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(runlog.os, "fsync", failing_fsync)
+    out = tmp_path / "run"
+    args = ("--problems", "p3_k3_red_determiner,k13_k4_red_determiner", "--runs", "3", "--out", str(out))
+    result = run_eval(*args)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output == f"error: cannot write {out / 'samples.jsonl'}: No space left on device\n"
+    monkeypatch.setattr(runlog.os, "fsync", real_fsync)
+    result = run_eval(*args)
+    assert result.exit_code == 0, result.output
+    recs = records(out)
+    expected = 3 * (len(settings_for("p3_k3_red_determiner")) + len(settings_for("k13_k4_red_determiner")))
+    assert len(recs) == len({(r["problem_id"], r["setting"], r["run"]) for r in recs}) == expected

@@ -201,10 +201,13 @@ class RunLog:
                 raise RunLogError(f"sample {key.label()} is already recorded in {self.samples_path}")
         data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
         view = memoryview(data.encode("utf-8"))
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
-        os.fsync(self._fd)
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            os.fsync(self._fd)
+        except OSError as exc:
+            raise RunLogError(f"cannot write {self.samples_path}: {exc.strerror or exc}") from None
         for key, record in zip(keys, records):
             self.records[key] = record
 

@@ -31,7 +31,7 @@ from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.problems import ProblemSet, select_problems
 from ramseygadgets.harness.progress import EvalProgress, EvalStats
 from ramseygadgets.harness.retry import RetryPolicy
-from ramseygadgets.harness.runlog import RunLog
+from ramseygadgets.harness.runlog import RunLog, RunLogError
 from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey, Sampling
 
@@ -156,6 +156,7 @@ class Evaluation:
         self._interrupt_pending = False
         self._queued: list[dict[str, Any]] = []
         self._writer: asyncio.Future[None] | None = None
+        self.write_error: RunLogError | None = None
 
     # -- setup ------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -280,7 +281,13 @@ class Evaluation:
     async def _write_queued(self) -> None:
         while self._queued:
             records, self._queued = self._queued, []
-            await asyncio.to_thread(self.log.append_many, records)  # type: ignore[union-attr]
+            try:
+                await asyncio.to_thread(self.log.append_many, records)  # type: ignore[union-attr]
+            except RunLogError as exc:  # the disk failed: stop, the samples stay unrecorded
+                self.write_error = exc
+                for worker in self._workers:
+                    worker.cancel()
+                return
             for record in records:
                 self.stats.add(record)
             self._progress.update()
@@ -292,11 +299,15 @@ class Evaluation:
                 await asyncio.shield(self._writer)
             except asyncio.CancelledError:
                 await asyncio.wait([self._writer])
-        if self._queued:
+        if self._queued and self.write_error is None:
             records, self._queued = self._queued, []
             self.log.append_many(records)  # type: ignore[union-attr]
             for record in records:
                 self.stats.add(record)
+
+    @property
+    def _stopping(self) -> bool:
+        return self.aborted is not None or self.write_error is not None
 
     def _watch_errors(self, record: dict[str, Any]) -> None:
         """Stop when the first ``abort_after`` samples all failed with the same backend error."""
@@ -333,6 +344,8 @@ class Evaluation:
         finally:
             if self.log is not None:
                 self.log.close()
+        if self.write_error is not None:
+            raise self.write_error
         return EvalOutcome(Path(self.options.out), self.config, self.stats.total, self.skipped, self.stats,
                            interrupted, self.aborted, self.moved_errors)
 
@@ -362,9 +375,9 @@ class Evaluation:
                                                                                        len(pending)))]
             self._workers = workers
             try:
-                await asyncio.gather(*workers, return_exceptions=self.aborted is not None)
+                await asyncio.gather(*workers)
             except asyncio.CancelledError:
-                if self.aborted is None or interrupted:
+                if not self._stopping or interrupted:  # workers cancelled by the abort rule or a disk error
                     raise
             finally:
                 for w in workers:
@@ -386,7 +399,7 @@ class Evaluation:
 
     async def _worker(self, queue: Iterator[SampleKey]) -> None:
         for key in queue:
-            if self.aborted is not None:
+            if self._stopping:
                 return
             conversation = self.conversation(key)
             self.stats.in_flight += 1
@@ -408,7 +421,7 @@ class Evaluation:
                 record = await asyncio.to_thread(self.score, conversation)
             finally:
                 self.stats.in_flight -= 1
-            if self.aborted is not None:
+            if self._stopping:
                 return
             self._queue_record(record)
 
