@@ -6,7 +6,6 @@ import json
 import zlib
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from openai_mock import Drop, Fail, Garbage, Reply, answer_script, expected_kind, tool_call

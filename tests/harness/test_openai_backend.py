@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
@@ -176,7 +175,13 @@ def test_start_fails_fast_with_one_line_reasons(mock_server):
 def test_start_accepts_servers_without_a_models_route(mock_server):
     server = mock_server(serve_models=False)
     backend = OpenAIBackend("mock-model", base_url=server.base_url, retry=FAST)
-    asyncio.run(backend.start())
+
+    async def go():
+        try:
+            await backend.start()
+        finally:
+            await backend.close()
+    asyncio.run(go())
 
 
 def test_public_url_drops_credentials():

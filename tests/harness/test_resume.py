@@ -3,7 +3,6 @@ Ctrl-C stops cleanly with exit 130 and a resume hint."""
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
