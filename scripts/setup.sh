@@ -19,6 +19,6 @@ fi
 
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q --upgrade pip setuptools wheel
 .venv/bin/python -m pip install -q -e '.[test,inspect,lm-eval]'
 echo "setup: done (.venv/bin/ramseygadgets)"

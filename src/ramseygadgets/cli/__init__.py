@@ -7,6 +7,13 @@ from __future__ import annotations
 
 import sys
 
+try:  # typer >= 0.2x vendors click as typer._click
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - older typer on top of click
+    from click import exceptions as click_exceptions
+
+import typer
+
 from ramseygadgets.cli.app import app
 
 # Importing a module registers its commands.
@@ -14,12 +21,26 @@ from ramseygadgets.cli import core, evaluation, generate, prompting, reporting, 
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: usage errors become one ``error:`` line and exit code 2."""
     try:
-        app()
-    except KeyboardInterrupt:
+        code = app(standalone_mode=False)
+    except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("interrupted\n")
         sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click_exceptions.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
+            sys.stdout.write(exc.ctx.get_help() + "\n")
+            sys.exit(0)
+        command = exc.ctx.command_path if exc.ctx is not None else "ramseygadgets"
+        message = " ".join(exc.format_message().split())
+        sys.stderr.write(f"error: {message} (see '{command} --help')\n")
+        sys.exit(2)
+    except click_exceptions.ClickException as exc:
+        sys.stderr.write(f"error: {' '.join(exc.format_message().split())}\n")
+        sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 __all__ = ["app", "main"]
