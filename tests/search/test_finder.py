@@ -215,3 +215,20 @@ def test_lemmas_hold_for_every_placement_of_known_solutions(pid):
                     assert any(copy & ~mask == 0 for copy in lemma), (pid, n, layout.name)
                 checked += 1
     assert checked >= len(solutions)
+
+
+def test_a_twelve_vertex_minimum_beyond_enumeration():
+    """(K1,4, K4)-variable gadget: no solution on 11 vertices, one on 12 (about 3 s)."""
+    problem = Problem.make("K1,4", "K4", "variable-gadget")
+    result = solve(problem, timeout=120)
+    assert result.status == "found" and result.n == 12 and result.lower_bound == 12
+    assert verify(problem, result.candidate).correct
+
+
+@pytest.mark.slow
+def test_eleven_and_thirteen_vertex_minima():
+    for F, H, gadget, n in (("P3", "K6", "red-determiner", 11), ("K1,3", "K5", "red-determiner", 13)):
+        problem = Problem.make(F, H, gadget)
+        result = solve(problem, max_vertices=13, timeout=600)
+        assert result.status == "found" and result.n == n and result.lower_bound == n, problem.title
+        assert verify(problem, result.candidate).correct

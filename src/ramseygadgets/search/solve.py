@@ -225,6 +225,8 @@ def solve(problem: Problem | str, *, max_vertices: int = DEFAULT_MAX_VERTICES, t
     deadline = start + timeout if timeout is not None else None
     first = smallest_vertex_count(problem)
     begin = first if min_vertices is None else max(first, min_vertices)
+    if begin > max_vertices:
+        raise SearchError(f"max-vertices {max_vertices} is below the first vertex count to try ({begin})")
     result = SearchResult(problem.id, problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices)
     for n in range(begin, max_vertices + 1):
         done = _run_level(problem, n, deadline, minimize_edges, seed, solver, result)
