@@ -278,3 +278,14 @@ def test_a_disk_error_stops_the_run_with_one_line(tmp_path, monkeypatch):
     recs = records(out)
     expected = 3 * (len(settings_for("p3_k3_red_determiner")) + len(settings_for("k13_k4_red_determiner")))
     assert len(recs) == len({(r["problem_id"], r["setting"], r["run"]) for r in recs}) == expected
+
+
+def test_solver_searches_problems_without_a_shipped_solution(tmp_path):
+    dataset = tmp_path / "new.jsonl"
+    dataset.write_text(json.dumps({"F": "P3", "H": "C5", "gadget": "red-determiner"}) + "\n")
+    out = tmp_path / "run"
+    result = run_eval("--dataset", str(dataset), "--setting", "zero-shot,multiround", "--runs", "2", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    recs = records(out)
+    assert len(recs) == 4 and all(r["correct"] for r in recs)
+    assert {r["problem_id"] for r in recs} == {"p3_c5_red_determiner"} and recs[0]["min_vertices"] is None
