@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import all_problems, get_problem
+from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.search.batch import solve_many
 from ramseygadgets.solutions import load_solutions

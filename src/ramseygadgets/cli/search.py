@@ -76,8 +76,11 @@ def solve(
         outcome = _solve_batch(problems, options, jobs, show=not as_json)
     results = outcome.results
     if as_json:
-        print_json({"results": [r.to_json() for r in results], "interrupted": outcome.interrupted,
-                    "unfinished": outcome.unfinished, "seconds": round(outcome.seconds, 3)})
+        data = {"results": [r.to_json() for r in results], "interrupted": outcome.interrupted,
+                "unfinished": outcome.unfinished, "seconds": round(outcome.seconds, 3)}
+        if outcome.partial:
+            data["partial"] = outcome.partial
+        print_json(data)
     else:
         if len(problems) > 1 and results:
             console.print(_summary_table(results))
@@ -99,11 +102,17 @@ def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
     if show:
         console.print(f"solving {problem.title} ({problem.id})", highlight=False)
     outcome = BatchOutcome()
+    levels: list[LevelRecord] = []
     try:
-        result = solve_problem(problem, on_level=on_level, **options)
+        result = solve_problem(problem, on_level=lambda lv: (levels.append(lv), on_level(lv)), **options)
     except KeyboardInterrupt:
         outcome.interrupted = True
         outcome.unfinished = [problem.id]
+        proven = [lv.n for lv in levels if lv.outcome == "none"]
+        outcome.partial = {"problem_id": problem.id, "levels": [lv.to_json() for lv in levels],
+                           "lower_bound": max(proven) + 1 if proven else None}
+        if show and proven:
+            err_console.print(f"interrupted: proven so far that no solution has fewer than {max(proven) + 1} vertices")
         return outcome
     outcome.results.append(result)
     outcome.seconds = result.seconds

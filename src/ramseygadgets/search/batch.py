@@ -24,6 +24,7 @@ class BatchOutcome:
     interrupted: bool = False
     seconds: float = 0.0
     unfinished: list[str] = field(default_factory=list)
+    partial: dict[str, Any] | None = None  # what an interrupted single problem had proven
 
 
 def _ignore_sigint() -> None:

@@ -29,8 +29,9 @@ from __future__ import annotations
 import random
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
@@ -51,6 +52,17 @@ _NOT_INTERRUPTIBLE = ("cadical", "kissat")
 
 class SearchTimeout(Exception):
     """The deadline passed before the question was decided."""
+
+
+@contextmanager
+def keyboard_interrupts() -> Iterator[None]:
+    """Re-raise Ctrl-C caught inside a PySAT solver call (``pysolvers.error``) as KeyboardInterrupt."""
+    try:
+        yield
+    except Exception as exc:  # PySAT's C extension reports SIGINT as its own error type
+        if "keyboard interrupt" in str(exc).lower():
+            raise KeyboardInterrupt from None
+        raise
 
 
 @dataclass
@@ -255,8 +267,7 @@ class CandidateModel:
 def find_counterexample(problem: Problem, graph: Graph, spec: GadgetSpec) -> list[Counterexample]:
     """Bad good colorings of ``graph`` (at most one per bad condition); empty when there are none.
 
-    When ``graph`` is not good at all, one counterexample with condition ``()`` is impossible, so
-    that case cannot arise: every candidate satisfies a witness, hence is good.
+    Candidates are always good (each satisfies a witness), so "no counterexample" means solution.
     """
     out: list[Counterexample] = []
     with GoodColorings(graph, problem.F, problem.H) as sat:
@@ -338,6 +349,10 @@ class LayoutFinder:
 
     def find(self, max_edges: int | None = None, deadline: float | None = None) -> Graph | None:
         """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact)."""
+        with keyboard_interrupts():
+            return self._find(max_edges, deadline)
+
+    def _find(self, max_edges: int | None, deadline: float | None) -> Graph | None:
         assumptions = self.model.bound_edges(max_edges) if max_edges is not None else []
         while True:
             t0 = time.monotonic()

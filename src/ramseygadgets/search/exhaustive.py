@@ -49,7 +49,7 @@ from ramseygadgets.colorings import GoodColorings
 from ramseygadgets.copies import find_copies
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-from ramseygadgets.graphs import Edge, Graph
+from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.verify import verify
 
