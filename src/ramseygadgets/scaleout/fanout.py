@@ -1,0 +1,115 @@
+"""Problems fan out as tasks: each worker solves one problem (minimal solution with proofs) and
+returns a JSON record; the parent checkpoints every record as it arrives.
+
+Two-colour problems (F, H) go to the core search engine (:func:`ramseygadgets.search.solve`,
+all six gadget types); multi-colour problems to :func:`ramseygadgets.multicolor.solve_multi`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.multicolor.search import solve_multi
+from ramseygadgets.multicolor.spec import MultiProblem
+from ramseygadgets.problemsets import (
+    GeneratedProblem, ProblemSetPlan, ProblemSetWriter, problem_json, problem_of_record,
+)
+from ramseygadgets.scaleout.executors import Executor, LocalExecutor
+
+
+@dataclass(frozen=True)
+class SolveTask:
+    """One problem to solve, as plain data (it travels to worker processes and Ray nodes)."""
+
+    problem: str  # JSON problem record
+    max_vertices: int
+    timeout: float | None
+
+    def __str__(self) -> str:
+        return json.loads(self.problem)["id"]
+
+
+def solve_task(task: SolveTask) -> dict[str, Any]:
+    """Solve one problem; the result record (status, n, m, proof bounds, solution, seconds)."""
+    problem = problem_of_record(json.loads(task.problem))
+    record = problem_json(problem)
+    started = time.monotonic()
+    if isinstance(problem, MultiProblem):
+        result = solve_multi(problem, max_vertices=task.max_vertices, timeout=task.timeout)
+        method = "cegar-sat, c colours (ramseygadgets.multicolor)"
+        shipped = None
+    else:
+        from ramseygadgets.search import solve
+        from ramseygadgets.search.dataset import METHOD, solution_record
+
+        result = solve(problem, max_vertices=task.max_vertices, timeout=task.timeout)
+        method = METHOD
+        proven = result.found and result.edges_minimal and result.lower_bound == result.n
+        shipped = solution_record(result) if proven else None
+    proven = bool(result.found and result.edges_minimal and result.lower_bound == result.n)
+    gadget = problem.gadget_type if isinstance(problem, MultiProblem) else problem.gadget
+    record.update({
+        "status": result.status, "n": result.n, "m": result.m, "lower_bound": result.lower_bound,
+        "edges_minimal": result.edges_minimal, "proven_minimal": proven, "max_vertices": task.max_vertices,
+        "timeout": task.timeout, "seconds": round(time.monotonic() - started, 4), "method": method,
+        "solution": result.candidate.to_json(gadget) if result.candidate is not None else None,
+    })
+    if shipped is not None:
+        record["shipped"] = shipped
+    return record
+
+
+@dataclass
+class GenerateOutcome:
+    """What a generation run did: records finished now, skipped (already recorded), interrupted."""
+
+    ran: list[dict[str, Any]] = field(default_factory=list)
+    skipped: int = 0
+    interrupted: bool = False
+    seconds: float = 0.0
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+def generate_problem_set(plan: ProblemSetPlan, writer: ProblemSetWriter, *, max_vertices: int = 10,
+                         timeout: float | None = 60.0, executor: Executor | None = None,
+                         retry_unsolved: bool = False, options: dict[str, Any] | None = None,
+                         on_result: Callable[[dict[str, Any]], None] | None = None,
+                         order: Callable[[Sequence[GeneratedProblem]], list[GeneratedProblem]] | None = None
+                         ) -> GenerateOutcome:
+    """Solve every planned problem not yet recorded in ``writer``; checkpoint each; write the set.
+
+    Ctrl-C stops the run, keeps every finished record and still writes the output files.
+    """
+    outcome = GenerateOutcome()
+    started = time.monotonic()
+    todo = [p for p in plan.problems if not writer.done(p.id, retry_unsolved)]
+    outcome.skipped = len(plan.problems) - len(todo)
+    if order is not None:
+        todo = order(todo)
+    tasks = [SolveTask(json.dumps(problem_json(p)), max_vertices, timeout) for p in todo]
+    executor = executor or LocalExecutor()
+    try:
+        for _, record in executor.run(solve_task, tasks):
+            writer.record(record)
+            outcome.ran.append(record)
+            if on_result is not None:
+                on_result(record)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    outcome.seconds = time.monotonic() - started
+    options = dict(options or {})
+    options.update({"max_vertices": max_vertices, "timeout": timeout})
+    outcome.manifest = writer.finish(plan, options)
+    return outcome
+
+
+def hardest_last(problems: Sequence[GeneratedProblem]) -> list[GeneratedProblem]:
+    """Determiners and senders first, hardness gadgets last (they are the ones that time out)."""
+    def rank(p: GeneratedProblem) -> int:
+        return 1 if isinstance(p, Problem) and p.gadget.is_hardness else 0
+
+    return sorted(problems, key=rank)
