@@ -1,0 +1,21 @@
+"""Scale-out: local worker processes by default, a Ray cluster with ``--ray ADDRESS``.
+
+* :mod:`.executors`: ``LocalExecutor`` / ``RayExecutor`` / ``make_executor`` — run tasks, yield
+  results as they finish, re-run the tasks of a lost worker;
+* :mod:`.fanout`: problems of a generated set as tasks (``generate``), one checkpointed record each;
+* :mod:`.census`: the exhaustive enumeration in geng ``res/mod`` slices, one atomic JSON file per
+  slice, merged counts independent of the slicing;
+* :mod:`.crosscheck`: search results against the census;
+* :mod:`.evals`: several evaluations (models × settings) as tasks.
+"""
+
+from __future__ import annotations
+
+from ramseygadgets.scaleout.census import CensusResult, CheckpointError, SliceTask, census_slice, run_census
+from ramseygadgets.scaleout.evals import run_evaluations
+from ramseygadgets.scaleout.executors import Executor, LocalExecutor, RayExecutor, ScaleoutError, make_executor
+
+__all__ = [
+    "CensusResult", "CheckpointError", "Executor", "LocalExecutor", "RayExecutor", "ScaleoutError", "SliceTask",
+    "census_slice", "make_executor", "run_census", "run_evaluations",
+]

@@ -1,0 +1,118 @@
+"""Two colours with one forbidden graph each give exactly today's results: same CNF, same
+verdicts, same minimal (n, m), same gadgets found inside every small graph."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ramseygadgets.catalog import all_problems, get_problem, paper_pairs
+from ramseygadgets.colorings import GoodColorings
+from ramseygadgets.gadgets import Candidate, Designated
+from ramseygadgets.graphs import Graph
+from ramseygadgets.multicolor import ColoringSpec, MultiColorings, MultiProblem, solve_multi, verify_multi
+from ramseygadgets.multicolor.census import gadgets_in_graph_multi
+from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
+from ramseygadgets.solutions import load_solutions
+from ramseygadgets.verify import verify
+
+PAIR_PROBLEMS = [p for p in all_problems() if not p.gadget.is_hardness]
+
+
+def _random_graph(rng: random.Random, n: int, p: float) -> Graph:
+    return Graph(n, tuple((u, v) for u in range(n) for v in range(u + 1, n) if rng.random() < p))
+
+
+def test_the_52_determiner_and_sender_problems_map_to_the_same_ids():
+    assert len(PAIR_PROBLEMS) == 52
+    for p in PAIR_PROBLEMS:
+        multi = MultiProblem.of_problem(p)
+        assert multi.id == p.id and multi.to_problem() == p and multi.title == p.title
+        assert MultiProblem.from_json(multi.to_json()) == multi
+
+
+def test_the_cnf_of_a_pair_is_literally_the_core_cnf():
+    rng = random.Random(8)
+    graphs = [s.candidate.graph for s in load_solutions().values()]
+    graphs += [_random_graph(rng, rng.randint(3, 9), rng.random()) for _ in range(60)]
+    for F, H in paper_pairs():
+        spec = ColoringSpec.pair(F, H)
+        for graph in graphs[::3]:
+            assert MultiColorings(graph, spec).clauses == GoodColorings(graph, spec.F, spec.H).clauses
+
+
+def test_verdicts_agree_with_the_core_on_every_shipped_solution_and_its_near_misses():
+    rng = random.Random(70)
+    compared = 0
+    for p in PAIR_PROBLEMS:
+        multi = MultiProblem.of_problem(p)
+        solution = load_solutions()[p.id].candidate
+        candidates = [solution]
+        graph = solution.graph
+        for _ in range(6):  # other designated edges on the same graph
+            picks = rng.sample(graph.edges, len(solution.designated.edges))
+            candidates.append(Candidate(graph, Designated(tuple(picks))))
+        for _ in range(3):  # the graph with one edge removed
+            edges = list(graph.edges)
+            keep = set(solution.designated.edges)
+            drop = rng.choice([e for e in edges if e not in keep])
+            candidates.append(Candidate(Graph(graph.n, tuple(e for e in edges if e != drop)), solution.designated))
+        for c in candidates:
+            core, mine = verify(p, c), verify_multi(multi, c)
+            assert (mine.correct, mine.check) == (core.correct, core.check), (p.id, c)
+            compared += 1
+        assert verify_multi(multi, solution).correct
+    assert compared == 52 * 10
+
+
+def test_verdicts_agree_on_random_candidates():
+    rng = random.Random(3)
+    for _ in range(400):
+        p = rng.choice(PAIR_PROBLEMS)
+        graph = _random_graph(rng, rng.randint(3, 8), rng.uniform(0.3, 0.9))
+        if graph.m < 2:
+            continue
+        designated = Designated(tuple(rng.sample(graph.edges, len(p.gadget.edge_names))))
+        core, mine = verify(p, graph, designated), verify_multi(MultiProblem.of_problem(p), graph, designated)
+        assert (mine.correct, mine.check) == (core.correct, core.check)
+
+
+def test_search_finds_the_shipped_minimum_for_every_pair_problem_up_to_six_vertices():
+    shipped = load_solutions()
+    small = [p for p in PAIR_PROBLEMS if shipped[p.id].n <= 6]
+    assert len(small) >= 25
+    for p in small:
+        result = solve_multi(MultiProblem.of_problem(p), max_vertices=shipped[p.id].n)
+        assert result.status == "found" and result.edges_minimal and result.lower_bound == result.n, p.id
+        assert (result.n, result.m) == (shipped[p.id].n, shipped[p.id].m), p.id
+
+
+@pytest.mark.slow
+def test_search_finds_the_shipped_minimum_for_all_52_pair_problems():
+    shipped = load_solutions()
+    for p in PAIR_PROBLEMS:
+        result = solve_multi(MultiProblem.of_problem(p), max_vertices=shipped[p.id].n)
+        assert (result.n, result.m, result.lower_bound) == (shipped[p.id].n, shipped[p.id].m, shipped[p.id].n), p.id
+
+
+@pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
+def test_gadgets_inside_every_graph_up_to_six_vertices_agree_with_the_core_scan():
+    checked = 0
+    for F, H in paper_pairs():
+        spec = ColoringSpec.pair(F, H)
+        problems = [MultiProblem(spec, "determiner", 0), MultiProblem(spec, "determiner", 1),
+                    MultiProblem(spec, "positive-sender"), MultiProblem(spec, "negative-sender")]
+        for n in range(2, 7):
+            for graph in iter_graphs(n, 1, n * (n - 1) // 2, connected=False, min_degree=1):
+                core = gadgets_in_graph(graph, spec.F, spec.H, [p.gadget_type for p in problems])
+                mine = gadgets_in_graph_multi(graph, problems)
+                checked += 1
+                if core is None:
+                    assert mine is None
+                    continue
+                assert set(core) == {p.gadget_type for p in problems if p.id in mine}, (F, H, graph)
+                for p in problems:
+                    if p.id in mine:
+                        assert verify(get_problem(p.id), graph, mine[p.id]).correct
+    assert checked == 13 * 155  # graphs on 2..6 vertices without isolated vertices: 1+2+7+23+122
