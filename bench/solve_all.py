@@ -118,7 +118,8 @@ def main() -> int:
         solve_beyond()
 
     if args.write_solutions:
-        path = write_solutions([solution_record(results[p.id], cross.get(p.id)) for p in problems])
+        command = "python bench/solve_all.py " + " ".join(sys.argv[1:])
+        path = write_solutions([solution_record(results[p.id], cross.get(p.id)) for p in problems], command=command)
         console.print(f"wrote {path}")
     return 0
 

@@ -42,8 +42,12 @@ def solution_record(result: SearchResult, cross_check: str | None = None) -> dic
     return record
 
 
-def write_solutions(records: Iterable[dict[str, Any]], path: Path = SOLUTIONS_PATH) -> Path:
-    """Write records in catalog order (atomically: a temporary file, then a rename)."""
+def write_solutions(records: Iterable[dict[str, Any]], path: Path = SOLUTIONS_PATH,
+                    command: str = "bench/solve_all.py --write-solutions") -> Path:
+    """Write records in catalog order (atomically: a temporary file, then a rename).
+
+    ``command``: how the file was produced, recorded in its header.
+    """
     order = {p.id: i for i, p in enumerate(all_problems())}
     rows = sorted(records, key=lambda r: order.get(get_problem(r["problem_id"]).id, len(order)))
     try:
@@ -54,7 +58,7 @@ def write_solutions(records: Iterable[dict[str, Any]], path: Path = SOLUTIONS_PA
         "description": "One minimal solution per RamseyGadgets problem: fewest vertices, then fewest edges. "
                        "Found and proven minimal by the CEGAR SAT search (ramseygadgets.search).",
         "minimal": "fewest vertices n (no solution on n-1 vertices), then fewest edges m among solutions on n vertices",
-        "generator": f"ramseygadgets {version}: python bench/solve_all.py --write-solutions",
+        "generator": f"ramseygadgets {version}: {command}",
         "solutions": rows,
     }
     head = json.dumps({k: v for k, v in data.items() if k != "solutions"}, indent=1)[:-2]
