@@ -37,7 +37,7 @@ def main() -> int:
     parser.add_argument("--ray", default=None, help="Ray address (auto, local, ...)")
     parser.add_argument("--out", default=None, help="output directory (default: a temporary one)")
     args = parser.parse_args()
-    console = Console()
+    console = Console(width=120)
     out = args.out or tempfile.mkdtemp(prefix="bench-generate-")
     plan = plan_problem_set([args.F], [args.H])
     writer = ProblemSetWriter(out)

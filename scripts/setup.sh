@@ -20,5 +20,5 @@ fi
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip setuptools wheel
-.venv/bin/python -m pip install -q -e '.[test,inspect,lm-eval]'
+.venv/bin/python -m pip install -q -e '.[test,inspect,lm-eval,ray]'  # ray: ~8 s, for the scale-out tests
 echo "setup: done (.venv/bin/ramseygadgets)"

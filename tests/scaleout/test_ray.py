@@ -1,0 +1,59 @@
+"""The same work on a Ray cluster (a local single-node cluster: Ray ≥ 2.10 has no local_mode)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ramseygadgets.problemsets import ProblemSetWriter, plan_problem_set
+from ramseygadgets.scaleout import LocalExecutor, RayExecutor, run_census
+from ramseygadgets.scaleout.fanout import generate_problem_set
+from ramseygadgets.search.exhaustive import nauty_available
+
+from . import helpers
+from .test_executors_and_census import problems
+
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'ramseygadgets[ray]')")
+pytestmark = pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(helpers)  # test tasks travel by value to Ray workers
+    executor = RayExecutor("local", num_cpus=2)
+    yield executor
+    executor.close()
+    cloudpickle.unregister_pickle_by_value(helpers)
+
+
+def test_ray_sliced_enumeration_gets_the_single_process_counts(cluster, tmp_path):
+    single = run_census(problems(), range(3, 7), mod=1, executor=LocalExecutor(1))
+    on_ray = run_census(problems(), range(3, 7), mod=6, executor=cluster, checkpoint_dir=tmp_path)
+    assert on_ray.counts() == single.counts()
+    assert len(on_ray.computed) == 24 and len(list(tmp_path.glob("*.json"))) == 24
+    again = run_census(problems(), range(3, 7), mod=6, executor=cluster, checkpoint_dir=tmp_path)
+    assert again.computed == [] and again.counts() == single.counts()
+
+
+def test_ray_reruns_the_task_of_a_dead_worker_once(cluster, tmp_path):
+    marker = str(tmp_path / "marker")
+    results = list(cluster.run(helpers.die_once_marked, [(x, marker) for x in range(6)]))
+    assert (tmp_path / "marker").exists()
+    assert sorted(i for i, _ in results) == list(range(6))
+    assert dict(results) == {x: x * x for x in range(6)}
+
+
+def test_problems_fan_out_on_ray_like_on_local_processes(cluster, tmp_path):
+    plan = plan_problem_set(["P3"], ["K3", "C5"], ["P3 | P3 | P4"], gadgets="determiners,senders")
+    local = generate_problem_set(plan, ProblemSetWriter(tmp_path / "local"), max_vertices=7, timeout=30,
+                                 executor=LocalExecutor(1))
+    remote = generate_problem_set(plan, ProblemSetWriter(tmp_path / "ray"), max_vertices=7, timeout=30,
+                                  executor=cluster)
+
+    def sizes(outcome):
+        return {r["id"]: (r["status"], r["n"], r["m"]) for r in outcome.ran}
+
+    assert len(remote.ran) == len(plan.problems) == 11
+    assert sizes(remote) == sizes(local)
+    assert (tmp_path / "ray" / "problems.jsonl").read_text() == (tmp_path / "local" / "problems.jsonl").read_text()
