@@ -11,7 +11,9 @@ Building the set (:func:`plan_problem_set`):
   exchanging the colours maps good colorings to good colorings and no edge is forced); senders
   always; clause/variable gadgets only when F is a star K1,k and the pair is NP-hard, i.e. not
   in the list of polynomial pairs (built in: the paper's four, :data:`BUILTIN_POLYNOMIAL_PAIRS`;
-  or a file given by the user).  Pairs outside the list are *treated* as NP-hard;
+  or a file given by the user) and not two stars.  Two stars (K1,a, K1,b) are always polynomial:
+  a good coloring is a red subgraph R with deg_G(v) − b + 1 ≤ deg_R(v) ≤ a − 1 at every vertex, a
+  (g,f)-factor, which is decidable in polynomial time.  Other pairs are *treated* as NP-hard;
 * multi-colour specs (``"P3 | K3,C4 | K4"``): a determiner for each colour without a twin colour
   (same forbidden set), and both senders.
 
@@ -215,6 +217,10 @@ def pair_problems(F: Pattern, H: Pattern, wanted: set[str] | None, polynomial: s
                 continue  # defined only for stars: not a problem at all
             if _pair_key(F, H) in polynomial:
                 plan.skipped.append({"problem": title, "reason": "polynomial pair (no hardness gadget unless P = NP)"})
+                continue
+            if H.star_k is not None:
+                plan.skipped.append({"problem": title, "reason": "two stars: polynomial ((g,f)-factor), no hardness "
+                                                                 "gadget unless P = NP"})
                 continue
         plan.problems.append(Problem(F, H, gadget))
 
