@@ -125,3 +125,31 @@ def test_dry_run_lists_the_plan(tmp_path):
     assert result.exit_code == 0
     data = json.loads(result.output)
     assert len(data["problems"]) == 248 and len(data["skipped"]) == 4
+
+
+@needs_nauty
+def test_a_real_ctrl_c_stops_the_workers_and_keeps_the_finished_problems(tmp_path):
+    """The console script with 2 worker processes: one slow problem, one fast; SIGINT after the
+    fast one is recorded."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = Path(sys.executable).with_name("ramseygadgets")
+    out = tmp_path / "set"
+    process = subprocess.Popen(
+        [str(script), "generate", "--F", "K1,3", "--H", "K1,4,K3", "--gadgets", "red-determiner", "--jobs", "2",
+         "--timeout", "120", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=30)
+    assert process.returncode == 130, output
+    assert "interrupted: 1 problems finished in this run and kept" in output.replace("\n", " ")
+    assert [r["id"] for r in _lines(results)] == ["k13_k3_red_determiner"]
+    assert [r["id"] for r in _lines(out / "problems.jsonl")] == ["k13_k3_red_determiner"]
+    assert json.loads((out / "manifest.json").read_text())["unfinished"] == ["k13_k14_red_determiner"]
