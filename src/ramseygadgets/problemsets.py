@@ -302,7 +302,8 @@ def problem_of_record(record: dict[str, Any]) -> GeneratedProblem:
         raise ProblemSetError(f"unusable problem record {record.get('id', '?')}: {exc}") from None
 
 
-def edge_names(problem: GeneratedProblem) -> GadgetType:
+def core_gadget(problem: GeneratedProblem) -> GadgetType:
+    """The core gadget type that names the designated items (e, f / vertices)."""
     return problem.gadget_type if isinstance(problem, MultiProblem) else problem.gadget
 
 
@@ -310,7 +311,7 @@ def candidate_of_record(record: dict[str, Any], problem: GeneratedProblem) -> Ca
     data = record.get("solution")
     if not data:
         return None
-    return Candidate.from_json(data, edge_names(problem), max_vertices=None)
+    return Candidate.from_json(data, core_gadget(problem), max_vertices=None)
 
 
 def export_row(record: dict[str, Any]) -> dict[str, Any]:
@@ -318,7 +319,7 @@ def export_row(record: dict[str, Any]) -> dict[str, Any]:
     problem = problem_of_record(record)
     candidate = candidate_of_record(record, problem)
     assert candidate is not None
-    gadget = edge_names(problem)
+    gadget = core_gadget(problem)
     designated = candidate.designated
     edges = dict(zip(gadget.edge_names, designated.edges))
     row: dict[str, Any] = {"id": problem.id, "title": problem.title}

@@ -4,7 +4,6 @@ killed worker costs only its slice, and no slice is counted twice."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

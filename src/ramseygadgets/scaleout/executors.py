@@ -68,7 +68,7 @@ class LocalExecutor(Executor):
         self.retries = retries
 
     def describe(self) -> str:
-        return f"{self.workers} local process{'es' if self.workers > 1 else ''}" if self.workers > 1 else "this process"
+        return f"{self.workers} local processes" if self.workers > 1 else "this process"
 
     def _pool(self) -> ProcessPoolExecutor:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
