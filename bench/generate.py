@@ -4,7 +4,9 @@
     .venv/bin/python bench/generate.py --timeout 60 --jobs 2 --out runs/gen-p3-k13-c5
     .venv/bin/python bench/generate.py --ray local           # the same on a local Ray cluster
 
-Prints the number of problems (and those the rules left out), the distribution of minimal sizes,
+First, the cost of generality on the paper's pairs (same process, ratios): the multi-colour
+verifier and search against the core ones on the 52 determiner/sender problems (search: those
+with minimal size ≤ 8).  Then the generated set: the number of problems (and those the rules left out), the distribution of minimal sizes,
 the problems not solved within the limits (by status), total search time (sum over problems)
 and wall time, and their ratio (the parallel speed-up over one process).  The output directory
 is resumable: a second run with the same --out only solves what is missing.
@@ -27,6 +29,42 @@ from ramseygadgets.scaleout.executors import make_executor
 from ramseygadgets.scaleout.fanout import generate_problem_set, hardest_last
 
 
+def compare_pairs(console: Console) -> None:
+    """Multi-colour code vs the core on two-colour single-pattern problems (ratios, one process)."""
+    from ramseygadgets.catalog import all_problems
+    from ramseygadgets.multicolor import MultiProblem, solve_multi, verify_multi
+    from ramseygadgets.search import solve
+    from ramseygadgets.solutions import load_solutions
+    from ramseygadgets.verify import verify
+
+    shipped = load_solutions()
+    problems = [p for p in all_problems() if not p.gadget.is_hardness]
+    multi = {p.id: MultiProblem.of_problem(p) for p in problems}
+
+    def per_call(fn, repeats: int = 20) -> float:
+        started = time.perf_counter()
+        for _ in range(repeats):
+            for p in problems:
+                fn(p)
+        return (time.perf_counter() - started) / repeats / len(problems) * 1000
+
+    core_ms = per_call(lambda p: verify(p, shipped[p.id].candidate))
+    multi_ms = per_call(lambda p: verify_multi(multi[p.id], shipped[p.id].candidate))
+    small = [p for p in problems if shipped[p.id].n <= 8]
+    started = time.perf_counter()
+    for p in small:
+        solve(p, max_vertices=shipped[p.id].n)
+    core_s = time.perf_counter() - started
+    started = time.perf_counter()
+    for p in small:
+        result = solve_multi(multi[p.id], max_vertices=shipped[p.id].n)
+        assert (result.n, result.m) == (shipped[p.id].n, shipped[p.id].m), p.id
+    multi_s = time.perf_counter() - started
+    console.print(f"pairs, multi-colour code vs core: verify {multi_ms:.3f} vs {core_ms:.3f} ms per solution "
+                  f"({multi_ms / core_ms:.2f}x); minimal search of {len(small)} problems {multi_s:.2f} vs "
+                  f"{core_s:.2f} s ({multi_s / core_s:.2f}x), same (n, m) on every one")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--F", default="P3,K1,3")
@@ -36,8 +74,11 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--ray", default=None, help="Ray address (auto, local, ...)")
     parser.add_argument("--out", default=None, help="output directory (default: a temporary one)")
+    parser.add_argument("--skip-pairs", action="store_true", help="skip the multi-colour vs core comparison")
     args = parser.parse_args()
     console = Console(width=120)
+    if not args.skip_pairs:
+        compare_pairs(console)
     out = args.out or tempfile.mkdtemp(prefix="bench-generate-")
     plan = plan_problem_set([args.F], [args.H])
     writer = ProblemSetWriter(out)
