@@ -16,6 +16,22 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'rams
 pytestmark = pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
 
 
+def test_unreachable_or_malformed_cluster_addresses_fail_at_once_with_one_line():
+    """Ray itself would retry for minutes; the executor checks the address first (runs before
+    the module's cluster starts: with Ray already initialised no address is dialled)."""
+    import time
+
+    from ramseygadgets.scaleout import ScaleoutError
+
+    assert not ray.is_initialized()
+    started = time.monotonic()
+    with pytest.raises(ScaleoutError, match="cannot reach the Ray cluster at '127.0.0.1:1'"):
+        RayExecutor("127.0.0.1:1")
+    with pytest.raises(ScaleoutError, match="must be auto, local, host:port"):
+        RayExecutor("nonsense")
+    assert time.monotonic() - started < 15
+
+
 @pytest.fixture(scope="module")
 def cluster():
     from ray import cloudpickle

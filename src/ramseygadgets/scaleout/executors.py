@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import socket
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterator, Sequence
@@ -138,6 +139,8 @@ class RayExecutor(Executor):
                                        "ignore_reinit_error": True}
             if runtime_env:
                 options["runtime_env"] = runtime_env
+            if address not in ("local", "auto"):
+                _check_reachable(address)
             try:
                 if address == "local":
                     ray.init(num_cpus=num_cpus, **options)
@@ -176,6 +179,18 @@ class RayExecutor(Executor):
         if self._started and self.ray.is_initialized():
             self.ray.shutdown()
             self._started = False
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast on a cluster address nothing listens on (Ray itself retries for minutes)."""
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise ScaleoutError(f"Ray address {address!r} must be auto, local, host:port or ray://host:port")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ScaleoutError(f"cannot reach the Ray cluster at {address!r}: {exc.strerror or exc}") from None
 
 
 def make_executor(jobs: int | None = None, ray_address: str | None = None) -> Executor:
