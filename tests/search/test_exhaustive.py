@@ -54,6 +54,7 @@ def test_exhaustive_scan_reports_none_below_the_minimum():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_exhaustive_scan_agrees_with_the_finder_for_all_70_up_to_nine_vertices():
     scanned = exhaustive_minimums(all_problems(), 9, jobs=2)
     for p in all_problems():
@@ -65,6 +66,7 @@ def test_exhaustive_scan_agrees_with_the_finder_for_all_70_up_to_nine_vertices()
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # about 6 minutes on 2 idle cores: 11.7 million graphs
 def test_exhaustive_scan_confirms_the_ten_vertex_k13_k4_minima():
     """(K1,3, K4) problems needing 10 vertices: none on 9 (previous test), and on 10 the scan's
     first hit has exactly the finder's edge count."""

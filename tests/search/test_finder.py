@@ -226,6 +226,7 @@ def test_a_twelve_vertex_minimum_beyond_enumeration():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_eleven_and_thirteen_vertex_minima():
     for F, H, gadget, n in (("P3", "K6", "red-determiner", 11), ("K1,3", "K5", "red-determiner", 13)):
         problem = Problem.make(F, H, gadget)
