@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
-command -v geng >/dev/null 2>&1 || need_apt+=(nauty)
+{ command -v geng || command -v nauty-geng; } >/dev/null 2>&1 || need_apt+=(nauty)  # Debian names it nauty-geng
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
