@@ -336,7 +336,7 @@ def export_row(record: dict[str, Any]) -> dict[str, Any]:
     row.update({"gadget": problem.gadget if isinstance(problem, MultiProblem) else problem.gadget.value,
                 "tier": problem.tier, "designated": list((*gadget.edge_names, *gadget.vertex_names))})
     if not isinstance(problem, MultiProblem):
-        row["settings"] = settings_for(problem)
+        row["settings"] = settings_for(problem, min_vertices=candidate.graph.n)
     row.update({
         "min_vertices": candidate.graph.n, "min_edges": candidate.graph.m,
         "solution_edges": [list(e) for e in candidate.graph.edges],

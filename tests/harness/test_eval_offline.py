@@ -289,3 +289,21 @@ def test_solver_searches_problems_without_a_shipped_solution(tmp_path):
     recs = records(out)
     assert len(recs) == 4 and all(r["correct"] for r in recs)
     assert {r["problem_id"] for r in recs} == {"p3_c5_red_determiner"} and recs[0]["min_vertices"] is None
+
+
+def test_problem_set_outside_the_catalog_gets_its_size_hint(tmp_path):
+    from ramseygadgets.catalog import Problem
+    from ramseygadgets.search import solve
+
+    problem = Problem.make("P3", "C5", "red-determiner")
+    found = solve(problem, max_vertices=8)
+    assert found.candidate is not None
+    dataset = tmp_path / "set.jsonl"
+    dataset.write_text(json.dumps({"F": "P3", "H": "C5", "gadget": "red-determiner",
+                                   "solution": found.candidate.to_json(problem.gadget)}) + "\n")
+    out = tmp_path / "run"
+    result = run_eval("--dataset", str(dataset), "--setting", "size-hint", "--runs", "1", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    (rec,) = records(out)
+    assert rec["setting"] == "size-hint" and rec["correct"]
+    assert f"exactly {found.n} vertices" in json.dumps(rec["messages"])

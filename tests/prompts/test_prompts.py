@@ -156,3 +156,12 @@ def test_multiround_step_runs_the_text_protocol(solutions):
     assert multiround_step(problem, 3, request).final  # round 3 is always final
     answer = format_answer(solutions[problem.id].candidate, problem.gadget)
     assert multiround_step(problem, 1, answer).final
+
+
+def test_size_hint_outside_the_catalog_needs_a_known_size():
+    problem = Problem.make("P3", "C5", "red-determiner")
+    assert "size-hint" not in settings_for(problem)
+    with pytest.raises(SettingUnavailableError):
+        build_prompt(problem, "size-hint")
+    assert "size-hint" in settings_for(problem, min_vertices=6)
+    assert re.search(r"exactly 6 vertices", text_of(build_prompt(problem, "size-hint", min_vertices=6)))

@@ -55,8 +55,9 @@ def dataset_hash(problem_set: ProblemSet, settings: Iterable[str]) -> str:
         parts.append(problem.to_json())
         parts.append(solution.to_json(problem.gadget) if solution is not None else None)
         for setting in wanted:
-            if setting in settings_for(problem):
-                parts.append(build_prompt(problem, setting).messages)
+            size = problem_set.min_vertices(problem)
+            if setting in settings_for(problem, min_vertices=size):
+                parts.append(build_prompt(problem, setting, min_vertices=size).messages)
     return _digest(parts)
 
 

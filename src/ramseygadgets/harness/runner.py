@@ -133,7 +133,7 @@ def sample_keys(problem_set: ProblemSet, settings: list[str], runs: int) -> list
     does not have (example-hint exists for 30 problems)."""
     from ramseygadgets.prompts import settings_for
 
-    applicable = {p.id: set(settings_for(p)) for p in problem_set.problems}
+    applicable = {p.id: set(settings_for(p, min_vertices=problem_set.min_vertices(p))) for p in problem_set.problems}
     return [SampleKey(p.id, s, r) for r in range(runs) for s in settings for p in problem_set.problems
             if s in applicable[p.id]]
 
@@ -209,7 +209,8 @@ class Evaluation:
         key = (problem.id, setting)
         if key not in self._prompts:
             try:
-                self._prompts[key] = build_prompt(problem, setting, self.profile, tool_mode=self.options.tool_mode)
+                self._prompts[key] = build_prompt(problem, setting, self.profile, tool_mode=self.options.tool_mode,
+                                                  min_vertices=self.problem_set.min_vertices(problem))
             except RamseyGadgetsError:
                 raise
             except (ValueError, KeyError, LookupError) as exc:

@@ -170,15 +170,16 @@ def _in_catalog(problem: Problem) -> bool:
         return False
 
 
-def settings_for(problem: Problem | str) -> list[str]:
+def settings_for(problem: Problem | str, *, min_vertices: int | None = None) -> list[str]:
     """The settings that apply to a problem.
 
     Catalog problems: all five, except ``example-hint`` without a P3 counterpart (30 have one).
-    Problems outside the catalog have no shipped minimal solution, hence no ``size-hint``.
+    Problems outside the catalog have ``size-hint`` only when their minimal size is known
+    (``min_vertices``, e.g. from a generated problem set).
     """
     problem = _resolve(problem)
     out = [s for s in SETTINGS if s != "example-hint" or example_problem(problem) is not None]
-    return out if _in_catalog(problem) else [s for s in out if s != "size-hint"]
+    return out if _in_catalog(problem) or min_vertices is not None else [s for s in out if s != "size-hint"]
 
 
 def _solution(problem: Problem, what: str) -> Candidate:
@@ -191,7 +192,7 @@ def _solution(problem: Problem, what: str) -> Candidate:
                                       f"which is not available") from None
 
 
-def _context(problem: Problem, setting: str, tool_mode: str) -> dict[str, Any]:
+def _context(problem: Problem, setting: str, tool_mode: str, min_vertices: int | None = None) -> dict[str, Any]:
     gadget = problem.gadget
     pair = f"({problem.F.name}, {problem.H.name})"
     long_words, short_words = _designated_words(gadget)
@@ -204,7 +205,7 @@ def _context(problem: Problem, setting: str, tool_mode: str) -> dict[str, Any]:
         "designated_words": long_words, "designated_words_short": short_words,
     }
     if setting == "size-hint":
-        context["size"] = _solution(problem, "the size hint").graph.n
+        context["size"] = min_vertices if min_vertices is not None else _solution(problem, "the size hint").graph.n
     if setting == "example-hint":
         counterpart = example_problem(problem)
         if counterpart is None:
@@ -228,15 +229,19 @@ def _apply_profile(system: str, user: str, profile: ModelProfile) -> list[dict[s
 
 
 def build_prompt(problem: Problem | str, setting: str, profile: ModelProfile | str | None = None, *,
-                 tool_mode: str = "text") -> Prompt:
-    """The first-round prompt of ``problem`` in ``setting``, shaped by a model profile."""
+                 tool_mode: str = "text", min_vertices: int | None = None) -> Prompt:
+    """The first-round prompt of ``problem`` in ``setting``, shaped by a model profile.
+
+    ``min_vertices`` gives the size hint of a problem outside the catalog (default: the
+    shipped minimal solution's vertex count).
+    """
     problem = _resolve(problem)
     if setting not in SETTINGS:
         raise UnknownSettingError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
     if tool_mode not in TOOL_MODES:
         raise PromptError(f"unknown tool mode {tool_mode!r}; expected text or native")
     profile = get_profile(profile)
-    context = _context(problem, setting, tool_mode)
+    context = _context(problem, setting, tool_mode, min_vertices)
     system = render("system.md.j2", **context)
     user = render("task.md.j2", **context)
     native = setting == "multiround" and tool_mode == "native"
