@@ -91,7 +91,41 @@ class ForcedEdges:
 DEFAULT_MAX_CLAUSES = 2_000_000
 
 
-class GoodColorings:
+class IncrementalCNF:
+    """A CNF (``clauses``) with one lazily built incremental PySAT solver; a context manager."""
+
+    clauses: Sequence[Sequence[int]]
+
+    def __init__(self, solver: str = DEFAULT_SOLVER) -> None:
+        self._solver_name = solver
+        self._solver: Any = None
+
+    @property
+    def solver(self) -> Any:
+        """The incremental PySAT solver holding ``clauses`` (built on first use)."""
+        if self._solver is None:
+            self._solver = new_solver(self._solver_name, self.clauses)
+        return self._solver
+
+    def close(self) -> None:
+        if self._solver is not None:
+            self._solver.delete()
+            self._solver = None
+
+    def __enter__(self):  # -> Self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - best effort
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class GoodColorings(IncrementalCNF):
     """The (F,H)-good colorings of a graph, queried through one incremental SAT solver.
 
     ``clauses`` is the CNF of the spec: first one clause per copy of F (negative literals),
@@ -111,8 +145,7 @@ class GoodColorings:
         self._num_f = len(f_clauses)
         f_clauses.extend(h_clauses)
         self.clauses: list[tuple[int, ...]] = f_clauses
-        self._solver_name = solver
-        self._solver: Any = None
+        super().__init__(solver)
         self._top = m  # highest variable in use
 
     @cached_property
@@ -124,31 +157,6 @@ class GoodColorings:
     def h_copies(self) -> list[tuple[int, ...]]:
         """Copies of H (sorted edge-index tuples)."""
         return [tuple(sorted(lit - 1 for lit in c)) for c in self.clauses[self._num_f:]]
-
-    # -- solver lifecycle ----------------------------------------------------------------------
-    @property
-    def solver(self) -> Any:
-        """The incremental PySAT solver holding ``clauses`` (built on first use)."""
-        if self._solver is None:
-            self._solver = new_solver(self._solver_name, self.clauses)
-        return self._solver
-
-    def close(self) -> None:
-        if self._solver is not None:
-            self._solver.delete()
-            self._solver = None
-
-    def __enter__(self) -> "GoodColorings":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:  # pragma: no cover - best effort
-        try:
-            self.close()
-        except Exception:
-            pass
 
     # -- structure -----------------------------------------------------------------------------
     @cached_property

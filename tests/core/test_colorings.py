@@ -96,7 +96,7 @@ def test_all_colorings_limit_stops_with_a_clear_message() -> None:
         total, exact = sat.count()
         assert exact and total > 10
         assert len(sat.all_colorings(limit=total)) == total
-        with pytest.raises(ColoringLimitExceeded, match=rf"more than 10 good colorings") as info:
+        with pytest.raises(ColoringLimitExceeded, match=r"more than 10 good colorings") as info:
             sat.all_colorings(limit=10)
         assert "limit" in str(info.value) and "\n" not in str(info.value)
 

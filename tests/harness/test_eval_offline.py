@@ -49,7 +49,7 @@ def test_no_arguments_runs_the_solver_on_all_70_problems_in_every_setting(tmp_pa
         assert setting in result.output
     assert "100.0 ± 0.0" in result.output and "pass@5 %" in result.output
     again = CliRunner().invoke(app, ["eval"])  # the same command again: nothing left to run
-    assert again.exit_code == 0 and f"already recorded, ran 0" in again.output
+    assert again.exit_code == 0 and "already recorded, ran 0" in again.output
 
 
 def test_solver_native_tool_mode_and_json_summary(tmp_path):

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ramseygadgets.answers import (
-    MALFORMED, MISSING_ITEM, NO_ANSWER, TOO_LARGE, TRUNCATED, answer_object, format_answer, parse_answer,
+    MALFORMED, MISSING_ITEM, NO_ANSWER, TOO_LARGE, TRUNCATED, format_answer, parse_answer,
 )
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType

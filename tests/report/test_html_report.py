@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner

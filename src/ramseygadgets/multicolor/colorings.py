@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Sequence
 
-from ramseygadgets.colorings import DEFAULT_MAX_CLAUSES, DEFAULT_SOLVER, new_solver
+from ramseygadgets.colorings import DEFAULT_MAX_CLAUSES, DEFAULT_SOLVER, IncrementalCNF, new_solver
 from ramseygadgets.copies import count_copies, find_copies
 from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Edge, Graph
@@ -56,7 +56,7 @@ class MultiColoring:
         return "; ".join(parts)
 
 
-class MultiColorings:
+class MultiColorings(IncrementalCNF):
     """The good colourings of a graph under a :class:`ColoringSpec`, on one incremental solver."""
 
     def __init__(self, graph: Graph, spec: ColoringSpec, *, solver: str = DEFAULT_SOLVER,
@@ -76,37 +76,13 @@ class MultiColorings:
             for pattern in color.forbidden:
                 clauses.extend(find_copies(pattern, graph, labels=labels))
         self.clauses = clauses
-        self._solver_name = solver
-        self._solver: Any = None
+        super().__init__(solver)
 
     def lit(self, edge: int, color: int) -> int:
         return literal(self.c, edge, color)
 
     def var(self, u: int, v: int, color: int) -> int:
         return self.lit(self.graph.edge_id(u, v), color)
-
-    @property
-    def solver(self) -> Any:
-        if self._solver is None:
-            self._solver = new_solver(self._solver_name, self.clauses)
-        return self._solver
-
-    def close(self) -> None:
-        if self._solver is not None:
-            self._solver.delete()
-            self._solver = None
-
-    def __enter__(self) -> "MultiColorings":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:  # pragma: no cover - best effort
-        try:
-            self.close()
-        except Exception:
-            pass
 
     # -- questions --------------------------------------------------------------------------------
     def decode(self, model: Sequence[int]) -> MultiColoring:
