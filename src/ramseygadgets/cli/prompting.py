@@ -26,7 +26,7 @@ def prompt(
     problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner."),
     setting: str = typer.Option("zero-shot", "--setting", "-s", help=f"One of: {', '.join(SETTINGS)}."),
     model_profile: Optional[str] = typer.Option(None, "--model-profile", "-p",
-                                                help="Model profile name or model id (default: neutral)."),
+                                                help="Model profile name or model id (default: the neutral profile 'default')."),
     profiles_file: Optional[Path] = typer.Option(None, "--profiles-file", help="TOML/YAML file with extra profiles."),
     tool_mode: str = typer.Option("text", "--tool-mode", help="Multiround tool protocol: text or native."),
     as_json: bool = JSON_OPTION,
