@@ -125,7 +125,7 @@ def get_pattern(spec: str) -> Pattern:
         except GraphFormatError as exc:
             raise UnknownPatternError(
                 f"unknown pattern {spec!r}: not a known name (P3, K1,3, K3, P4, TK3/paw, C4, K4-e, K4, "
-                f"Pk, Ck, Kk, K1,k) and not a readable edge list or graph6 string ({exc})"
+                f"Pk, Ck, Kk, K1,k, Kk-e) and not a readable edge list or graph6 string ({exc})"
             ) from None
         found = (spec.strip(), "", graph)
     name, slug, graph = found

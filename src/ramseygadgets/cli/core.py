@@ -140,7 +140,7 @@ DEFAULT_COUNT_CAP = 20_000
 @guarded
 def colorings(
     F: str = typer.Argument(..., help="Pattern forbidden in red: a name (P3, K1,3, K13, claw, K3, P4, TK3/paw, C4, "
-                                      "K4-e, K4, Pk, Ck, Kk, K1,k), an edge list or graph6."),
+                                      "K4-e, K4, Pk, Ck, Kk, K1,k, Kk-e), an edge list or graph6."),
     H: str = typer.Argument(..., help="Pattern forbidden in blue (same forms as F)."),
     file: Optional[str] = typer.Argument(None, help="Graph file (JSON, edge list or graph6); '-' or omitted: stdin."),
     limit: int = typer.Option(10, "--limit", min=0, help="List at most this many colorings."),
