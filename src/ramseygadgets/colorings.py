@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Cadical153, Glucose3, Glucose4, Minisat22, Solver
 
-from ramseygadgets.copies import count_copies, find_copies
+from ramseygadgets.copies import count_all_copies, find_copies
 from ramseygadgets.errors import ColoringLimitExceeded, GraphTooLargeError
 from ramseygadgets.graphs import Edge, Graph
 from ramseygadgets.patterns import Pattern
@@ -352,9 +352,9 @@ def _check_size(graph: Graph, F: Pattern, H: Pattern, max_clauses: int) -> None:
     m = graph.m
     if comb(m, F.graph.m) + comb(m, H.graph.m) <= max_clauses:  # a copy is a set of edges of G
         return
-    total = count_copies(F, graph, limit=max_clauses) + count_copies(H, graph, limit=max_clauses)
+    total, exact = count_all_copies((F, H), graph, limit=max_clauses)
     if total > max_clauses:
         raise GraphTooLargeError(
-            f"graph has {graph.n} vertices and {graph.m} edges with {total:,} copies of {F.name} and {H.name} "
+            f"graph has {graph.n} vertices and {graph.m} edges with {'' if exact else 'at least '}{total:,} copies of {F.name} and {H.name} "
             f"together, more than the limit of {max_clauses:,} clauses; it is too large to check exactly"
         )

@@ -23,6 +23,7 @@ from itertools import combinations
 from math import comb
 from typing import Any, Callable, Iterator, Sequence
 
+from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Graph, label_matrix
 from ramseygadgets.patterns import Pattern
 
@@ -291,10 +292,12 @@ def count_copies(pattern: Pattern, graph: Graph, *, limit: int | None = None) ->
     ``C4: Σ_{a<b} C(c(ab),2) / 2``; ``K4: Σ_uv e(N(u) ∩ N(v)) / 6``.  Other patterns are
     enumerated, stopping once the count exceeds ``limit`` (then ``limit + 1`` is returned).
     """
-    adj, deg = graph.adjacency, [len(x) for x in graph.neighbors]
+    deg = [len(x) for x in graph.neighbors]
     k = pattern.star_k
-    if k is not None:
+    if k is not None:  # degrees only: no bitmasks, so huge sparse graphs stay cheap
         return sum(comb(d, k) for d in deg)
+    adj = graph.adjacency
+    over = None if limit is None else limit + 1
     slug = pattern.slug
     codeg = {(u, v): (adj[u] & adj[v]).bit_count() for u, v in graph.edges} if slug != "c4" else {}
     if slug == "k3":
@@ -310,8 +313,16 @@ def count_copies(pattern: Pattern, graph: Graph, *, limit: int | None = None) ->
             at[u] += c
             at[v] += c
         return sum(t // 2 * (d - 2) for t, d in zip(at, deg))
-    if slug == "c4":
-        total = sum(comb((adj[a] & adj[b]).bit_count(), 2) for a in range(graph.n) for b in range(a + 1, graph.n))
+    if slug == "c4":  # pairs a < b at distance two only; each C4 counted at both diagonals
+        total = 0
+        for a in range(graph.n):
+            reach = 0
+            for w in graph.neighbors[a]:
+                reach |= adj[w]
+            for b in _bits(reach >> (a + 1)):
+                total += comb((adj[a] & adj[a + 1 + b]).bit_count(), 2)
+            if over is not None and total > 2 * limit:
+                return over
         return total // 2
     if slug == "k4":
         total = 0
@@ -319,5 +330,29 @@ def count_copies(pattern: Pattern, graph: Graph, *, limit: int | None = None) ->
             common = adj[u] & adj[v]
             if common & (common - 1):
                 total += sum((adj[w] & common).bit_count() for w in _bits(common))
+                if over is not None and total > 12 * limit:
+                    return over
         return total // 12  # each K4 counted at its 6 edges, each inner edge twice
     return len(generic_copies(graph, pattern.graph, limit))
+
+
+#: Most vertices for which the non-star counters build neighbour bitmasks (about n²/8 bytes).
+MAX_BITMASK_VERTICES = 50_000
+
+
+def count_all_copies(patterns: Sequence[Pattern], graph: Graph, *, limit: int) -> tuple[int, bool]:
+    """``(total, exact)``: copies of all ``patterns`` together, each counted up to ``limit``.
+
+    ``exact`` is False when some count stopped past ``limit`` (the total is then a lower bound).
+    Refuses a non-star pattern on more than :data:`MAX_BITMASK_VERTICES` vertices.
+    """
+    total, exact = 0, True
+    for pattern in patterns:
+        if pattern.star_k is None and graph.n > MAX_BITMASK_VERTICES:
+            raise GraphTooLargeError(
+                f"graph has {graph.n:,} vertices, more than the {MAX_BITMASK_VERTICES:,} for which copies of "
+                f"{pattern.name} can be counted; it is too large to check exactly")
+        count = count_copies(pattern, graph, limit=limit)
+        total += count
+        exact = exact and (pattern.star_k is not None or count <= limit)
+    return total, exact

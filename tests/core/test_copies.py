@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from itertools import combinations
 from math import comb
 
@@ -11,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ramseygadgets.bruteforce import copy_masks
-from ramseygadgets.copies import count_copies, find_copies, generic_copies
+from ramseygadgets.copies import MAX_BITMASK_VERTICES, count_all_copies, count_copies, find_copies, generic_copies
+from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import get_pattern
 
@@ -110,6 +112,23 @@ def test_counting_is_cheap_on_large_dense_graphs() -> None:
     assert count_copies(get_pattern("K4"), k64) == comb(64, 4)
     assert count_copies(get_pattern("TK3"), k64) == 12 * comb(64, 4)
     assert count_copies(get_pattern("C4"), k64) == 3 * comb(64, 4)
+
+
+@pytest.mark.parametrize("name", ["K4", "C4"])
+def test_counting_stops_at_a_limit_on_huge_dense_graphs(name: str) -> None:
+    k400 = Graph.complete(400)  # 79,800 edges; a full K4 count would take seconds
+    start = time.process_time()
+    assert count_copies(get_pattern(name), k400, limit=1000) == 1001
+    assert time.process_time() - start < 1.0
+
+
+def test_star_counts_on_huge_sparse_graphs_need_no_bitmasks() -> None:
+    n = MAX_BITMASK_VERTICES + 1
+    path = Graph(n, tuple((v, v + 1) for v in range(n - 1)))
+    assert count_all_copies([get_pattern("P3"), get_pattern("K1,3")], path, limit=10) == (n - 2, True)
+    assert "adjacency" not in path.__dict__
+    with pytest.raises(GraphTooLargeError, match=r"50,001 vertices.*copies of K3"):
+        count_all_copies([get_pattern("K3")], path, limit=10)
 
 
 def test_fewer_edges_than_the_pattern_means_no_copies() -> None:

@@ -18,7 +18,7 @@ from math import comb
 from typing import Iterator, Sequence
 
 from ramseygadgets.colorings import DEFAULT_MAX_CLAUSES, DEFAULT_SOLVER, IncrementalCNF, new_solver
-from ramseygadgets.copies import count_copies, find_copies
+from ramseygadgets.copies import count_all_copies, find_copies
 from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Edge, Graph
 from ramseygadgets.multicolor.spec import ColoringSpec
@@ -153,8 +153,8 @@ def _check_size(graph: Graph, spec: ColoringSpec, max_clauses: int) -> None:
     patterns = [p for col in spec.colors for p in col.forbidden]
     if sum(comb(graph.m, p.graph.m) for p in patterns) <= max_clauses:
         return
-    total = sum(count_copies(p, graph, limit=max_clauses) for p in patterns)
+    total, exact = count_all_copies(patterns, graph, limit=max_clauses)
     if total > max_clauses:
         raise GraphTooLargeError(
-            f"graph has {graph.n} vertices and {graph.m} edges with {total:,} forbidden copies, more than the limit "
+            f"graph has {graph.n} vertices and {graph.m} edges with {'' if exact else 'at least '}{total:,} forbidden copies, more than the limit "
             f"of {max_clauses:,} clauses; it is too large to check exactly")
