@@ -135,6 +135,23 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
                           "no such file")
 
 
+@pytest.mark.parametrize("command", ["verify", "colorings", "check", "show"])
+def test_a_directory_as_input_file_is_named_as_such(tmp_path: Path, command: str) -> None:
+    head = ("K1,3", "K4") if command == "colorings" else ("k13_k4_red_determiner",)
+    assert_one_line_error(run(command, *head, str(tmp_path)), "is a directory, not a file")
+
+
+@pytest.mark.parametrize("command", ["check", "show"])
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_max_vertices_below_one_is_refused(tmp_path: Path, command: str, value: str) -> None:
+    answer = tmp_path / "answer.json"
+    answer.write_text('{"edges": [[0, 1], [1, 2]], "e": [0, 1]}')
+    out = ("--out", str(tmp_path / "x.png")) if command == "show" else ()
+    result = run(command, "k13_k4_red_determiner", str(answer), "--max-vertices", value, *out)
+    assert result.exit_code == 2 and "Invalid value for '--max-vertices'" in result.output  # usage error
+    assert not (tmp_path / "x.png").exists()
+
+
 def test_a_million_edges_exit_2_fast() -> None:
     text = "\n".join(f"{i % 1000} {1000 + i // 1000}" for i in range(1_000_000))
     start = time.process_time()

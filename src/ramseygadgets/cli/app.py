@@ -61,6 +61,8 @@ def read_text_input(source: str | None) -> str:
             where = "standard input"
         else:
             path = Path(source)
+            if path.is_dir():
+                raise RamseyGadgetsError(f"cannot read {source}: it is a directory, not a file")
             if not path.is_file():
                 raise RamseyGadgetsError(f"cannot read {source}: no such file")
             with path.open("rb") as fh:

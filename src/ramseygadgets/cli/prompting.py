@@ -54,7 +54,7 @@ def prompt(
 def check(
     problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner."),
     reply_file: str = typer.Argument(..., help="File with the raw model reply; '-' for stdin."),
-    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, help="Answers with more vertices are parse failures."),
+    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, min=1, help="Answers with more vertices are parse failures."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Parse a raw model reply and verify its answer. Exit 0: correct, 1: wrong or unparsable, 2: unusable input."""

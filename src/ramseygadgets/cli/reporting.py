@@ -70,7 +70,7 @@ def show(
     e: Optional[str] = typer.Option(None, "--e", help="Designated edge e, e.g. 0-1 (for edge-list input)."),
     f: Optional[str] = typer.Option(None, "--f", help="Designated edge f (senders)."),
     vertices: Optional[str] = typer.Option(None, "--vertices", help="Designated vertices, e.g. 0,1,2."),
-    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, help="Refuse graphs with more vertices."),
+    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Draw a graph with a good coloring (red/blue) and its designated items marked, to PNG or SVG."""
