@@ -234,6 +234,13 @@ def test_problem_set_file(tmp_path):
     (("--model-profile", "qwen9"), "unknown model profile 'qwen9'"),
     (("--extra-body", "[1]"), "--extra-body must be a JSON object"),
     (("--model", "gpt4"), "unknown model 'gpt4'"),
+    (("--max-tokens", "0"), "--max-tokens must be at least 1, got 0"),
+    (("--temperature", "-1"), "--temperature must be at least 0"),
+    (("--top-p", "5"), "--top-p must be in (0, 1]"),
+    (("--min-p", "2"), "--min-p must be in [0, 1]"),
+    (("--repetition-penalty", "0"), "--repetition-penalty must be positive"),
+    (("--model", "openai/m", "--base-url", "http://127.0.0.1:99999"), "invalid server URL 'http://127.0.0.1:99999'"),
+    (("--model", "openai/m", "--base-url", "localhost:8000/v1"), "expected http(s)://host[:port]"),
 ])
 def test_bad_options_are_one_clear_line(tmp_path, args, message):
     result = run_eval(*args, "--out", str(tmp_path / "run"))

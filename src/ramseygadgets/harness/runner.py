@@ -128,6 +128,24 @@ def resolve_sampling(options: EvalOptions, profile: Any | None) -> Sampling:
     return Sampling(**values)
 
 
+#: Valid ranges of the sampling options: (option, attribute, test, what the test asks for).
+SAMPLING_RANGES = (
+    ("--max-tokens", "max_tokens", lambda x: x >= 1, "at least 1"),
+    ("--temperature", "temperature", lambda x: x >= 0, "at least 0"),
+    ("--top-p", "top_p", lambda x: 0 < x <= 1, "in (0, 1]"),
+    ("--min-p", "min_p", lambda x: 0 <= x <= 1, "in [0, 1]"),
+    ("--repetition-penalty", "repetition_penalty", lambda x: x > 0, "positive"),
+)
+
+
+def check_sampling_options(options: EvalOptions) -> None:
+    """Refuse out-of-range sampling options before any request is sent (a server would reject every sample)."""
+    for option, name, valid, what in SAMPLING_RANGES:
+        value = getattr(options, name)
+        if value is not None and not valid(value):
+            raise RamseyGadgetsError(f"{option} must be {what}, got {value}")
+
+
 def sample_keys(problem_set: ProblemSet, settings: list[str], runs: int) -> list[SampleKey]:
     """Every sample in run-major order (run 0 of everything first), skipping settings a problem
     does not have (example-hint exists for 30 problems)."""
@@ -167,6 +185,7 @@ class Evaluation:
             raise RamseyGadgetsError(f"--tool-mode must be text or native, got {o.tool_mode!r}")
         if o.max_concurrency is not None and o.max_concurrency < 1:
             raise RamseyGadgetsError(f"--max-concurrency must be at least 1, got {o.max_concurrency}")
+        check_sampling_options(o)
         replay = None
         if o.model.startswith("replay:"):
             from ramseygadgets.harness.backends.replay import load_replay

@@ -38,7 +38,17 @@ def public_url(url: str) -> str:
 
 
 def resolve_base_url(base_url: str | None) -> str:
-    return (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    """The server URL (option, then $OPENAI_BASE_URL, then OpenAI's); refuses one that is not http(s)://host[:port]."""
+    url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port outside 0..65535
+    except ValueError as exc:
+        raise BackendError(f"invalid server URL {url!r} ({exc}); fix --base-url / OPENAI_BASE_URL") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BackendError(f"invalid server URL {url!r}: expected http(s)://host[:port]/...; "
+                           f"fix --base-url / OPENAI_BASE_URL")
+    return url
 
 
 def error_message(exc: BaseException) -> tuple[str, str, bool, float | None]:
