@@ -99,6 +99,12 @@ def test_report_cli_json_and_errors(tmp_path, run_dir_factory, sample):
     assert not (out / "report.html").exists() and (out / "table1.md").is_file()
     bad = runner.invoke(app, ["report", str(tmp_path / "nothing"), "--out", str(out)])
     assert bad.exit_code == 2 and "no such file or directory" in bad.output
+    a_file = tmp_path / "a_file"
+    a_file.write_text("keep me")
+    for target, message in ((a_file, "it is a file, not a directory"), (a_file / "sub", "cannot create the report")):
+        bad = runner.invoke(app, ["report", str(path), "--out", str(target), "--no-html", "--bootstrap", "0"])
+        assert bad.exit_code == 2 and bad.output.startswith("error: ") and message in bad.output, bad.output
+        assert bad.output.count("\n") == 1 and a_file.read_text() == "keep me"
 
 
 def test_eval_then_report_end_to_end(tmp_path):

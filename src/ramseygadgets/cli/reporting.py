@@ -35,7 +35,8 @@ def report(
     runs = load_runs(paths)
     options = ReportOptions(title=title, resamples=bootstrap, seed=seed, html=html, drawings=drawings)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True, disable=as_json) as progress:
+                  console=err_console, transient=True,
+                  disable=as_json or not err_console.is_terminal) as progress:
 
         def hook(description: str, total: int) -> Callable[[], None]:
             task = progress.add_task(description, total=total)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.report import figures as figs
 from ramseygadgets.report.html import problem_sections, render_html
 from ramseygadgets.report.metrics import (
@@ -74,7 +75,12 @@ def build_report(runs: Sequence[Run], out_dir: str | Path, options: ReportOption
     ``progress(description, total)`` may return a callback advanced once per problem card drawn.
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise RamseyGadgetsError(f"cannot write the report to {out}: it is a file, not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RamseyGadgetsError(f"cannot create the report directory {out}: {exc.strerror}") from None
     kwargs = {"resamples": options.resamples, "seed": options.seed}
     warnings = [w for run in runs for w in run.warnings]
     cells = build_cells(runs)
