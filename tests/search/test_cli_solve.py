@@ -63,6 +63,9 @@ def test_not_found_within_limits_exits_1():
     (["--F", "K3", "--H", "K4", "--gadget", "clause"], "defined only for F = K1,k"),
     (["--F", "K1,3", "--H", "K4", "--gadget", "bogus"], "unknown gadget type"),
     (["no_such_problem"], "unknown problem id"),
+    (["--F", "K3", "--H", "K3", "--gadget", "red-determiner"], "no (K3, K3)-red-determiner exists"),
+    (["--F", "K1,2", "--H", "P3", "--gadget", "blue-determiner"], "F and H are isomorphic"),
+    (["--F", "0-1,2-3", "--H", "K3", "--gadget", "positive-sender"], "must be connected"),
 ])
 def test_bad_input_is_one_clear_line(args, message):
     result = runner.invoke(app, ["solve", *args])

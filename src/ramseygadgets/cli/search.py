@@ -11,6 +11,7 @@ from rich.table import Table
 from ramseygadgets.catalog import Problem, all_problems, get_problem
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.patterns import canonical_graph6
 from ramseygadgets.search.batch import BatchOutcome, solve_many
 from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, LevelRecord, SearchResult, solve as solve_problem
 
@@ -23,7 +24,12 @@ def _problems(problem_id: str | None, all_: bool, F: str | None, H: str | None, 
     if any(custom):
         if not all(custom):
             raise RamseyGadgetsError("--F, --H and --gadget must be given together")
-        return [Problem.make(F, H, gadget)]  # type: ignore[arg-type]
+        problem = Problem.make(F, H, gadget)  # type: ignore[arg-type]
+        if problem.gadget.value.endswith("-determiner") and \
+                canonical_graph6(problem.F.graph) == canonical_graph6(problem.H.graph):
+            raise RamseyGadgetsError(f"no {problem.title} exists: F and H are isomorphic, so exchanging the colours "
+                                     f"of a good coloring gives a good coloring with e of the other colour")
+        return [problem]
     if all_:
         return list(all_problems())
     return [get_problem(problem_id)]  # type: ignore[arg-type]
