@@ -1,4 +1,4 @@
-"""The run directory: ``config.json`` and the append-only ``samples.jsonl`` (see SAMPLES_SCHEMA).
+"""The run directory: ``config.json`` and the append-only ``samples.jsonl`` (format: docs/eval.md, "The run directory").
 
 Safety rules:
 

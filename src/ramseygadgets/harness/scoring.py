@@ -1,6 +1,6 @@
 """Turn a finished conversation into its sample record: parse the final answer, verify it.
 
-Outcome fields (SAMPLES_SCHEMA): ``error`` (no response obtained), else ``parse_error`` (the
+Outcome fields (docs/eval.md, "The run directory"): ``error`` (no response obtained), else ``parse_error`` (the
 reply holds no readable answer), else the verifier's ``correct``/``reason``/``witness``.
 """
 

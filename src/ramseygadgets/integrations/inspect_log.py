@@ -2,7 +2,7 @@
 
 One log file (``.eval``, or Inspect's older ``.json`` format) is one model on one setting; its
 epochs are the runs (epoch ``e`` → run ``e − 1``).  Each log sample becomes one record of the
-run-directory format (SAMPLES_SCHEMA): the verdict, parse error, reason, candidate and witness
+run-directory format (docs/eval.md): the verdict, parse error, reason, candidate and witness
 come from the score metadata our scorer writes, the token usage from the sample's model usage
 (summed over models and rounds), a failed sample's error from the sample error.
 
@@ -23,7 +23,7 @@ from ramseygadgets.report.runs import Run, RunFormatError, Sample, register_read
 TASK_NAME = "ramseygadgets/ramsey_gadgets"
 #: The name of our scorer in a sample's ``scores``.
 SCORER_NAME = "ramsey_scorer"
-#: Inspect's stop reasons mapped to OpenAI ``finish_reason`` values (SAMPLES_SCHEMA).
+#: Inspect's stop reasons mapped to OpenAI ``finish_reason`` values (docs/eval.md).
 FINISH_REASONS = {"stop": "stop", "max_tokens": "length", "model_length": "length",
                   "tool_calls": "tool_calls", "content_filter": "content_filter"}
 READER_NAME = "inspect-eval"
@@ -92,7 +92,7 @@ def _samples(log_samples: Iterable[Any], model: str, path: Path, warnings: list[
 
 
 def sample_record(sample: Any, model: str) -> dict[str, Any]:
-    """One Inspect ``EvalSample`` as a SAMPLES_SCHEMA record."""
+    """One Inspect ``EvalSample`` as a run-directory record (docs/eval.md)."""
     meta = dict(sample.metadata or {})
     score = _our_score(sample.scores or {})
     verdict = dict(score.metadata or {}) if score is not None else {}

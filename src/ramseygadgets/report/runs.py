@@ -12,7 +12,7 @@ reader whose predicate accepts the path; readers for other formats (for example 
         return path.suffix == ".eval"
 
     def read_eval_log(path: Path) -> list[Run]:
-        ...  # build Sample.from_record(dict) objects in the SAMPLES_SCHEMA shape
+        ...  # build Sample.from_record(dict) objects in the run-directory record shape (docs/eval.md)
         return [Run(label=..., model=..., settings=..., runs=..., problems=..., samples=...)]
 
     register_reader("inspect-eval", is_eval_log, read_eval_log)
@@ -96,7 +96,7 @@ class Usage:
 
 @dataclass(frozen=True)
 class Sample:
-    """One (problem, setting, run) record of the SAMPLES_SCHEMA, with the fields reports use.
+    """One (problem, setting, run) record of a run directory (docs/eval.md), with the fields reports use.
 
     ``record`` keeps the original JSON object (minus the bulky ``messages``) for the HTML report.
     """
@@ -346,7 +346,7 @@ def _read_one(path: Path) -> list[Run] | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The run-directory reader (SAMPLES_SCHEMA)
+# The run-directory reader (docs/eval.md)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -379,7 +379,7 @@ def read_samples_file(path: Path, warnings: list[str]) -> list[Sample]:
 
 
 def read_run_dir(path: Path) -> list[Run]:
-    """A run directory of the SAMPLES_SCHEMA.  Without ``config.json`` the expected sample set is
+    """A run directory (docs/eval.md).  Without ``config.json`` the expected sample set is
     inferred from the samples (with a warning)."""
     warnings: list[str] = []
     config: dict[str, Any] = {}
