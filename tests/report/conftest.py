@@ -1,4 +1,4 @@
-"""Hand-built run directories in the exact SAMPLES_SCHEMA format (config.json + samples.jsonl).
+"""Hand-built run directories in the exact run-directory format of docs/eval.md (config.json + samples.jsonl).
 
 Answers are real: a "correct" sample carries the shipped minimal solution, a "wrong" one K4 with a
 designated edge/vertices, and both are scored by the verifier, so the fixtures cannot claim a

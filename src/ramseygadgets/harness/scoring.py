@@ -49,7 +49,7 @@ def judge(problem: Problem, response: str | None, reasoning: str | None,
 
 def sample_record(conversation: Conversation, *, model: str, min_vertices: int | None,
                   max_vertices: int = DEFAULT_MAX_VERTICES) -> dict[str, Any]:
-    """The full SAMPLES_SCHEMA record of a finished conversation."""
+    """The full run-directory record (docs/eval.md) of a finished conversation."""
     problem, key = conversation.problem, conversation.key
     record: dict[str, Any] = {
         "problem_id": key.problem_id, "setting": key.setting, "run": key.run, "model": model,

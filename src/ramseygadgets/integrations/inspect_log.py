@@ -139,7 +139,7 @@ def _our_score(scores: dict[str, Any]) -> Any:
 
 
 def usage_json(model_usage: dict[str, Any]) -> dict[str, int | None]:
-    """Inspect ``ModelUsage`` per model, summed, in the SAMPLES_SCHEMA ``usage`` shape."""
+    """Inspect ``ModelUsage`` per model, summed, in the run-directory ``usage`` shape (docs/eval.md)."""
     prompt = completion = total = 0
     reasoning: int | None = None
     for usage in model_usage.values():
