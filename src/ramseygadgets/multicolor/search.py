@@ -36,6 +36,7 @@ from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, li
 from ramseygadgets.multicolor.spec import MultiProblem
 from ramseygadgets.multicolor.verify import verify_multi
 from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, CandidateModel, SearchTimeout
+from ramseygadgets.search.solve import CandidateResult
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.copies import find_copies
 
@@ -239,7 +240,7 @@ def multi_layouts(problem: MultiProblem, n: int) -> list[Layout]:
 
 
 @dataclass
-class MultiSearchResult:
+class MultiSearchResult(CandidateResult):
     """Outcome of :func:`solve_multi` (same fields and statuses as the core ``SearchResult``)."""
 
     problem: MultiProblem
@@ -255,17 +256,6 @@ class MultiSearchResult:
     def problem_id(self) -> str:
         return self.problem.id
 
-    @property
-    def n(self) -> int | None:
-        return self.candidate.graph.n if self.candidate is not None else None
-
-    @property
-    def m(self) -> int | None:
-        return self.candidate.graph.m if self.candidate is not None else None
-
-    @property
-    def found(self) -> bool:
-        return self.candidate is not None
 
     def to_json(self) -> dict[str, Any]:
         solution = None

@@ -49,8 +49,26 @@ class LevelRecord:
                 "candidates": self.candidates, "lemmas": self.lemmas}
 
 
+class CandidateResult:
+    """Sizes of a search outcome's ``candidate`` (``None`` when nothing was found)."""
+
+    candidate: Candidate | None
+
+    @property
+    def n(self) -> int | None:
+        return self.candidate.graph.n if self.candidate is not None else None
+
+    @property
+    def m(self) -> int | None:
+        return self.candidate.graph.m if self.candidate is not None else None
+
+    @property
+    def found(self) -> bool:
+        return self.candidate is not None
+
+
 @dataclass
-class SearchResult:
+class SearchResult(CandidateResult):
     """Outcome of :func:`solve` / :func:`find_solution`.
 
     ``lower_bound``: proven that no solution has fewer vertices.  ``edges_minimal``: the
@@ -68,17 +86,6 @@ class SearchResult:
     levels: list[LevelRecord] = field(default_factory=list)
     max_vertices: int | None = None
 
-    @property
-    def n(self) -> int | None:
-        return self.candidate.graph.n if self.candidate is not None else None
-
-    @property
-    def m(self) -> int | None:
-        return self.candidate.graph.m if self.candidate is not None else None
-
-    @property
-    def found(self) -> bool:
-        return self.candidate is not None
 
     def describe(self) -> str:
         if self.candidate is not None:
