@@ -397,6 +397,10 @@ class ProblemSetWriter:
         self.results = read_results(self.results_path)
         self._repair_torn_tail()
 
+    def reload(self) -> None:
+        """Re-read ``results.jsonl`` (the durable truth) into ``results``."""
+        self.results = read_results(self.results_path)
+
     def _repair_torn_tail(self) -> None:
         """Cut a partial last line (a kill during a write) so that appends start on a new line."""
         if not self.results_path.exists():

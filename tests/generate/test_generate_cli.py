@@ -153,3 +153,22 @@ def test_a_real_ctrl_c_stops_the_workers_and_keeps_the_finished_problems(tmp_pat
     assert [r["id"] for r in _lines(results)] == ["k13_k3_red_determiner"]
     assert [r["id"] for r in _lines(out / "problems.jsonl")] == ["k13_k3_red_determiner"]
     assert json.loads((out / "manifest.json").read_text())["unfinished"] == ["k13_k14_red_determiner"]
+
+
+def test_ctrl_c_right_after_a_durable_write_still_counts_that_problem(tmp_path, monkeypatch):
+    """Ctrl-C between the fsync of a record and the bookkeeping: the file is the truth."""
+    plan = plan_problem_set(["P3"], ["K3"], gadgets="red-determiner")
+    writer = ProblemSetWriter(tmp_path)
+    durable_write = ProblemSetWriter.record
+
+    def write_then_interrupt(self, record):
+        with open(self.results_path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ProblemSetWriter, "record", write_then_interrupt)
+    outcome = generate_problem_set(plan, writer, max_vertices=6, executor=LocalExecutor(1))
+    monkeypatch.setattr(ProblemSetWriter, "record", durable_write)
+    assert outcome.interrupted
+    assert [r["id"] for r in outcome.ran] == ["p3_k3_red_determiner"]
+    assert [r["id"] for r in _lines(tmp_path / "problems.jsonl")] == ["p3_k3_red_determiner"]

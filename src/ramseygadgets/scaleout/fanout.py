@@ -92,6 +92,7 @@ def generate_problem_set(plan: ProblemSetPlan, writer: ProblemSetWriter, *, max_
         todo = order(todo)
     tasks = [SolveTask(json.dumps(problem_json(p)), max_vertices, timeout) for p in todo]
     executor = executor or LocalExecutor()
+    prior = dict(writer.results)
     try:
         for _, record in executor.run(solve_task, tasks):
             writer.record(record)
@@ -100,6 +101,10 @@ def generate_problem_set(plan: ProblemSetPlan, writer: ProblemSetWriter, *, max_
                 on_result(record)
     except KeyboardInterrupt:
         outcome.interrupted = True
+        # Ctrl-C may land between a durable write and the bookkeeping: trust the file.
+        writer.reload()
+        outcome.ran = [writer.results[p.id] for p in todo
+                       if p.id in writer.results and writer.results[p.id] != prior.get(p.id)]
     outcome.seconds = time.monotonic() - started
     options = dict(options or {})
     options.update({"max_vertices": max_vertices, "timeout": timeout})
