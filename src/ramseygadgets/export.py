@@ -23,6 +23,7 @@ from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.gadgets import GadgetType
+from ramseygadgets.files import make_output_dir
 
 FORMATS = ("jsonl", "parquet")
 
@@ -125,11 +126,7 @@ def export_dataset(out_dir: str | Path, fmt: str = "jsonl", *, profile: ModelPro
         raise ExportError(f"unknown export format {fmt!r}; expected jsonl or parquet")
     profile = get_profile(profile)
     problems = list(problems) if problems is not None else list(all_problems())
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ExportError(f"cannot create {out}: {exc.strerror or exc}") from None
+    out = make_output_dir(out_dir, "the export directory", ExportError)
     problem_table, prompt_table = [], []
     for index, problem in enumerate(problems):
         problem_table.append(problem_row(problem))

@@ -46,6 +46,7 @@ from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem, SpecError, split_pattern_list
 from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern
+from ramseygadgets.files import make_output_dir
 
 #: The paper's polynomial-time pairs: no clause or variable gadgets are asked for them.
 BUILTIN_POLYNOMIAL_PAIRS: tuple[tuple[str, str], ...] = tuple(sorted(POLYNOMIAL_PAIRS))
@@ -386,13 +387,7 @@ class ProblemSetWriter:
     """The output directory of a generation run (see the module docstring)."""
 
     def __init__(self, out_dir: str | Path) -> None:
-        self.dir = Path(out_dir)
-        try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ProblemSetError(f"cannot create {self.dir}: {exc.strerror or exc}") from None
-        if not self.dir.is_dir():
-            raise ProblemSetError(f"{self.dir} is not a directory")
+        self.dir = make_output_dir(out_dir, "the problem-set directory", ProblemSetError)
         self.results_path = self.dir / RESULTS_FILE
         self.results = read_results(self.results_path)
         self._repair_torn_tail()

@@ -20,6 +20,7 @@ from typing import Any, Iterator
 
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.harness.types import SampleKey
+from ramseygadgets.files import make_output_dir
 
 CONFIG_FILE = "config.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -118,10 +119,7 @@ class RunLog:
 
     # -- lifecycle ------------------------------------------------------------------------
     def open(self) -> "RunLog":
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise RunLogError(f"cannot create run directory {self.directory}: {exc.strerror}") from None
+        make_output_dir(self.directory, "run directory", RunLogError)
         if not os.access(self.directory, os.W_OK):
             raise RunLogError(f"run directory {self.directory} is not writable")
         self._lock()

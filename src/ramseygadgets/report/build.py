@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.report import figures as figs
 from ramseygadgets.report.html import problem_sections, render_html
 from ramseygadgets.report.metrics import (
     BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, BREAKDOWNS, Cell, CellStats, breakdown, build_cells, cell_stats,
 )
+from ramseygadgets.files import make_output_dir
 from ramseygadgets.report.runs import Run
 from ramseygadgets.report.tables import (
     MISSING_NOTE, STD_NOTE, Table, breakdown_table, outcomes_table, per_problem_table, stats_record, table1,
@@ -74,13 +74,7 @@ def build_report(runs: Sequence[Run], out_dir: str | Path, options: ReportOption
 
     ``progress(description, total)`` may return a callback advanced once per problem card drawn.
     """
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise RamseyGadgetsError(f"cannot write the report to {out}: it is a file, not a directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RamseyGadgetsError(f"cannot create the report directory {out}: {exc.strerror}") from None
+    out = make_output_dir(out_dir, "the report directory")
     kwargs = {"resamples": options.resamples, "seed": options.seed}
     warnings = [w for run in runs for w in run.warnings]
     cells = build_cells(runs)

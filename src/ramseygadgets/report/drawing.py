@@ -18,6 +18,7 @@ from typing import Any, Mapping
 from ramseygadgets.colorings import Coloring
 from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
+from ramseygadgets.files import make_output_dir
 
 RED = "#d62728"
 BLUE = "#1f77b4"
@@ -183,7 +184,7 @@ def save_picture(picture: GraphPicture, path: str | Path, title: str = "", capti
         fig.suptitle(title, fontsize=12)
     if caption:
         fig.text(0.5, 0.03, caption, ha="center", va="center", fontsize=9, wrap=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_output_dir(path.parent, "the drawing directory")
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ramseygadgets"}):
         fig.savefig(path, dpi=150, metadata={"Date": None} if suffix == ".svg" else None)
     return path
