@@ -100,6 +100,11 @@ def _index() -> dict[str, Problem]:
     return index
 
 
+def in_catalog(problem: Problem) -> bool:
+    """Whether ``problem`` is one of the 70 (same id and the same F, H and gadget)."""
+    return _index().get(problem.id) == problem
+
+
 def get_problem(problem_id: str) -> Problem:
     """Look a problem up by id (``k13_k4_red_determiner``) or title (``K1,3-K4-red-determiner``)."""
     key = problem_id.strip().lower()

@@ -119,3 +119,11 @@ def test_designated_json_and_description() -> None:
     assert d.to_json(GadgetType.POSITIVE_SENDER) == {"e": [0, 1], "f": [2, 3]}
     assert d.describe(GadgetType.POSITIVE_SENDER) == "e = 0-1, f = 2-3"
     assert Designated(vertices=(4, 5, 6)).describe(GadgetType.VARIABLE) == "u1 = 4, u2 = 5, n1 = 6"
+
+
+def test_in_catalog_compares_the_whole_problem():
+    from ramseygadgets.catalog import Problem, all_problems, in_catalog
+
+    assert all(in_catalog(p) for p in all_problems())
+    assert not in_catalog(Problem.make("P3", "C5", "red-determiner"))
+    assert not in_catalog(Problem.make("K1,4", "K4", "red-determiner"))

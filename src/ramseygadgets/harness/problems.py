@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ramseygadgets.catalog import Problem, all_problems, get_problem
+from ramseygadgets.catalog import Problem, all_problems, get_problem, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
 
@@ -63,16 +63,9 @@ def _catalog_solutions(problems: Iterable[Problem]) -> dict[str, Candidate]:
     shipped = load_solutions()
     found = {}
     for p in problems:
-        if p.id in shipped and shipped[p.id].candidate is not None and _same_problem(p, p.id):
+        if p.id in shipped and shipped[p.id].candidate is not None and in_catalog(p):
             found[p.id] = shipped[p.id].candidate
     return found
-
-
-def _same_problem(problem: Problem, problem_id: str) -> bool:
-    try:
-        return get_problem(problem_id) == problem
-    except RamseyGadgetsError:
-        return False
 
 
 def select_problems(ids: Iterable[str] | None = None, tier: str | None = None,

@@ -45,8 +45,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams, tool
 from inspect_ai.util import store
 
-from ramseygadgets.catalog import Problem, get_problem
-from ramseygadgets.errors import UnknownProblemError
+from ramseygadgets.catalog import Problem, get_problem, in_catalog
 from ramseygadgets.integrations.common import problem_from_fields as problem_from_metadata
 from ramseygadgets.integrations.common import reasoning_text, split_problem_selection
 
@@ -182,7 +181,7 @@ async def _multiround(state: TaskState, generate: Generate) -> TaskState:
     problem = problem_from_metadata(state.metadata)
     native = state.metadata.get("tool_mode") == "native"
     if native:
-        state.tools = [coloring_tool(problem_id=problem.id) if _in_catalog(problem)
+        state.tools = [coloring_tool(problem_id=problem.id) if in_catalog(problem)
                        else coloring_tool(F=problem.F.name, H=problem.H.name)]
     tool_uses = 0
     for round_no in range(1, MULTIROUND_ROUNDS + 1):
@@ -207,13 +206,6 @@ async def _multiround(state: TaskState, generate: Generate) -> TaskState:
         if state.completed:
             break
     return state
-
-
-def _in_catalog(problem: Problem) -> bool:
-    try:
-        return get_problem(problem.id) == problem
-    except UnknownProblemError:
-        return False
 
 
 # =============================================================================================

@@ -18,7 +18,7 @@ from typing import Any
 import jinja2
 
 from ramseygadgets.answers import answer_object
-from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.catalog import Problem, get_problem, in_catalog
 from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, TOOL_SPEC
 from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
@@ -163,13 +163,6 @@ def example_problem(problem: Problem | str) -> Problem | None:
     return counterpart
 
 
-def _in_catalog(problem: Problem) -> bool:
-    try:
-        return get_problem(problem.id) == problem
-    except UnknownProblemError:
-        return False
-
-
 def settings_for(problem: Problem | str, *, min_vertices: int | None = None) -> list[str]:
     """The settings that apply to a problem.
 
@@ -179,7 +172,7 @@ def settings_for(problem: Problem | str, *, min_vertices: int | None = None) -> 
     """
     problem = _resolve(problem)
     out = [s for s in SETTINGS if s != "example-hint" or example_problem(problem) is not None]
-    return out if _in_catalog(problem) or min_vertices is not None else [s for s in out if s != "size-hint"]
+    return out if in_catalog(problem) or min_vertices is not None else [s for s in out if s != "size-hint"]
 
 
 def _solution(problem: Problem, what: str) -> Candidate:
