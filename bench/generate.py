@@ -60,13 +60,17 @@ def compare_pairs(console: Console) -> None:
         result = solve_multi(multi[p.id], max_vertices=shipped[p.id].n)
         assert (result.n, result.m) == (shipped[p.id].n, shipped[p.id].m), p.id
     multi_s = time.perf_counter() - started
-    console.print(f"pairs, multi-colour code vs core: verify {multi_ms:.3f} vs {core_ms:.3f} ms per solution "
-                  f"({multi_ms / core_ms:.2f}x); minimal search of {len(small)} problems {multi_s:.2f} vs "
-                  f"{core_s:.2f} s ({multi_s / core_s:.2f}x), same (n, m) on every one")
+    console.print(
+        f"pairs, multi-colour code vs core: verify {multi_ms:.3f} vs {core_ms:.3f} ms per solution "
+        f"({multi_ms / core_ms:.2f}x); minimal search of {len(small)} problems {multi_s:.2f} vs "
+        f"{core_s:.2f} s ({multi_s / core_s:.2f}x), same (n, m) on every one"
+    )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--F", default="P3,K1,3")
     parser.add_argument("--H", default="connected:5")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per problem")
@@ -74,7 +78,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--ray", default=None, help="Ray address (auto, local, ...)")
     parser.add_argument("--out", default=None, help="output directory (default: a temporary one)")
-    parser.add_argument("--skip-pairs", action="store_true", help="skip the multi-colour vs core comparison")
+    parser.add_argument(
+        "--skip-pairs", action="store_true", help="skip the multi-colour vs core comparison"
+    )
     args = parser.parse_args()
     console = Console(width=120)
     if not args.skip_pairs:
@@ -84,9 +90,11 @@ def main() -> int:
     writer = ProblemSetWriter(out)
     started = time.monotonic()
     with make_executor(args.jobs, args.ray) as executor:
-        console.print(f"{len(plan.problems)} problems (F = {args.F}, H = {args.H}), {len(plan.skipped)} left out by "
-                      f"the rules; {executor.describe()}, {args.timeout:g} s and ≤ {args.max_vertices} vertices per "
-                      f"problem; output {out}")
+        console.print(
+            f"{len(plan.problems)} problems (F = {args.F}, H = {args.H}), {len(plan.skipped)} left out by "
+            f"the rules; {executor.describe()}, {args.timeout:g} s and ≤ {args.max_vertices} vertices per "
+            f"problem; output {out}"
+        )
         done = [0]
 
         def progress(record: dict) -> None:
@@ -94,9 +102,16 @@ def main() -> int:
             if done[0] % 20 == 0:
                 console.print(f"  {done[0]} finished ({time.monotonic() - started:.0f} s)")
 
-        outcome = generate_problem_set(plan, writer, max_vertices=args.max_vertices, timeout=args.timeout,
-                                       executor=executor, on_result=progress, order=hardest_last,
-                                       options={"command": "bench/generate.py " + " ".join(sys.argv[1:])})
+        outcome = generate_problem_set(
+            plan,
+            writer,
+            max_vertices=args.max_vertices,
+            timeout=args.timeout,
+            executor=executor,
+            on_result=progress,
+            order=hardest_last,
+            options={"command": "bench/generate.py " + " ".join(sys.argv[1:])},
+        )
     wall = time.monotonic() - started
     manifest = outcome.manifest
     records = [writer.results[pid] for pid in plan.ids if pid in writer.results]
@@ -105,27 +120,51 @@ def main() -> int:
         key = "proven" if r.get("proven_minimal") else r["status"]
         by_gadget.setdefault(r["gadget"], Counter())[key] += 1
     table = Table(title="by gadget type")
-    for column in ("gadget", "problems", "minimal (proven)", "found, not proven", "none ≤ max-vertices", "timeout",
-                   "sizes"):
+    for column in (
+        "gadget",
+        "problems",
+        "minimal (proven)",
+        "found, not proven",
+        "none ≤ max-vertices",
+        "timeout",
+        "sizes",
+    ):
         table.add_column(column)
     for gadget, counts in by_gadget.items():
-        sizes = Counter(r["n"] for r in records if r["gadget"] == gadget and r.get("proven_minimal"))
-        table.add_row(gadget, str(sum(counts.values())), str(counts["proven"]), str(counts["found"]),
-                      str(counts["none-up-to-limit"]), str(counts["timeout"]),
-                      " ".join(f"{n}:{c}" for n, c in sorted(sizes.items())))
+        sizes = Counter(
+            r["n"] for r in records if r["gadget"] == gadget and r.get("proven_minimal")
+        )
+        table.add_row(
+            gadget,
+            str(sum(counts.values())),
+            str(counts["proven"]),
+            str(counts["found"]),
+            str(counts["none-up-to-limit"]),
+            str(counts["timeout"]),
+            " ".join(f"{n}:{c}" for n, c in sorted(sizes.items())),
+        )
     console.print(table)
     sizes = manifest["minimal_sizes"]
     console.print(f"problems: {manifest['planned']} (left out by the rules: {len(plan.skipped)})")
-    console.print("minimal sizes (proven): " + ", ".join(f"n={n}: {c}" for n, c in sizes.items())
-                  + f"  (total {sum(sizes.values())})")
-    console.print(f"status: {json.dumps(manifest['status'])}; not solved within limits: {len(manifest['not_solved'])} "
-                  f"(timeout {manifest['status'].get('timeout', 0)}, none up to {args.max_vertices} vertices "
-                  f"{manifest['status'].get('none-up-to-limit', 0)}); found but not proven minimal: "
-                  f"{len(manifest['not_proven_minimal'])}")
+    console.print(
+        "minimal sizes (proven): "
+        + ", ".join(f"n={n}: {c}" for n, c in sizes.items())
+        + f"  (total {sum(sizes.values())})"
+    )
+    console.print(
+        f"status: {json.dumps(manifest['status'])}; not solved within limits: {len(manifest['not_solved'])} "
+        f"(timeout {manifest['status'].get('timeout', 0)}, none up to {args.max_vertices} vertices "
+        f"{manifest['status'].get('none-up-to-limit', 0)}); found but not proven minimal: "
+        f"{len(manifest['not_proven_minimal'])}"
+    )
     search = manifest["search_seconds"]
-    console.print(f"total search time {search:.1f} s; wall {wall:.1f} s (this run: {outcome.seconds:.1f} s, "
-                  f"{len(outcome.ran)} solved now, {outcome.skipped} resumed); parallel speed-up "
-                  f"{search / max(outcome.seconds, 1e-9):.2f}x" if outcome.ran else f"total search time {search:.1f} s")
+    console.print(
+        f"total search time {search:.1f} s; wall {wall:.1f} s (this run: {outcome.seconds:.1f} s, "
+        f"{len(outcome.ran)} solved now, {outcome.skipped} resumed); parallel speed-up "
+        f"{search / max(outcome.seconds, 1e-9):.2f}x"
+        if outcome.ran
+        else f"total search time {search:.1f} s"
+    )
     return 0
 
 

@@ -44,7 +44,7 @@ class JudgeTimer:
         self._lock = threading.Lock()
         self._original = scoring.judge
 
-    def __enter__(self) -> "JudgeTimer":
+    def __enter__(self) -> JudgeTimer:
         def timed(*args, **kwargs):
             start = time.thread_time()
             try:
@@ -61,8 +61,16 @@ class JudgeTimer:
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "harness" / "openai_mock.py"),
-                             "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "harness" / "openai_mock.py"),
+            "--latency",
+            str(latency),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline() if proc.stdout else ""
     if not line.startswith("PORT "):
         proc.kill()
@@ -80,10 +88,25 @@ def process_cpu(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure(model: str, base_url: str | None, problems: list[str], runs: int, concurrency: int,
-            out: Path, server_pid: int | None = None) -> dict[str, float]:
-    options = EvalOptions(out=out, model=model, base_url=base_url, problems=problems, runs=runs,
-                          settings=["zero-shot"], max_concurrency=concurrency, progress=False)
+def measure(
+    model: str,
+    base_url: str | None,
+    problems: list[str],
+    runs: int,
+    concurrency: int,
+    out: Path,
+    server_pid: int | None = None,
+) -> dict[str, float]:
+    options = EvalOptions(
+        out=out,
+        model=model,
+        base_url=base_url,
+        problems=problems,
+        runs=runs,
+        settings=["zero-shot"],
+        max_concurrency=concurrency,
+        progress=False,
+    )
     evaluation = Evaluation(options)
     evaluation.prepare()
     evaluation.prompt(evaluation.problem_set.problems[0], "zero-shot")
@@ -94,11 +117,19 @@ def measure(model: str, base_url: str | None, problems: list[str], runs: int, co
         server_cpu = process_cpu(server_pid) - server0
     samples = outcome.stats.done
     if samples != len(problems) * runs or outcome.stats.errors:
-        raise SystemExit(f"{model} at concurrency {concurrency}: {samples} samples, {outcome.stats.errors} errors")
-    return {"samples": samples, "wall_s": wall, "samples_per_s": samples / wall,
-            "cpu_ms_per_sample": 1000 * cpu / samples, "verify_ms_per_sample": 1000 * judge.cpu / samples,
-            "harness_cpu_ms_per_sample": 1000 * (cpu - judge.cpu) / samples,
-            "server_cpu_ms_per_sample": 1000 * server_cpu / samples, "accuracy": outcome.stats.correct / samples}
+        raise SystemExit(
+            f"{model} at concurrency {concurrency}: {samples} samples, {outcome.stats.errors} errors"
+        )
+    return {
+        "samples": samples,
+        "wall_s": wall,
+        "samples_per_s": samples / wall,
+        "cpu_ms_per_sample": 1000 * cpu / samples,
+        "verify_ms_per_sample": 1000 * judge.cpu / samples,
+        "harness_cpu_ms_per_sample": 1000 * (cpu - judge.cpu) / samples,
+        "server_cpu_ms_per_sample": 1000 * server_cpu / samples,
+        "accuracy": outcome.stats.correct / samples,
+    }
 
 
 def main() -> None:
@@ -116,34 +147,64 @@ def main() -> None:
             # warm-up (imports, SAT solver) outside the measurement; then the fixed cost of one run
             # (client and TLS context creation, /models check, run directory, event loop) from a 1-sample run
             measure("openai/mock-model", base_url, ids[:4], 1, 4, Path(tmp) / "warmup")
-            single = measure("openai/mock-model", base_url, ids[:1], 1, 1, Path(tmp) / "single", server.pid)
+            single = measure(
+                "openai/mock-model", base_url, ids[:1], 1, 1, Path(tmp) / "single", server.pid
+            )
             for level in (int(x) for x in args.levels.split(",")):
                 wanted = max(level * 2, math.ceil(args.min_seconds * level / args.latency))
                 problems = ids[:wanted] if wanted < len(ids) else ids
                 runs = max(1, math.ceil(wanted / len(problems)))
-                served = measure("openai/mock-model", base_url, problems, runs, level, Path(tmp) / f"openai-{level}",
-                                 server.pid)
-                local = measure("solver", None, problems, runs, level, Path(tmp) / f"solver-{level}")
+                served = measure(
+                    "openai/mock-model",
+                    base_url,
+                    problems,
+                    runs,
+                    level,
+                    Path(tmp) / f"openai-{level}",
+                    server.pid,
+                )
+                local = measure(
+                    "solver", None, problems, runs, level, Path(tmp) / f"solver-{level}"
+                )
                 ideal = level / args.latency
-                rows.append({"concurrency": level, "ideal_samples_per_s": ideal,
-                             "ratio_to_ideal": served["samples_per_s"] / ideal, "openai": served, "solver": local})
+                rows.append(
+                    {
+                        "concurrency": level,
+                        "ideal_samples_per_s": ideal,
+                        "ratio_to_ideal": served["samples_per_s"] / ideal,
+                        "openai": served,
+                        "solver": local,
+                    }
+                )
     finally:
         server.terminate()
         server.wait(timeout=10)
     if args.json:
-        print(json.dumps({"latency_s": args.latency, "single_sample_run": single, "levels": rows}, indent=2))
+        print(
+            json.dumps(
+                {"latency_s": args.latency, "single_sample_run": single, "levels": rows}, indent=2
+            )
+        )
         return
-    print(f"loopback server latency {1000 * args.latency:.0f} ms; zero-shot samples; CPU in ms per sample")
-    print(f"{'conc':>4} {'samples':>7} {'samples/s':>9} {'ideal':>6} {'ratio':>6} {'harness cpu':>11} "
-          f"{'verify cpu':>10} {'server cpu':>10} {'solver-backend cpu':>18}")
+    print(
+        f"loopback server latency {1000 * args.latency:.0f} ms; zero-shot samples; CPU in ms per sample"
+    )
+    print(
+        f"{'conc':>4} {'samples':>7} {'samples/s':>9} {'ideal':>6} {'ratio':>6} {'harness cpu':>11} "
+        f"{'verify cpu':>10} {'server cpu':>10} {'solver-backend cpu':>18}"
+    )
     for r in rows:
         s, b = r["openai"], r["solver"]
-        print(f"{r['concurrency']:>4} {s['samples']:>7} {s['samples_per_s']:>9.1f} {r['ideal_samples_per_s']:>6.1f} "
-              f"{r['ratio_to_ideal']:>6.2f} {s['harness_cpu_ms_per_sample']:>11.2f} {s['verify_ms_per_sample']:>10.2f} "
-              f"{s['server_cpu_ms_per_sample']:>10.2f} "
-              f"{b['harness_cpu_ms_per_sample']:>18.2f}")
-    print(f"a run of a single sample costs {single['harness_cpu_ms_per_sample']:.1f} ms harness CPU "
-          f"(fixed start-up cost, amortised over the samples of each level above)")
+        print(
+            f"{r['concurrency']:>4} {s['samples']:>7} {s['samples_per_s']:>9.1f} {r['ideal_samples_per_s']:>6.1f} "
+            f"{r['ratio_to_ideal']:>6.2f} {s['harness_cpu_ms_per_sample']:>11.2f} {s['verify_ms_per_sample']:>10.2f} "
+            f"{s['server_cpu_ms_per_sample']:>10.2f} "
+            f"{b['harness_cpu_ms_per_sample']:>18.2f}"
+        )
+    print(
+        f"a run of a single sample costs {single['harness_cpu_ms_per_sample']:.1f} ms harness CPU "
+        f"(fixed start-up cost, amortised over the samples of each level above)"
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,9 @@ def inputs() -> dict[str, str]:
         "realistic long reply (8 kB)": long_reply,
         "realistic reply x12 (100 kB)": long_reply * 12,
         "random printable": "".join(rng.choice(string.printable) for _ in range(100_000)),
-        "random answer symbols": "".join(rng.choice("{}[](),:-0123456789 \n\"e'\\`$") for _ in range(100_000)),
+        "random answer symbols": "".join(
+            rng.choice("{}[](),:-0123456789 \n\"e'\\`$") for _ in range(100_000)
+        ),
         "unclosed braces": "{" * 100_000,
         "nested \\boxed{": "\\boxed{" * 14_000,
         "dashes": "-" * 100_000,
@@ -48,7 +50,9 @@ def best_ms(func, repeat: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -58,17 +62,28 @@ def main() -> None:
         parse = best_ms(lambda: parse_answer(text, GadgetType.RED_DETERMINER), args.repeat)
         base = best_ms(lambda: scan.findall(text), args.repeat)
         bigger = text * 4
-        parse4 = best_ms(lambda: parse_answer(bigger, GadgetType.RED_DETERMINER), max(3, args.repeat // 2))
-        rows.append({"input": name, "kB": round(len(text) / 1000, 1), "parse_ms": round(parse, 2),
-                     "baseline_ms": round(base, 2), "ratio": round(parse / max(base, 1e-6), 1),
-                     "x4_scaling": round(parse4 / max(parse, 1e-6), 1)})
+        parse4 = best_ms(
+            lambda: parse_answer(bigger, GadgetType.RED_DETERMINER), max(3, args.repeat // 2)
+        )
+        rows.append(
+            {
+                "input": name,
+                "kB": round(len(text) / 1000, 1),
+                "parse_ms": round(parse, 2),
+                "baseline_ms": round(base, 2),
+                "ratio": round(parse / max(base, 1e-6), 1),
+                "x4_scaling": round(parse4 / max(parse, 1e-6), 1),
+            }
+        )
     if args.json:
         print(json.dumps(rows, indent=2))
         return
     print(f"{'input':32} {'kB':>6} {'parse ms':>9} {'scan ms':>8} {'ratio':>6} {'x4 input':>9}")
     for r in rows:
-        print(f"{r['input']:32} {r['kB']:>6} {r['parse_ms']:>9} {r['baseline_ms']:>8} {r['ratio']:>6} "
-              f"{r['x4_scaling']:>9}")
+        print(
+            f"{r['input']:32} {r['kB']:>6} {r['parse_ms']:>9} {r['baseline_ms']:>8} {r['ratio']:>6} "
+            f"{r['x4_scaling']:>9}"
+        )
 
 
 if __name__ == "__main__":

@@ -44,15 +44,35 @@ console = Console()
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes for the 70 problems (default 2)")
-    parser.add_argument("--write-solutions", action="store_true", help="rewrite src/ramseygadgets/data/solutions.json")
-    parser.add_argument("--cross-check", type=int, default=0, metavar="N",
-                        help="also run the exhaustive scan on all 70 problems up to N vertices and record agreement")
-    parser.add_argument("--cross-check-ten", action="store_true",
-                        help="with --cross-check 9: also scan 10 vertices for the problems that need 10 (~15-20 min)")
-    parser.add_argument("--no-subset", action="store_true", help="skip the exhaustive subset comparison")
-    parser.add_argument("--beyond", action="store_true", help="also solve pairs beyond the paper (11-13 vertices)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="worker processes for the 70 problems (default 2)"
+    )
+    parser.add_argument(
+        "--write-solutions",
+        action="store_true",
+        help="rewrite src/ramseygadgets/data/solutions.json",
+    )
+    parser.add_argument(
+        "--cross-check",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also run the exhaustive scan on all 70 problems up to N vertices and record agreement",
+    )
+    parser.add_argument(
+        "--cross-check-ten",
+        action="store_true",
+        help="with --cross-check 9: also scan 10 vertices for the problems that need 10 (~15-20 min)",
+    )
+    parser.add_argument(
+        "--no-subset", action="store_true", help="skip the exhaustive subset comparison"
+    )
+    parser.add_argument(
+        "--beyond", action="store_true", help="also solve pairs beyond the paper (11-13 vertices)"
+    )
     args = parser.parse_args()
 
     console.print(f"machine: {os.cpu_count()} cores; jobs = {args.jobs}")
@@ -67,17 +87,26 @@ def main() -> int:
         table.add_column(column)
     for p in problems:
         r = results[p.id]
-        table.add_row(p.id, str(r.n), str(r.m), f"none on {r.lower_bound - 1} vertices; none with {r.m - 1} edges",
-                      f"{r.seconds:.3f}")
+        table.add_row(
+            p.id,
+            str(r.n),
+            str(r.m),
+            f"none on {r.lower_bound - 1} vertices; none with {r.m - 1} edges",
+            f"{r.seconds:.3f}",
+        )
     console.print(table)
     sizes = [results[p.id].n for p in problems]
-    console.print(f"[bold]all 70 problems (sizes and proofs): {outcome.seconds:.2f} s wall on {args.jobs} jobs[/bold]; "
-                  f"sum of per-problem times {sum(r.seconds for r in results.values()):.2f} s; "
-                  f"slowest {max(results.values(), key=lambda r: r.seconds).problem_id} "
-                  f"({max(r.seconds for r in results.values()):.2f} s)")
-    console.print(f"largest minimal solution: {max(sizes)} vertices; problems needing >= 8 vertices: "
-                  f"{sum(n >= 8 for n in sizes)}; (K1,3,K4) red/blue determiners: "
-                  f"{results['k13_k4_red_determiner'].n}/{results['k13_k4_blue_determiner'].n} vertices")
+    console.print(
+        f"[bold]all 70 problems (sizes and proofs): {outcome.seconds:.2f} s wall on {args.jobs} jobs[/bold]; "
+        f"sum of per-problem times {sum(r.seconds for r in results.values()):.2f} s; "
+        f"slowest {max(results.values(), key=lambda r: r.seconds).problem_id} "
+        f"({max(r.seconds for r in results.values()):.2f} s)"
+    )
+    console.print(
+        f"largest minimal solution: {max(sizes)} vertices; problems needing >= 8 vertices: "
+        f"{sum(n >= 8 for n in sizes)}; (K1,3,K4) red/blue determiners: "
+        f"{results['k13_k4_red_determiner'].n}/{results['k13_k4_blue_determiner'].n} vertices"
+    )
 
     if not args.no_subset and nauty_available():
         compare_subset()
@@ -90,36 +119,57 @@ def main() -> int:
             r, s = results[p.id], scanned[p.id]
             if r.n <= args.cross_check:
                 if (s.n, s.m) != (r.n, r.m):
-                    console.print(f"[red]DISAGREEMENT {p.id}: finder ({r.n}, {r.m}), exhaustive ({s.n}, {s.m})[/red]")
+                    console.print(
+                        f"[red]DISAGREEMENT {p.id}: finder ({r.n}, {r.m}), exhaustive ({s.n}, {s.m})[/red]"
+                    )
                     return 1
-                cross[p.id] = f"exhaustive geng scan of all graphs up to {args.cross_check} vertices agrees"
+                cross[p.id] = (
+                    f"exhaustive geng scan of all graphs up to {args.cross_check} vertices agrees"
+                )
             elif s.candidate is not None:
-                console.print(f"[red]DISAGREEMENT {p.id}: exhaustive found ({s.n}, {s.m}) below the finder's n[/red]")
+                console.print(
+                    f"[red]DISAGREEMENT {p.id}: exhaustive found ({s.n}, {s.m}) below the finder's n[/red]"
+                )
                 return 1
             else:
                 cross[p.id] = f"exhaustive geng scan: no solution up to {args.cross_check} vertices"
-        console.print(f"exhaustive cross-check up to {args.cross_check} vertices: all agree "
-                      f"({time.perf_counter() - t0:.1f} s)")
+        console.print(
+            f"exhaustive cross-check up to {args.cross_check} vertices: all agree "
+            f"({time.perf_counter() - t0:.1f} s)"
+        )
         if args.cross_check_ten and args.cross_check == 9:
             ten = [p for p in problems if results[p.id].n == 10]
             t0 = time.perf_counter()
-            scanned = exhaustive_minimums(ten, 10, jobs=args.jobs, min_vertices={p.id: 10 for p in ten},
-                                          max_edges={p.id: results[p.id].m for p in ten})
+            scanned = exhaustive_minimums(
+                ten,
+                10,
+                jobs=args.jobs,
+                min_vertices={p.id: 10 for p in ten},
+                max_edges={p.id: results[p.id].m for p in ten},
+            )
             for p in ten:
                 s = scanned[p.id]
                 if (s.n, s.m) != (10, results[p.id].m):
-                    console.print(f"[red]DISAGREEMENT {p.id} on 10 vertices: exhaustive ({s.n}, {s.m})[/red]")
+                    console.print(
+                        f"[red]DISAGREEMENT {p.id} on 10 vertices: exhaustive ({s.n}, {s.m})[/red]"
+                    )
                     return 1
-                cross[p.id] = ("exhaustive geng scan: no solution up to 9 vertices; on 10 vertices the first "
-                               f"solution has {s.m} edges (agrees)")
-            console.print(f"exhaustive cross-check on 10 vertices: agrees ({time.perf_counter() - t0:.1f} s)")
+                cross[p.id] = (
+                    "exhaustive geng scan: no solution up to 9 vertices; on 10 vertices the first "
+                    f"solution has {s.m} edges (agrees)"
+                )
+            console.print(
+                f"exhaustive cross-check on 10 vertices: agrees ({time.perf_counter() - t0:.1f} s)"
+            )
 
     if args.beyond:
         solve_beyond()
 
     if args.write_solutions:
         command = "python bench/solve_all.py " + " ".join(sys.argv[1:])
-        path = write_solutions([solution_record(results[p.id], cross.get(p.id)) for p in problems], command=command)
+        path = write_solutions(
+            [solution_record(results[p.id], cross.get(p.id)) for p in problems], command=command
+        )
         console.print(f"wrote {path}")
     return 0
 
@@ -141,8 +191,16 @@ def solve_beyond() -> None:
         table.add_column(column)
     for F, H, gadget in BEYOND:
         r = solve(Problem.make(F, H, gadget), max_vertices=13, timeout=600)
-        proof = f"none on {r.lower_bound - 1} vertices" + (f"; none with {r.m - 1} edges" if r.edges_minimal else "")
-        table.add_row(r.problem.title, str(r.n), str(r.m), proof if r.found else r.describe(), f"{r.seconds:.1f}")
+        proof = f"none on {r.lower_bound - 1} vertices" + (
+            f"; none with {r.m - 1} edges" if r.edges_minimal else ""
+        )
+        table.add_row(
+            r.problem.title,
+            str(r.n),
+            str(r.m),
+            proof if r.found else r.describe(),
+            f"{r.seconds:.1f}",
+        )
     console.print(table)
 
 
@@ -150,7 +208,14 @@ def compare_subset() -> None:
     """Finder vs exhaustive enumeration on SUBSET, problem by problem, in this one process."""
     total_finder = total_scan = 0.0
     table = Table(title="finder vs exhaustive enumeration (one process)")
-    for column in ("problem", "finder (n, m)", "exhaustive (n, m)", "finder s", "exhaustive s", "ratio"):
+    for column in (
+        "problem",
+        "finder (n, m)",
+        "exhaustive (n, m)",
+        "finder s",
+        "exhaustive s",
+        "ratio",
+    ):
         table.add_column(column)
     for pid in SUBSET:
         p = get_problem(pid)
@@ -163,11 +228,19 @@ def compare_subset() -> None:
         total_finder += t_finder
         total_scan += t_scan
         same = (f.n, f.m) == (s.n, s.m)
-        table.add_row(pid, f"({f.n}, {f.m})", f"({s.n}, {s.m})" if same else f"[red]({s.n}, {s.m})[/red]",
-                      f"{t_finder:.3f}", f"{t_scan:.2f}", f"{t_scan / t_finder:.0f}x")
+        table.add_row(
+            pid,
+            f"({f.n}, {f.m})",
+            f"({s.n}, {s.m})" if same else f"[red]({s.n}, {s.m})[/red]",
+            f"{t_finder:.3f}",
+            f"{t_scan:.2f}",
+            f"{t_scan / t_finder:.0f}x",
+        )
     console.print(table)
-    console.print(f"[bold]subset of {len(SUBSET)}: finder {total_finder:.2f} s, exhaustive {total_scan:.2f} s: "
-                  f"the finder is {total_scan / total_finder:.0f}x faster[/bold]")
+    console.print(
+        f"[bold]subset of {len(SUBSET)}: finder {total_finder:.2f} s, exhaustive {total_scan:.2f} s: "
+        f"the finder is {total_scan / total_finder:.0f}x faster[/bold]"
+    )
 
 
 if __name__ == "__main__":

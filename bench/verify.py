@@ -78,22 +78,30 @@ class NaiveVerifier:
         with Solver(name=DEFAULT_SOLVER, bootstrap_with=self.clauses + list(extra)) as solver:
             return solver.solve(assumptions=list(assumptions))
 
-    def degree_clauses(self, v: int, at_most: int | None = None, at_least: int | None = None) -> list[list[int]]:
+    def degree_clauses(
+        self, v: int, at_most: int | None = None, at_least: int | None = None
+    ) -> list[list[int]]:
         lits = [i + 1 for i in self.graph.incident_edges[v]]
         top = self.graph.m + 10 * self.graph.n * (v + 1)  # disjoint auxiliary variables per call
         if at_most is not None:
             if at_most >= len(lits):
                 return []
-            return CardEnc.atmost(lits, bound=at_most, top_id=top, encoding=EncType.seqcounter).clauses
+            return CardEnc.atmost(
+                lits, bound=at_most, top_id=top, encoding=EncType.seqcounter
+            ).clauses
         if at_least > len(lits):
             return [[]]
-        return CardEnc.atleast(lits, bound=at_least, top_id=top + 5 * self.graph.n, encoding=EncType.seqcounter).clauses
+        return CardEnc.atleast(
+            lits, bound=at_least, top_id=top + 5 * self.graph.n, encoding=EncType.seqcounter
+        ).clauses
 
 
 def naive_verify(problem: Problem, graph: Graph, designated: Designated) -> bool:
     g = problem.gadget
     if g.edge_names:
-        if any(not graph.has_edge(*e) for e in designated.edges) or len(set(designated.edges)) != len(designated.edges):
+        if any(not graph.has_edge(*e) for e in designated.edges) or len(
+            set(designated.edges)
+        ) != len(designated.edges):
             return False
     if g.vertex_names and len(set(designated.vertices)) != 3:
         return False
@@ -149,8 +157,10 @@ def random_graph(rng: random.Random, n: int, p: float) -> Graph:
 def random_designated(rng: random.Random, graph: Graph, gadget: GadgetType) -> Designated | None:
     if len(gadget.edge_names) > graph.m:
         return None
-    return Designated(tuple(rng.sample(graph.edges, len(gadget.edge_names))),
-                      tuple(rng.sample(range(graph.n), len(gadget.vertex_names))))
+    return Designated(
+        tuple(rng.sample(graph.edges, len(gadget.edge_names))),
+        tuple(rng.sample(range(graph.n), len(gadget.vertex_names))),
+    )
 
 
 def good_graph(rng: random.Random, problem: Problem, n: int, tries: int = 400) -> Graph | None:
@@ -191,7 +201,9 @@ def correct_designated(rng: random.Random, problem: Problem, graph: Graph) -> De
     return None
 
 
-def correct_case(rng: random.Random, problem: Problem, n: int, tries: int = 25) -> tuple[Graph, Designated] | None:
+def correct_case(
+    rng: random.Random, problem: Problem, n: int, tries: int = 25
+) -> tuple[Graph, Designated] | None:
     """A good random graph on n vertices with designated items that make it a gadget."""
     for _ in range(tries):
         graph = good_graph(rng, problem, n)
@@ -215,7 +227,9 @@ def planted_case(rng: random.Random, problem: Problem, n: int) -> tuple[Graph, D
     extra = list(range(g.n, n))
     edges = [(perm[u], perm[v]) for u, v in g.edges]
     edges += [(perm[u], perm[v]) for u, v in combinations(extra, 2) if rng.random() < 0.3]
-    designated = Designated(tuple((perm[u], perm[v]) for u, v in d.edges), tuple(perm[x] for x in d.vertices))
+    designated = Designated(
+        tuple((perm[u], perm[v]) for u, v in d.edges), tuple(perm[x] for x in d.vertices)
+    )
     return Graph(n, tuple(edges)), designated
 
 
@@ -232,8 +246,14 @@ def build_cases(rng: random.Random, n: int, per_problem: int) -> list[Case]:
                 found = correct_case(rng, problem, n)
             if found is None:
                 kind = "random" if kind == "random" else "good"
-                graph = random_graph(rng, n, DENSITIES[i % len(DENSITIES)]) if kind == "random" else good_graph(rng, problem, n)
-                designated = None if graph is None else random_designated(rng, graph, problem.gadget)
+                graph = (
+                    random_graph(rng, n, DENSITIES[i % len(DENSITIES)])
+                    if kind == "random"
+                    else good_graph(rng, problem, n)
+                )
+                designated = (
+                    None if graph is None else random_designated(rng, graph, problem.gadget)
+                )
                 found = None if designated is None else (graph, designated)
             if found is not None:
                 cases.append(Case(problem, found[0], found[1], kind))
@@ -280,29 +300,48 @@ def run(n: int, per_problem: int, seed: int, repeats: int) -> dict:
             continue
         tf, tn = [fast[i] for i in idx], [naive[i] for i in idx]
         mf, mn = statistics.median(tf), statistics.median(tn)
-        rows.append({
-            "gadget": g.value, "candidates": len(idx),
-            "good_graphs": sum(cases[i].kind != "random" for i in idx), "correct": sum(fast_ok[i] for i in idx),
-            "fast_median_ms": mf * 1e3, "fast_p90_ms": statistics.quantiles(tf, n=10)[-1] * 1e3,
-            "fast_max_ms": max(tf) * 1e3, "naive_median_ms": mn * 1e3, "ratio": mn / mf,
-        })
+        rows.append(
+            {
+                "gadget": g.value,
+                "candidates": len(idx),
+                "good_graphs": sum(cases[i].kind != "random" for i in idx),
+                "correct": sum(fast_ok[i] for i in idx),
+                "fast_median_ms": mf * 1e3,
+                "fast_p90_ms": statistics.quantiles(tf, n=10)[-1] * 1e3,
+                "fast_max_ms": max(tf) * 1e3,
+                "naive_median_ms": mn * 1e3,
+                "ratio": mn / mf,
+            }
+        )
     return {
-        "n": n, "seed": seed, "repeats": repeats, "cases": len(cases), "disagreements": len(disagreements),
-        "kinds": {k: sum(c.kind == k for c in cases) for k in ("random", "good", "correct", "planted")},
+        "n": n,
+        "seed": seed,
+        "repeats": repeats,
+        "cases": len(cases),
+        "disagreements": len(disagreements),
+        "kinds": {
+            k: sum(c.kind == k for c in cases) for k in ("random", "good", "correct", "planted")
+        },
         "rows": rows,
-        "overall": {"fast_median_ms": statistics.median(fast) * 1e3,
-                    "naive_median_ms": statistics.median(naive) * 1e3,
-                    "ratio_of_medians": statistics.median(naive) / statistics.median(fast),
-                    "ratio_of_totals": sum(naive) / sum(fast)},
+        "overall": {
+            "fast_median_ms": statistics.median(fast) * 1e3,
+            "naive_median_ms": statistics.median(naive) * 1e3,
+            "ratio_of_medians": statistics.median(naive) / statistics.median(fast),
+            "ratio_of_totals": sum(naive) / sum(fast),
+        },
     }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=10, help="vertices per candidate (default 10)")
-    parser.add_argument("--per-problem", type=int, default=24, help="candidates per catalog problem (default 24)")
+    parser.add_argument(
+        "--per-problem", type=int, default=24, help="candidates per catalog problem (default 24)"
+    )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3, help="runs per candidate; the fastest counts (default 3)")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs per candidate; the fastest counts (default 3)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     result = run(args.n, args.per_problem, args.seed, args.repeats)
@@ -310,17 +349,27 @@ def main() -> int:
         print(json.dumps(result, indent=2))
     else:
         kinds = ", ".join(f"{v} {k}" for k, v in result["kinds"].items())
-        print(f"{result['cases']} candidates on {args.n} vertices ({kinds}; seed {args.seed}, best of {args.repeats})")
-        print(f"fast = ramseygadgets.verify; naive = networkx GraphMatcher copies + a fresh {DEFAULT_SOLVER} "
-              f"solver per SAT question")
-        print(f"{'gadget':<16} {'cands':>5} {'good G':>6} {'correct':>7} {'fast ms':>8} {'p90 ms':>7} "
-              f"{'max ms':>7} {'naive ms':>9} {'ratio':>6}")
+        print(
+            f"{result['cases']} candidates on {args.n} vertices ({kinds}; seed {args.seed}, best of {args.repeats})"
+        )
+        print(
+            f"fast = ramseygadgets.verify; naive = networkx GraphMatcher copies + a fresh {DEFAULT_SOLVER} "
+            f"solver per SAT question"
+        )
+        print(
+            f"{'gadget':<16} {'cands':>5} {'good G':>6} {'correct':>7} {'fast ms':>8} {'p90 ms':>7} "
+            f"{'max ms':>7} {'naive ms':>9} {'ratio':>6}"
+        )
         for r in result["rows"]:
-            print(f"{r['gadget']:<16} {r['candidates']:>5} {r['good_graphs']:>6} {r['correct']:>7} "
-                  f"{r['fast_median_ms']:>8.3f} {r['fast_p90_ms']:>7.3f} {r['fast_max_ms']:>7.2f} {r['naive_median_ms']:>9.3f} {r['ratio']:>5.1f}x")
+            print(
+                f"{r['gadget']:<16} {r['candidates']:>5} {r['good_graphs']:>6} {r['correct']:>7} "
+                f"{r['fast_median_ms']:>8.3f} {r['fast_p90_ms']:>7.3f} {r['fast_max_ms']:>7.2f} {r['naive_median_ms']:>9.3f} {r['ratio']:>5.1f}x"
+            )
         o = result["overall"]
-        print(f"{'all':<16} {result['cases']:>5} {'':>6} {'':>7} {o['fast_median_ms']:>8.3f} {'':>7} {'':>7} "
-              f"{o['naive_median_ms']:>9.3f} {o['ratio_of_medians']:>5.1f}x  (ratio of totals {o['ratio_of_totals']:.1f}x)")
+        print(
+            f"{'all':<16} {result['cases']:>5} {'':>6} {'':>7} {o['fast_median_ms']:>8.3f} {'':>7} {'':>7} "
+            f"{o['naive_median_ms']:>9.3f} {o['ratio_of_medians']:>5.1f}x  (ratio of totals {o['ratio_of_totals']:.1f}x)"
+        )
         print(f"disagreements between fast and naive: {result['disagreements']}")
     return 1 if result["disagreements"] else 0
 

@@ -46,8 +46,9 @@ import ast
 import json
 import re
 from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, Union
+from typing import Any
 
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError, GraphTooLargeError
 from ramseygadgets.gadgets import Candidate, GadgetType
@@ -55,7 +56,12 @@ from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 
 #: Failure kinds of :class:`ParsedAnswer`.
 NO_ANSWER, TRUNCATED, MALFORMED, MISSING_ITEM, TOO_LARGE = (
-    "no_answer", "truncated", "malformed", "missing_item", "too_large")
+    "no_answer",
+    "truncated",
+    "malformed",
+    "missing_item",
+    "too_large",
+)
 ERROR_KINDS = (NO_ANSWER, TRUNCATED, MALFORMED, MISSING_ITEM, TOO_LARGE)
 
 #: Containers larger than this are not handed to Python's literal parser.
@@ -80,8 +86,13 @@ class ParsedAnswer:
         return self.candidate is not None
 
     def to_json(self, gadget: GadgetType | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {"parsed": self.ok, "parse_error": self.error, "error_kind": self.error_kind,
-                               "source": self.source, "notes": list(self.notes)}
+        out: dict[str, Any] = {
+            "parsed": self.ok,
+            "parse_error": self.error,
+            "error_kind": self.error_kind,
+            "source": self.source,
+            "notes": list(self.notes),
+        }
         if self.candidate is not None and gadget is not None:
             out["answer"] = self.candidate.to_json(gadget)
         if self.label_map is not None:
@@ -89,8 +100,14 @@ class ParsedAnswer:
         return out
 
 
-def _failure(kind: str, message: str, *, source: str | None = None, text: str | None = None,
-             notes: Iterable[str] = ()) -> ParsedAnswer:
+def _failure(
+    kind: str,
+    message: str,
+    *,
+    source: str | None = None,
+    text: str | None = None,
+    notes: Iterable[str] = (),
+) -> ParsedAnswer:
     snippet = None if text is None else text[:_SNIPPET_CHARS]
     return ParsedAnswer(None, message, kind, source, snippet, None, tuple(notes))
 
@@ -142,11 +159,11 @@ def strip_reasoning(text: str) -> tuple[str | None, list[str]]:
     close = text.rfind("</think>")
     if close >= 0:
         notes.append("reasoning (<think>...</think>) skipped")
-        return text[close + len("</think>"):], notes
+        return text[close + len("</think>") :], notes
     final = text.rfind(_HARMONY_FINAL)
     if final >= 0:
         notes.append("reasoning (analysis channel) skipped")
-        return _HARMONY_END.sub("", text[final + len(_HARMONY_FINAL):]), notes
+        return _HARMONY_END.sub("", text[final + len(_HARMONY_FINAL) :]), notes
     if "<think>" in text:
         notes.append("<think> without </think>")
         return None, notes
@@ -196,11 +213,22 @@ def _find_fences(text: str) -> list[_Fence]:
             continue
         o_start, o_end, o_marker, o_info = opening
         if marker[0] == o_marker[0] and len(marker) >= len(o_marker) and not info.strip():
-            fences.append(_Fence(o_start, min(o_end + 1, start), start, end, o_info.strip().lower(), True))
+            fences.append(
+                _Fence(o_start, min(o_end + 1, start), start, end, o_info.strip().lower(), True)
+            )
             opening = None
     if opening is not None:
         o_start, o_end, _marker, o_info = opening
-        fences.append(_Fence(o_start, min(o_end + 1, len(text)), len(text), len(text), o_info.strip().lower(), False))
+        fences.append(
+            _Fence(
+                o_start,
+                min(o_end + 1, len(text)),
+                len(text),
+                len(text),
+                o_info.strip().lower(),
+                False,
+            )
+        )
     return fences
 
 
@@ -264,14 +292,15 @@ def _brace_containers(text: str) -> tuple[list[_Container], bool]:
                 objects.append(_Container(start, end, "json", body))
         elif command in _BOX_COMMANDS and start >= box_end:
             box_end = end
-            boxes.append(_Container(start, end, "boxed", text[content:end - 1]))
+            boxes.append(_Container(start, end, "boxed", text[content : end - 1]))
     spans = [(c.start, c.end) for c in objects]
     containers = objects + [b for b in boxes if not _contains(spans, b.start, b.end)]
     truncated = False
     if stack:
         last_plain = next((s for s, _c, cmd in reversed(stack) if cmd is None), None)
         truncated = any(cmd in _BOX_COMMANDS for _s, _c, cmd in stack) or (
-            last_plain is not None and _EDGES_KEY.search(text, last_plain) is not None)
+            last_plain is not None and _EDGES_KEY.search(text, last_plain) is not None
+        )
     return containers, truncated
 
 
@@ -286,7 +315,7 @@ def _collect(text: str, gadget: GadgetType, max_pairs: int | None) -> tuple[list
     for fence in fences:
         if _is_tool_fence(fence.info) or _contains(spans, fence.body_start, fence.body_end):
             continue  # a JSON / boxed answer inside the block represents it
-        body = scan[fence.body_start:fence.body_end]
+        body = scan[fence.body_start : fence.body_end]
         if not _label_lines_start(body):
             continue
         if not fence.closed:
@@ -336,7 +365,12 @@ def _normalize_latex(text: str) -> str:
     if "\\" in text:
         text = _LATEX_TEXT.sub(r"\1", text)
         text = _LATEX_SIZE.sub("", text)
-        text = text.replace("\\{", "{").replace("\\}", "}").replace("\\lbrace", "{").replace("\\rbrace", "}")
+        text = (
+            text.replace("\\{", "{")
+            .replace("\\}", "}")
+            .replace("\\lbrace", "{")
+            .replace("\\rbrace", "}")
+        )
         text = _LATEX_DOTS.sub("...", text)
         text = _LATEX_ARROW.sub("-", text)
     if "\\" in text or "~" in text:
@@ -380,7 +414,7 @@ def _assignments(text: str) -> Iterator[tuple[str, str, str]]:
 
 
 def _assignment(text: str, match: re.Match[str], end: int) -> tuple[str, str, str] | None:
-    value = text[match.end():end].strip().rstrip(",;.").strip()
+    value = text[match.end() : end].strip().rstrip(",;.").strip()
     if value.lower().endswith(" and"):
         value = value[:-4].rstrip(",; ")
     if not value:
@@ -405,8 +439,14 @@ def _prose_groups(text: str, fences: list[_Fence]) -> list[_Container]:
         if not current:
             return
         if any(group == "edges" for _, _, _, group in current):
-            groups.append(_Container(current[0][0], current[-1][1], "labelled",
-                                     "\n".join(line for _, _, line, _ in current)))
+            groups.append(
+                _Container(
+                    current[0][0],
+                    current[-1][1],
+                    "labelled",
+                    "\n".join(line for _, _, line, _ in current),
+                )
+            )
         current.clear()
 
     offset, fence_index = 0, 0
@@ -437,15 +477,19 @@ def _prose_groups(text: str, fences: list[_Fence]) -> list[_Container]:
 # =============================================================================================
 # Values: edge lists, pairs, labels
 # =============================================================================================
-_TOKEN_TAIL = (r"(?P<num>\d+)|(?P<name>[A-Za-z][A-Za-z0-9_']*)|(?P<open>[(\[{])|(?P<close>[)\]}])"
-               r"|(?P<dash><?-+>?|[–—−→↔])|(?P<comma>,)|(?P<semi>;)|(?P<ws>\s+)|(?P<quote>[\"'])|(?P<other>.)")
+_TOKEN_TAIL = (
+    r"(?P<num>\d+)|(?P<name>[A-Za-z][A-Za-z0-9_']*)|(?P<open>[(\[{])|(?P<close>[)\]}])"
+    r"|(?P<dash><?-+>?|[–—−→↔])|(?P<comma>,)|(?P<semi>;)|(?P<ws>\s+)|(?P<quote>[\"'])|(?P<other>.)"
+)
 _EDGE_TOKEN = re.compile(r"(?P<ellipsis>\.\.\.+|…)|" + _TOKEN_TAIL, re.S)
 _LIST_TOKEN = re.compile(r"(?P<ellipsis>\.\.+|…)|" + _TOKEN_TAIL, re.S)
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
-Label = Union[int, str]
+Label = int | str
 
 
-def _tokens(value: str, pattern: re.Pattern[str], *, ranges: bool, max_pairs: int | None = None) -> list[tuple[str, str]]:
+def _tokens(
+    value: str, pattern: re.Pattern[str], *, ranges: bool, max_pairs: int | None = None
+) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     cap = None if max_pairs is None else 6 * max_pairs + 16  # a pair "(u, v)," is at most 6 tokens
     tail = len(value.rstrip())
@@ -457,15 +501,20 @@ def _tokens(value: str, pattern: re.Pattern[str], *, ranges: bool, max_pairs: in
         if kind == "name" and text.lower() == "and":
             kind = "comma"
         elif kind == "ellipsis" and not ranges:
-            raise _AnswerError(MALFORMED, "the answer contains an ellipsis ('...'); every edge must be listed")
+            raise _AnswerError(
+                MALFORMED, "the answer contains an ellipsis ('...'); every edge must be listed"
+            )
         elif kind == "other":
             if text == "." and match.end() == tail:
                 continue
             raise _AnswerError(MALFORMED, f"unexpected character {text!r} in {value[:80]!r}")
         out.append((kind, text))
         if cap is not None and len(out) > cap:
-            raise _AnswerError(TOO_LARGE, f"the edge list is longer than any simple graph within the vertex limit "
-                                          f"allows (at most {max_pairs} edges)")
+            raise _AnswerError(
+                TOO_LARGE,
+                f"the edge list is longer than any simple graph within the vertex limit "
+                f"allows (at most {max_pairs} edges)",
+            )
     return out
 
 
@@ -515,12 +564,14 @@ def parse_edge_list(value: str, max_pairs: int | None = None) -> list[tuple[Labe
         elif kind == "open":
             close = closing[i]
             if close < 0 or _PAIRS[text] != tokens[close][1]:
-                raise _AnswerError(MALFORMED, f"unbalanced brackets in the edge list {value[:80]!r}")
-            inner = [t for t in tokens[i + 1:close] if t[0] != "comma"]
+                raise _AnswerError(
+                    MALFORMED, f"unbalanced brackets in the edge list {value[:80]!r}"
+                )
+            inner = [t for t in tokens[i + 1 : close] if t[0] != "comma"]
             if len(inner) == 3 and inner[1][0] == "dash":
                 inner = [inner[0], inner[2]]
             if len(inner) != 2:
-                shown = " ".join(t[1] for t in tokens[i:close + 1])[:80]
+                shown = " ".join(t[1] for t in tokens[i : close + 1])[:80]
                 raise _AnswerError(MALFORMED, f"{shown} is not an edge (a pair of vertices)")
             pairs.append((_label(inner[0]), _label(inner[1])))
             i = close + 1
@@ -538,7 +589,9 @@ def parse_edge_value(value: str) -> tuple[Label, Label]:
     """One designated edge: ``(0, 1)`` / ``0-1`` / ``[0, 1]`` / ``{0,1}``."""
     pairs = parse_edge_list(value)
     if len(pairs) != 1:
-        raise _AnswerError(MALFORMED, f"a designated edge must be one pair of vertices, got {value[:80]!r}")
+        raise _AnswerError(
+            MALFORMED, f"a designated edge must be one pair of vertices, got {value[:80]!r}"
+        )
     return pairs[0]
 
 
@@ -588,7 +641,9 @@ def _labelled_dict(text: str, gadget: GadgetType, max_pairs: int | None = None) 
         elif group == "n":
             count = parse_label_list(value)
             if len(count) != 1 or not isinstance(count[0], int):
-                raise _AnswerError(MALFORMED, f"the vertex count must be one integer, got {value[:80]!r}")
+                raise _AnswerError(
+                    MALFORMED, f"the vertex count must be one integer, got {value[:80]!r}"
+                )
             put("n", count[0])
         elif group == "triple":
             labels = parse_label_list(value)
@@ -605,13 +660,17 @@ def _labelled_dict(text: str, gadget: GadgetType, max_pairs: int | None = None) 
             elif len(gadget.edge_names) == 1:  # "designated edge" of a determiner
                 key = "e"
             else:
-                raise _AnswerError(MALFORMED, "'designated edge' does not say which edge it is; name them e and f")
+                raise _AnswerError(
+                    MALFORMED, "'designated edge' does not say which edge it is; name them e and f"
+                )
             if key in ("e", "f"):
                 put(key, list(parse_edge_value(value)))
             else:
                 labels = parse_label_list(value)
                 if len(labels) != 1:
-                    raise _AnswerError(MALFORMED, f"designated vertex {key} must be one vertex, got {value[:80]!r}")
+                    raise _AnswerError(
+                        MALFORMED, f"designated vertex {key} must be one vertex, got {value[:80]!r}"
+                    )
                 put(key, labels[0])
     if "edges" not in data:
         raise _AnswerError(MALFORMED, "the answer has no edge list")
@@ -644,8 +703,11 @@ def _object_dict(text: str) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:
         error = exc
     if error is not None and len(text) <= _MAX_LITERAL_CHARS:
-        attempts = (lambda: ast.literal_eval(text), lambda: json.loads(_BARE_KEY.sub(r'\1"\2"\3', text)),
-                    lambda: json.loads(_LINE_COMMENT.sub("", text)))
+        attempts = (
+            lambda: ast.literal_eval(text),
+            lambda: json.loads(_BARE_KEY.sub(r'\1"\2"\3', text)),
+            lambda: json.loads(_LINE_COMMENT.sub("", text)),
+        )
         for attempt in attempts:
             try:
                 data = attempt()
@@ -654,7 +716,11 @@ def _object_dict(text: str) -> dict[str, Any]:
             except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
                 continue
     if error is not None:
-        detail = f": {error.msg} at line {error.lineno} column {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
+        detail = (
+            f": {error.msg} at line {error.lineno} column {error.colno}"
+            if isinstance(error, json.JSONDecodeError)
+            else ""
+        )
         raise _AnswerError(MALFORMED, f"the JSON answer is malformed{detail}")
     if not isinstance(data, dict):
         raise _AnswerError(MALFORMED, "the answer is not a JSON object")
@@ -675,7 +741,11 @@ def _normalize_keys(data: Mapping[Any, Any], gadget: GadgetType) -> dict[str, An
     """Canonical keys: one edges key; a wrapper object and a ``designated`` object flattened."""
     data = {str(k): v for k, v in data.items()}
     if not any(k.lower() in _EDGE_KEYS for k in data):
-        wrappers = [k for k, v in data.items() if isinstance(v, dict) and any(str(x).lower() in _EDGE_KEYS for x in v)]
+        wrappers = [
+            k
+            for k, v in data.items()
+            if isinstance(v, dict) and any(str(x).lower() in _EDGE_KEYS for x in v)
+        ]
         if len(wrappers) == 1:
             inner = {str(k): v for k, v in data.pop(wrappers[0]).items()}
             _merge(inner, data)
@@ -684,8 +754,12 @@ def _normalize_keys(data: Mapping[Any, Any], gadget: GadgetType) -> dict[str, An
         _merge(data, data.pop("designated"))
     edge_keys = [k for k in data if k.lower() in _EDGE_KEYS]
     if len(edge_keys) != 1:
-        raise _AnswerError(MALFORMED, "the answer has no edges field" if not edge_keys
-                           else "the answer has more than one edges field")
+        raise _AnswerError(
+            MALFORMED,
+            "the answer has no edges field"
+            if not edge_keys
+            else "the answer has more than one edges field",
+        )
     out: dict[str, Any] = {"edges": data[edge_keys[0]]}
     wanted = set(gadget.edge_names) | set(gadget.vertex_names) | {"n", "vertices"}
     for k, v in data.items():
@@ -704,7 +778,9 @@ def _raw_label(x: Any, what: str) -> Label:
         return int(x)
     if isinstance(x, int):
         if x < 0:
-            raise _AnswerError(MALFORMED, f"{what}: negative vertex label {x} (labels are 0, 1, 2, ...)")
+            raise _AnswerError(
+                MALFORMED, f"{what}: negative vertex label {x} (labels are 0, 1, 2, ...)"
+            )
         if x >= 10**9:
             raise _AnswerError(TOO_LARGE, f"{what}: vertex label {str(x)[:12]} is far too large")
         return x
@@ -728,7 +804,9 @@ def _pair_of(raw: Any, what: str) -> list[Label]:
     raise _AnswerError(MALFORMED, f"{what} must be a pair [u, v] of vertices, got {str(raw)[:80]}")
 
 
-def _structured(data: dict[str, Any], gadget: GadgetType, max_pairs: int | None = None) -> dict[str, Any]:
+def _structured(
+    data: dict[str, Any], gadget: GadgetType, max_pairs: int | None = None
+) -> dict[str, Any]:
     """Read every field into raw labels (ints or names), checking shapes.
 
     ``"vertices"`` is the designated triple of a hardness gadget given without names (the
@@ -740,11 +818,16 @@ def _structured(data: dict[str, Any], gadget: GadgetType, max_pairs: int | None 
         edge_pairs = [list(p) for p in parse_edge_list(edges, max_pairs)]
     elif isinstance(edges, (list, tuple)):
         if max_pairs is not None and len(edges) > max_pairs:
-            raise _AnswerError(TOO_LARGE, f"the answer lists {len(edges)} edges, more than any simple graph "
-                                          f"within the vertex limit has (at most {max_pairs})")
+            raise _AnswerError(
+                TOO_LARGE,
+                f"the answer lists {len(edges)} edges, more than any simple graph "
+                f"within the vertex limit has (at most {max_pairs})",
+            )
         edge_pairs = [_pair_of(raw, f"edge {i + 1}") for i, raw in enumerate(edges)]
     else:
-        raise _AnswerError(MALFORMED, f'"edges" must be a list of pairs, got {type(edges).__name__}')
+        raise _AnswerError(
+            MALFORMED, f'"edges" must be a list of pairs, got {type(edges).__name__}'
+        )
     out: dict[str, Any] = {"edges": edge_pairs}
     for name in gadget.edge_names:
         if name in data:
@@ -758,7 +841,9 @@ def _structured(data: dict[str, Any], gadget: GadgetType, max_pairs: int | None 
     if "n" in data:
         out["n"] = _raw_label(data["n"], "the vertex count n")
         if not isinstance(out["n"], int):
-            raise _AnswerError(MALFORMED, f"the vertex count n must be an integer, got {str(data['n'])[:40]!r}")
+            raise _AnswerError(
+                MALFORMED, f"the vertex count n must be an integer, got {str(data['n'])[:40]!r}"
+            )
     vertices = data.get("vertices")
     if vertices is None:
         return out
@@ -767,13 +852,18 @@ def _structured(data: dict[str, Any], gadget: GadgetType, max_pairs: int | None 
     elif isinstance(vertices, (int, float)) and not isinstance(vertices, bool):
         vertices = [vertices]
     if not isinstance(vertices, (list, tuple)):
-        raise _AnswerError(MALFORMED, f'"vertices" must be a list of vertices, got {str(vertices)[:80]}')
+        raise _AnswerError(
+            MALFORMED, f'"vertices" must be a list of vertices, got {str(vertices)[:80]}'
+        )
     labels = [_raw_label(x, "vertices") for x in vertices]
     if gadget.vertex_names and not named:
         if len(labels) != 3:
             names = ", ".join(gadget.vertex_names)
-            raise _AnswerError(MALFORMED, f'"vertices" must list exactly the three designated vertices ({names}), '
-                                          f"got {len(labels)}")
+            raise _AnswerError(
+                MALFORMED,
+                f'"vertices" must list exactly the three designated vertices ({names}), '
+                f"got {len(labels)}",
+            )
         out.update(zip(gadget.vertex_names, labels))
     elif len(labels) == 1 and isinstance(labels[0], int) and labels[0] > 1 and "n" not in out:
         out["n"] = labels[0]  # "vertices: 8" is a count: a one-vertex set cannot hold any edge
@@ -788,15 +878,22 @@ def _check_present(data: dict[str, Any], gadget: GadgetType) -> None:
     if missing:
         what = "designated edge" if missing[0] in ("e", "f") else "designated vertex"
         plural = "s" if len(missing) > 1 else ""
-        raise _AnswerError(MISSING_ITEM, f"the answer is missing the {what}{plural} {', '.join(missing)} "
-                                         f"(a {gadget.value} answer needs {', '.join(names)})")
+        raise _AnswerError(
+            MISSING_ITEM,
+            f"the answer is missing the {what}{plural} {', '.join(missing)} "
+            f"(a {gadget.value} answer needs {', '.join(names)})",
+        )
 
 
 def _natural_key(name: str) -> tuple[Any, ...]:
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", name) if p) + ((2, name),)
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", name) if p) + (
+        (2, name),
+    )
 
 
-def _relabel(data: dict[str, Any], gadget: GadgetType) -> tuple[dict[str, Any], dict[str, int] | None, list[str]]:
+def _relabel(
+    data: dict[str, Any], gadget: GadgetType
+) -> tuple[dict[str, Any], dict[str, int] | None, list[str]]:
     """Apply the label rules (1-based shift, named labels); return input for ``from_json``."""
     item_edges = [data[name] for name in gadget.edge_names if name in data]
     labels: list[Label] = [x for pair in (*data["edges"], *item_edges) for x in pair]
@@ -809,8 +906,11 @@ def _relabel(data: dict[str, Any], gadget: GadgetType) -> tuple[dict[str, Any], 
     label_map: dict[str, int] | None = None
     mapping: dict[Label, int]
     if ints and names:
-        raise _AnswerError(MALFORMED, f"the answer mixes integer and named vertex labels "
-                                      f"(e.g. {min(ints)} and {sorted(names)[0]!r})")
+        raise _AnswerError(
+            MALFORMED,
+            f"the answer mixes integer and named vertex labels "
+            f"(e.g. {min(ints)} and {sorted(names)[0]!r})",
+        )
     if names:
         ordered = sorted(names, key=_natural_key)
         mapping = {name: i for i, name in enumerate(ordered)}
@@ -825,7 +925,10 @@ def _relabel(data: dict[str, Any], gadget: GadgetType) -> tuple[dict[str, Any], 
     else:
         mapping = {x: x for x in ints}
         if n is not None and ints and max(ints) >= n:
-            raise _AnswerError(MALFORMED, f"n = {n} but the answer uses vertex {max(ints)} (vertices are 0..{n - 1})")
+            raise _AnswerError(
+                MALFORMED,
+                f"n = {n} but the answer uses vertex {max(ints)} (vertices are 0..{n - 1})",
+            )
     out: dict[str, Any] = {"edges": [[mapping[u], mapping[v]] for u, v in data["edges"]]}
     for name in gadget.edge_names:
         if name in data:
@@ -837,15 +940,18 @@ def _relabel(data: dict[str, Any], gadget: GadgetType) -> tuple[dict[str, Any], 
         listed = set(data["vertex_set"])
         unlisted = [x for x in labels if x not in listed]
         if unlisted:
-            raise _AnswerError(MALFORMED, f"vertex {unlisted[0]} is used but not in the listed vertex set")
+            raise _AnswerError(
+                MALFORMED, f"vertex {unlisted[0]} is used but not in the listed vertex set"
+            )
         out["n"] = max(mapping[x] for x in listed) + 1
     if n is not None:
         out["n"] = max(n, out.get("n", 0))
     return out, label_map, notes
 
 
-def _read(container: _Container, gadget: GadgetType,
-          max_vertices: int | None) -> tuple[Candidate, dict[str, int] | None, list[str]]:
+def _read(
+    container: _Container, gadget: GadgetType, max_vertices: int | None
+) -> tuple[Candidate, dict[str, int] | None, list[str]]:
     """The candidate a container holds, or :class:`_AnswerError` saying why it has none."""
     max_pairs = None if max_vertices is None else max_vertices * (max_vertices - 1) // 2
     if container.kind == "json":
@@ -858,7 +964,9 @@ def _read(container: _Container, gadget: GadgetType,
     _check_present(raw, gadget)
     fields, label_map, notes = _relabel(raw, gadget)
     if max_vertices is not None and fields.get("n", 0) > max_vertices:
-        raise _AnswerError(TOO_LARGE, f"graph has {fields['n']} vertices, more than the limit of {max_vertices}")
+        raise _AnswerError(
+            TOO_LARGE, f"graph has {fields['n']} vertices, more than the limit of {max_vertices}"
+        )
     try:
         candidate = Candidate.from_json(fields, gadget, max_vertices=max_vertices)
     except GraphTooLargeError as exc:
@@ -870,15 +978,24 @@ def _read(container: _Container, gadget: GadgetType,
     return candidate, label_map, notes
 
 
-_SOURCE_NAMES = {"json": "the JSON answer", "boxed": "the \\boxed{} answer", "fenced-text": "the code-block answer",
-                 "labelled": "the labelled answer lines"}
+_SOURCE_NAMES = {
+    "json": "the JSON answer",
+    "boxed": "the \\boxed{} answer",
+    "fenced-text": "the code-block answer",
+    "labelled": "the labelled answer lines",
+}
 
 
 # =============================================================================================
 # Public entry point
 # =============================================================================================
-def parse_answer(text: str | None, gadget: GadgetType | Any, *, reasoning: str | None = None,
-                 max_vertices: int | None = DEFAULT_MAX_VERTICES) -> ParsedAnswer:
+def parse_answer(
+    text: str | None,
+    gadget: GadgetType | Any,
+    *,
+    reasoning: str | None = None,
+    max_vertices: int | None = DEFAULT_MAX_VERTICES,
+) -> ParsedAnswer:
     """Read the final answer of a model reply; never raises, never guesses (rules: module docs).
 
     ``gadget`` is a :class:`GadgetType`, a problem or a gadget name.  ``reasoning`` is a
@@ -889,11 +1006,15 @@ def parse_answer(text: str | None, gadget: GadgetType | Any, *, reasoning: str |
         return _parse(text, gadget, reasoning, max_vertices)
     except RecursionError:
         return _failure(MALFORMED, "the answer is nested too deeply to read")
-    except Exception as exc:  # a bug must not stop an evaluation run; tests assert this never happens
+    except (
+        Exception
+    ) as exc:  # a bug must not stop an evaluation run; tests assert this never happens
         return _failure(MALFORMED, f"internal parser error ({type(exc).__name__}: {exc})")
 
 
-def _parse(text: str | None, gadget: GadgetType, reasoning: str | None, max_vertices: int | None) -> ParsedAnswer:
+def _parse(
+    text: str | None, gadget: GadgetType, reasoning: str | None, max_vertices: int | None
+) -> ParsedAnswer:
     if not isinstance(text, str) or not text.strip():
         why = "the reply is empty"
         if reasoning:
@@ -901,8 +1022,11 @@ def _parse(text: str | None, gadget: GadgetType, reasoning: str | None, max_vert
         return _failure(NO_ANSWER, why)
     final, notes = strip_reasoning(text)
     if final is None:
-        return _failure(TRUNCATED, f"the reply ends inside its reasoning ({notes[-1]}), before any final answer",
-                        notes=notes)
+        return _failure(
+            TRUNCATED,
+            f"the reply ends inside its reasoning ({notes[-1]}), before any final answer",
+            notes=notes,
+        )
     if not final.strip():
         return _failure(NO_ANSWER, "the reply has no text after its reasoning", notes=notes)
     max_pairs = None if max_vertices is None else max_vertices * (max_vertices - 1) // 2
@@ -911,17 +1035,37 @@ def _parse(text: str | None, gadget: GadgetType, reasoning: str | None, max_vert
         notes.append("an unfinished answer at the end of the reply was skipped (truncated output?)")
     if not containers:
         if truncated:
-            return _failure(TRUNCATED, "the reply ends inside an unfinished answer (truncated output); "
-                                       "no complete answer was given", notes=notes)
-        return _failure(NO_ANSWER, "no answer found: the reply has no JSON object with \"edges\", no "
-                                   "\\boxed{} answer and no 'edges:' line", notes=notes)
+            return _failure(
+                TRUNCATED,
+                "the reply ends inside an unfinished answer (truncated output); "
+                "no complete answer was given",
+                notes=notes,
+            )
+        return _failure(
+            NO_ANSWER,
+            'no answer found: the reply has no JSON object with "edges", no '
+            "\\boxed{} answer and no 'edges:' line",
+            notes=notes,
+        )
     chosen = containers[-1]
     if len(containers) > 1:
         notes.append(f"{len(containers)} answers found; the last one was read")
     try:
         candidate, label_map, label_notes = _read(chosen, gadget, max_vertices)
     except _AnswerError as exc:
-        return _failure(exc.kind, f"{exc} (in {_SOURCE_NAMES[chosen.kind]})", source=chosen.kind,
-                        text=chosen.text, notes=notes)
-    return ParsedAnswer(candidate, None, None, chosen.kind, chosen.text[:_SNIPPET_CHARS], label_map,
-                        tuple(notes + label_notes))
+        return _failure(
+            exc.kind,
+            f"{exc} (in {_SOURCE_NAMES[chosen.kind]})",
+            source=chosen.kind,
+            text=chosen.text,
+            notes=notes,
+        )
+    return ParsedAnswer(
+        candidate,
+        None,
+        None,
+        chosen.kind,
+        chosen.text[:_SNIPPET_CHARS],
+        label_map,
+        tuple(notes + label_notes),
+    )

@@ -10,6 +10,7 @@ so only for small graphs (m ≤ 20 by default).
 from __future__ import annotations
 
 from functools import lru_cache
+
 import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
@@ -41,7 +42,9 @@ def good_coloring_masks(graph: Graph, F: Pattern, H: Pattern) -> np.ndarray:
     blue (``mask & c == 0``).
     """
     if graph.m > MAX_BRUTE_FORCE_EDGES:
-        raise ValueError(f"brute force is limited to {MAX_BRUTE_FORCE_EDGES} edges, graph has {graph.m}")
+        raise ValueError(
+            f"brute force is limited to {MAX_BRUTE_FORCE_EDGES} edges, graph has {graph.m}"
+        )
     masks = np.arange(1 << graph.m, dtype=np.int64)
     good = np.ones(masks.shape, dtype=bool)
     for c in copy_masks(F, graph):
@@ -61,19 +64,29 @@ def red_degrees(graph: Graph, good: np.ndarray, v: int) -> np.ndarray:
 
 def designated_valid(graph: Graph, gadget: GadgetType, designated: Designated) -> bool:
     """Designated edges are edges of G and distinct; designated vertices are distinct vertices of G."""
-    if len(designated.edges) != len(gadget.edge_names) or len(designated.vertices) != len(gadget.vertex_names):
+    if len(designated.edges) != len(gadget.edge_names) or len(designated.vertices) != len(
+        gadget.vertex_names
+    ):
         return False
     if any(u == v or not graph.has_edge(u, v) for u, v in designated.edges):
         return False
     if len(set(designated.edges)) != len(designated.edges):
         return False
-    return all(0 <= x < graph.n for x in designated.vertices) and len(set(designated.vertices)) == len(designated.vertices)
+    return all(0 <= x < graph.n for x in designated.vertices) and len(
+        set(designated.vertices)
+    ) == len(designated.vertices)
 
 
-def gadget_holds(graph: Graph, F: Pattern, gadget: GadgetType, designated: Designated, good: np.ndarray) -> bool:
+def gadget_holds(
+    graph: Graph, F: Pattern, gadget: GadgetType, designated: Designated, good: np.ndarray
+) -> bool:
     """The gadget clauses of the definition, on the given list of all good colorings (non-empty)."""
-    if gadget in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER,
-                  GadgetType.POSITIVE_SENDER, GadgetType.NEGATIVE_SENDER):
+    if gadget in (
+        GadgetType.RED_DETERMINER,
+        GadgetType.BLUE_DETERMINER,
+        GadgetType.POSITIVE_SENDER,
+        GadgetType.NEGATIVE_SENDER,
+    ):
         red = [((good >> graph.edge_id(u, v)) & 1).astype(bool) for u, v in designated.edges]
         if gadget is GadgetType.RED_DETERMINER:
             return bool(red[0].all())
@@ -100,7 +113,9 @@ def gadget_holds(graph: Graph, F: Pattern, gadget: GadgetType, designated: Desig
     return rule and some_both_free and some_n_free
 
 
-def brute_force_verify(graph: Graph, F: Pattern, H: Pattern, gadget: GadgetType, designated: Designated) -> bool:
+def brute_force_verify(
+    graph: Graph, F: Pattern, H: Pattern, gadget: GadgetType, designated: Designated
+) -> bool:
     """True iff the candidate satisfies every clause of the gadget's definition."""
     if not designated_valid(graph, gadget, designated):
         return False

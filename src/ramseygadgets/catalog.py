@@ -54,7 +54,7 @@ class Problem:
         return f"({self.F.name}, {self.H.name})-{self.gadget.value}"
 
     @classmethod
-    def make(cls, F: str | Pattern, H: str | Pattern, gadget: str | GadgetType) -> "Problem":
+    def make(cls, F: str | Pattern, H: str | Pattern, gadget: str | GadgetType) -> Problem:
         """A problem outside the catalog (any connected F and H)."""
         f = F if isinstance(F, Pattern) else get_pattern(F)
         h = H if isinstance(H, Pattern) else get_pattern(H)
@@ -64,8 +64,14 @@ class Problem:
         return cls(f, h, g)
 
     def to_json(self) -> dict[str, str]:
-        return {"id": self.id, "F": self.F.name, "H": self.H.name, "gadget": self.gadget.value,
-                "tier": self.tier, "title": self.title}
+        return {
+            "id": self.id,
+            "F": self.F.name,
+            "H": self.H.name,
+            "gadget": self.gadget.value,
+            "tier": self.tier,
+            "title": self.title,
+        }
 
 
 def paper_pairs() -> list[tuple[str, str]]:
@@ -113,5 +119,9 @@ def get_problem(problem_id: str) -> Problem:
         return found
     ids = [p.id for p in all_problems()]
     close = difflib.get_close_matches(key, ids, n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(close)}?" if close else "; run 'ramseygadgets problems' for the list"
+    hint = (
+        f"; did you mean {', '.join(close)}?"
+        if close
+        else "; run 'ramseygadgets problems' for the list"
+    )
     raise UnknownProblemError(f"unknown problem id {problem_id!r}{hint}")

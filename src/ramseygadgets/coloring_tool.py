@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from pysat.solvers import Solver
 
@@ -52,8 +53,12 @@ TOOL_SPEC: dict[str, Any] = {
                 "edges": {
                     "type": "array",
                     "description": "Every edge of the graph once, as a pair [u, v] of vertex labels 0..n-1.",
-                    "items": {"type": "array", "items": {"type": "integer", "minimum": 0},
-                              "minItems": 2, "maxItems": 2},
+                    "items": {
+                        "type": "array",
+                        "items": {"type": "integer", "minimum": 0},
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
                 }
             },
             "required": ["edges"],
@@ -85,7 +90,9 @@ def _graph_from_args(args: Any) -> Graph:
     """A graph from native tool arguments (a dict or its JSON text) or request text."""
     if isinstance(args, Graph):
         if args.n > TOOL_MAX_VERTICES:
-            raise RamseyGadgetsError(f"the graph has {args.n} vertices; the tool accepts at most {TOOL_MAX_VERTICES}")
+            raise RamseyGadgetsError(
+                f"the graph has {args.n} vertices; the tool accepts at most {TOOL_MAX_VERTICES}"
+            )
         return args
     if isinstance(args, ToolRequest):
         if args.graph is None:
@@ -107,13 +114,16 @@ def _graph_from_args(args: Any) -> Graph:
     if isinstance(args, Mapping):
         unknown = sorted(str(k) for k in args if k not in ("edges", "n"))
         if unknown:
-            raise RamseyGadgetsError(f"unexpected field {unknown[0]!r}; only \"edges\" is expected")
+            raise RamseyGadgetsError(f'unexpected field {unknown[0]!r}; only "edges" is expected')
     if isinstance(args, (Mapping, list)):
         return graph_from_mapping(args, max_vertices=TOOL_MAX_VERTICES)
-    raise RamseyGadgetsError(f"expected a JSON object with \"edges\", got {type(args).__name__}")
+    raise RamseyGadgetsError(f'expected a JSON object with "edges", got {type(args).__name__}')
 
 
-_FENCE = re.compile(r"^[ \t]{0,3}```[ \t]*coloring[_-]tool[ \t]*\n(.*?)(?:^[ \t]{0,3}```[ \t]*$|\Z)", re.M | re.S | re.I)
+_FENCE = re.compile(
+    r"^[ \t]{0,3}```[ \t]*coloring[_-]tool[ \t]*\n(.*?)(?:^[ \t]{0,3}```[ \t]*$|\Z)",
+    re.M | re.S | re.I,
+)
 _TAG = re.compile(r"<coloring[_-]tool>(.*?)(?:</coloring[_-]tool>|\Z)", re.S | re.I)
 
 
@@ -130,7 +140,7 @@ def extract_tool_request(text: str | None) -> ToolRequest | None:
         return None
     close = text.rfind("</think>")
     if close >= 0:
-        text = text[close + len("</think>"):]
+        text = text[close + len("</think>") :]
     elif "<think>" in text:
         return None
     found = [(m.start(), m.group(1)) for m in _FENCE.finditer(text)]
@@ -180,8 +190,10 @@ def describe_colorings(graph: Graph, F: Any, H: Any) -> str:
     header = f"Graph with {graph.n} vertices and {graph.m} edges: {_edges_text(graph.edges)}."
     with GoodColorings(graph, F, H) as sat:
         if not sat.is_good():
-            return (f"{header}\nThis graph is NOT {pair}-good: every red/blue coloring of it has a red copy of "
-                    f"{F.name} or a blue copy of {H.name}. It has no good colorings.")
+            return (
+                f"{header}\nThis graph is NOT {pair}-good: every red/blue coloring of it has a red copy of "
+                f"{F.name} or a blue copy of {H.name}. It has no good colorings."
+            )
         forced = sat.forced_edges()
         free = [e for e, c in zip(graph.edges, sat.constrained) if not c]
         patterns = list(_constrained_patterns(sat, COUNT_CAP + 1))
@@ -192,12 +204,17 @@ def describe_colorings(graph: Graph, F: Any, H: Any) -> str:
         count = f"exactly {len(patterns) * multiplier}"
     else:
         count = f"more than {COUNT_CAP * multiplier}"
-    lines = [header, f"This graph is {pair}-good. It has {count} {pair}-good colorings.",
-             f"Edges red in every good coloring: {_edges_text(forced.red)}.",
-             f"Edges blue in every good coloring: {_edges_text(forced.blue)}."]
+    lines = [
+        header,
+        f"This graph is {pair}-good. It has {count} {pair}-good colorings.",
+        f"Edges red in every good coloring: {_edges_text(forced.red)}.",
+        f"Edges blue in every good coloring: {_edges_text(forced.blue)}.",
+    ]
     if free:
-        lines.append(f"Free edges (in no copy of {F.name} or {H.name}; each can be red or blue independently in "
-                     f"every good coloring): {_edges_text(free)}.")
+        lines.append(
+            f"Free edges (in no copy of {F.name} or {H.name}; each can be red or blue independently in "
+            f"every good coloring): {_edges_text(free)}."
+        )
     shown = _spread(patterns, SAMPLE_SIZE)
     what = "the edges other than the free edges" if free else "all edges"
     if len(shown) == len(patterns) and exact:
@@ -213,7 +230,9 @@ def describe_colorings(graph: Graph, F: Any, H: Any) -> str:
         reds = [e for e, r, c in zip(graph.edges, red, constrained) if r and c]
         line = f"{number}. red: {_edges_text(reds)}; {rest}"
         if len(line) + 1 > budget:
-            body.append(f"(further colorings omitted to keep this output short; {number - 1} shown)")
+            body.append(
+                f"(further colorings omitted to keep this output short; {number - 1} shown)"
+            )
             break
         budget -= len(line) + 1
         body.append(line)

@@ -12,11 +12,12 @@ a good coloring with e blue?" are answered with assumptions, never by enumeratio
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import product
 from math import comb
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Cadical153, Glucose3, Glucose4, Minisat22, Solver
@@ -33,8 +34,15 @@ DEFAULT_SOLVER = "minisat22"
 
 #: Backends constructed directly (same objects ``Solver(name=...)`` would wrap, one hop less per call).
 _DIRECT_BACKENDS: dict[str, type] = {
-    "minisat22": Minisat22, "m22": Minisat22, "glucose4": Glucose4, "g4": Glucose4, "g41": Glucose4,
-    "glucose3": Glucose3, "g3": Glucose3, "cadical153": Cadical153, "cd15": Cadical153,
+    "minisat22": Minisat22,
+    "m22": Minisat22,
+    "glucose4": Glucose4,
+    "g4": Glucose4,
+    "g41": Glucose4,
+    "glucose3": Glucose3,
+    "g3": Glucose3,
+    "cadical153": Cadical153,
+    "cd15": Cadical153,
 }
 
 
@@ -70,7 +78,10 @@ class Coloring:
         return sum([red[i] for i in self.graph.incident_edges[v]])
 
     def to_json(self) -> dict[str, list[list[int]]]:
-        return {"red": [list(e) for e in self.red_edges], "blue": [list(e) for e in self.blue_edges]}
+        return {
+            "red": [list(e) for e in self.red_edges],
+            "blue": [list(e) for e in self.blue_edges],
+        }
 
     def describe(self) -> str:
         def fmt(edges: list[Edge]) -> str:
@@ -134,8 +145,15 @@ class GoodColorings(IncrementalCNF):
     :class:`~ramseygadgets.errors.GraphTooLargeError` before anything is listed.
     """
 
-    def __init__(self, graph: Graph, F: Pattern, H: Pattern, *, solver: str = DEFAULT_SOLVER,
-                 max_clauses: int | None = DEFAULT_MAX_CLAUSES) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        F: Pattern,
+        H: Pattern,
+        *,
+        solver: str = DEFAULT_SOLVER,
+        max_clauses: int | None = DEFAULT_MAX_CLAUSES,
+    ) -> None:
         self.graph, self.F, self.H = graph, F, H
         if max_clauses is not None:
             _check_size(graph, F, H, max_clauses)
@@ -151,12 +169,12 @@ class GoodColorings(IncrementalCNF):
     @cached_property
     def f_copies(self) -> list[tuple[int, ...]]:
         """Copies of F (sorted edge-index tuples)."""
-        return [tuple(sorted(-lit - 1 for lit in c)) for c in self.clauses[:self._num_f]]
+        return [tuple(sorted(-lit - 1 for lit in c)) for c in self.clauses[: self._num_f]]
 
     @cached_property
     def h_copies(self) -> list[tuple[int, ...]]:
         """Copies of H (sorted edge-index tuples)."""
-        return [tuple(sorted(lit - 1 for lit in c)) for c in self.clauses[self._num_f:]]
+        return [tuple(sorted(lit - 1 for lit in c)) for c in self.clauses[self._num_f :]]
 
     # -- structure -----------------------------------------------------------------------------
     @cached_property
@@ -308,7 +326,9 @@ class GoodColorings(IncrementalCNF):
         return found
 
     # -- red-degree constraints (hardness gadgets) ---------------------------------------------
-    def red_degree_clauses(self, v: int, *, at_most: int | None = None, at_least: int | None = None) -> list[list[int]]:
+    def red_degree_clauses(
+        self, v: int, *, at_most: int | None = None, at_least: int | None = None
+    ) -> list[list[int]]:
         """Clauses (possibly over fresh auxiliary variables) saying ``at_least ≤ red-degree(v) ≤ at_most``."""
         lits = [i + 1 for i in self.graph.incident_edges[v]]
         d = len(lits)
@@ -321,7 +341,9 @@ class GoodColorings(IncrementalCNF):
             elif at_most == d - 1:
                 clauses.append([-x for x in lits])
             else:
-                enc = CardEnc.atmost(lits, bound=at_most, top_id=self._top, encoding=EncType.seqcounter)
+                enc = CardEnc.atmost(
+                    lits, bound=at_most, top_id=self._top, encoding=EncType.seqcounter
+                )
                 self._top = max(self._top, enc.nv)
                 clauses += enc.clauses
         if at_least is not None and at_least > 0:
@@ -332,12 +354,16 @@ class GoodColorings(IncrementalCNF):
             elif at_least == d:
                 clauses += [[x] for x in lits]
             else:
-                enc = CardEnc.atleast(lits, bound=at_least, top_id=self._top, encoding=EncType.seqcounter)
+                enc = CardEnc.atleast(
+                    lits, bound=at_least, top_id=self._top, encoding=EncType.seqcounter
+                )
                 self._top = max(self._top, enc.nv)
                 clauses += enc.clauses
         return clauses
 
-    def red_degree_switch(self, v: int, *, at_most: int | None = None, at_least: int | None = None) -> int:
+    def red_degree_switch(
+        self, v: int, *, at_most: int | None = None, at_least: int | None = None
+    ) -> int:
         """A fresh literal that, when assumed, forces ``at_least ≤ red-degree(v) ≤ at_most``."""
         clauses = self.red_degree_clauses(v, at_most=at_most, at_least=at_least)
         switch = self.new_var()

@@ -19,9 +19,10 @@ are directly the SAT clauses of :mod:`ramseygadgets.colorings`, with no second p
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
 from math import comb
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Graph, label_matrix
@@ -127,7 +128,7 @@ def _cycles4(graph: Graph, L: Matrix) -> list[Copy]:
                 Lc = L[c]
                 for i, b in enumerate(bs):
                     ab, bc = La[b], Lc[b]
-                    for d in bs[i + 1:]:
+                    for d in bs[i + 1 :]:
                         out.append((ab, bc, Lc[d], La[d]))
     return out
 
@@ -145,7 +146,7 @@ def _diamonds(graph: Graph, L: Matrix) -> list[Copy]:
                 Lv, uv = L[v], Lu[v]
                 for i, x in enumerate(common):
                     ux, vx = Lu[x], Lv[x]
-                    for y in common[i + 1:]:
+                    for y in common[i + 1 :]:
                         out.append((uv, ux, vx, Lu[y], Lv[y]))
     return out
 
@@ -163,7 +164,7 @@ def _cliques4(graph: Graph, L: Matrix) -> list[Copy]:
                 for i, w in enumerate(common):
                     Lw, aw = L[w], adj[w]
                     uw, vw = Lu[w], Lv[w]
-                    for x in common[i + 1:]:
+                    for x in common[i + 1 :]:
                         if aw >> x & 1:
                             out.append((uv, uw, Lu[x], vw, Lv[x], Lw[x]))
     return out
@@ -226,7 +227,10 @@ def generic_copies(graph: Graph, pattern_graph: Graph, limit: int | None = None)
                 break
         else:  # disconnected pattern: append the rest in order
             order.extend(v for v in range(fn) if v not in order)
-    back = [[order.index(u) for u in pattern_graph.neighbors[v] if order.index(u) < i] for i, v in enumerate(order)]
+    back = [
+        [order.index(u) for u in pattern_graph.neighbors[v] if order.index(u) < i]
+        for i, v in enumerate(order)
+    ]
     pattern_edges = [(order.index(u), order.index(v)) for u, v in pattern_graph.edges]
     adj, M, n = graph.adjacency, graph.index_matrix, graph.n
     full = (1 << n) - 1
@@ -256,7 +260,9 @@ def generic_copies(graph: Graph, pattern_graph: Graph, limit: int | None = None)
     return sorted(found)
 
 
-def find_copies(pattern: Pattern, graph: Graph, *, labels: Sequence[int] | None = None) -> list[Copy]:
+def find_copies(
+    pattern: Pattern, graph: Graph, *, labels: Sequence[int] | None = None
+) -> list[Copy]:
     """All copies of ``pattern`` in ``graph``, each edge set once.
 
     Without ``labels``: sorted tuples of edge indices.  With ``labels`` (one value per edge
@@ -351,7 +357,8 @@ def count_all_copies(patterns: Sequence[Pattern], graph: Graph, *, limit: int) -
         if pattern.star_k is None and graph.n > MAX_BITMASK_VERTICES:
             raise GraphTooLargeError(
                 f"graph has {graph.n:,} vertices, more than the {MAX_BITMASK_VERTICES:,} for which copies of "
-                f"{pattern.name} can be counted; it is too large to check exactly")
+                f"{pattern.name} can be counted; it is too large to check exactly"
+            )
         count = count_copies(pattern, graph, limit=limit)
         total += count
         exact = exact and (pattern.star_k is not None or count <= limit)

@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.files import make_output_dir
+from ramseygadgets.gadgets import GadgetType
+from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
-from ramseygadgets.profiles import ModelProfile, get_profile
-from ramseygadgets.gadgets import GadgetType
-from ramseygadgets.files import make_output_dir
 
 FORMATS = ("jsonl", "parquet")
 
@@ -39,7 +40,11 @@ class ExportResult:
     counts: dict[str, int]
 
     def to_json(self) -> dict[str, Any]:
-        return {"out_dir": str(self.out_dir), "files": {k: str(v) for k, v in self.files.items()}, "counts": self.counts}
+        return {
+            "out_dir": str(self.out_dir),
+            "files": {k: str(v) for k, v in self.files.items()},
+            "counts": self.counts,
+        }
 
 
 def _solution(problem: Problem):
@@ -58,11 +63,18 @@ def problem_row(problem: Problem) -> dict[str, Any]:
     names = (*problem.gadget.edge_names, *problem.gadget.vertex_names)
     edges = dict(zip(problem.gadget.edge_names, designated.edges))
     return {
-        "id": problem.id, "title": problem.title, "F": problem.F.name, "H": problem.H.name,
-        "gadget": problem.gadget.value, "tier": problem.tier,
-        "F_edges": [list(e) for e in problem.F.graph.edges], "H_edges": [list(e) for e in problem.H.graph.edges],
-        "designated": list(names), "settings": settings_for(problem),
-        "min_vertices": solution.n, "min_edges": solution.m,
+        "id": problem.id,
+        "title": problem.title,
+        "F": problem.F.name,
+        "H": problem.H.name,
+        "gadget": problem.gadget.value,
+        "tier": problem.tier,
+        "F_edges": [list(e) for e in problem.F.graph.edges],
+        "H_edges": [list(e) for e in problem.H.graph.edges],
+        "designated": list(names),
+        "settings": settings_for(problem),
+        "min_vertices": solution.n,
+        "min_edges": solution.m,
         "solution_edges": [list(e) for e in solution.candidate.graph.edges],
         "solution_e": list(edges["e"]) if "e" in edges else None,
         "solution_f": list(edges["f"]) if "f" in edges else None,
@@ -79,13 +91,24 @@ def prompt_rows(problem: Problem, profile: ModelProfile) -> list[dict[str, Any]]
     for setting in settings_for(problem):
         prompt = build_prompt(problem, setting, profile)
         by_role = {m["role"]: m["content"] for m in prompt.messages}
-        rows.append({
-            "id": f"{problem.id}/{setting}", "problem_id": problem.id, "setting": setting,
-            "F": problem.F.name, "H": problem.H.name, "gadget": problem.gadget.value, "tier": problem.tier,
-            "messages": [{"role": m["role"], "content": m["content"]} for m in prompt.messages],
-            "system": by_role.get("system"), "user": by_role["user"], "assistant_prefix": prompt.assistant_prefix,
-            "rounds": prompt.rounds, "min_vertices": solution.n, "reference_answer": reference,
-        })
+        rows.append(
+            {
+                "id": f"{problem.id}/{setting}",
+                "problem_id": problem.id,
+                "setting": setting,
+                "F": problem.F.name,
+                "H": problem.H.name,
+                "gadget": problem.gadget.value,
+                "tier": problem.tier,
+                "messages": [{"role": m["role"], "content": m["content"]} for m in prompt.messages],
+                "system": by_role.get("system"),
+                "user": by_role["user"],
+                "assistant_prefix": prompt.assistant_prefix,
+                "rounds": prompt.rounds,
+                "min_vertices": solution.n,
+                "reference_answer": reference,
+            }
+        )
     return rows
 
 
@@ -113,14 +136,21 @@ def _write_parquet(rows: Sequence[dict[str, Any]], path: Path) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise ExportError("Parquet export needs pyarrow: pip install 'ramseygadgets[parquet]'") from None
+        raise ExportError(
+            "Parquet export needs pyarrow: pip install 'ramseygadgets[parquet]'"
+        ) from None
     table = pa.Table.from_pylist(list(rows))
     _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
-def export_dataset(out_dir: str | Path, fmt: str = "jsonl", *, profile: ModelProfile | str | None = None,
-                   problems: Sequence[Problem] | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> ExportResult:
+def export_dataset(
+    out_dir: str | Path,
+    fmt: str = "jsonl",
+    *,
+    profile: ModelProfile | str | None = None,
+    problems: Sequence[Problem] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ExportResult:
     """Write ``problems``, ``prompts`` and ``README.md`` to ``out_dir`` (created if needed)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; expected jsonl or parquet")
@@ -134,21 +164,37 @@ def export_dataset(out_dir: str | Path, fmt: str = "jsonl", *, profile: ModelPro
         if progress is not None:
             progress(index + 1, len(problems))
     ext = fmt
-    files = {"problems": out / f"problems.{ext}", "prompts": out / f"prompts.{ext}", "card": out / "README.md"}
+    files = {
+        "problems": out / f"problems.{ext}",
+        "prompts": out / f"prompts.{ext}",
+        "card": out / "README.md",
+    }
     writer = _write_jsonl if fmt == "jsonl" else _write_parquet
     try:
         writer(problem_table, files["problems"])
         writer(prompt_table, files["prompts"])
         sizes = [row["min_vertices"] for row in problem_table]
-        counts = {"problems": len(problem_table), "prompts": len(prompt_table),
-                  "easy": sum(r["tier"] == "easy" for r in problem_table),
-                  "hard": sum(r["tier"] == "hard" for r in problem_table),
-                  "example": sum("example-hint" in r["settings"] for r in problem_table),
-                  "min_n": min(sizes, default=0), "max_n": max(sizes, default=0)}
-        card = render("dataset_card.md.j2", files={k: v.name for k, v in files.items()}, fmt=fmt,
-                      loader="json" if fmt == "jsonl" else "parquet", version=__version__, counts=counts,
-                      settings=SETTINGS, profile=profile.name, profile_note=profile.description,
-                      format_example=format_example(GadgetType.RED_DETERMINER))
+        counts = {
+            "problems": len(problem_table),
+            "prompts": len(prompt_table),
+            "easy": sum(r["tier"] == "easy" for r in problem_table),
+            "hard": sum(r["tier"] == "hard" for r in problem_table),
+            "example": sum("example-hint" in r["settings"] for r in problem_table),
+            "min_n": min(sizes, default=0),
+            "max_n": max(sizes, default=0),
+        }
+        card = render(
+            "dataset_card.md.j2",
+            files={k: v.name for k, v in files.items()},
+            fmt=fmt,
+            loader="json" if fmt == "jsonl" else "parquet",
+            version=__version__,
+            counts=counts,
+            settings=SETTINGS,
+            profile=profile.name,
+            profile_note=profile.description,
+            format_example=format_example(GadgetType.RED_DETERMINER),
+        )
         _atomic_write(files["card"], lambda tmp: tmp.write_text(card + "\n", encoding="utf-8"))
     except OSError as exc:
         raise ExportError(f"cannot write the export to {out}: {exc.strerror or exc}") from None

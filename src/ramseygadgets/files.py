@@ -7,8 +7,9 @@ from pathlib import Path
 from ramseygadgets.errors import RamseyGadgetsError
 
 
-def make_output_dir(path: str | Path, what: str = "directory",
-                    error: type[RamseyGadgetsError] = RamseyGadgetsError) -> Path:
+def make_output_dir(
+    path: str | Path, what: str = "directory", error: type[RamseyGadgetsError] = RamseyGadgetsError
+) -> Path:
     """``mkdir -p path``; a file in the way or an OS refusal becomes ``error`` naming the cause."""
     path = Path(path)
     blocker = next((p for p in (path, *path.parents) if p.exists()), None)

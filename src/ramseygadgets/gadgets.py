@@ -8,9 +8,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any
 
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Edge, Graph, _check_label, _edge_pair
@@ -56,7 +57,7 @@ class GadgetType(str, Enum):
         return "easy" if self in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER) else "hard"
 
     @classmethod
-    def parse(cls, text: str) -> "GadgetType":
+    def parse(cls, text: str) -> GadgetType:
         key = text.strip().lower().replace("_", "-").replace(" ", "-")
         for g in cls:
             if key in (g.value, g.value.removesuffix("-gadget")):
@@ -94,14 +95,16 @@ class Candidate:
     @classmethod
     def from_json(
         cls, data: Any, gadget: GadgetType, *, max_vertices: int | None = DEFAULT_MAX_VERTICES
-    ) -> "Candidate":
+    ) -> Candidate:
         """Read ``{"edges": [[u, v], ...], "e": [u, v], "f": [u, v], "vertices": [a, b, c]}``.
 
         Designated vertices may also be given by name (``"i1": 0, ...`` or ``"u1": 0, ...``).
         The vertex count is one more than the largest label used anywhere (or ``"n"``).
         """
         if not isinstance(data, Mapping):
-            raise GraphFormatError(f"answer must be a JSON object with an \"edges\" field, got {type(data).__name__}")
+            raise GraphFormatError(
+                f'answer must be a JSON object with an "edges" field, got {type(data).__name__}'
+            )
         if "edges" not in data:
             raise GraphFormatError('answer has no "edges" field')
         designated = designated_from_json(data, gadget)
@@ -109,14 +112,20 @@ class Candidate:
         n = data.get("n")
         edges = data["edges"]
         if not isinstance(edges, list):
-            raise GraphFormatError(f'"edges" must be a list of [u, v] pairs, got {type(edges).__name__}')
+            raise GraphFormatError(
+                f'"edges" must be a list of [u, v] pairs, got {type(edges).__name__}'
+            )
         graph = Graph.from_edges(edges, n, max_vertices=max_vertices)
         top = max(labels, default=-1)
         if top >= graph.n:
             if n is not None:
-                raise DesignatedItemError(f"designated vertex {top} is not a vertex of the graph (n = {graph.n})")
+                raise DesignatedItemError(
+                    f"designated vertex {top} is not a vertex of the graph (n = {graph.n})"
+                )
             if max_vertices is not None and top >= max_vertices:
-                raise DesignatedItemError(f"designated vertex {top} exceeds the limit of {max_vertices} vertices")
+                raise DesignatedItemError(
+                    f"designated vertex {top} exceeds the limit of {max_vertices} vertices"
+                )
             graph = Graph(top + 1, graph.edges)
         return cls(graph, designated)
 
@@ -129,24 +138,32 @@ def designated_from_json(data: Mapping[str, Any], gadget: GadgetType) -> Designa
     edges: list[Edge] = []
     for name in gadget.edge_names:
         if name not in data:
-            raise DesignatedItemError(f"answer is missing the designated edge {name!r} (a pair [u, v])")
+            raise DesignatedItemError(
+                f"answer is missing the designated edge {name!r} (a pair [u, v])"
+            )
         raw = data[name]
         try:
             edges.append(_edge_pair(raw, 0))
         except GraphFormatError:
-            raise DesignatedItemError(f"designated edge {name!r} must be a pair [u, v] of vertex labels, got {raw!r}") from None
+            raise DesignatedItemError(
+                f"designated edge {name!r} must be a pair [u, v] of vertex labels, got {raw!r}"
+            ) from None
     vertices: list[int] = []
     if gadget.vertex_names:
         if "vertices" in data:
             raw = data["vertices"]
             if not isinstance(raw, list) or len(raw) != len(gadget.vertex_names):
                 names = ", ".join(gadget.vertex_names)
-                raise DesignatedItemError(f'"vertices" must list exactly three vertices ({names}), got {raw!r}')
+                raise DesignatedItemError(
+                    f'"vertices" must list exactly three vertices ({names}), got {raw!r}'
+                )
         elif all(name in data for name in gadget.vertex_names):
             raw = [data[name] for name in gadget.vertex_names]
         else:
             names = ", ".join(gadget.vertex_names)
-            raise DesignatedItemError(f'answer is missing the designated vertices ({names}): give "vertices": [a, b, c]')
+            raise DesignatedItemError(
+                f'answer is missing the designated vertices ({names}): give "vertices": [a, b, c]'
+            )
         for name, value in zip(gadget.vertex_names, raw):
             try:
                 vertices.append(_check_label(value, f"designated vertex {name}"))

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from ramseygadgets.errors import GraphFormatError, GraphTooLargeError
 
@@ -56,7 +57,7 @@ class Graph:
         *,
         max_vertices: int | None = DEFAULT_MAX_VERTICES,
         allow_duplicates: bool = False,
-    ) -> "Graph":
+    ) -> Graph:
         """Validate labels (non-negative integers, no loops, no duplicates) and build a graph.
 
         ``n`` defaults to one more than the largest label.
@@ -84,11 +85,13 @@ class Graph:
             if n <= largest:
                 raise GraphFormatError(f"n = {n} but an edge uses vertex {largest}")
             if max_vertices is not None and n > max_vertices:
-                raise GraphTooLargeError(f"graph has {n} vertices, more than the limit of {max_vertices}")
+                raise GraphTooLargeError(
+                    f"graph has {n} vertices, more than the limit of {max_vertices}"
+                )
         return cls(n, tuple(sorted(seen)))
 
     @classmethod
-    def complete(cls, n: int) -> "Graph":
+    def complete(cls, n: int) -> Graph:
         return cls(n, tuple(combinations(range(n), 2)))
 
     # -- derived data (cached) ------------------------------------------------------------
@@ -179,7 +182,9 @@ class Graph:
         return {"n": self.n, "edges": [list(e) for e in self.edges]}
 
     def __str__(self) -> str:
-        return f"Graph(n={self.n}, m={self.m}, edges={', '.join(f'{u}-{v}' for u, v in self.edges)})"
+        return (
+            f"Graph(n={self.n}, m={self.m}, edges={', '.join(f'{u}-{v}' for u, v in self.edges)})"
+        )
 
 
 #: Above this many vertices, label matrices use one dict per vertex instead of a full row.
@@ -226,14 +231,18 @@ def load_json(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise GraphFormatError(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise GraphFormatError(
+            f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
     except RecursionError:
         raise GraphFormatError("malformed JSON: nested too deeply") from None
     except ValueError as exc:  # e.g. integers longer than Python's digit limit
         raise GraphFormatError(f"malformed JSON: {str(exc).split(';')[0]}") from None
 
 
-def graph_from_mapping(data: Mapping[str, Any] | Sequence[Any], *, max_vertices: int | None = DEFAULT_MAX_VERTICES) -> Graph:
+def graph_from_mapping(
+    data: Mapping[str, Any] | Sequence[Any], *, max_vertices: int | None = DEFAULT_MAX_VERTICES
+) -> Graph:
     """Build a graph from decoded JSON: ``{"edges": [...], "n": k}`` or a list of pairs."""
     if isinstance(data, Mapping):
         if "edges" not in data:
@@ -242,7 +251,9 @@ def graph_from_mapping(data: Mapping[str, Any] | Sequence[Any], *, max_vertices:
     else:
         edges, n = data, None
     if not isinstance(edges, list):
-        raise GraphFormatError(f'"edges" must be a list of [u, v] pairs, got {type(edges).__name__}')
+        raise GraphFormatError(
+            f'"edges" must be a list of [u, v] pairs, got {type(edges).__name__}'
+        )
     return Graph.from_edges(edges, n, max_vertices=max_vertices)
 
 
@@ -259,22 +270,32 @@ def _edge_list_pairs(text: str) -> Iterator[Edge]:
             number, dash, _sep, other = match.groups()
             if number is not None:
                 if len(number) > 9:
-                    raise GraphTooLargeError(f"line {line_no}: vertex label {number[:12]}... is far too large")
+                    raise GraphTooLargeError(
+                        f"line {line_no}: vertex label {number[:12]}... is far too large"
+                    )
                 numbers.append(int(number))
                 prev_number = True
             elif dash is not None:
-                following = line[match.end():match.end() + 1]
+                following = line[match.end() : match.end() + 1]
                 if not prev_number and following.isdigit():
-                    raise GraphFormatError(f"line {line_no}: negative vertex label -{following}... (labels are 0, 1, 2, ...)")
+                    raise GraphFormatError(
+                        f"line {line_no}: negative vertex label -{following}... (labels are 0, 1, 2, ...)"
+                    )
                 prev_number = False
             elif other is not None:
                 if other == "." and prev_number:
-                    raise GraphFormatError(f"line {line_no}: vertex labels must be integers, found a decimal point")
-                raise GraphFormatError(f"line {line_no}: unexpected character {other!r} in edge list")
+                    raise GraphFormatError(
+                        f"line {line_no}: vertex labels must be integers, found a decimal point"
+                    )
+                raise GraphFormatError(
+                    f"line {line_no}: unexpected character {other!r} in edge list"
+                )
             else:
                 prev_number = False
         if len(numbers) % 2:
-            raise GraphFormatError(f"line {line_no}: odd number of vertex labels ({len(numbers)}); each edge needs two")
+            raise GraphFormatError(
+                f"line {line_no}: odd number of vertex labels ({len(numbers)}); each edge needs two"
+            )
         yield from zip(numbers[::2], numbers[1::2])
 
 
@@ -313,7 +334,9 @@ def parse_graph6(text: str, *, max_vertices: int | None = DEFAULT_MAX_VERTICES) 
         raise GraphFormatError("not a graph6 string (characters outside '?'..'~')")
     order = graph6_order(data)
     if max_vertices is not None and order > max_vertices:
-        raise GraphTooLargeError(f"graph6 string describes {order} vertices, more than the limit of {max_vertices}")
+        raise GraphTooLargeError(
+            f"graph6 string describes {order} vertices, more than the limit of {max_vertices}"
+        )
     try:
         g = nx.from_graph6_bytes(data)
     except (nx.NetworkXError, ValueError) as exc:
@@ -341,6 +364,8 @@ def parse_graph(text: str | bytes, *, max_vertices: int | None = DEFAULT_MAX_VER
                 raise
             return parse_edge_list(stripped, max_vertices=max_vertices)  # e.g. "[0,1] [1,2]"
         return graph_from_mapping(data, max_vertices=max_vertices)
-    if stripped.startswith(">>graph6<<") or ("\n" not in stripped and _GRAPH6.match(stripped) and not stripped.isdigit()):
+    if stripped.startswith(">>graph6<<") or (
+        "\n" not in stripped and _GRAPH6.match(stripped) and not stripped.isdigit()
+    ):
         return parse_graph6(stripped, max_vertices=max_vertices)
     return parse_edge_list(stripped, max_vertices=max_vertices)

@@ -72,7 +72,14 @@ PAPER_PATTERNS: tuple[tuple[str, str, Graph], ...] = (
     ("K4", "k4", Graph.complete(4)),
 )
 
-_ALIASES = {"PAW": "TK3", "TRIANGLE": "K3", "CLAW": "K1,3", "DIAMOND": "K4E", "SQUARE": "C4", "CHERRY": "P3"}
+_ALIASES = {
+    "PAW": "TK3",
+    "TRIANGLE": "K3",
+    "CLAW": "K1,3",
+    "DIAMOND": "K4E",
+    "SQUARE": "C4",
+    "CHERRY": "P3",
+}
 
 
 def _normalize(name: str) -> str:
@@ -90,7 +97,9 @@ def _family(key: str) -> tuple[str, str, Graph] | None:
     if m := re.fullmatch(r"(K1,|P|C|K)(\d+)E?", key):
         digits = m.group(2)
         if len(digits) > 3 or int(digits) + (m.group(1) == "K1,") > MAX_PATTERN_VERTICES:
-            raise UnknownPatternError(f"pattern {key} is too large: at most {MAX_PATTERN_VERTICES} vertices are supported")
+            raise UnknownPatternError(
+                f"pattern {key} is too large: at most {MAX_PATTERN_VERTICES} vertices are supported"
+            )
     if m := re.fullmatch(r"P(\d+)", key):
         k = int(m.group(1))
         return (f"P{k}", f"p{k}", _path(k)) if k >= 3 else None
@@ -130,11 +139,17 @@ def get_pattern(spec: str) -> Pattern:
         found = (spec.strip(), "", graph)
     name, slug, graph = found
     if graph.m < 2 or not graph.is_connected():
-        raise UnknownPatternError(f"pattern {name} must be connected with at least 3 vertices (got {graph.n} "
-                                  f"vertices, {graph.m} edge{'s' if graph.m != 1 else ''})")
+        raise UnknownPatternError(
+            f"pattern {name} must be connected with at least 3 vertices (got {graph.n} "
+            f"vertices, {graph.m} edge{'s' if graph.m != 1 else ''})"
+        )
     canonical = canonical_graph6(graph)
     for paper_name, paper_slug, paper_graph in PAPER_PATTERNS:  # e.g. C3 = K3, K1,2 = P3
-        if paper_graph.m == graph.m and paper_graph.n == graph.n and canonical_graph6(paper_graph) == canonical:
+        if (
+            paper_graph.m == graph.m
+            and paper_graph.n == graph.n
+            and canonical_graph6(paper_graph) == canonical
+        ):
             return Pattern(paper_name, paper_slug, paper_graph)
     return Pattern(name, slug or "g" + canonical.encode().hex(), graph)
 
@@ -144,6 +159,8 @@ def canonical_graph6(graph: Graph) -> str:
     """graph6 of the canonical relabelling (nauty): equal strings iff the graphs are isomorphic."""
     import pynauty
 
-    g = pynauty.Graph(graph.n, adjacency_dict={v: list(nbrs) for v, nbrs in enumerate(graph.neighbors)})
+    g = pynauty.Graph(
+        graph.n, adjacency_dict={v: list(nbrs) for v, nbrs in enumerate(graph.neighbors)}
+    )
     position = {old: new for new, old in enumerate(pynauty.canon_label(g))}
     return Graph(graph.n, tuple((position[u], position[v]) for u, v in graph.edges)).to_graph6()

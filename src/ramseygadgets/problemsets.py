@@ -36,17 +36,18 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem
 from ramseygadgets.errors import RamseyGadgetsError, UnknownPatternError
+from ramseygadgets.files import make_output_dir
 from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem, SpecError, split_pattern_list
 from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern
-from ramseygadgets.files import make_output_dir
 
 #: The paper's polynomial-time pairs: no clause or variable gadgets are asked for them.
 BUILTIN_POLYNOMIAL_PAIRS: tuple[tuple[str, str], ...] = tuple(sorted(POLYNOMIAL_PAIRS))
@@ -110,7 +111,9 @@ def expand_patterns(items: Iterable[str]) -> list[Pattern]:
             if key.lower().startswith("connected:"):
                 value = key.split(":", 1)[1].strip()
                 if not value.isdigit():
-                    raise ProblemSetError(f"{key!r}: write connected:k with k a number of vertices, e.g. connected:5")
+                    raise ProblemSetError(
+                        f"{key!r}: write connected:k with k a number of vertices, e.g. connected:5"
+                    )
                 patterns = connected_graphs(int(value))
             else:
                 patterns = [get_pattern(key)]
@@ -139,7 +142,9 @@ def load_polynomial_pairs(source: str | None = "builtin") -> set[tuple[str, str]
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise ProblemSetError(f"cannot read the polynomial pairs file {source}: {exc}") from None
+            raise ProblemSetError(
+                f"cannot read the polynomial pairs file {source}: {exc}"
+            ) from None
         if text.lstrip().startswith("["):
             try:
                 pairs = json.loads(text)
@@ -183,11 +188,17 @@ def parse_gadgets(text: str | None) -> set[str] | None:
             out.update(GADGET_GROUPS[item])
         elif item in ("clause", "variable"):
             out.add(f"{item}-gadget")
-        elif item in {g.value for g in GadgetType} or item.endswith("-determiner") or item == "determiner":
+        elif (
+            item in {g.value for g in GadgetType}
+            or item.endswith("-determiner")
+            or item == "determiner"
+        ):
             out.add(item)
         else:
-            raise ProblemSetError(f"unknown gadget {item!r}; use determiners, senders, hardness, all, or a type "
-                                  f"such as red-determiner, positive-sender, clause-gadget")
+            raise ProblemSetError(
+                f"unknown gadget {item!r}; use determiners, senders, hardness, all, or a type "
+                f"such as red-determiner, positive-sender, clause-gadget"
+            )
     return out
 
 
@@ -203,25 +214,42 @@ class ProblemSetPlan:
         return [p.id for p in self.problems]
 
 
-def pair_problems(F: Pattern, H: Pattern, wanted: set[str] | None, polynomial: set[tuple[str, str]],
-                  plan: ProblemSetPlan) -> None:
+def pair_problems(
+    F: Pattern,
+    H: Pattern,
+    wanted: set[str] | None,
+    polynomial: set[tuple[str, str]],
+    plan: ProblemSetPlan,
+) -> None:
     symmetric = canonical_graph6(F.graph) == canonical_graph6(H.graph)
     for gadget in GadgetType:
         title = f"({F.name}, {H.name})-{gadget.value}"
         if not _wanted(gadget.value, wanted):
             continue
         if gadget in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER) and symmetric:
-            plan.skipped.append({"problem": title, "reason": "F ≅ H: exchanging the colours forbids determiners"})
+            plan.skipped.append(
+                {"problem": title, "reason": "F ≅ H: exchanging the colours forbids determiners"}
+            )
             continue
         if gadget.is_hardness:
             if F.star_k is None:
                 continue  # defined only for stars: not a problem at all
             if _pair_key(F, H) in polynomial:
-                plan.skipped.append({"problem": title, "reason": "polynomial pair (no hardness gadget unless P = NP)"})
+                plan.skipped.append(
+                    {
+                        "problem": title,
+                        "reason": "polynomial pair (no hardness gadget unless P = NP)",
+                    }
+                )
                 continue
             if H.star_k is not None:
-                plan.skipped.append({"problem": title, "reason": "two stars: polynomial ((g,f)-factor), no hardness "
-                                                                 "gadget unless P = NP"})
+                plan.skipped.append(
+                    {
+                        "problem": title,
+                        "reason": "two stars: polynomial ((g,f)-factor), no hardness "
+                        "gadget unless P = NP",
+                    }
+                )
                 continue
         plan.problems.append(Problem(F, H, gadget))
 
@@ -233,13 +261,21 @@ def spec_problems(spec: ColoringSpec, wanted: set[str] | None, plan: ProblemSetP
         if not _wanted(p.gadget, wanted):
             continue
         if not p.is_possible_by_symmetry():
-            plan.skipped.append({"problem": p.title, "reason": "another colour forbids the same set: no determiner"})
+            plan.skipped.append(
+                {"problem": p.title, "reason": "another colour forbids the same set: no determiner"}
+            )
             continue
         plan.problems.append(p)
 
 
-def plan_problem_set(F_items: Iterable[str] = (), H_items: Iterable[str] = (), specs: Iterable[str] = (), *,
-                     gadgets: str | set[str] | None = None, polynomial_pairs: str | None = "builtin") -> ProblemSetPlan:
+def plan_problem_set(
+    F_items: Iterable[str] = (),
+    H_items: Iterable[str] = (),
+    specs: Iterable[str] = (),
+    *,
+    gadgets: str | set[str] | None = None,
+    polynomial_pairs: str | None = "builtin",
+) -> ProblemSetPlan:
     """All problems of the request (see the module docstring for the rules)."""
     wanted = parse_gadgets(gadgets) if isinstance(gadgets, str) or gadgets is None else set(gadgets)
     F_list, H_list = expand_patterns(F_items), expand_patterns(H_items)
@@ -260,8 +296,12 @@ def plan_problem_set(F_items: Iterable[str] = (), H_items: Iterable[str] = (), s
         for H in H_list:
             key = _pair_key(F, H)
             if key in seen:
-                plan.skipped.append({"problem": f"({F.name}, {H.name})", "reason": "same pair as an earlier one "
-                                     "with the colours exchanged"})
+                plan.skipped.append(
+                    {
+                        "problem": f"({F.name}, {H.name})",
+                        "reason": "same pair as an earlier one with the colours exchanged",
+                    }
+                )
                 continue
             seen.add(key)
             pair_problems(F, H, wanted, polynomial, plan)
@@ -274,13 +314,20 @@ def plan_problem_set(F_items: Iterable[str] = (), H_items: Iterable[str] = (), s
                 pair_problems(spec.F, spec.H, wanted, polynomial, plan)
             continue
         if spec.key in seen_specs:
-            plan.skipped.append({"problem": spec.title, "reason": "same spec as an earlier one with colours renamed"})
+            plan.skipped.append(
+                {
+                    "problem": spec.title,
+                    "reason": "same spec as an earlier one with colours renamed",
+                }
+            )
             continue
         seen_specs.add(spec.key)
         spec_problems(spec, wanted, plan)
     ids = Counter(plan.ids)
     dupes = [pid for pid, count in ids.items() if count > 1]
-    if dupes:  # different patterns with one display name cannot happen; guard the record format anyway
+    if (
+        dupes
+    ):  # different patterns with one display name cannot happen; guard the record format anyway
         raise ProblemSetError(f"two problems share the id {dupes[0]}")
     return plan
 
@@ -325,30 +372,51 @@ def export_row(record: dict[str, Any]) -> dict[str, Any]:
     edges = dict(zip(gadget.edge_names, designated.edges))
     row: dict[str, Any] = {"id": problem.id, "title": problem.title}
     if isinstance(problem, MultiProblem):
-        row.update({"colors": problem.spec.to_json(), "color_names": [c.name for c in problem.spec.colors],
-                    "forbidden_edges": [[[list(e) for e in p.graph.edges] for p in col.forbidden]
-                                        for col in problem.spec.colors]})
+        row.update(
+            {
+                "colors": problem.spec.to_json(),
+                "color_names": [c.name for c in problem.spec.colors],
+                "forbidden_edges": [
+                    [[list(e) for e in p.graph.edges] for p in col.forbidden]
+                    for col in problem.spec.colors
+                ],
+            }
+        )
     else:
         from ramseygadgets.prompts import settings_for
 
-        row.update({"F": problem.F.name, "H": problem.H.name,
-                    "F_edges": [list(e) for e in problem.F.graph.edges],
-                    "H_edges": [list(e) for e in problem.H.graph.edges]})
-    row.update({"gadget": problem.gadget if isinstance(problem, MultiProblem) else problem.gadget.value,
-                "tier": problem.tier, "designated": list((*gadget.edge_names, *gadget.vertex_names))})
+        row.update(
+            {
+                "F": problem.F.name,
+                "H": problem.H.name,
+                "F_edges": [list(e) for e in problem.F.graph.edges],
+                "H_edges": [list(e) for e in problem.H.graph.edges],
+            }
+        )
+    row.update(
+        {
+            "gadget": problem.gadget if isinstance(problem, MultiProblem) else problem.gadget.value,
+            "tier": problem.tier,
+            "designated": list((*gadget.edge_names, *gadget.vertex_names)),
+        }
+    )
     if not isinstance(problem, MultiProblem):
         row["settings"] = settings_for(problem, min_vertices=candidate.graph.n)
-    row.update({
-        "min_vertices": candidate.graph.n, "min_edges": candidate.graph.m,
-        "solution_edges": [list(e) for e in candidate.graph.edges],
-        "solution_e": list(edges["e"]) if "e" in edges else None,
-        "solution_f": list(edges["f"]) if "f" in edges else None,
-        "solution_vertices": list(designated.vertices) if designated.vertices else None,
-        "solution_method": record.get("method", ""),
-        "solution": candidate.to_json(gadget),
-        "status": record["status"], "proven_minimal": record.get("proven_minimal", False),
-        "lower_bound": record.get("lower_bound"),
-    })
+    row.update(
+        {
+            "min_vertices": candidate.graph.n,
+            "min_edges": candidate.graph.m,
+            "solution_edges": [list(e) for e in candidate.graph.edges],
+            "solution_e": list(edges["e"]) if "e" in edges else None,
+            "solution_f": list(edges["f"]) if "f" in edges else None,
+            "solution_vertices": list(designated.vertices) if designated.vertices else None,
+            "solution_method": record.get("method", ""),
+            "solution": candidate.to_json(gadget),
+            "status": record["status"],
+            "proven_minimal": record.get("proven_minimal", False),
+            "lower_bound": record.get("lower_bound"),
+        }
+    )
     return row
 
 
@@ -418,13 +486,17 @@ class ProblemSetWriter:
                 fh.flush()
                 os.fsync(fh.fileno())
         except OSError as exc:
-            raise ProblemSetError(f"cannot write {self.results_path}: {exc.strerror or exc}") from None
+            raise ProblemSetError(
+                f"cannot write {self.results_path}: {exc.strerror or exc}"
+            ) from None
         self.results[record["id"]] = record
 
     def finish(self, plan: ProblemSetPlan, options: dict[str, Any]) -> dict[str, Any]:
         """Write problems.jsonl, multicolor.jsonl, solutions.json and manifest.json (atomically)."""
         order = {pid: i for i, pid in enumerate(plan.ids)}
-        records = sorted(self.results.values(), key=lambda r: (order.get(r["id"], len(order)), r["id"]))
+        records = sorted(
+            self.results.values(), key=lambda r: (order.get(r["id"], len(order)), r["id"])
+        )
         solved = [r for r in records if r.get("solution")]
         pairs = [export_row(r) for r in solved if "colors" not in r]
         multi = [export_row(r) for r in solved if "colors" in r]
@@ -432,36 +504,61 @@ class ProblemSetWriter:
             _atomic_write(self.dir / PROBLEMS_FILE, "".join(json.dumps(r) + "\n" for r in pairs))
             _atomic_write(self.dir / MULTICOLOR_FILE, "".join(json.dumps(r) + "\n" for r in multi))
             shipped = [r["shipped"] for r in solved if r.get("shipped")]
-            solutions = {"description": "Minimal solutions of a generated RamseyGadgets problem set (two colours).",
-                         "minimal": "fewest vertices n (no solution on n-1 vertices), then fewest edges m",
-                         "generator": options.get("command", "ramseygadgets generate"), "solutions": shipped}
+            solutions = {
+                "description": "Minimal solutions of a generated RamseyGadgets problem set (two colours).",
+                "minimal": "fewest vertices n (no solution on n-1 vertices), then fewest edges m",
+                "generator": options.get("command", "ramseygadgets generate"),
+                "solutions": shipped,
+            }
             _atomic_write(self.dir / SOLUTIONS_FILE, json.dumps(solutions, indent=1) + "\n")
             manifest = self.manifest(plan, records, options)
             _atomic_write(self.dir / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
         except OSError as exc:
-            raise ProblemSetError(f"cannot write the problem set to {self.dir}: {exc.strerror or exc}") from None
+            raise ProblemSetError(
+                f"cannot write the problem set to {self.dir}: {exc.strerror or exc}"
+            ) from None
         return manifest
 
-    def manifest(self, plan: ProblemSetPlan, records: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
+    def manifest(
+        self, plan: ProblemSetPlan, records: list[dict[str, Any]], options: dict[str, Any]
+    ) -> dict[str, Any]:
         in_plan = [r for r in records if r["id"] in set(plan.ids)]
         status = Counter(r["status"] for r in in_plan)
         sizes = Counter(r["n"] for r in in_plan if r.get("proven_minimal"))
         return {
-            "options": options, "planned": len(plan.problems),
-            "finished": len(in_plan), "unfinished": [pid for pid in plan.ids if pid not in self.results],
+            "options": options,
+            "planned": len(plan.problems),
+            "finished": len(in_plan),
+            "unfinished": [pid for pid in plan.ids if pid not in self.results],
             "status": dict(sorted(status.items())),
             "minimal_sizes": {str(n): sizes[n] for n in sorted(sizes)},
-            "not_solved": [{"id": r["id"], "status": r["status"], "lower_bound": r.get("lower_bound"),
-                            "max_vertices": r.get("max_vertices")} for r in in_plan if not r.get("solution")],
-            "not_proven_minimal": [r["id"] for r in in_plan if r.get("solution") and not r.get("proven_minimal")],
+            "not_solved": [
+                {
+                    "id": r["id"],
+                    "status": r["status"],
+                    "lower_bound": r.get("lower_bound"),
+                    "max_vertices": r.get("max_vertices"),
+                }
+                for r in in_plan
+                if not r.get("solution")
+            ],
+            "not_proven_minimal": [
+                r["id"] for r in in_plan if r.get("solution") and not r.get("proven_minimal")
+            ],
             "skipped": plan.skipped,
             "search_seconds": round(sum(r.get("seconds", 0.0) for r in in_plan), 3),
-            "files": {"problems": PROBLEMS_FILE, "multicolor": MULTICOLOR_FILE, "solutions": SOLUTIONS_FILE,
-                      "results": RESULTS_FILE},
+            "files": {
+                "problems": PROBLEMS_FILE,
+                "multicolor": MULTICOLOR_FILE,
+                "solutions": SOLUTIONS_FILE,
+                "results": RESULTS_FILE,
+            },
         }
 
 
-def load_generated(path: str | Path) -> list[tuple[GeneratedProblem, Candidate | None, dict[str, Any]]]:
+def load_generated(
+    path: str | Path,
+) -> list[tuple[GeneratedProblem, Candidate | None, dict[str, Any]]]:
     """Problems, solutions and records of a generated set (a directory or one of its JSONL files)."""
     path = Path(path)
     files = [path / PROBLEMS_FILE, path / MULTICOLOR_FILE] if path.is_dir() else [path]

@@ -21,10 +21,11 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import tomllib
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -46,7 +47,9 @@ class ModelProfile(BaseModel):
 
     name: str
     description: str = ""
-    models: tuple[str, ...] = Field(default=(), description="model ids or glob patterns (case-insensitive)")
+    models: tuple[str, ...] = Field(
+        default=(), description="model ids or glob patterns (case-insensitive)"
+    )
     temperature: float | None = Field(default=None, ge=0)
     top_p: float | None = Field(default=None, gt=0, le=1)
     top_k: int | None = Field(default=None, ge=-1)
@@ -72,8 +75,14 @@ class ModelProfile(BaseModel):
 
     def sampling_params(self) -> dict[str, Any]:
         """Keyword arguments for ``vllm.SamplingParams`` (unset values left out)."""
-        params = {"temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k,
-                  "min_p": self.min_p, "repetition_penalty": self.repetition_penalty, "max_tokens": self.max_tokens}
+        params = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "min_p": self.min_p,
+            "repetition_penalty": self.repetition_penalty,
+            "max_tokens": self.max_tokens,
+        }
         return {k: v for k, v in params.items() if v is not None}
 
     def request_params(self) -> dict[str, Any]:
@@ -89,8 +98,15 @@ class ModelProfile(BaseModel):
             params["top_p"] = self.top_p
         if self.reasoning_effort is not None:
             params["reasoning_effort"] = self.reasoning_effort
-        extra: dict[str, Any] = {k: v for k, v in (("top_k", self.top_k), ("min_p", self.min_p),
-                                                   ("repetition_penalty", self.repetition_penalty)) if v is not None}
+        extra: dict[str, Any] = {
+            k: v
+            for k, v in (
+                ("top_k", self.top_k),
+                ("min_p", self.min_p),
+                ("repetition_penalty", self.repetition_penalty),
+            )
+            if v is not None
+        }
         if self.chat_template_kwargs:
             extra["chat_template_kwargs"] = dict(self.chat_template_kwargs)
         extra.update(self.extra_body)
@@ -110,7 +126,9 @@ def _validate(name: str, fields: Mapping[str, Any], where: str) -> ModelProfile:
         raise ProfileError(f"{where}: profile {name!r}: {exc}") from None
 
 
-def profiles_from_mapping(data: Any, *, where: str, known: Mapping[str, ModelProfile] | None = None) -> dict[str, ModelProfile]:
+def profiles_from_mapping(
+    data: Any, *, where: str, known: Mapping[str, ModelProfile] | None = None
+) -> dict[str, ModelProfile]:
     """Profiles from decoded TOML/YAML: ``{"profiles": {name: fields}}`` or ``{name: fields}``.
 
     ``base = "other"`` starts from another profile (one of ``known`` or earlier in the file).
@@ -140,7 +158,9 @@ def profiles_from_mapping(data: Any, *, where: str, known: Mapping[str, ModelPro
 
 @lru_cache(maxsize=1)
 def _builtin() -> dict[str, ModelProfile]:
-    text = resources.files("ramseygadgets.data").joinpath("profiles.toml").read_text(encoding="utf-8")
+    text = (
+        resources.files("ramseygadgets.data").joinpath("profiles.toml").read_text(encoding="utf-8")
+    )
     return profiles_from_mapping(tomllib.loads(text), where="built-in profiles")
 
 
@@ -166,7 +186,9 @@ def load_profiles(path: str | Path) -> dict[str, ModelProfile]:
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"profiles file {path} is not valid TOML: {exc}") from None
     except yaml.YAMLError as exc:
-        raise ProfileError(f"profiles file {path} is not valid YAML: {str(exc).splitlines()[0]}") from None
+        raise ProfileError(
+            f"profiles file {path} is not valid YAML: {str(exc).splitlines()[0]}"
+        ) from None
     return profiles_from_mapping(data, where=f"profiles file {path}", known=BUILTIN_PROFILES)
 
 
@@ -178,8 +200,12 @@ def all_profiles(profiles_file: str | Path | None = None) -> dict[str, ModelProf
     return profiles
 
 
-def get_profile(name: str | ModelProfile | None = None, *, profiles_file: str | Path | None = None,
-                extra: Mapping[str, ModelProfile] | None = None) -> ModelProfile:
+def get_profile(
+    name: str | ModelProfile | None = None,
+    *,
+    profiles_file: str | Path | None = None,
+    extra: Mapping[str, ModelProfile] | None = None,
+) -> ModelProfile:
     """A profile by name (case-insensitive), or the profile whose model patterns match ``name``.
 
     ``None`` gives ``default``.  Unknown names raise :class:`ProfileError` with suggestions.

@@ -38,8 +38,14 @@ class Solution:
 
     def to_json(self) -> dict[str, Any]:
         gadget = get_problem(self.problem_id).gadget
-        return {"problem_id": self.problem_id, "n": self.n, "m": self.m,
-                **self.candidate.to_json(gadget), "method": self.method, **self.extra}
+        return {
+            "problem_id": self.problem_id,
+            "n": self.n,
+            "m": self.m,
+            **self.candidate.to_json(gadget),
+            "method": self.method,
+            **self.extra,
+        }
 
 
 @lru_cache(maxsize=1)

@@ -21,9 +21,10 @@ carries a witness coloring wherever one exists.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Any, Callable
+from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings import Coloring, GoodColorings
@@ -82,7 +83,9 @@ class _Models:
     """Good colorings found so far, each with a summary (e.g. its enforcement pattern); a question
     already answered by one of them costs no SAT call."""
 
-    def __init__(self, sat: GoodColorings, known: Coloring | None, summary: Callable[[Coloring], Any]) -> None:
+    def __init__(
+        self, sat: GoodColorings, known: Coloring | None, summary: Callable[[Coloring], Any]
+    ) -> None:
         self.sat, self.summary = sat, summary
         self.found: list[tuple[Coloring, Any]] = [] if known is None else [(known, summary(known))]
 
@@ -102,7 +105,9 @@ class _Models:
 # One function per gadget type.  Each assumes G is good and the designated items are valid;
 # ``known`` is an optional good coloring already found (it can spare a SAT call).
 # ---------------------------------------------------------------------------------------------
-def verify_determiner(sat: GoodColorings, designated: Designated, color: str, known: Coloring | None = None) -> Verdict:
+def verify_determiner(
+    sat: GoodColorings, designated: Designated, color: str, known: Coloring | None = None
+) -> Verdict:
     e = designated.edges[0]
     i = sat.graph.edge_id(*e)
     want_red = color == "red"
@@ -110,28 +115,45 @@ def verify_determiner(sat: GoodColorings, designated: Designated, color: str, kn
     witness = models.find(lambda red: red != want_red, [-(i + 1)] if want_red else [i + 1])
     if witness is not None:
         other = "blue" if want_red else "red"
-        return Verdict(False, f"edge e = {_edge(e)} is {other} in some good coloring, so it is not always {color}",
-                       "gadget", witness)
+        return Verdict(
+            False,
+            f"edge e = {_edge(e)} is {other} in some good coloring, so it is not always {color}",
+            "gadget",
+            witness,
+        )
     return Verdict(True, f"G is good and edge e = {_edge(e)} is {color} in every good coloring")
 
 
-def verify_sender(sat: GoodColorings, designated: Designated, positive: bool, known: Coloring | None = None) -> Verdict:
+def verify_sender(
+    sat: GoodColorings, designated: Designated, positive: bool, known: Coloring | None = None
+) -> Verdict:
     e, f = designated.edges
     ie, jf = sat.graph.edge_id(*e), sat.graph.edge_id(*f)
     le, lf = ie + 1, jf + 1
     models = _Models(sat, known, lambda c: (c.red[ie], c.red[jf]))
     for red, color in ((True, "red"), (False, "blue")):
         if models.find(lambda s: s[0] == red, [le if red else -le]) is None:
-            return Verdict(False, f"no good coloring has e = {_edge(e)} {color}, but a sender needs good colorings "
-                                  f"with e red and with e blue", "gadget")
+            return Verdict(
+                False,
+                f"no good coloring has e = {_edge(e)} {color}, but a sender needs good colorings "
+                f"with e red and with e blue",
+                "gadget",
+            )
     for red_e in (True, False):
         red_f = (not red_e) if positive else red_e  # the forbidden colour of f
-        witness = models.find(lambda s: s == (red_e, red_f), [le if red_e else -le, lf if red_f else -lf])
+        witness = models.find(
+            lambda s: s == (red_e, red_f), [le if red_e else -le, lf if red_f else -lf]
+        )
         if witness is not None:
             ce, cf = ("red" if red_e else "blue"), ("red" if red_f else "blue")
             want = "the same colour" if positive else "opposite colours"
-            return Verdict(False, f"a good coloring has e = {_edge(e)} {ce} and f = {_edge(f)} {cf}, "
-                                  f"but they must always have {want}", "gadget", witness)
+            return Verdict(
+                False,
+                f"a good coloring has e = {_edge(e)} {ce} and f = {_edge(f)} {cf}, "
+                f"but they must always have {want}",
+                "gadget",
+                witness,
+            )
     relation = "the same colour" if positive else "opposite colours"
     return Verdict(True, f"G is good, e and f always have {relation}, and e takes both colours")
 
@@ -143,7 +165,9 @@ def _star_k(sat: GoodColorings) -> int:
     return k
 
 
-def verify_clause(sat: GoodColorings, designated: Designated, known: Coloring | None = None) -> Verdict:
+def verify_clause(
+    sat: GoodColorings, designated: Designated, known: Coloring | None = None
+) -> Verdict:
     _star_k(sat)
     vs = designated.vertices
     incident = [[i + 1 for i in sat.graph.incident_edges[v]] for v in vs]
@@ -152,21 +176,41 @@ def verify_clause(sat: GoodColorings, designated: Designated, known: Coloring | 
     enforced = [[-lit for lit in lits] for lits in incident]
     witness = models.find(all, [lit for lits in enforced for lit in lits])
     if witness is not None:
-        return Verdict(False, "a good coloring has i1, i2 and i3 all enforced (no red edge at any of them)",
-                       "gadget", witness)
+        return Verdict(
+            False,
+            "a good coloring has i1, i2 and i3 all enforced (no red edge at any of them)",
+            "gadget",
+            witness,
+        )
     not_enforced = [sat.red_degree_switch(v, at_least=1) for v in vs]
     for pattern in product((True, False), repeat=3):
         if all(pattern):
             continue
-        assumption = [lit for p, enf, ne in zip(pattern, enforced, not_enforced) for lit in (enf if p else [ne])]
+        assumption = [
+            lit
+            for p, enf, ne in zip(pattern, enforced, not_enforced)
+            for lit in (enf if p else [ne])
+        ]
         if models.find(lambda seen: seen == pattern, assumption) is None:
-            words = ", ".join(f"{n} {'enforced' if p else 'not enforced'}" for n, p in zip(("i1", "i2", "i3"), pattern))
-            return Verdict(False, f"no good coloring has {words}", "gadget",
-                           details={"missing_pattern": {"i1": pattern[0], "i2": pattern[1], "i3": pattern[2]}})
-    return Verdict(True, "G is good, i1, i2, i3 are never all enforced, and every other enforcement pattern occurs")
+            words = ", ".join(
+                f"{n} {'enforced' if p else 'not enforced'}"
+                for n, p in zip(("i1", "i2", "i3"), pattern)
+            )
+            return Verdict(
+                False,
+                f"no good coloring has {words}",
+                "gadget",
+                details={"missing_pattern": {"i1": pattern[0], "i2": pattern[1], "i3": pattern[2]}},
+            )
+    return Verdict(
+        True,
+        "G is good, i1, i2, i3 are never all enforced, and every other enforcement pattern occurs",
+    )
 
 
-def verify_variable(sat: GoodColorings, designated: Designated, known: Coloring | None = None) -> Verdict:
+def verify_variable(
+    sat: GoodColorings, designated: Designated, known: Coloring | None = None
+) -> Verdict:
     k = _star_k(sat)
     u1, u2, n1 = designated.vertices
     # summary: (u1 free, u2 free, n1 free), free = not an enforcer = red degree ≤ k-2 in a good coloring
@@ -175,13 +219,26 @@ def verify_variable(sat: GoodColorings, designated: Designated, known: Coloring 
     for index, (name, u) in enumerate((("u1", u1), ("u2", u2))):
         witness = models.find(lambda s: s[index] and s[2], [not_enforcer[u], not_enforcer[n1]])
         if witness is not None:
-            return Verdict(False, f"a good coloring has neither {name} nor n1 as an enforcer (red degree {k - 1})",
-                           "gadget", witness)
+            return Verdict(
+                False,
+                f"a good coloring has neither {name} nor n1 as an enforcer (red degree {k - 1})",
+                "gadget",
+                witness,
+            )
     if models.find(lambda s: s[0] and s[1], [not_enforcer[u1], not_enforcer[u2]]) is None:
-        return Verdict(False, f"no good coloring has both u1 and u2 not enforcers (red degree {k - 1})", "gadget")
+        return Verdict(
+            False,
+            f"no good coloring has both u1 and u2 not enforcers (red degree {k - 1})",
+            "gadget",
+        )
     if models.find(lambda s: s[2], [not_enforcer[n1]]) is None:
-        return Verdict(False, f"no good coloring has n1 not an enforcer (red degree {k - 1})", "gadget")
-    return Verdict(True, "G is good, n1 is an enforcer whenever u1 or u2 is not, and both optional patterns occur")
+        return Verdict(
+            False, f"no good coloring has n1 not an enforcer (red degree {k - 1})", "gadget"
+        )
+    return Verdict(
+        True,
+        "G is good, n1 is an enforcer whenever u1 or u2 is not, and both optional patterns occur",
+    )
 
 
 _BY_TYPE: dict[GadgetType, Callable[[GoodColorings, Designated, Coloring | None], Verdict]] = {
@@ -194,7 +251,9 @@ _BY_TYPE: dict[GadgetType, Callable[[GoodColorings, Designated, Coloring | None]
 }
 
 
-def verify(problem: Problem, graph: Graph | Candidate, designated: Designated | None = None) -> Verdict:
+def verify(
+    problem: Problem, graph: Graph | Candidate, designated: Designated | None = None
+) -> Verdict:
     """Decide whether ``graph`` with ``designated`` items solves ``problem`` exactly."""
     if isinstance(graph, Candidate):
         graph, designated = graph.graph, graph.designated
@@ -205,6 +264,10 @@ def verify(problem: Problem, graph: Graph | Candidate, designated: Designated | 
     with GoodColorings(graph, problem.F, problem.H) as sat:
         first = sat.solve()
         if first is None:
-            return Verdict(False, f"G is not ({problem.F.name}, {problem.H.name})-good: every red/blue coloring "
-                                  f"has a red {problem.F.name} or a blue {problem.H.name}", "good")
+            return Verdict(
+                False,
+                f"G is not ({problem.F.name}, {problem.H.name})-good: every red/blue coloring "
+                f"has a red {problem.F.name} or a blue {problem.H.name}",
+                "good",
+            )
         return _BY_TYPE[problem.gadget](sat, designated, first)

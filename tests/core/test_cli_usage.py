@@ -10,7 +10,13 @@ import pytest
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     code = "from ramseygadgets.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.mark.parametrize(
@@ -39,12 +45,16 @@ def test_no_arguments_prints_help_and_exits_0() -> None:
 def test_output_paths_blocked_by_a_file_name_the_file(tmp_path) -> None:
     blocker = tmp_path / "a_file"
     blocker.write_text("keep me")
-    for args in (("eval", "--problems", "p3_k3_red_determiner", "--runs", "1", "--out", str(blocker)),
-                 ("export", "--out", str(blocker / "sub")),
-                 ("generate", "--F", "P3", "--H", "K3", "--out", str(blocker)),
-                 ("show", "p3_k3_red_determiner", "--out", str(blocker / "g.png"))):
+    for args in (
+        ("eval", "--problems", "p3_k3_red_determiner", "--runs", "1", "--out", str(blocker)),
+        ("export", "--out", str(blocker / "sub")),
+        ("generate", "--F", "P3", "--H", "K3", "--out", str(blocker)),
+        ("show", "p3_k3_red_determiner", "--out", str(blocker / "g.png")),
+    ):
         result = run(*args)
         lines = result.stderr.strip().splitlines()
         assert result.returncode == 2 and len(lines) == 1, (args, result.stderr)
-        assert "is a file, not a directory" in lines[0] and "Traceback" not in result.stderr, lines[0]
+        assert "is a file, not a directory" in lines[0] and "Traceback" not in result.stderr, lines[
+            0
+        ]
     assert blocker.read_text() == "keep me"

@@ -23,7 +23,12 @@ H_NAMES = ("P3", "K3", "K1,3", "P4", "TK3", "C4", "K4-e", "K4")
 def random_case(rng: random.Random, max_edges: int = 12) -> tuple[Graph, str, str]:
     while True:
         n = rng.randint(2, 8)
-        g = Graph(n, tuple(e for e in combinations(range(n), 2) if rng.random() < rng.choice((0.3, 0.5, 0.8))))
+        g = Graph(
+            n,
+            tuple(
+                e for e in combinations(range(n), 2) if rng.random() < rng.choice((0.3, 0.5, 0.8))
+            ),
+        )
         if g.m <= max_edges:
             return g, rng.choice(F_NAMES), rng.choice(H_NAMES)
 
@@ -47,7 +52,9 @@ def test_count_colorings_and_forced_edges_match_brute_force(g: Graph, f: str, h:
         forced = sat.forced_edges()
         if good.size:
             always_red = {g.edges[i] for i in range(g.m) if all(x >> i & 1 for x in good.tolist())}
-            always_blue = {g.edges[i] for i in range(g.m) if not any(x >> i & 1 for x in good.tolist())}
+            always_blue = {
+                g.edges[i] for i in range(g.m) if not any(x >> i & 1 for x in good.tolist())
+            }
         else:
             always_red = always_blue = set()
         assert set(forced.red) == always_red and set(forced.blue) == always_blue
@@ -122,7 +129,9 @@ def test_red_degree_switch_matches_brute_force(seed: int) -> None:
             high = rng.choice((None, 0, 1, 2, 3))
             switch = sat.red_degree_switch(v, at_least=low, at_most=high)
             degrees = red_degrees(g, good, v)
-            expected = any((low is None or d >= low) and (high is None or d <= high) for d in degrees.tolist())
+            expected = any(
+                (low is None or d >= low) and (high is None or d <= high) for d in degrees.tolist()
+            )
             found = sat.solve([switch])
             assert (found is not None) == expected
             if found is not None:
@@ -157,4 +166,7 @@ def test_huge_cnf_is_refused_before_it_is_built() -> None:
     k12 = Graph.complete(12)
     with pytest.raises(GraphTooLargeError, match="7,920 copies"):  # 1,980 stars + 5,940 paths
         GoodColorings(k12, get_pattern("K1,3"), get_pattern("P4"), max_clauses=100)
-    assert len(GoodColorings(k12, get_pattern("K1,3"), get_pattern("P4"), max_clauses=None).clauses) == 7920
+    assert (
+        len(GoodColorings(k12, get_pattern("K1,3"), get_pattern("P4"), max_clauses=None).clauses)
+        == 7920
+    )

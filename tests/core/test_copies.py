@@ -12,7 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ramseygadgets.bruteforce import copy_masks
-from ramseygadgets.copies import MAX_BITMASK_VERTICES, count_all_copies, count_copies, find_copies, generic_copies
+from ramseygadgets.copies import (
+    MAX_BITMASK_VERTICES,
+    count_all_copies,
+    count_copies,
+    find_copies,
+    generic_copies,
+)
 from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import get_pattern
@@ -125,7 +131,10 @@ def test_counting_stops_at_a_limit_on_huge_dense_graphs(name: str) -> None:
 def test_star_counts_on_huge_sparse_graphs_need_no_bitmasks() -> None:
     n = MAX_BITMASK_VERTICES + 1
     path = Graph(n, tuple((v, v + 1) for v in range(n - 1)))
-    assert count_all_copies([get_pattern("P3"), get_pattern("K1,3")], path, limit=10) == (n - 2, True)
+    assert count_all_copies([get_pattern("P3"), get_pattern("K1,3")], path, limit=10) == (
+        n - 2,
+        True,
+    )
     assert "adjacency" not in path.__dict__
     with pytest.raises(GraphTooLargeError, match=r"50,001 vertices.*copies of K3"):
         count_all_copies([get_pattern("K3")], path, limit=10)

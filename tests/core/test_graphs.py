@@ -11,7 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ramseygadgets.errors import GraphFormatError, GraphTooLargeError
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Graph, parse_edge_list, parse_graph, parse_graph6
+from ramseygadgets.graphs import (
+    DEFAULT_MAX_VERTICES,
+    Graph,
+    parse_edge_list,
+    parse_graph,
+    parse_graph6,
+)
 
 
 @st.composite
@@ -39,12 +45,15 @@ def test_edges_are_normalised_sorted_and_indexed() -> None:
         g.edge_id(2, 3)
 
 
-@pytest.mark.parametrize("n, edges, words", [
-    (3, ((1, 1),), "self-loop"),
-    (3, ((0, 3),), "not within the vertices 0..2"),
-    (3, ((-1, 2),), "not within"),
-    (-1, (), "non-negative"),
-])
+@pytest.mark.parametrize(
+    "n, edges, words",
+    [
+        (3, ((1, 1),), "self-loop"),
+        (3, ((0, 3),), "not within the vertices 0..2"),
+        (3, ((-1, 2),), "not within"),
+        (-1, (), "non-negative"),
+    ],
+)
 def test_direct_construction_is_validated(n: int, edges: tuple, words: str) -> None:
     with pytest.raises(GraphFormatError, match=words):
         Graph(n, edges)
@@ -92,22 +101,25 @@ def test_derived_structures_agree_with_networkx(g: Graph) -> None:
 TRIANGLE_PLUS = Graph(4, ((0, 1), (0, 2), (1, 2), (2, 3)))
 
 
-@pytest.mark.parametrize("text", [
-    "0 1\n0 2\n1 2\n2 3",
-    "0-1, 0-2, 1-2, 2-3",
-    "0-1,0-2,1-2,2-3\n",
-    "(0,1) (0,2) (1,2) (2,3)",
-    "[0,1] [0,2] [1,2] [2,3]",
-    "0 1  # comment\n\n0 2\n1 2\n# another\n2 3",
-    "0\t1\r\n0 2\r\n1 2\r\n2 3",
-    "0−1, 0–2, 1—2, 2-3",  # Unicode dashes
-    "\ufeff0 1\n0 2\n1 2\n2 3",  # byte-order mark
-    '{"edges": [[0, 1], [0, 2], [1, 2], [2, 3]]}',
-    '{"edges": [[1, 0], [2, 0], [2, 1], [3, 2]], "n": 4}',
-    "[[0, 1], [0, 2], [1, 2], [2, 3]]",
-    TRIANGLE_PLUS.to_graph6(),
-    ">>graph6<<" + TRIANGLE_PLUS.to_graph6(),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0 1\n0 2\n1 2\n2 3",
+        "0-1, 0-2, 1-2, 2-3",
+        "0-1,0-2,1-2,2-3\n",
+        "(0,1) (0,2) (1,2) (2,3)",
+        "[0,1] [0,2] [1,2] [2,3]",
+        "0 1  # comment\n\n0 2\n1 2\n# another\n2 3",
+        "0\t1\r\n0 2\r\n1 2\r\n2 3",
+        "0−1, 0–2, 1—2, 2-3",  # Unicode dashes
+        "\ufeff0 1\n0 2\n1 2\n2 3",  # byte-order mark
+        '{"edges": [[0, 1], [0, 2], [1, 2], [2, 3]]}',
+        '{"edges": [[1, 0], [2, 0], [2, 1], [3, 2]], "n": 4}',
+        "[[0, 1], [0, 2], [1, 2], [2, 3]]",
+        TRIANGLE_PLUS.to_graph6(),
+        ">>graph6<<" + TRIANGLE_PLUS.to_graph6(),
+    ],
+)
 def test_every_format_reads_the_same_graph(text: str) -> None:
     assert parse_graph(text) == TRIANGLE_PLUS
     assert parse_graph(text.encode()) == TRIANGLE_PLUS
@@ -124,7 +136,9 @@ def test_json_n_adds_isolated_vertices_and_bytes_must_be_utf8() -> None:
 def test_round_trip_edge_list(g: Graph) -> None:
     if g.m == 0:
         return
-    g = Graph(max(v for e in g.edges for v in e) + 1, g.edges)  # edge lists cannot carry isolated tail vertices
+    g = Graph(
+        max(v for e in g.edges for v in e) + 1, g.edges
+    )  # edge lists cannot carry isolated tail vertices
     assert parse_graph("\n".join(f"{u} {v}" for u, v in g.edges)) == g
     assert parse_graph(", ".join(f"{u}-{v}" for u, v in g.edges)) == g
 
@@ -144,7 +158,9 @@ def test_round_trip_graph6(g: Graph) -> None:
         assert parse_graph(text) == g
 
 
-JUNK_ALPHABET = st.sampled_from(list("0123456789 -,;()[]{}#.\n\t:abcxyz\"'\\~?@_+−") + ["\x00", "é", "\ufeff"])
+JUNK_ALPHABET = st.sampled_from(
+    list("0123456789 -,;()[]{}#.\n\t:abcxyz\"'\\~?@_+−") + ["\x00", "é", "\ufeff"]
+)
 
 
 @given(st.one_of(st.text(JUNK_ALPHABET, max_size=60), st.text(max_size=40), st.binary(max_size=60)))
@@ -158,9 +174,16 @@ def test_parser_raises_only_graph_format_errors_on_junk(text) -> None:
         assert isinstance(g, Graph) and g.n <= DEFAULT_MAX_VERTICES
 
 
-@given(st.recursive(st.none() | st.booleans() | st.integers(-5, 100) | st.floats() | st.text(max_size=3),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["edges", "n", "x"]), inner, max_size=3),
-                    max_leaves=12))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-5, 100) | st.floats() | st.text(max_size=3),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(st.sampled_from(["edges", "n", "x"]), inner, max_size=3)
+        ),
+        max_leaves=12,
+    )
+)
 def test_json_parser_raises_only_graph_format_errors(data) -> None:
     try:
         text = json.dumps(data)
@@ -172,34 +195,37 @@ def test_json_parser_raises_only_graph_format_errors(data) -> None:
         assert "\n" not in str(exc)
 
 
-@pytest.mark.parametrize("text, words", [
-    ("", "empty input"),
-    ("   \n ", "empty input"),
-    ("0 0", "self-loop"),
-    ("0 1\n1 0", "listed more than once"),
-    ("0 1\n0 1", "listed more than once"),
-    ("-1 2", "negative vertex label"),
-    ("0 -3", "negative vertex label"),
-    ("0 1.5", "must be integers"),
-    ("0 1 2", "odd number of vertex labels"),
-    ("a b", "unexpected character 'a'"),
-    ("0 99999999999999", "far too large"),
-    ("0 64", "limit of 64"),
-    ('{"edges": [[0, 1.5]]}', "non-negative integer"),
-    ('{"edges": [[0, -1]]}', "non-negative integer"),
-    ('{"edges": [[0, "x"]]}', "non-negative integer"),
-    ('{"edges": [[0, 1e999]]}', "non-negative integer"),
-    ('{"edges": [[0, ' + "9" * 5000 + ']]}', "malformed JSON"),
-    ('{"edges": [[0, 1]], "n": 1}', "n = 1 but an edge uses vertex 1"),
-    ('{"edges": [[0, 1]], "n": 1000}', "more than the limit"),
-    ('{"edges": [[0, 1]]', "malformed JSON"),
-    ('{"n": 3}', 'needs an "edges" field'),
-    ('{"edges": 5}', "must be a list"),
-    ("[1, 2]", "pair of vertices"),
-    ("\x00\x01", "NUL bytes"),
-    ("~~~", "graph6"),
-    ("B", "graph6"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "empty input"),
+        ("   \n ", "empty input"),
+        ("0 0", "self-loop"),
+        ("0 1\n1 0", "listed more than once"),
+        ("0 1\n0 1", "listed more than once"),
+        ("-1 2", "negative vertex label"),
+        ("0 -3", "negative vertex label"),
+        ("0 1.5", "must be integers"),
+        ("0 1 2", "odd number of vertex labels"),
+        ("a b", "unexpected character 'a'"),
+        ("0 99999999999999", "far too large"),
+        ("0 64", "limit of 64"),
+        ('{"edges": [[0, 1.5]]}', "non-negative integer"),
+        ('{"edges": [[0, -1]]}', "non-negative integer"),
+        ('{"edges": [[0, "x"]]}', "non-negative integer"),
+        ('{"edges": [[0, 1e999]]}', "non-negative integer"),
+        ('{"edges": [[0, ' + "9" * 5000 + "]]}", "malformed JSON"),
+        ('{"edges": [[0, 1]], "n": 1}', "n = 1 but an edge uses vertex 1"),
+        ('{"edges": [[0, 1]], "n": 1000}', "more than the limit"),
+        ('{"edges": [[0, 1]]', "malformed JSON"),
+        ('{"n": 3}', 'needs an "edges" field'),
+        ('{"edges": 5}', "must be a list"),
+        ("[1, 2]", "pair of vertices"),
+        ("\x00\x01", "NUL bytes"),
+        ("~~~", "graph6"),
+        ("B", "graph6"),
+    ],
+)
 def test_bad_inputs_name_the_problem(text: str, words: str) -> None:
     with pytest.raises(GraphFormatError, match=words):
         parse_graph(text)

@@ -9,7 +9,12 @@ from hypothesis import strategies as st
 
 from ramseygadgets.errors import UnknownPatternError
 from ramseygadgets.graphs import Graph
-from ramseygadgets.patterns import MAX_PATTERN_VERTICES, PAPER_PATTERNS, canonical_graph6, get_pattern
+from ramseygadgets.patterns import (
+    MAX_PATTERN_VERTICES,
+    PAPER_PATTERNS,
+    canonical_graph6,
+    get_pattern,
+)
 
 
 def isomorphic(a: Graph, b: Graph) -> bool:
@@ -38,23 +43,60 @@ def test_paper_patterns_have_the_right_shape(name: str) -> None:
     assert p.slug.isalnum() and p.slug == p.slug.lower()
 
 
-@pytest.mark.parametrize("spelling, name", [
-    ("K13", "K1,3"), ("K1_3", "K1,3"), ("K1,3", "K1,3"), ("k1,3", "K1,3"), ("K1 3", "K1,3"), ("claw", "K1,3"),
-    ("CLAW", "K1,3"), ("K1,2", "P3"), ("p3", "P3"), ("cherry", "P3"), ("triangle", "K3"), ("C3", "K3"),
-    ("paw", "TK3"), ("tk3", "TK3"), ("K4e", "K4-e"), ("K4-e", "K4-e"), ("K4−e", "K4-e"), ("K4–e", "K4-e"),
-    ("K4_e", "K4-e"), ("diamond", "K4-e"), ("square", "C4"), ("K3e", "P3"), (" K4 ", "K4"),
-    ("0-1,1-2,2-0", "K3"), ("0 1\n1 2\n2 3\n3 0", "C4"), ("Bw", "K3"), ("C~", "K4"),
-    ('{"edges": [[0,1],[0,2],[0,3]]}', "K1,3"), ("3-0, 0-1, 1-2, 2-3, 0-2", "K4-e"),
-])
-def test_spellings_and_isomorphic_inputs_resolve_to_the_paper_pattern(spelling: str, name: str) -> None:
+@pytest.mark.parametrize(
+    "spelling, name",
+    [
+        ("K13", "K1,3"),
+        ("K1_3", "K1,3"),
+        ("K1,3", "K1,3"),
+        ("k1,3", "K1,3"),
+        ("K1 3", "K1,3"),
+        ("claw", "K1,3"),
+        ("CLAW", "K1,3"),
+        ("K1,2", "P3"),
+        ("p3", "P3"),
+        ("cherry", "P3"),
+        ("triangle", "K3"),
+        ("C3", "K3"),
+        ("paw", "TK3"),
+        ("tk3", "TK3"),
+        ("K4e", "K4-e"),
+        ("K4-e", "K4-e"),
+        ("K4−e", "K4-e"),
+        ("K4–e", "K4-e"),
+        ("K4_e", "K4-e"),
+        ("diamond", "K4-e"),
+        ("square", "C4"),
+        ("K3e", "P3"),
+        (" K4 ", "K4"),
+        ("0-1,1-2,2-0", "K3"),
+        ("0 1\n1 2\n2 3\n3 0", "C4"),
+        ("Bw", "K3"),
+        ("C~", "K4"),
+        ('{"edges": [[0,1],[0,2],[0,3]]}', "K1,3"),
+        ("3-0, 0-1, 1-2, 2-3, 0-2", "K4-e"),
+    ],
+)
+def test_spellings_and_isomorphic_inputs_resolve_to_the_paper_pattern(
+    spelling: str, name: str
+) -> None:
     assert get_pattern(spelling).name == name
     assert get_pattern(spelling) == get_pattern(name)
 
 
-@pytest.mark.parametrize("spec, n, m, star", [
-    ("P5", 5, 4, None), ("C6", 6, 6, None), ("K5", 5, 10, None), ("K1,4", 5, 4, 4), ("K14", 5, 4, 4),
-    ("K5-e", 5, 9, None), ("K1,11", 12, 11, 11), ("P12", 12, 11, None),
-])
+@pytest.mark.parametrize(
+    "spec, n, m, star",
+    [
+        ("P5", 5, 4, None),
+        ("C6", 6, 6, None),
+        ("K5", 5, 10, None),
+        ("K1,4", 5, 4, 4),
+        ("K14", 5, 4, 4),
+        ("K5-e", 5, 9, None),
+        ("K1,11", 12, 11, 11),
+        ("P12", 12, 11, None),
+    ],
+)
 def test_families(spec: str, n: int, m: int, star: int | None) -> None:
     p = get_pattern(spec)
     assert (p.graph.n, p.graph.m, p.star_k) == (n, m, star)
@@ -63,7 +105,9 @@ def test_families(spec: str, n: int, m: int, star: int | None) -> None:
 
 def test_star_k_detects_stars_only() -> None:
     assert get_pattern("P3").star_k == 2 and get_pattern("K1,3").star_k == 3
-    assert all(get_pattern(name).star_k is None for name in ("K3", "P4", "TK3", "C4", "K4-e", "K4", "P5"))
+    assert all(
+        get_pattern(name).star_k is None for name in ("K3", "P4", "TK3", "C4", "K4-e", "K4", "P5")
+    )
     assert get_pattern("0-1,0-2,0-3,0-4").star_k == 4 and get_pattern("0-1,0-2,0-3,0-4").is_star
 
 
@@ -79,30 +123,35 @@ def test_custom_patterns_get_canonical_urlsafe_slugs() -> None:
 
 def test_canonical_graph6_is_an_isomorphism_invariant() -> None:
     for _name, _slug, graph in PAPER_PATTERNS:
-        relabelled = Graph(graph.n, tuple((graph.n - 1 - u, graph.n - 1 - v) for u, v in graph.edges))
+        relabelled = Graph(
+            graph.n, tuple((graph.n - 1 - u, graph.n - 1 - v) for u, v in graph.edges)
+        )
         assert canonical_graph6(relabelled) == canonical_graph6(graph)
     codes = {canonical_graph6(g) for _, _, g in PAPER_PATTERNS}
     assert len(codes) == 8
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("0-1,2-3", "must be connected"),  # disconnected
-    ("0-1", "must be connected with at least 3 vertices"),  # too small
-    ('{"edges": [[0,1],[1,2]], "n": 4}', "must be connected"),  # isolated vertex
-    ("K2", "unknown pattern"),
-    ("P2", "unknown pattern"),
-    ("K1,1", "unknown pattern"),
-    ("", "empty pattern"),
-    ("   ", "empty pattern"),
-    ("hello", "unknown pattern"),
-    ("K13e", "too large"),  # K13-e: 13 vertices
-    ("K100000000", "too large"),
-    ("P99999999999999999999", "too large"),
-    ("K1,12", "too large"),
-    ("K13x", "unknown pattern"),
-    ("0-1,1-2,0-1", "unknown pattern"),
-    ("0-13,1-13", "unknown pattern"),  # 14 vertices
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("0-1,2-3", "must be connected"),  # disconnected
+        ("0-1", "must be connected with at least 3 vertices"),  # too small
+        ('{"edges": [[0,1],[1,2]], "n": 4}', "must be connected"),  # isolated vertex
+        ("K2", "unknown pattern"),
+        ("P2", "unknown pattern"),
+        ("K1,1", "unknown pattern"),
+        ("", "empty pattern"),
+        ("   ", "empty pattern"),
+        ("hello", "unknown pattern"),
+        ("K13e", "too large"),  # K13-e: 13 vertices
+        ("K100000000", "too large"),
+        ("P99999999999999999999", "too large"),
+        ("K1,12", "too large"),
+        ("K13x", "unknown pattern"),
+        ("0-1,1-2,0-1", "unknown pattern"),
+        ("0-13,1-13", "unknown pattern"),  # 14 vertices
+    ],
+)
 def test_bad_patterns_are_rejected_with_a_clear_message(spec: str, words: str) -> None:
     with pytest.raises(UnknownPatternError, match=words) as info:
         get_pattern(spec)
@@ -117,7 +166,12 @@ def test_size_limit_and_the_k1_digit_shorthand() -> None:
         get_pattern(f"C{MAX_PATTERN_VERTICES + 1}")
 
 
-@given(st.one_of(st.text(max_size=20), st.text(st.sampled_from(list("KPC0123456789,-_ e~?@BwE")), max_size=12)))
+@given(
+    st.one_of(
+        st.text(max_size=20),
+        st.text(st.sampled_from(list("KPC0123456789,-_ e~?@BwE")), max_size=12),
+    )
+)
 def test_pattern_lookup_raises_only_unknown_pattern_errors(spec: str) -> None:
     try:
         pattern = get_pattern(spec)

@@ -40,7 +40,9 @@ def test_clause_gadget_with_an_isolated_vertex_misses_patterns() -> None:
     assert verdict.details["missing_pattern"] == {"i1": True, "i2": True, "i3": False}
     assert verdict.to_json()["missing_pattern"] == verdict.details["missing_pattern"]
     # with the isolated vertex 3 among K4's designated vertices, all three can be enforced at once
-    wrong = verify(get_problem("k13_k4_clause_gadget"), Graph(5, K4.edges), Designated(vertices=(0, 1, 4)))
+    wrong = verify(
+        get_problem("k13_k4_clause_gadget"), Graph(5, K4.edges), Designated(vertices=(0, 1, 4))
+    )
     assert not wrong.correct and wrong.witness is not None
     assert all(wrong.witness.red_degree(v) == 0 for v in (0, 1, 4))
 
@@ -79,18 +81,31 @@ def test_not_good_graph() -> None:
     assert verdict.reason.startswith("G is not (K3, K3)-good")
 
 
-@pytest.mark.parametrize("gadget, designated, words", [
-    (GadgetType.RED_DETERMINER, Designated(((0, 5),)), "designated edge e = 0-5 is not an edge"),
-    (GadgetType.RED_DETERMINER, Designated(((1, 1),)), "is not an edge"),
-    (GadgetType.RED_DETERMINER, Designated(), "needs 1 designated edge"),
-    (GadgetType.POSITIVE_SENDER, Designated(((0, 1),)), "needs 2 designated edge"),
-    (GadgetType.NEGATIVE_SENDER, Designated(((0, 1), (0, 1))), "must be distinct edges"),
-    (GadgetType.NEGATIVE_SENDER, Designated(((0, 1), (2, 3))), "f = 2-3 is not an edge"),
-    (GadgetType.CLAUSE, Designated(vertices=(0, 1)), "needs 3 designated vertices"),
-    (GadgetType.CLAUSE, Designated(vertices=(0, 1, 1)), "must be distinct"),
-    (GadgetType.VARIABLE, Designated(vertices=(0, 1, 7)), "n1 = 7 is not a vertex of the graph"),
-])
-def test_designated_items_are_checked_first(gadget: GadgetType, designated: Designated, words: str) -> None:
+@pytest.mark.parametrize(
+    "gadget, designated, words",
+    [
+        (
+            GadgetType.RED_DETERMINER,
+            Designated(((0, 5),)),
+            "designated edge e = 0-5 is not an edge",
+        ),
+        (GadgetType.RED_DETERMINER, Designated(((1, 1),)), "is not an edge"),
+        (GadgetType.RED_DETERMINER, Designated(), "needs 1 designated edge"),
+        (GadgetType.POSITIVE_SENDER, Designated(((0, 1),)), "needs 2 designated edge"),
+        (GadgetType.NEGATIVE_SENDER, Designated(((0, 1), (0, 1))), "must be distinct edges"),
+        (GadgetType.NEGATIVE_SENDER, Designated(((0, 1), (2, 3))), "f = 2-3 is not an edge"),
+        (GadgetType.CLAUSE, Designated(vertices=(0, 1)), "needs 3 designated vertices"),
+        (GadgetType.CLAUSE, Designated(vertices=(0, 1, 1)), "must be distinct"),
+        (
+            GadgetType.VARIABLE,
+            Designated(vertices=(0, 1, 7)),
+            "n1 = 7 is not a vertex of the graph",
+        ),
+    ],
+)
+def test_designated_items_are_checked_first(
+    gadget: GadgetType, designated: Designated, words: str
+) -> None:
     problem = Problem.make("K1,3", "K4", gadget)
     verdict = verify(problem, TRIANGLE, designated)
     assert not verdict.correct and verdict.check == "designated" and words in verdict.reason
@@ -104,14 +119,25 @@ def test_verify_accepts_a_candidate_or_graph_and_items() -> None:
 
 
 def test_verdict_json_fields() -> None:
-    verdict = verify(get_problem("k13_k3_positive_sender"), Graph(3, ((0, 1), (1, 2))), Designated(((0, 1), (1, 2))))
+    verdict = verify(
+        get_problem("k13_k3_positive_sender"),
+        Graph(3, ((0, 1), (1, 2))),
+        Designated(((0, 1), (1, 2))),
+    )
     data = verdict.to_json()
     assert set(data) >= {"correct", "reason", "check", "witness"}
     assert data["correct"] is False and data["check"] == "gadget"
     assert data["witness"] is not None and set(data["witness"]) == {"red", "blue"}
     red, blue = data["witness"]["red"], data["witness"]["blue"]
-    assert ([0, 1] in red) != ([1, 2] in red) and len(red) + len(blue) == 2  # e and f differ in the witness
-    assert Verdict(True, "fine").to_json() == {"correct": True, "reason": "fine", "check": "ok", "witness": None}
+    assert ([0, 1] in red) != ([1, 2] in red) and len(red) + len(
+        blue
+    ) == 2  # e and f differ in the witness
+    assert Verdict(True, "fine").to_json() == {
+        "correct": True,
+        "reason": "fine",
+        "check": "ok",
+        "witness": None,
+    }
 
 
 def test_sender_needs_both_colours_of_e() -> None:
@@ -134,7 +160,9 @@ def test_type_functions_work_without_a_known_coloring() -> None:
 def test_hardness_gadgets_need_a_star() -> None:
     from ramseygadgets.patterns import get_pattern
 
-    problem = Problem(get_pattern("K3"), get_pattern("K4"), GadgetType.CLAUSE)  # bypasses Problem.make
+    problem = Problem(
+        get_pattern("K3"), get_pattern("K4"), GadgetType.CLAUSE
+    )  # bypasses Problem.make
     with pytest.raises(ValueError, match="only for F = K1,k"):
         verify(problem, K4, Designated(vertices=(0, 1, 2)))
 

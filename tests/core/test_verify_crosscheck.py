@@ -32,7 +32,13 @@ from itertools import combinations, permutations
 import numpy as np
 import pytest
 
-from ramseygadgets.bruteforce import brute_force_verify, copy_masks, designated_valid, good_coloring_masks, red_degrees
+from ramseygadgets.bruteforce import (
+    brute_force_verify,
+    copy_masks,
+    designated_valid,
+    good_coloring_masks,
+    red_degrees,
+)
 from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem, all_problems
 from ramseygadgets.colorings import GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
@@ -42,12 +48,18 @@ from ramseygadgets.verify import Verdict, verify
 
 CASES_PER_PROBLEM = 16
 MAX_EDGES = 12  # 4,096 colorings per random case
-MAX_SEARCH_EDGES = 16  # graphs searched for gadgets (informed / planted cases): up to 65,536 colorings
+MAX_SEARCH_EDGES = (
+    16  # graphs searched for gadgets (informed / planted cases): up to 65,536 colorings
+)
 KINDS = ("random", "informed", "planted", "searched", "random", "planted", "informed", "invalid")
 
 
 def problems_under_test() -> list[Problem]:
-    extra = [Problem.make(f, h, g) for f, h in sorted(POLYNOMIAL_PAIRS) for g in (GadgetType.CLAUSE, GadgetType.VARIABLE)]
+    extra = [
+        Problem.make(f, h, g)
+        for f, h in sorted(POLYNOMIAL_PAIRS)
+        for g in (GadgetType.CLAUSE, GadgetType.VARIABLE)
+    ]
     return [*all_problems(), *extra]
 
 
@@ -79,7 +91,11 @@ def random_graph(rng: random.Random, larger: bool = False) -> Graph:
 
 
 def random_designated(rng: random.Random, graph: Graph, gadget: GadgetType) -> Designated:
-    edges = tuple(rng.sample(graph.edges, len(gadget.edge_names))) if graph.m >= len(gadget.edge_names) else ()
+    edges = (
+        tuple(rng.sample(graph.edges, len(gadget.edge_names)))
+        if graph.m >= len(gadget.edge_names)
+        else ()
+    )
     vertices: tuple[int, ...] = ()
     if gadget.vertex_names:
         isolated = [v for v in range(graph.n) if not graph.neighbors[v]]
@@ -87,22 +103,37 @@ def random_designated(rng: random.Random, graph: Graph, gadget: GadgetType) -> D
         if isolated and rng.random() < 0.5:  # make sure isolated designated vertices occur
             pos = rng.randrange(3)
             if isolated[0] not in vertices:
-                vertices = vertices[:pos] + (isolated[0],) + vertices[pos + 1:]
+                vertices = vertices[:pos] + (isolated[0],) + vertices[pos + 1 :]
     return Designated(edges, vertices)
 
 
-def informed_designated(rng: random.Random, problem: Problem, graph: Graph, good: np.ndarray) -> Designated | None:
+def informed_designated(
+    rng: random.Random, problem: Problem, graph: Graph, good: np.ndarray
+) -> Designated | None:
     """Designated items satisfying the definition on this graph (from the brute-force list), if any."""
     if good.size == 0:
         return None
     g, m = problem.gadget, graph.m
     red = [((good >> i) & 1).astype(bool) for i in range(m)]
     if g is GadgetType.RED_DETERMINER or g is GadgetType.BLUE_DETERMINER:
-        pool = [i for i in range(m) if (red[i].all() if g is GadgetType.RED_DETERMINER else (~red[i]).all())]
+        pool = [
+            i
+            for i in range(m)
+            if (red[i].all() if g is GadgetType.RED_DETERMINER else (~red[i]).all())
+        ]
         return Designated((graph.edges[rng.choice(pool)],)) if pool else None
     if g is GadgetType.POSITIVE_SENDER or g is GadgetType.NEGATIVE_SENDER:
-        pairs = [(i, j) for i, j in permutations(range(m), 2) if red[i].any() and (~red[i]).any()
-                 and ((red[i] == red[j]).all() if g is GadgetType.POSITIVE_SENDER else (red[i] != red[j]).all())]
+        pairs = [
+            (i, j)
+            for i, j in permutations(range(m), 2)
+            if red[i].any()
+            and (~red[i]).any()
+            and (
+                (red[i] == red[j]).all()
+                if g is GadgetType.POSITIVE_SENDER
+                else (red[i] != red[j]).all()
+            )
+        ]
         if not pairs:
             return None
         i, j = rng.choice(pairs)
@@ -145,7 +176,9 @@ def searched_gadget(rng: random.Random, problem: Problem) -> tuple[Graph, Design
     verifier over designated items); the brute force still has the last word on it."""
     g = problem.gadget
     for attempt in range(8):
-        graph = saturated_graph(rng, problem) if attempt % 2 == 0 else random_graph(rng, larger=True)
+        graph = (
+            saturated_graph(rng, problem) if attempt % 2 == 0 else random_graph(rng, larger=True)
+        )
         with GoodColorings(graph, problem.F, problem.H) as sat:
             if not sat.is_good():
                 continue
@@ -174,7 +207,7 @@ def planted(rng: random.Random, gadget: tuple[Graph, Designated]) -> tuple[Graph
     edges = list(graph.edges) + [(u + graph.n, v + graph.n) for u, v in extra]
     if extra_n and rng.random() < 0.3:
         edges.append((rng.randrange(graph.n), graph.n + rng.randrange(extra_n)))
-    edges = sorted(set(edges))[:MAX_SEARCH_EDGES + 2]
+    edges = sorted(set(edges))[: MAX_SEARCH_EDGES + 2]
     perm = list(range(n))
     rng.shuffle(perm)
     relabel = lambda u, v: (min(perm[u], perm[v]), max(perm[u], perm[v]))  # noqa: E731
@@ -190,7 +223,9 @@ def invalid_designated(rng: random.Random, graph: Graph, gadget: GadgetType) -> 
     """Designated items that break the definition's rules on purpose."""
     if gadget.vertex_names:
         v = rng.randrange(graph.n)
-        return Designated(vertices=rng.choice([(v, v, (v + 1) % graph.n), (0, 1, graph.n + rng.randint(0, 3))]))
+        return Designated(
+            vertices=rng.choice([(v, v, (v + 1) % graph.n), (0, 1, graph.n + rng.randint(0, 3))])
+        )
     non_edges = [e for e in combinations(range(graph.n + 1), 2) if not graph.has_edge(*e)]
     absent = rng.choice(non_edges)
     if len(gadget.edge_names) == 1:
@@ -248,7 +283,18 @@ def build_cases(problem: Problem) -> list[Case]:
             designated = random_designated(rng, graph, problem.gadget)
         verdict = verify(problem, Candidate(graph, designated))
         brute = brute_force_verify(graph, problem.F, problem.H, problem.gadget, designated)
-        cases.append(Case(problem, graph, designated, kind, verdict, brute, good, free_edge_count(problem, graph)))
+        cases.append(
+            Case(
+                problem,
+                graph,
+                designated,
+                kind,
+                verdict,
+                brute,
+                good,
+                free_edge_count(problem, graph),
+            )
+        )
     return cases
 
 
@@ -261,8 +307,10 @@ def cases() -> list[Case]:
 # The checks
 # ---------------------------------------------------------------------------------------------
 def describe(case: Case) -> str:
-    return (f"{case.problem.id} [{case.kind}] {case.graph} {case.designated}: verifier says {case.verdict.correct} "
-            f"({case.verdict.reason}), brute force says {case.brute}")
+    return (
+        f"{case.problem.id} [{case.kind}] {case.graph} {case.designated}: verifier says {case.verdict.correct} "
+        f"({case.verdict.reason}), brute force says {case.brute}"
+    )
 
 
 def test_verifier_agrees_with_brute_force_on_every_case(cases: list[Case]) -> None:
@@ -276,7 +324,9 @@ def test_every_pair_and_gadget_type_is_covered(cases: list[Case]) -> None:
     assert len(per_problem) == 78 and min(per_problem.values()) == CASES_PER_PROBLEM
     pairs = {(c.problem.F.name, c.problem.H.name) for c in cases}
     assert len(pairs) == 13
-    hardness_pairs = {(c.problem.F.name, c.problem.H.name) for c in cases if c.problem.gadget.is_hardness}
+    hardness_pairs = {
+        (c.problem.F.name, c.problem.H.name) for c in cases if c.problem.gadget.is_hardness
+    }
     assert len(hardness_pairs) == 13  # the 9 NP-hard pairs plus the 4 polynomial ones
 
 
@@ -288,7 +338,9 @@ def test_case_mix_has_many_correct_and_many_wrong_answers(cases: list[Case]) -> 
     for gadget in GadgetType:
         assert by_type[gadget] >= 20, f"only {by_type[gadget]} correct {gadget.value} candidates"
     problems_with_correct = {c.problem.id for c in correct}
-    assert len(problems_with_correct) >= 55, f"only {len(problems_with_correct)} problems have a correct case"
+    assert len(problems_with_correct) >= 55, (
+        f"only {len(problems_with_correct)} problems have a correct case"
+    )
     kinds = Counter(c.kind for c in cases)
     assert kinds["planted"] >= 200 and kinds["informed"] >= 250 and kinds["invalid"] >= 100
     planted_correct = sum(c.brute for c in cases if c.kind == "planted")
@@ -307,7 +359,11 @@ def test_free_edges_and_isolated_designated_vertices_occur(cases: list[Case]) ->
     with_free = [c for c in cases if c.free_edges]
     assert len(with_free) >= 150
     assert sum(c.brute for c in with_free) >= 30  # correct gadgets with free edges too
-    isolated = [c for c in cases if any(not c.graph.neighbors[v] for v in c.designated.vertices if 0 <= v < c.graph.n)]
+    isolated = [
+        c
+        for c in cases
+        if any(not c.graph.neighbors[v] for v in c.designated.vertices if 0 <= v < c.graph.n)
+    ]
     assert len(isolated) >= 60
     assert {c.problem.gadget for c in isolated} == {GadgetType.CLAUSE, GadgetType.VARIABLE}
 
@@ -341,12 +397,20 @@ def test_witnesses_are_good_colorings_that_show_the_failure(cases: list[Case]) -
         g, graph, d = c.problem.gadget, c.graph, c.designated
         if c.verdict.witness is None:
             # only "missing" failures have no witness; brute force confirms nothing is missing by mistake
-            assert g in (GadgetType.POSITIVE_SENDER, GadgetType.NEGATIVE_SENDER, GadgetType.CLAUSE, GadgetType.VARIABLE)
+            assert g in (
+                GadgetType.POSITIVE_SENDER,
+                GadgetType.NEGATIVE_SENDER,
+                GadgetType.CLAUSE,
+                GadgetType.VARIABLE,
+            )
             assert c.verdict.reason.startswith("no good coloring"), describe(c)
             if g is GadgetType.CLAUSE:
                 missing = c.verdict.details["missing_pattern"]
                 pattern = tuple(missing[name] for name in ("i1", "i2", "i3"))
-                seen = {tuple(bool(red_degrees(graph, c.good, v)[j] == 0) for v in d.vertices) for j in range(c.good.size)}
+                seen = {
+                    tuple(bool(red_degrees(graph, c.good, v)[j] == 0) for v in d.vertices)
+                    for j in range(c.good.size)
+                }
                 assert pattern not in seen
             continue
         mask = witness_mask(c)
@@ -363,5 +427,7 @@ def test_witnesses_are_good_colorings_that_show_the_failure(cases: list[Case]) -
         else:
             k = c.problem.F.star_k
             u1, u2, n1 = d.vertices
-            assert w.red_degree(n1) != k - 1 and (w.red_degree(u1) != k - 1 or w.red_degree(u2) != k - 1)
+            assert w.red_degree(n1) != k - 1 and (
+                w.red_degree(u1) != k - 1 or w.red_degree(u2) != k - 1
+            )
     assert checked >= 150

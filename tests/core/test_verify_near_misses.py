@@ -20,10 +20,28 @@ from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.verify import verify
 
-PATTERNS = [p for p in product((True, False), repeat=3) if not all(p)]  # the order the verifier checks
+PATTERNS = [
+    p for p in product((True, False), repeat=3) if not all(p)
+]  # the order the verifier checks
 
 G_K4E = (6, ((0, 2), (0, 4), (0, 5), (1, 3), (1, 4), (2, 5), (3, 4), (3, 5), (4, 5)))
-G_C4 = (7, ((0, 2), (0, 4), (0, 5), (1, 2), (1, 4), (1, 5), (1, 6), (2, 6), (3, 5), (3, 6), (4, 5), (4, 6)))
+G_C4 = (
+    7,
+    (
+        (0, 2),
+        (0, 4),
+        (0, 5),
+        (1, 2),
+        (1, 4),
+        (1, 5),
+        (1, 6),
+        (2, 6),
+        (3, 5),
+        (3, 6),
+        (4, 5),
+        (4, 6),
+    ),
+)
 CLAW = (4, ((0, 1), (0, 2), (0, 3)))
 
 # (F, H, graph, vertices, the one thing that fails): a missing pattern, or "all enforced" occurring
@@ -41,20 +59,26 @@ CLAUSE_NEAR_MISSES = [
 ]
 
 
-def enforcement_patterns(graph: Graph, good: np.ndarray, vertices: tuple[int, ...]) -> set[tuple[bool, ...]]:
+def enforcement_patterns(
+    graph: Graph, good: np.ndarray, vertices: tuple[int, ...]
+) -> set[tuple[bool, ...]]:
     zero = [red_degrees(graph, good, v) == 0 for v in vertices]
     return {tuple(bool(z[j]) for z in zero) for j in range(good.size)}
 
 
 @pytest.mark.parametrize("f, h, spec, vertices, failing", CLAUSE_NEAR_MISSES)
-def test_clause_gadget_near_misses(f: str, h: str, spec: tuple, vertices: tuple[int, ...], failing) -> None:
+def test_clause_gadget_near_misses(
+    f: str, h: str, spec: tuple, vertices: tuple[int, ...], failing
+) -> None:
     problem, graph = Problem.make(f, h, GadgetType.CLAUSE), Graph(*spec)
     seen = enforcement_patterns(graph, good_coloring_masks(graph, problem.F, problem.H), vertices)
     verdict = verify(problem, graph, Designated(vertices=vertices))
     assert not verdict.correct and verdict.check == "gadget"
     if failing == "all enforced":
         assert seen == set(product((True, False), repeat=3))  # brute force: only this clause fails
-        assert verdict.witness is not None and all(verdict.witness.red_degree(v) == 0 for v in vertices)
+        assert verdict.witness is not None and all(
+            verdict.witness.red_degree(v) == 0 for v in vertices
+        )
     else:
         assert seen == set(PATTERNS) - {failing}  # brute force: exactly this pattern is missing
         missing = verdict.details["missing_pattern"]
@@ -82,7 +106,9 @@ SENDER_NEAR_MISSES = [
 
 
 @pytest.mark.parametrize("f, h, spec, gadget, edges, failing", SENDER_NEAR_MISSES)
-def test_sender_near_misses(f: str, h: str, spec: tuple, gadget: GadgetType, edges: tuple, failing: int) -> None:
+def test_sender_near_misses(
+    f: str, h: str, spec: tuple, gadget: GadgetType, edges: tuple, failing: int
+) -> None:
     problem, graph = Problem.make(f, h, gadget), Graph(*spec)
     good = good_coloring_masks(graph, problem.F, problem.H)
     e, g = (((good >> graph.edge_id(*x)) & 1).astype(bool) for x in edges)
@@ -93,8 +119,10 @@ def test_sender_near_misses(f: str, h: str, spec: tuple, gadget: GadgetType, edg
     assert not verdict.correct and verdict.check == "gadget"
     if failing < 2:
         assert verdict.witness is None
-        assert verdict.reason.startswith(f"no good coloring has e = {edges[0][0]}-{edges[0][1]} "
-                                         f"{'red' if failing == 0 else 'blue'}")
+        assert verdict.reason.startswith(
+            f"no good coloring has e = {edges[0][0]}-{edges[0][1]} "
+            f"{'red' if failing == 0 else 'blue'}"
+        )
     else:
         w = verdict.witness
         assert w is not None and w.color_of(*edges[0]) == ("red" if failing == 2 else "blue")
@@ -112,7 +140,9 @@ VARIABLE_NEAR_MISSES = [
 
 
 @pytest.mark.parametrize("f, h, spec, vertices, failing, words", VARIABLE_NEAR_MISSES)
-def test_variable_gadget_near_misses(f: str, h: str, spec: tuple, vertices: tuple, failing: int, words: str) -> None:
+def test_variable_gadget_near_misses(
+    f: str, h: str, spec: tuple, vertices: tuple, failing: int, words: str
+) -> None:
     problem, graph = Problem.make(f, h, GadgetType.VARIABLE), Graph(*spec)
     k = problem.F.star_k
     good = good_coloring_masks(graph, problem.F, problem.H)

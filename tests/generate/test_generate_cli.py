@@ -10,18 +10,38 @@ from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 from ramseygadgets.harness import EvalOptions, load_problem_file, run_eval
-from ramseygadgets.problemsets import ProblemSetWriter, load_generated, plan_problem_set, read_results
+from ramseygadgets.multicolor import verify_multi
+from ramseygadgets.problemsets import (
+    ProblemSetWriter,
+    load_generated,
+    plan_problem_set,
+    read_results,
+)
 from ramseygadgets.scaleout import LocalExecutor
 from ramseygadgets.scaleout.executors import Executor
 from ramseygadgets.scaleout.fanout import generate_problem_set
 from ramseygadgets.search.exhaustive import nauty_available
 from ramseygadgets.verify import verify
-from ramseygadgets.multicolor import verify_multi
 
 runner = CliRunner()
-needs_nauty = pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
-ARGS = ["generate", "--F", "P3", "--H", "K3,C5", "--spec", "P3 | P3 | P4", "--max-vertices", "8", "--timeout", "30",
-        "--jobs", "2"]
+needs_nauty = pytest.mark.skipif(
+    not nauty_available(), reason="nauty (geng, listg) is not installed"
+)
+ARGS = [
+    "generate",
+    "--F",
+    "P3",
+    "--H",
+    "K3,C5",
+    "--spec",
+    "P3 | P3 | P4",
+    "--max-vertices",
+    "8",
+    "--timeout",
+    "30",
+    "--jobs",
+    "2",
+]
 
 
 def _lines(path: Path) -> list[dict]:
@@ -35,29 +55,63 @@ def test_generate_writes_an_eval_ready_set_and_resumes(tmp_path):
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["planned"] == manifest["finished"] == 13 and manifest["status"] == {"found": 13}
-    assert manifest["options"]["cross_check"]["agree"] == 13 and not manifest["options"]["cross_check"]["disagree"]
+    assert (
+        manifest["options"]["cross_check"]["agree"] == 13
+        and not manifest["options"]["cross_check"]["disagree"]
+    )
     assert "13 agree, 0 disagree" in result.output
     pairs, multi = _lines(out / "problems.jsonl"), _lines(out / "multicolor.jsonl")
     assert len(pairs) == 10 and len(multi) == 3
     row = next(r for r in pairs if r["id"] == "p3_k3_red_determiner")
     assert (row["min_vertices"], row["min_edges"]) == (5, 7)  # the catalog's shipped minimum
-    assert {"id", "F", "H", "gadget", "tier", "F_edges", "H_edges", "designated", "settings", "solution_edges",
-            "solution_e", "solution_f", "solution_vertices", "solution_method", "solution"} <= set(row)
+    assert {
+        "id",
+        "F",
+        "H",
+        "gadget",
+        "tier",
+        "F_edges",
+        "H_edges",
+        "designated",
+        "settings",
+        "solution_edges",
+        "solution_e",
+        "solution_f",
+        "solution_vertices",
+        "solution_method",
+        "solution",
+    } <= set(row)
     for problem, candidate, _ in load_generated(out):
-        check = verify_multi(problem, candidate) if hasattr(problem, "spec") else verify(problem, candidate)
+        check = (
+            verify_multi(problem, candidate)
+            if hasattr(problem, "spec")
+            else verify(problem, candidate)
+        )
         assert check.correct, problem.id
     shipped = json.loads((out / "solutions.json").read_text())["solutions"]
     assert {s["problem_id"] for s in shipped} == {r["id"] for r in pairs}
     assert all(s["proof"].startswith("no solution on") for s in shipped)
 
     again = runner.invoke(app, [*ARGS, "--out", str(out)])
-    assert again.exit_code == 0 and "13 already recorded" in again.output and "solving 0" in again.output
+    assert (
+        again.exit_code == 0
+        and "13 already recorded" in again.output
+        and "solving 0" in again.output
+    )
     assert len(_lines(out / "results.jsonl")) == 13  # nothing solved twice
 
     problem_set = load_problem_file(out / "problems.jsonl")
     assert len(problem_set.problems) == 10 and len(problem_set.solutions) == 10
-    outcome = run_eval(EvalOptions(out=tmp_path / "eval", model="solver", settings=["zero-shot"], runs=1,
-                                   dataset=str(out / "problems.jsonl"), progress=False))
+    outcome = run_eval(
+        EvalOptions(
+            out=tmp_path / "eval",
+            model="solver",
+            settings=["zero-shot"],
+            runs=1,
+            dataset=str(out / "problems.jsonl"),
+            progress=False,
+        )
+    )
     assert outcome.stats.recorded == 10
     samples = _lines(tmp_path / "eval" / "samples.jsonl")
     assert len(samples) == 10 and all(s.get("correct") for s in samples)
@@ -65,12 +119,35 @@ def test_generate_writes_an_eval_ready_set_and_resumes(tmp_path):
 
 @needs_nauty
 def test_problems_without_a_solution_within_the_limits_are_recorded_not_dropped(tmp_path):
-    result = runner.invoke(app, ["generate", "--F", "K1,3", "--H", "K5", "--gadgets", "red-determiner",
-                                 "--max-vertices", "6", "--jobs", "1", "--out", str(tmp_path), "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "generate",
+            "--F",
+            "K1,3",
+            "--H",
+            "K5",
+            "--gadgets",
+            "red-determiner",
+            "--max-vertices",
+            "6",
+            "--jobs",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert result.exit_code == 1, result.output
     summary = json.loads(result.output)
-    assert summary["not_solved"] == [{"id": "k13_k5_red_determiner", "status": "none-up-to-limit",
-                                      "lower_bound": 7, "max_vertices": 6}]
+    assert summary["not_solved"] == [
+        {
+            "id": "k13_k5_red_determiner",
+            "status": "none-up-to-limit",
+            "lower_bound": 7,
+            "max_vertices": 6,
+        }
+    ]
     assert (tmp_path / "problems.jsonl").read_text() == ""
     assert read_results(tmp_path / "results.jsonl")["k13_k5_red_determiner"]["solution"] is None
 
@@ -97,7 +174,9 @@ def test_ctrl_c_keeps_every_finished_problem_and_a_torn_line_is_repaired(tmp_pat
     assert len(_lines(tmp_path / "problems.jsonl")) == 3  # the finished ones are already exported
     with (tmp_path / "results.jsonl").open("a") as fh:
         fh.write('{"id": "p3_p4_red_determiner", "status": "fou')  # a kill in the middle of a write
-    second = generate_problem_set(plan, ProblemSetWriter(tmp_path), max_vertices=7, executor=LocalExecutor(1))
+    second = generate_problem_set(
+        plan, ProblemSetWriter(tmp_path), max_vertices=7, executor=LocalExecutor(1)
+    )
     assert not second.interrupted and second.skipped == 3 and len(second.ran) == 5
     assert len(_lines(tmp_path / "results.jsonl")) == 8
     assert json.loads((tmp_path / "manifest.json").read_text())["status"] == {"found": 8}
@@ -109,9 +188,24 @@ def test_cli_errors_are_one_line(tmp_path):
         (["generate", "--F", "P3", "--H", "K3"], "--out DIR is required"),
         (["generate", "--F", "P3", "--out", str(tmp_path)], "both --F and --H"),
         (["generate", "--spec", "P3 | ", "--out", str(tmp_path)], "colouring spec"),
-        (["generate", "--F", "P3", "--H", "K3", "--gadgets", "nope", "--out", str(tmp_path)], "unknown gadget"),
-        (["generate", "--F", "P3", "--H", "K3", "--polynomial-pairs", str(tmp_path / "missing"),
-          "--out", str(tmp_path)], "cannot read the polynomial pairs file"),
+        (
+            ["generate", "--F", "P3", "--H", "K3", "--gadgets", "nope", "--out", str(tmp_path)],
+            "unknown gadget",
+        ),
+        (
+            [
+                "generate",
+                "--F",
+                "P3",
+                "--H",
+                "K3",
+                "--polynomial-pairs",
+                str(tmp_path / "missing"),
+                "--out",
+                str(tmp_path),
+            ],
+            "cannot read the polynomial pairs file",
+        ),
     ):
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
@@ -121,7 +215,9 @@ def test_cli_errors_are_one_line(tmp_path):
 
 @needs_nauty
 def test_dry_run_lists_the_plan(tmp_path):
-    result = runner.invoke(app, ["generate", "--F", "P3,K1,3", "--H", "connected:5", "--dry-run", "--json"])
+    result = runner.invoke(
+        app, ["generate", "--F", "P3,K1,3", "--H", "connected:5", "--dry-run", "--json"]
+    )
     assert result.exit_code == 0
     data = json.loads(result.output)
     assert len(data["problems"]) == 248 and len(data["skipped"]) == 4
@@ -139,12 +235,32 @@ def test_a_real_ctrl_c_stops_the_workers_and_keeps_the_finished_problems(tmp_pat
     script = Path(sys.executable).with_name("ramseygadgets")
     out = tmp_path / "set"
     process = subprocess.Popen(
-        [str(script), "generate", "--F", "K1,3", "--H", "K1,4,K3", "--gadgets", "red-determiner", "--jobs", "2",
-         "--timeout", "120", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        [
+            str(script),
+            "generate",
+            "--F",
+            "K1,3",
+            "--H",
+            "K1,4,K3",
+            "--gadgets",
+            "red-determiner",
+            "--jobs",
+            "2",
+            "--timeout",
+            "120",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     results = out / "results.jsonl"
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (results.exists() and results.read_text().count("\n") >= 1):
+    while time.monotonic() < deadline and not (
+        results.exists() and results.read_text().count("\n") >= 1
+    ):
         time.sleep(0.1)
     process.send_signal(signal.SIGINT)
     output, _ = process.communicate(timeout=30)
@@ -152,7 +268,9 @@ def test_a_real_ctrl_c_stops_the_workers_and_keeps_the_finished_problems(tmp_pat
     assert "interrupted: 1 problems finished in this run and kept" in output.replace("\n", " ")
     assert [r["id"] for r in _lines(results)] == ["k13_k3_red_determiner"]
     assert [r["id"] for r in _lines(out / "problems.jsonl")] == ["k13_k3_red_determiner"]
-    assert json.loads((out / "manifest.json").read_text())["unfinished"] == ["k13_k14_red_determiner"]
+    assert json.loads((out / "manifest.json").read_text())["unfinished"] == [
+        "k13_k14_red_determiner"
+    ]
 
 
 def test_ctrl_c_right_after_a_durable_write_still_counts_that_problem(tmp_path, monkeypatch):

@@ -11,7 +11,13 @@ from ramseygadgets.catalog import all_problems, get_problem, paper_pairs
 from ramseygadgets.colorings import GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor import ColoringSpec, MultiColorings, MultiProblem, solve_multi, verify_multi
+from ramseygadgets.multicolor import (
+    ColoringSpec,
+    MultiColorings,
+    MultiProblem,
+    solve_multi,
+    verify_multi,
+)
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
 from ramseygadgets.solutions import load_solutions
@@ -39,7 +45,9 @@ def test_the_cnf_of_a_pair_is_literally_the_core_cnf():
     for F, H in paper_pairs():
         spec = ColoringSpec.pair(F, H)
         for graph in graphs[::3]:
-            assert MultiColorings(graph, spec).clauses == GoodColorings(graph, spec.F, spec.H).clauses
+            assert (
+                MultiColorings(graph, spec).clauses == GoodColorings(graph, spec.F, spec.H).clauses
+            )
 
 
 def test_verdicts_agree_with_the_core_on_every_shipped_solution_and_its_near_misses():
@@ -57,7 +65,9 @@ def test_verdicts_agree_with_the_core_on_every_shipped_solution_and_its_near_mis
             edges = list(graph.edges)
             keep = set(solution.designated.edges)
             drop = rng.choice([e for e in edges if e not in keep])
-            candidates.append(Candidate(Graph(graph.n, tuple(e for e in edges if e != drop)), solution.designated))
+            candidates.append(
+                Candidate(Graph(graph.n, tuple(e for e in edges if e != drop)), solution.designated)
+            )
         for c in candidates:
             core, mine = verify(p, c), verify_multi(multi, c)
             assert (mine.correct, mine.check) == (core.correct, core.check), (p.id, c)
@@ -74,7 +84,10 @@ def test_verdicts_agree_on_random_candidates():
         if graph.m < 2:
             continue
         designated = Designated(tuple(rng.sample(graph.edges, len(p.gadget.edge_names))))
-        core, mine = verify(p, graph, designated), verify_multi(MultiProblem.of_problem(p), graph, designated)
+        core, mine = (
+            verify(p, graph, designated),
+            verify_multi(MultiProblem.of_problem(p), graph, designated),
+        )
         assert (mine.correct, mine.check) == (core.correct, core.check)
 
 
@@ -84,7 +97,9 @@ def test_search_finds_the_shipped_minimum_for_every_pair_problem_up_to_six_verti
     assert len(small) >= 25
     for p in small:
         result = solve_multi(MultiProblem.of_problem(p), max_vertices=shipped[p.id].n)
-        assert result.status == "found" and result.edges_minimal and result.lower_bound == result.n, p.id
+        assert (
+            result.status == "found" and result.edges_minimal and result.lower_bound == result.n
+        ), p.id
         assert (result.n, result.m) == (shipped[p.id].n, shipped[p.id].m), p.id
 
 
@@ -93,7 +108,11 @@ def test_search_finds_the_shipped_minimum_for_all_52_pair_problems():
     shipped = load_solutions()
     for p in PAIR_PROBLEMS:
         result = solve_multi(MultiProblem.of_problem(p), max_vertices=shipped[p.id].n)
-        assert (result.n, result.m, result.lower_bound) == (shipped[p.id].n, shipped[p.id].m, shipped[p.id].n), p.id
+        assert (result.n, result.m, result.lower_bound) == (
+            shipped[p.id].n,
+            shipped[p.id].m,
+            shipped[p.id].n,
+        ), p.id
 
 
 @pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
@@ -101,8 +120,12 @@ def test_gadgets_inside_every_graph_up_to_six_vertices_agree_with_the_core_scan(
     checked = 0
     for F, H in paper_pairs():
         spec = ColoringSpec.pair(F, H)
-        problems = [MultiProblem(spec, "determiner", 0), MultiProblem(spec, "determiner", 1),
-                    MultiProblem(spec, "positive-sender"), MultiProblem(spec, "negative-sender")]
+        problems = [
+            MultiProblem(spec, "determiner", 0),
+            MultiProblem(spec, "determiner", 1),
+            MultiProblem(spec, "positive-sender"),
+            MultiProblem(spec, "negative-sender"),
+        ]
         for n in range(2, 7):
             for graph in iter_graphs(n, 1, n * (n - 1) // 2, connected=False, min_degree=1):
                 core = gadgets_in_graph(graph, spec.F, spec.H, [p.gadget_type for p in problems])

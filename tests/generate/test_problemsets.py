@@ -9,11 +9,17 @@ from ramseygadgets.catalog import all_problems
 from ramseygadgets.multicolor import MultiProblem
 from ramseygadgets.patterns import canonical_graph6, get_pattern
 from ramseygadgets.problemsets import (
-    BUILTIN_POLYNOMIAL_PAIRS, ProblemSetError, expand_patterns, load_polynomial_pairs, plan_problem_set,
+    BUILTIN_POLYNOMIAL_PAIRS,
+    ProblemSetError,
+    expand_patterns,
+    load_polynomial_pairs,
+    plan_problem_set,
 )
 from ramseygadgets.search.exhaustive import nauty_available
 
-needs_nauty = pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
+needs_nauty = pytest.mark.skipif(
+    not nauty_available(), reason="nauty (geng, listg) is not installed"
+)
 PAPER_H = "P3,K3,K1,3,P4,TK3,C4,K4-e,K4"
 
 
@@ -24,7 +30,10 @@ def test_the_paper_lists_give_the_70_catalog_problems_plus_senders_of_the_symmet
     assert [p.id for p in plan.problems if p not in symmetric] == catalog  # same ids, same order
     # (P3, P3) and (K1,3, K1,3): no determiners (symmetric), no hardness gadgets (two stars)
     for name in ("P3", "K1,3"):
-        assert sorted(p.gadget.value for p in symmetric if p.F.name == name) == ["negative-sender", "positive-sender"]
+        assert sorted(p.gadget.value for p in symmetric if p.F.name == name) == [
+            "negative-sender",
+            "positive-sender",
+        ]
     reasons = {s["reason"] for s in plan.skipped}
     assert any("colours exchanged" in r for r in reasons)  # (K1,3, P3) after (P3, K1,3)
     assert any("F ≅ H" in r for r in reasons) and any("polynomial pair" in r for r in reasons)
@@ -34,10 +43,17 @@ def test_the_paper_lists_give_the_70_catalog_problems_plus_senders_of_the_symmet
 def test_pairs_are_deduplicated_up_to_colour_swap_and_isomorphism():
     plan = plan_problem_set(["K3,C3", "0-1 1-2 2-0"], ["P4", "K3"], gadgets="determiners")
     titles = [p.title for p in plan.problems]
-    assert titles == ["(K3, P4)-red-determiner", "(K3, P4)-blue-determiner"]  # (K3, K3): no determiners
+    assert titles == [
+        "(K3, P4)-red-determiner",
+        "(K3, P4)-blue-determiner",
+    ]  # (K3, K3): no determiners
     swapped = plan_problem_set(["P4"], ["K3", "P4"], gadgets="senders")
-    assert [p.id for p in swapped.problems] == ["p4_k3_positive_sender", "p4_k3_negative_sender",
-                                               "p4_p4_positive_sender", "p4_p4_negative_sender"]
+    assert [p.id for p in swapped.problems] == [
+        "p4_k3_positive_sender",
+        "p4_k3_negative_sender",
+        "p4_p4_positive_sender",
+        "p4_p4_negative_sender",
+    ]
 
 
 @needs_nauty
@@ -65,7 +81,12 @@ def test_the_issue_set_has_248_problems():
 
 
 def test_hardness_gadgets_follow_the_polynomial_list(tmp_path):
-    assert set(BUILTIN_POLYNOMIAL_PAIRS) == {("P3", "K3"), ("P3", "K1,3"), ("P3", "P4"), ("P3", "TK3")}
+    assert set(BUILTIN_POLYNOMIAL_PAIRS) == {
+        ("P3", "K3"),
+        ("P3", "K1,3"),
+        ("P3", "P4"),
+        ("P3", "TK3"),
+    }
     builtin = plan_problem_set(["P3"], ["K3,C4"], gadgets="hardness")
     assert [p.id for p in builtin.problems] == ["p3_c4_clause_gadget", "p3_c4_variable_gadget"]
     listed = tmp_path / "poly.txt"
@@ -77,9 +98,20 @@ def test_hardness_gadgets_follow_the_polynomial_list(tmp_path):
     not_star = plan_problem_set(["K3"], ["P4"], gadgets="hardness", polynomial_pairs="none")
     assert not_star.problems == []  # clause/variable gadgets are defined only for F = K1,k
     assert load_polynomial_pairs(str(tmp_path / "poly.txt")) == load_polynomial_pairs(None) - {
-        tuple(sorted((canonical_graph6(get_pattern(a).graph), canonical_graph6(get_pattern(b).graph))))
-        for a, b in (("P3", "P4"), ("P3", "TK3"), ("P3", "K1,3"))} | {
-        tuple(sorted((canonical_graph6(get_pattern("P3").graph), canonical_graph6(get_pattern("C4").graph))))}
+        tuple(
+            sorted((canonical_graph6(get_pattern(a).graph), canonical_graph6(get_pattern(b).graph)))
+        )
+        for a, b in (("P3", "P4"), ("P3", "TK3"), ("P3", "K1,3"))
+    } | {
+        tuple(
+            sorted(
+                (
+                    canonical_graph6(get_pattern("P3").graph),
+                    canonical_graph6(get_pattern("C4").graph),
+                )
+            )
+        )
+    }
     bad = tmp_path / "bad.txt"
     bad.write_text("P3\n")
     with pytest.raises(ProblemSetError, match="two patterns"):

@@ -10,13 +10,21 @@ import pytest
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor import (
-    ColoringSpec, MultiColorings, MultiProblem, SpecError, brute_force_verify_multi, good_colorings, solve_multi,
+    ColoringSpec,
+    MultiColorings,
+    MultiProblem,
+    SpecError,
+    brute_force_verify_multi,
+    good_colorings,
+    solve_multi,
     verify_multi,
 )
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
 from ramseygadgets.search.exhaustive import iter_graphs, nauty_available
 
-needs_nauty = pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
+needs_nauty = pytest.mark.skipif(
+    not nauty_available(), reason="nauty (geng, listg) is not installed"
+)
 
 #: red and blue are matchings, green avoids P4; red avoids P3, blue and green avoid P4.
 SPECS = ("P3 | P3 | P4", "P3 | P4 | P4", "P3 | K3,C4 | P4")
@@ -46,9 +54,13 @@ def _brute_force_minimum(problem: MultiProblem, max_n: int) -> tuple[int, int] |
                 hit = any((good[:, i] == problem.color).all() for i in range(graph.m))
             else:
                 same = problem.kind == "positive-sender"
-                hit = any(len(set(good[:, i].tolist())) >= 2 and
-                          ((good[:, i] == good[:, j]) if same else (good[:, i] != good[:, j])).all()
-                          for i in range(graph.m) for j in range(graph.m) if i != j)
+                hit = any(
+                    len(set(good[:, i].tolist())) >= 2
+                    and ((good[:, i] == good[:, j]) if same else (good[:, i] != good[:, j])).all()
+                    for i in range(graph.m)
+                    for j in range(graph.m)
+                    if i != j
+                )
             if hit:
                 best = graph.m
         if best is not None:
@@ -82,7 +94,7 @@ def test_good_colorings_and_counts_match_brute_force_on_random_graphs():
             continue
         brute = good_colorings(graph, spec)
         with MultiColorings(graph, spec) as sat:
-            assert sat.count(cap=10 ** 6) == (len(brute), True)
+            assert sat.count(cap=10**6) == (len(brute), True)
             listed = sorted(c.colors for c in sat.iter_colorings())
             assert listed == sorted(tuple(int(x) for x in row) for row in brute)
             colors = sat.edge_colors()
@@ -104,14 +116,20 @@ def test_verifier_matches_brute_force_on_random_three_colour_candidates():
             if choice is None:
                 continue
             fast = verify_multi(problem, graph, choice).correct
-            assert fast == brute_force_verify_multi(problem, graph, choice), (problem.id, graph, choice)
+            assert fast == brute_force_verify_multi(problem, graph, choice), (
+                problem.id,
+                graph,
+                choice,
+            )
             verdicts[fast] += 1
     # the random mix also holds planted solutions: every problem's minimal solution
     for text in SPECS:
         for problem in _problems(text):
             result = solve_multi(problem, max_vertices=5)
             if result.found:
-                assert brute_force_verify_multi(problem, result.candidate.graph, result.candidate.designated)
+                assert brute_force_verify_multi(
+                    problem, result.candidate.graph, result.candidate.designated
+                )
                 verdicts[True] += 1
     assert verdicts[True] >= 12 and verdicts[False] >= 100
 
@@ -121,7 +139,9 @@ def test_verifier_matches_brute_force_on_random_three_colour_candidates():
 def test_search_minimum_equals_the_brute_force_minimum_over_all_graphs_up_to_five_vertices(text):
     for problem in _problems(text):
         if not problem.is_possible_by_symmetry():
-            assert solve_multi(problem, max_vertices=5).status == "none-up-to-limit"  # symmetry: impossible
+            assert (
+                solve_multi(problem, max_vertices=5).status == "none-up-to-limit"
+            )  # symmetry: impossible
             continue
         result = solve_multi(problem, max_vertices=5)
         expected = _brute_force_minimum(problem, 5)
@@ -139,7 +159,9 @@ def test_a_three_colour_example_has_the_expected_minimal_gadgets():
     assert (negative.n, negative.m) == (3, 2)
     positive = solve_multi(MultiProblem(spec, "positive-sender"))
     assert (positive.n, positive.m) == (4, 4)
-    assert brute_force_verify_multi(positive.problem, positive.candidate.graph, positive.candidate.designated)
+    assert brute_force_verify_multi(
+        positive.problem, positive.candidate.graph, positive.candidate.designated
+    )
 
 
 def test_negative_sender_without_the_exchange_symmetry_in_three_colours():
@@ -166,4 +188,6 @@ def test_unusable_designated_edges_are_one_clear_reason():
 def test_brute_force_refuses_huge_tables():
     with pytest.raises(ValueError):
         good_colorings(Graph.complete(7), ColoringSpec.parse("P3 | P3 | P4"))
-    assert np.array_equal(good_colorings(Graph(2, ()), ColoringSpec.parse("P3|P3|P4")).shape, (1, 0))
+    assert np.array_equal(
+        good_colorings(Graph(2, ()), ColoringSpec.parse("P3|P3|P4")).shape, (1, 0)
+    )

@@ -20,7 +20,9 @@ def mock_server():
     servers: list[MockOpenAIServer] = []
 
     def start(script=None, **kwargs) -> MockOpenAIServer:
-        server = MockOpenAIServer(script, **kwargs) if script is not None else MockOpenAIServer(**kwargs)
+        server = (
+            MockOpenAIServer(script, **kwargs) if script is not None else MockOpenAIServer(**kwargs)
+        )
         servers.append(server.start())
         return server
 

@@ -22,9 +22,10 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Union
+from typing import Any
 
 SAMPLE_HEADER = "X-RamseyGadgets-Sample"
 
@@ -60,16 +61,16 @@ class Garbage:
     delay: float = 0.0
 
 
-Action = Union[Reply, Fail, Drop, Garbage]
+Action = Reply | Fail | Drop | Garbage
 
 
 @dataclass
 class RequestInfo:
     path: str
     body: dict[str, Any]
-    label: str | None          # problem/setting/run/round, or None
-    attempt: int               # 0 for the first request with this label
-    index: int                 # 0-based over all chat requests
+    label: str | None  # problem/setting/run/round, or None
+    attempt: int  # 0 for the first request with this label
+    index: int  # 0-based over all chat requests
 
     @property
     def sample(self) -> str | None:
@@ -84,7 +85,9 @@ class RequestInfo:
 Script = Callable[[RequestInfo], Action]
 
 
-def tool_call(name: str, arguments: dict[str, Any] | str, call_id: str = "call_0") -> dict[str, Any]:
+def tool_call(
+    name: str, arguments: dict[str, Any] | str, call_id: str = "call_0"
+) -> dict[str, Any]:
     args = arguments if isinstance(arguments, str) else json.dumps(arguments)
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
 
@@ -100,21 +103,35 @@ def completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     completion = reply.completion_tokens
     if completion is None:
         completion = max(1, len((reply.content or "") + (reply.reasoning or "")) // 4)
-    usage: dict[str, Any] = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": completion,
-                             "total_tokens": reply.prompt_tokens + completion}
+    usage: dict[str, Any] = {
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": completion,
+        "total_tokens": reply.prompt_tokens + completion,
+    }
     if reply.reasoning_tokens is not None:
         usage["completion_tokens_details"] = {"reasoning_tokens": reply.reasoning_tokens}
-    return {"id": "chatcmpl-mock", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "mock"),
-            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish or "stop",
-                         "stop_reason": None}],
-            "usage": usage}
+    return {
+        "id": "chatcmpl-mock",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "mock"),
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": finish or "stop",
+                "stop_reason": None,
+            }
+        ],
+        "usage": usage,
+    }
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
-    server: "_Server"
+    server: _Server
 
     def log_message(self, *args: Any) -> None:  # quiet
         pass
@@ -135,7 +152,9 @@ class _Handler(BaseHTTPRequestHandler):
             data = [{"id": m, "object": "model", "owned_by": "vllm"} for m in mock.models]
             self._send(200, json.dumps({"object": "list", "data": data}).encode())
         else:
-            self._send(404, json.dumps({"object": "error", "message": "Not Found", "code": 404}).encode())
+            self._send(
+                404, json.dumps({"object": "error", "message": "Not Found", "code": 404}).encode()
+            )
 
     def do_POST(self) -> None:  # noqa: N802
         mock = self.server.mock
@@ -152,8 +171,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if mock.models and body.get("model") not in mock.models:
             message = f"The model `{body.get('model')}` does not exist."
-            self._send(404, json.dumps({"object": "error", "message": message, "type": "NotFoundError",
-                                        "param": None, "code": 404}).encode())
+            self._send(
+                404,
+                json.dumps(
+                    {
+                        "object": "error",
+                        "message": message,
+                        "type": "NotFoundError",
+                        "param": None,
+                        "code": 404,
+                    }
+                ).encode(),
+            )
             return
         action = mock.script(info)
         delay = getattr(action, "delay", 0.0) + mock.latency
@@ -163,9 +192,18 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(action, Reply):
                 self._send(200, json.dumps(completion_body(body, action)).encode())
             elif isinstance(action, Fail):
-                headers = {"Retry-After": str(action.retry_after)} if action.retry_after is not None else None
-                payload = {"object": "error", "message": action.message, "type": "Error", "param": None,
-                           "code": action.status}
+                headers = (
+                    {"Retry-After": str(action.retry_after)}
+                    if action.retry_after is not None
+                    else None
+                )
+                payload = {
+                    "object": "error",
+                    "message": action.message,
+                    "type": "Error",
+                    "param": None,
+                    "code": action.status,
+                }
                 self._send(action.status, json.dumps(payload).encode(), headers)
             elif isinstance(action, Garbage):
                 payload = json.dumps(completion_body(body, Reply("x" * 50))).encode()
@@ -186,7 +224,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 256
-    mock: "MockOpenAIServer"
+    mock: MockOpenAIServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up mid-request (a cancelled or timed-out call): note it, quietly."""
@@ -229,11 +267,12 @@ class MockOpenAIServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self, port: int = 0) -> "MockOpenAIServer":
+    def start(self, port: int = 0) -> MockOpenAIServer:
         self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.mock = self
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -243,7 +282,7 @@ class MockOpenAIServer:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "MockOpenAIServer":
+    def __enter__(self) -> MockOpenAIServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -265,7 +304,9 @@ def _crc(text: str) -> int:
 def expected_kind(sample: str) -> str:
     """What :func:`answer_script` does for a sample ``problem/setting/run``: ``correct``,
     ``wrong``, ``unparsed``, ``truncated`` or ``reasoning`` (correct, with a reasoning field)."""
-    return ("correct", "correct", "correct", "wrong", "unparsed", "truncated", "reasoning")[_crc(sample) % 7]
+    return ("correct", "correct", "correct", "wrong", "unparsed", "truncated", "reasoning")[
+        _crc(sample) % 7
+    ]
 
 
 def _solution(problem_id: str):
@@ -284,8 +325,10 @@ def _wrong(problem, candidate):
 
     keep = set(candidate.designated.edges)
     drop = next(e for e in reversed(candidate.graph.edges) if e not in keep)
-    return Candidate(Graph(candidate.graph.n, tuple(e for e in candidate.graph.edges if e != drop)),
-                     candidate.designated)
+    return Candidate(
+        Graph(candidate.graph.n, tuple(e for e in candidate.graph.edges if e != drop)),
+        candidate.designated,
+    )
 
 
 def answer_script(native_tools: bool = False, tool_name: str = "color_graph") -> Script:
@@ -302,10 +345,17 @@ def answer_script(native_tools: bool = False, tool_name: str = "color_graph") ->
         if setting == "multiround" and info.round_no == 1:
             args = {"edges": [list(e) for e in candidate.graph.edges]}
             if native_tools:
-                return Reply(None, tool_calls=[tool_call(tool_name, args, "call_1")], prompt_tokens=50,
-                             completion_tokens=30)
-            return Reply("Let me test my graph.\n```coloring_tool\n" + json.dumps(args) + "\n```",
-                         prompt_tokens=50, completion_tokens=30)
+                return Reply(
+                    None,
+                    tool_calls=[tool_call(tool_name, args, "call_1")],
+                    prompt_tokens=50,
+                    completion_tokens=30,
+                )
+            return Reply(
+                "Let me test my graph.\n```coloring_tool\n" + json.dumps(args) + "\n```",
+                prompt_tokens=50,
+                completion_tokens=30,
+            )
         if kind == "wrong":
             candidate = _wrong(problem, candidate)
         text = "Here is my construction.\n" + format_answer(candidate, problem.gadget)
@@ -314,8 +364,12 @@ def answer_script(native_tools: bool = False, tool_name: str = "color_graph") ->
         if kind == "truncated":
             return Reply(text[: len(text) // 2], finish_reason="length", completion_tokens=4000)
         if kind == "reasoning":
-            return Reply(text, reasoning="Let me think about the forced edges...", reasoning_tokens=300,
-                         completion_tokens=400)
+            return Reply(
+                text,
+                reasoning="Let me think about the forced edges...",
+                reasoning_tokens=300,
+                completion_tokens=400,
+            )
         return Reply(text, completion_tokens=80)
 
     return script
@@ -330,7 +384,9 @@ def main() -> None:  # pragma: no cover - used by bench/harness.py
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before every reply")
     parser.add_argument("--model", default="mock-model")
     args = parser.parse_args()
-    server = MockOpenAIServer(answer_script(), models=(args.model,), latency=args.latency).start(args.port)
+    server = MockOpenAIServer(answer_script(), models=(args.model,), latency=args.latency).start(
+        args.port
+    )
     print(f"PORT {server.port}", flush=True)
     try:
         threading.Event().wait()

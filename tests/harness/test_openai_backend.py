@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from openai_mock import Drop, Fail, Garbage, Reply, tool_call
+
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.harness.backends.base import BackendError
 from ramseygadgets.harness.backends.openai_backend import OpenAIBackend, public_url
@@ -19,8 +19,12 @@ FAST = RetryPolicy(max_retries=4, base_delay=0.01, max_delay=0.05, request_timeo
 
 def request(run: int = 0, content: str = "hi", **kwargs) -> ChatRequest:
     kwargs.setdefault("sampling", Sampling())
-    return ChatRequest(key=SampleKey(PROBLEM.id, "zero-shot", run), problem=PROBLEM,
-                       messages=[{"role": "user", "content": content}], **kwargs)
+    return ChatRequest(
+        key=SampleKey(PROBLEM.id, "zero-shot", run),
+        problem=PROBLEM,
+        messages=[{"role": "user", "content": content}],
+        **kwargs,
+    )
 
 
 def call(backend: OpenAIBackend, *requests: ChatRequest):
@@ -29,6 +33,7 @@ def call(backend: OpenAIBackend, *requests: ChatRequest):
             return await asyncio.gather(*(backend.complete(r) for r in requests))
         finally:
             await backend.close()
+
     return asyncio.run(go())
 
 
@@ -36,8 +41,14 @@ def test_reads_vllm_reasoning_usage_finish_reason_and_tool_calls(mock_server):
     def script(info):
         kind = info.body["messages"][0]["content"]
         if kind == "reasoning_content":
-            return Reply("answer", reasoning="because", reasoning_keys=("reasoning_content",), reasoning_tokens=7,
-                         completion_tokens=20, prompt_tokens=11)
+            return Reply(
+                "answer",
+                reasoning="because",
+                reasoning_keys=("reasoning_content",),
+                reasoning_tokens=7,
+                completion_tokens=20,
+                prompt_tokens=11,
+            )
         if kind == "reasoning":
             return Reply("answer2", reasoning="since", reasoning_keys=("reasoning",))
         if kind == "length":
@@ -46,22 +57,48 @@ def test_reads_vllm_reasoning_usage_finish_reason_and_tool_calls(mock_server):
 
     server = mock_server(script)
     backend = OpenAIBackend("mock-model", base_url=server.base_url, retry=FAST)
-    a, b, c, d = call(backend, *(request(i, k) for i, k in enumerate(["reasoning_content", "reasoning", "length", "tool"])))
+    a, b, c, d = call(
+        backend,
+        *(
+            request(i, k)
+            for i, k in enumerate(["reasoning_content", "reasoning", "length", "tool"])
+        ),
+    )
     assert (a.content, a.reasoning, a.finish_reason) == ("answer", "because", "stop")
-    assert a.usage.to_json() == {"prompt_tokens": 11, "completion_tokens": 20, "reasoning_tokens": 7, "total_tokens": 31}
+    assert a.usage.to_json() == {
+        "prompt_tokens": 11,
+        "completion_tokens": 20,
+        "reasoning_tokens": 7,
+        "total_tokens": 31,
+    }
     assert (b.content, b.reasoning, b.usage.reasoning_tokens) == ("answer2", "since", None)
     assert (c.finish_reason, c.content) == ("length", "cut sho")
     assert d.finish_reason == "tool_calls" and d.content is None
-    assert d.tool_calls == [{"id": "call_0", "type": "function",
-                             "function": {"name": "coloring_tool", "arguments": '{"edges": [[0, 1]]}'}}]
+    assert d.tool_calls == [
+        {
+            "id": "call_0",
+            "type": "function",
+            "function": {"name": "coloring_tool", "arguments": '{"edges": [[0, 1]]}'},
+        }
+    ]
 
 
 def test_sampling_extras_go_through_extra_body_and_seed_varies_by_run(mock_server, monkeypatch):
     server = mock_server()
-    sampling = Sampling(temperature=0.7, top_p=0.8, top_k=20, repetition_penalty=1.05, max_tokens=321, seed=10,
-                        extra_body={"chat_template_kwargs": {"enable_thinking": True}})
+    sampling = Sampling(
+        temperature=0.7,
+        top_p=0.8,
+        top_k=20,
+        repetition_penalty=1.05,
+        max_tokens=321,
+        seed=10,
+        extra_body={"chat_template_kwargs": {"enable_thinking": True}},
+    )
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
-    call(OpenAIBackend("mock-model", base_url=server.base_url, retry=FAST), request(3, sampling=sampling))
+    call(
+        OpenAIBackend("mock-model", base_url=server.base_url, retry=FAST),
+        request(3, sampling=sampling),
+    )
     body = server.chat_requests()[0].body
     assert body["temperature"] == 0.7 and body["top_p"] == 0.8 and body["max_tokens"] == 321
     assert body["top_k"] == 20 and body["repetition_penalty"] == 1.05 and body["seed"] == 13
@@ -94,22 +131,27 @@ def test_api_key_from_environment_only(mock_server, monkeypatch):
 
 def test_assistant_prefix_is_continued(mock_server):
     server = mock_server(lambda info: Reply("I think... </think> done"))
-    (c,) = call(OpenAIBackend("mock-model", base_url=server.base_url, retry=FAST),
-                request(assistant_prefix="<think>\n"))
+    (c,) = call(
+        OpenAIBackend("mock-model", base_url=server.base_url, retry=FAST),
+        request(assistant_prefix="<think>\n"),
+    )
     body = server.chat_requests()[0].body
     assert body["messages"][-1] == {"role": "assistant", "content": "<think>\n"}
     assert body["continue_final_message"] is True and body["add_generation_prompt"] is False
     assert c.content == "<think>\nI think... </think> done"
 
 
-@pytest.mark.parametrize("failure,expected_in_error", [
-    (Fail(429, "rate limited", retry_after=0.01), "HTTP 429"),
-    (Fail(500, "boom"), "HTTP 500"),
-    (Fail(503, "overloaded"), "HTTP 503"),
-    (Drop(), "connection"),
-    (Garbage(), "unreadable"),
-    (Reply("too late", delay=2.0), "timed out"),
-])
+@pytest.mark.parametrize(
+    "failure,expected_in_error",
+    [
+        (Fail(429, "rate limited", retry_after=0.01), "HTTP 429"),
+        (Fail(500, "boom"), "HTTP 500"),
+        (Fail(503, "overloaded"), "HTTP 503"),
+        (Drop(), "connection"),
+        (Garbage(), "unreadable"),
+        (Reply("too late", delay=2.0), "timed out"),
+    ],
+)
 def test_transient_failures_are_retried_and_counted(mock_server, failure, expected_in_error):
     retries = []
 
@@ -117,8 +159,12 @@ def test_transient_failures_are_retried_and_counted(mock_server, failure, expect
         return failure if info.attempt < 2 else Reply("finally")
 
     server = mock_server(script)
-    backend = OpenAIBackend("mock-model", base_url=server.base_url, retry=FAST,
-                            on_retry=lambda key, attempt, reason, delay: retries.append((attempt, reason)))
+    backend = OpenAIBackend(
+        "mock-model",
+        base_url=server.base_url,
+        retry=FAST,
+        on_retry=lambda key, attempt, reason, delay: retries.append((attempt, reason)),
+    )
     (c,) = call(backend, request())
     assert c.error is None and c.content == "finally" and c.retries == 2
     assert [a for a, _ in retries] == [1, 2] and all(expected_in_error in r for _, r in retries)
@@ -133,7 +179,9 @@ def test_retries_give_up_with_an_error(mock_server):
 
 
 def test_non_retryable_errors_fail_at_once(mock_server):
-    server = mock_server(lambda info: Fail(400, "This model's maximum context length is 4096 tokens"))
+    server = mock_server(
+        lambda info: Fail(400, "This model's maximum context length is 4096 tokens")
+    )
     (c,) = call(OpenAIBackend("mock-model", base_url=server.base_url, retry=FAST), request())
     assert c.error.startswith("HTTP 400: This model's maximum context length") and c.retries == 0
     assert len(server.chat_requests()) == 1
@@ -141,9 +189,15 @@ def test_non_retryable_errors_fail_at_once(mock_server):
 
 def test_retry_after_header_is_honoured(mock_server):
     delays = []
-    server = mock_server(lambda info: Fail(429, "slow down", retry_after=0.2) if info.attempt == 0 else Reply("ok"))
-    backend = OpenAIBackend("mock-model", base_url=server.base_url, retry=FAST,
-                            on_retry=lambda key, attempt, reason, delay: delays.append(delay))
+    server = mock_server(
+        lambda info: Fail(429, "slow down", retry_after=0.2) if info.attempt == 0 else Reply("ok")
+    )
+    backend = OpenAIBackend(
+        "mock-model",
+        base_url=server.base_url,
+        retry=FAST,
+        on_retry=lambda key, attempt, reason, delay: delays.append(delay),
+    )
     call(backend, request())
     assert delays == [pytest.approx(0.05)]  # Retry-After 0.2 s capped by max_delay
 
@@ -159,12 +213,14 @@ def test_start_fails_fast_with_one_line_reasons(mock_server):
                 await backend.start()
             finally:
                 await backend.close()
+
         with pytest.raises(BackendError) as info:
             asyncio.run(go())
         return str(info.value)
 
-    assert start("nope", server.base_url) == (f"model 'nope' is not served at {server.base_url}; "
-                                              f"it serves: served-a, served-b")
+    assert start("nope", server.base_url) == (
+        f"model 'nope' is not served at {server.base_url}; it serves: served-a, served-b"
+    )
     port = server.port
     server.stop()
     message = start("served-a", f"http://127.0.0.1:{port}/v1")
@@ -181,6 +237,7 @@ def test_start_accepts_servers_without_a_models_route(mock_server):
             await backend.start()
         finally:
             await backend.close()
+
     asyncio.run(go())
 
 

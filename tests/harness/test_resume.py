@@ -9,27 +9,56 @@ import sys
 import time
 from pathlib import Path
 
+from openai_mock import answer_script
 from typer.testing import CliRunner
 
-from openai_mock import answer_script
 from ramseygadgets.cli import app
 from ramseygadgets.harness.runlog import read_samples
 from ramseygadgets.prompts import settings_for
 
 PROBLEMS = "p3_k3_red_determiner,k13_c4_negative_sender,k13_k3_clause_gadget"
-TOTAL = sum(len(settings_for(p)) for p in PROBLEMS.split(",")) * 3  # example-hint only where it applies
-VERDICT_FIELDS = ("correct", "parse_error", "reason", "candidate", "finish_reason", "rounds", "tool_calls", "witness")
+TOTAL = (
+    sum(len(settings_for(p)) for p in PROBLEMS.split(",")) * 3
+)  # example-hint only where it applies
+VERDICT_FIELDS = (
+    "correct",
+    "parse_error",
+    "reason",
+    "candidate",
+    "finish_reason",
+    "rounds",
+    "tool_calls",
+    "witness",
+)
 
 
 def eval_args(server, out: Path) -> list[str]:
-    return ["eval", "--no-progress", "--model", "openai/mock-model", "--base-url", server.base_url, "--problems",
-            PROBLEMS, "--runs", "3", "--max-concurrency", "3", "--out", str(out)]
+    return [
+        "eval",
+        "--no-progress",
+        "--model",
+        "openai/mock-model",
+        "--base-url",
+        server.base_url,
+        "--problems",
+        PROBLEMS,
+        "--runs",
+        "3",
+        "--max-concurrency",
+        "3",
+        "--out",
+        str(out),
+    ]
 
 
 def start_subprocess(args: list[str]) -> subprocess.Popen:
     code = "import sys; from ramseygadgets.cli import main; sys.argv = ['ramseygadgets', *sys.argv[1:]]; main()"
-    return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for_lines(path: Path, count: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
@@ -67,15 +96,22 @@ def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(mock_server, t
     survived = read_samples(out / "samples.jsonl")[0]
     assert 8 <= len(survived) < TOTAL
     with open(out / "samples.jsonl", "ab") as fh:  # as if the kill had torn a line mid-write
-        fh.write(b'{"problem_id": "k13_k3_clause_gadget", "setting": "multiround", "run": 2, "messa')
+        fh.write(
+            b'{"problem_id": "k13_k3_clause_gadget", "setting": "multiround", "run": 2, "messa'
+        )
 
     result = CliRunner().invoke(app, eval_args(server, out))
     assert result.exit_code == 0, result.output
-    assert f"resumed: {len(survived)} samples were already recorded, ran {TOTAL - len(survived)}" in result.output
+    assert (
+        f"resumed: {len(survived)} samples were already recorded, ran {TOTAL - len(survived)}"
+        in result.output
+    )
     final = by_key(out)
     assert final.keys() == expected.keys()
     for key, record in final.items():
-        assert {f: record[f] for f in VERDICT_FIELDS} == {f: expected[key][f] for f in VERDICT_FIELDS}, key
+        assert {f: record[f] for f in VERDICT_FIELDS} == {
+            f: expected[key][f] for f in VERDICT_FIELDS
+        }, key
     for record in survived:  # what was recorded before the kill is kept as it was
         assert final[(record["problem_id"], record["setting"], record["run"])] == record
 
@@ -92,7 +128,10 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(mock_server, tmp_path):
     assert "Traceback" not in stderr
     recorded = by_key(out)
     assert 5 <= len(recorded) < TOTAL
-    assert f"interrupted: {len(recorded)}/{TOTAL} samples recorded in {out}; resume with: ramseygadgets eval" in stderr
+    assert (
+        f"interrupted: {len(recorded)}/{TOTAL} samples recorded in {out}; resume with: ramseygadgets eval"
+        in stderr
+    )
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert len(by_key(out)) == TOTAL

@@ -58,7 +58,9 @@ def test_complete_last_line_without_newline_is_kept(tmp_path):
 def test_malformed_middle_line_is_a_clear_error(tmp_path):
     d = tmp_path / "r"
     d.mkdir()
-    (d / "samples.jsonl").write_text(json.dumps(rec("a")) + "\nnot json\n" + json.dumps(rec("b")) + "\n")
+    (d / "samples.jsonl").write_text(
+        json.dumps(rec("a")) + "\nnot json\n" + json.dumps(rec("b")) + "\n"
+    )
     with pytest.raises(RunLogError, match="line 2"):
         RunLog(d).open()
 
@@ -66,9 +68,13 @@ def test_malformed_middle_line_is_a_clear_error(tmp_path):
 def test_second_writer_is_refused(tmp_path):
     d = tmp_path / "r"
     with RunLog(d):
-        code = ("from ramseygadgets.harness.runlog import RunLog, RunLogError\n"
-                f"try:\n    RunLog({str(d)!r}).open()\nexcept RunLogError as e:\n    print(e)\n")
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
+        code = (
+            "from ramseygadgets.harness.runlog import RunLog, RunLogError\n"
+            f"try:\n    RunLog({str(d)!r}).open()\nexcept RunLogError as e:\n    print(e)\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        ).stdout
         assert f"in use by another eval (pid {os.getpid()})" in out
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -18,15 +19,23 @@ if str(HERE) not in sys.path:
 def zero_shot_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
     pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
     from inspect_scripted import (
-        WRONG_SENDER, ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE, ScriptedModel, Text, run_task,
+        WRONG_SENDER,
+        ZERO_SHOT_CORRECT,
+        ZERO_SHOT_MIXED,
+        ZERO_SHOT_UNPARSABLE,
+        ScriptedModel,
+        Text,
+        run_task,
         solution_answer,
     )
 
-    script = ScriptedModel({
-        ZERO_SHOT_CORRECT: [[solution_answer(ZERO_SHOT_CORRECT)]] * 2,
-        ZERO_SHOT_MIXED: [[solution_answer(ZERO_SHOT_MIXED)], [WRONG_SENDER]],
-        ZERO_SHOT_UNPARSABLE: [[Text("I am not sure such a gadget exists.")]] * 2,
-    })
+    script = ScriptedModel(
+        {
+            ZERO_SHOT_CORRECT: [[solution_answer(ZERO_SHOT_CORRECT)]] * 2,
+            ZERO_SHOT_MIXED: [[solution_answer(ZERO_SHOT_MIXED)], [WRONG_SENDER]],
+            ZERO_SHOT_UNPARSABLE: [[Text("I am not sure such a gadget exists.")]] * 2,
+        }
+    )
     log = run_task(script, tmp_path_factory.mktemp("inspect-zero-shot"), epochs=2, pass_k=1)
     return script, log
 
@@ -38,4 +47,5 @@ def score_of() -> Callable[[Any, str, int], Any]:
             if sample.id == problem_id and sample.epoch == epoch:
                 return sample
         raise KeyError((problem_id, epoch))
+
     return find

@@ -10,7 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.model import (
-    ChatCompletionChoice, ChatMessageAssistant, ModelOutput, ModelUsage, get_model,
+    ChatCompletionChoice,
+    ChatMessageAssistant,
+    ModelOutput,
+    ModelUsage,
+    get_model,
 )
 from inspect_ai.tool import ToolCall
 
@@ -26,7 +30,9 @@ MOCK = "mockllm/model"
 def usage(prompt: int, completion: int) -> ModelUsage:
     """Scripted outputs carry usage (mockllm would otherwise count tokens with tiktoken, which
     downloads its vocabulary)."""
-    return ModelUsage(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
+    return ModelUsage(
+        input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion
+    )
 
 
 @dataclass(frozen=True)
@@ -45,7 +51,10 @@ class Calls:
 def solution_answer(problem_id: str) -> Text:
     """The shipped minimal solution in the documented answer format (a correct reply)."""
     problem = get_problem(problem_id)
-    return Text("Here is my construction.\n" + format_answer(get_solution(problem_id).candidate, problem.gadget))
+    return Text(
+        "Here is my construction.\n"
+        + format_answer(get_solution(problem_id).candidate, problem.gadget)
+    )
 
 
 def solution_edges(problem_id: str) -> list[list[int]]:
@@ -69,7 +78,7 @@ class ScriptedModel:
 
     script: dict[str, list[list[Text | Calls]]]
     setting: str = "zero-shot"
-    problems: dict[str, Any] = field(default_factory=dict)   # problems outside the catalog, by id
+    problems: dict[str, Any] = field(default_factory=dict)  # problems outside the catalog, by id
     tool_mode: str = "text"
     calls: list[Observed] = field(default_factory=list)
     _attempts: dict[str, int] = field(default_factory=dict)
@@ -77,27 +86,43 @@ class ScriptedModel:
 
     def __post_init__(self) -> None:
         for problem_id in self.script:
-            prompt = build_prompt(self.problems.get(problem_id, problem_id), self.setting, tool_mode=self.tool_mode)
+            prompt = build_prompt(
+                self.problems.get(problem_id, problem_id), self.setting, tool_mode=self.tool_mode
+            )
             user = [m["content"] for m in prompt.messages if m["role"] == "user"][0]
             self._by_user_text[user] = problem_id
 
-    def __call__(self, input: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> ModelOutput:
+    def __call__(
+        self, input: list[Any], tools: list[Any], tool_choice: Any, config: Any
+    ) -> ModelOutput:
         user = next(m.text for m in input if m.role == "user")
         problem_id = self._by_user_text[user]
         round_no = 1 + sum(1 for m in input if m.role == "assistant")
         if round_no == 1:
             self._attempts[problem_id] = self._attempts.get(problem_id, -1) + 1
         attempt = self._attempts[problem_id]
-        self.calls.append(Observed(problem_id, attempt, round_no, list(input), list(tools), tool_choice))
+        self.calls.append(
+            Observed(problem_id, attempt, round_no, list(input), list(tools), tool_choice)
+        )
         reply = self.script[problem_id][attempt][round_no - 1]
         if isinstance(reply, Text):
             output = ModelOutput.from_content(MOCK, reply.text, stop_reason=reply.stop_reason)  # type: ignore[arg-type]
         else:
-            calls = [ToolCall(id=f"call_{problem_id}_{attempt}_{round_no}_{i}", function=TOOL_NAME, arguments=args)
-                     for i, args in enumerate(reply.arguments)]
-            message = ChatMessageAssistant(content="Let me check a graph.", model=MOCK, source="generate",
-                                           tool_calls=calls)
-            output = ModelOutput(model=MOCK, choices=[ChatCompletionChoice(message=message, stop_reason="tool_calls")])
+            calls = [
+                ToolCall(
+                    id=f"call_{problem_id}_{attempt}_{round_no}_{i}",
+                    function=TOOL_NAME,
+                    arguments=args,
+                )
+                for i, args in enumerate(reply.arguments)
+            ]
+            message = ChatMessageAssistant(
+                content="Let me check a graph.", model=MOCK, source="generate", tool_calls=calls
+            )
+            output = ModelOutput(
+                model=MOCK,
+                choices=[ChatCompletionChoice(message=message, stop_reason="tool_calls")],
+            )
         output.usage = usage(100 + round_no, 10 * round_no)
         return output
 
@@ -114,8 +139,14 @@ def run_task(script: ScriptedModel, log_dir: Path, *, epochs: int = 1, **task_ar
     from inspect_ai import eval as inspect_eval
 
     task_args.setdefault("problems", ",".join(script.script))
-    logs = inspect_eval("ramseygadgets/ramsey_gadgets", model=script.model(), task_args=task_args,
-                        epochs=epochs, log_dir=str(log_dir), display="none")
+    logs = inspect_eval(
+        "ramseygadgets/ramsey_gadgets",
+        model=script.model(),
+        task_args=task_args,
+        epochs=epochs,
+        log_dir=str(log_dir),
+        display="none",
+    )
     assert len(logs) == 1
     log = logs[0]
     assert log.status == "success", log.error
@@ -123,7 +154,9 @@ def run_task(script: ScriptedModel, log_dir: Path, *, epochs: int = 1, **task_ar
 
 
 # -- the zero-shot run shared by the task tests and the log-reader tests -----------------------
-ZERO_SHOT_CORRECT = "p3_k3_red_determiner"      # correct in both epochs
-ZERO_SHOT_MIXED = "k13_p4_negative_sender"      # correct once, wrong once
-ZERO_SHOT_UNPARSABLE = "k13_k3_clause_gadget"   # no answer in either epoch
-WRONG_SENDER = Text('My answer:\n```json\n{"edges": [[0, 1], [1, 2]], "e": [0, 1], "f": [1, 2]}\n```')
+ZERO_SHOT_CORRECT = "p3_k3_red_determiner"  # correct in both epochs
+ZERO_SHOT_MIXED = "k13_p4_negative_sender"  # correct once, wrong once
+ZERO_SHOT_UNPARSABLE = "k13_k3_clause_gadget"  # no answer in either epoch
+WRONG_SENDER = Text(
+    'My answer:\n```json\n{"edges": [[0, 1], [1, 2]], "e": [0, 1], "f": [1, 2]}\n```'
+)

@@ -24,9 +24,11 @@ def export_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def load(export_dir: Path, config: str) -> "datasets.Dataset":
+def load(export_dir: Path, config: str) -> datasets.Dataset:
     # the folder itself, read through the `configs` of its dataset card: what load_dataset("user/repo", config) does
-    return datasets.load_dataset(str(export_dir), config, split="train", cache_dir=str(export_dir / ".cache"))
+    return datasets.load_dataset(
+        str(export_dir), config, split="train", cache_dir=str(export_dir / ".cache")
+    )
 
 
 def test_export_folder_loads_by_its_card_configs(export_dir: Path) -> None:
@@ -35,7 +37,15 @@ def test_export_folder_loads_by_its_card_configs(export_dir: Path) -> None:
     assert sorted(problems["id"]) == sorted(PROBLEMS)
     # every problem in its settings; the example hint exists for the two K1,3 problems here
     assert prompts.num_rows == 3 * 4 + 2
-    for column in ("problem_id", "setting", "messages", "system", "user", "min_vertices", "reference_answer"):
+    for column in (
+        "problem_id",
+        "setting",
+        "messages",
+        "system",
+        "user",
+        "min_vertices",
+        "reference_answer",
+    ):
         assert column in prompts.column_names
 
 
@@ -62,5 +72,6 @@ def test_export_prompts_equal_the_inspect_inputs(export_dir: Path) -> None:
         samples = {s.id: s for s in build_samples(setting, list(PROBLEMS))}
         assert set(samples) == set(exported)
         for problem_id, messages in exported.items():
-            assert [(m.role, m.text) for m in samples[problem_id].input] == \
-                [(m["role"], m["content"]) for m in messages]
+            assert [(m.role, m.text) for m in samples[problem_id].input] == [
+                (m["role"], m["content"]) for m in messages
+            ]

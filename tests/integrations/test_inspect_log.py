@@ -9,13 +9,20 @@ from typing import Any
 import pytest
 
 pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
-pytestmark = pytest.mark.filterwarnings("ignore:The .initial. parameter is deprecated:DeprecationWarning")
-
-from typer.testing import CliRunner  # noqa: E402
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:The .initial. parameter is deprecated:DeprecationWarning"
+)
 
 from inspect_scripted import (  # noqa: E402
-    MOCK, ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE, ScriptedModel, solution_answer,
+    MOCK,
+    ZERO_SHOT_CORRECT,
+    ZERO_SHOT_MIXED,
+    ZERO_SHOT_UNPARSABLE,
+    ScriptedModel,
+    solution_answer,
 )
+from typer.testing import CliRunner  # noqa: E402
+
 from ramseygadgets.cli import app  # noqa: E402
 from ramseygadgets.integrations.inspect_log import is_inspect_log  # noqa: E402
 from ramseygadgets.report import RunFormatError, load_runs  # noqa: E402
@@ -30,7 +37,7 @@ def test_epochs_become_runs(zero_shot_run: tuple[ScriptedModel, Any]) -> None:
     assert run.missing_keys() == set() and not run.warnings
     by_key = {s.key: s for s in run.samples}
     assert len(by_key) == 6
-    for sample in log.samples:   # epoch e is run e - 1, with the scorer's verdict
+    for sample in log.samples:  # epoch e is run e - 1, with the scorer's verdict
         record = by_key[(sample.id, "zero-shot", sample.epoch - 1)]
         assert record.correct == sample.scores["ramsey_scorer"].metadata["correct"]
         assert record.reason == sample.scores["ramsey_scorer"].explanation
@@ -43,16 +50,32 @@ def test_epochs_become_runs(zero_shot_run: tuple[ScriptedModel, Any]) -> None:
     assert good.candidate is not None and good.candidate["e"] and good.finish_reason == "stop"
     assert good.tier == "easy" and good.gadget == "red-determiner" and good.min_vertices is not None
     # token usage: the scripted model reports 101 prompt + 10 completion tokens per single call
-    assert (good.usage.prompt_tokens, good.usage.completion_tokens, good.usage.total_tokens) == (101, 10, 111)
+    assert (good.usage.prompt_tokens, good.usage.completion_tokens, good.usage.total_tokens) == (
+        101,
+        10,
+        111,
+    )
     assert good.rounds == 1
 
 
 def test_report_cli_reads_inspect_log_and_agrees_with_inspect_metrics(
-        zero_shot_run: tuple[ScriptedModel, Any], tmp_path: Path) -> None:
+    zero_shot_run: tuple[ScriptedModel, Any], tmp_path: Path
+) -> None:
     _, log = zero_shot_run
     inspect_metrics = {name: m.value for s in log.results.scores for name, m in s.metrics.items()}
-    result = CliRunner().invoke(app, ["report", log.location, "--out", str(tmp_path / "report"), "--no-html",
-                                      "--bootstrap", "0", "--json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "report",
+            log.location,
+            "--out",
+            str(tmp_path / "report"),
+            "--no-html",
+            "--bootstrap",
+            "0",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     [row] = json.loads(result.stdout)["table1"]
     assert row["model"] == MOCK and row["setting"] == "zero-shot" and row["runs"] == 2
@@ -84,13 +107,20 @@ def test_sample_errors_are_recorded_as_errors(tmp_path: Path) -> None:
 
     from inspect_ai.model import get_model
 
-    [log] = inspect_eval("ramseygadgets/ramsey_gadgets", model=get_model(MOCK, custom_outputs=outputs),
-                         task_args={"problems": f"{ok},{broken}"}, log_dir=str(tmp_path), display="none",
-                         fail_on_error=False)
+    [log] = inspect_eval(
+        "ramseygadgets/ramsey_gadgets",
+        model=get_model(MOCK, custom_outputs=outputs),
+        task_args={"problems": f"{ok},{broken}"},
+        log_dir=str(tmp_path),
+        display="none",
+        fail_on_error=False,
+    )
     [run] = load_runs([log.location])
     by_problem = {s.problem_id: s for s in run.samples}
     assert by_problem[ok].outcome == "correct"
-    assert by_problem[broken].outcome == "error" and "backend exploded" in (by_problem[broken].error or "")
+    assert by_problem[broken].outcome == "error" and "backend exploded" in (
+        by_problem[broken].error or ""
+    )
 
 
 def test_logs_of_other_tasks_and_damaged_files_are_refused(tmp_path: Path) -> None:
@@ -101,10 +131,16 @@ def test_logs_of_other_tasks_and_damaged_files_are_refused(tmp_path: Path) -> No
 
     reply = ModelOutput.from_content(MOCK, "hello")
     reply.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-    [log] = inspect_eval(Task(dataset=[Sample(input="hi")], name="other_task"),
-                         model=get_model(MOCK, custom_outputs=[reply]), log_dir=str(tmp_path / "other"),
-                         display="none")
-    with pytest.raises(RunFormatError, match="an Inspect log of task 'other_task', not ramseygadgets/ramsey_gadgets"):
+    [log] = inspect_eval(
+        Task(dataset=[Sample(input="hi")], name="other_task"),
+        model=get_model(MOCK, custom_outputs=[reply]),
+        log_dir=str(tmp_path / "other"),
+        display="none",
+    )
+    with pytest.raises(
+        RunFormatError,
+        match="an Inspect log of task 'other_task', not ramseygadgets/ramsey_gadgets",
+    ):
         load_runs([log.location])
     damaged = tmp_path / "damaged.eval"
     damaged.write_bytes(b"PK\x03\x04 not really a zip")

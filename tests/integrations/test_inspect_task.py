@@ -10,23 +10,36 @@ from typing import Any
 import pytest
 
 pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
-pytestmark = pytest.mark.filterwarnings("ignore:The .initial. parameter is deprecated:DeprecationWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:The .initial. parameter is deprecated:DeprecationWarning"
+)
 
 from inspect_ai.tool import ToolError  # noqa: E402
-
 from inspect_scripted import (  # noqa: E402
-    WRONG_SENDER, ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE, Calls, ScriptedModel, Text, run_task,
-    solution_answer, solution_edges,
+    WRONG_SENDER,
+    ZERO_SHOT_CORRECT,
+    ZERO_SHOT_MIXED,
+    ZERO_SHOT_UNPARSABLE,
+    Calls,
+    ScriptedModel,
+    Text,
+    run_task,
+    solution_answer,
+    solution_edges,
 )
+
 from ramseygadgets.answers import parse_answer  # noqa: E402
 from ramseygadgets.catalog import Problem, all_problems, get_problem  # noqa: E402
 from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
 from ramseygadgets.graphs import Graph  # noqa: E402
 from ramseygadgets.integrations.inspect_task import (  # noqa: E402
-    build_samples, coloring_tool, generate_config, ramsey_gadgets,
+    build_samples,
+    coloring_tool,
+    generate_config,
+    ramsey_gadgets,
 )
-from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
 from ramseygadgets.profiles import all_profiles, get_profile  # noqa: E402
+from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
 from ramseygadgets.verify import verify  # noqa: E402
 
 
@@ -35,9 +48,19 @@ def metrics_of(log: Any) -> dict[str, float]:
 
 
 # -- dataset ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("setting,count", [("zero-shot", 70), ("structural-hint", 70), ("size-hint", 70),
-                                           ("example-hint", 30), ("multiround", 70)])
-def test_dataset_has_one_sample_per_problem_with_the_projects_prompt(setting: str, count: int) -> None:
+@pytest.mark.parametrize(
+    "setting,count",
+    [
+        ("zero-shot", 70),
+        ("structural-hint", 70),
+        ("size-hint", 70),
+        ("example-hint", 30),
+        ("multiround", 70),
+    ],
+)
+def test_dataset_has_one_sample_per_problem_with_the_projects_prompt(
+    setting: str, count: int
+) -> None:
     samples = build_samples(setting)
     assert len(samples) == count
     assert len({s.id for s in samples}) == count
@@ -46,7 +69,9 @@ def test_dataset_has_one_sample_per_problem_with_the_projects_prompt(setting: st
     assert [(m.role, m.text) for m in first.input] == [(m["role"], m["content"]) for m in expected]
     problem = get_problem(str(first.id))
     assert first.metadata["problem_id"] == problem.id and first.metadata["setting"] == setting
-    assert first.metadata["gadget"] == problem.gadget.value and first.metadata["tier"] == problem.tier
+    assert (
+        first.metadata["gadget"] == problem.gadget.value and first.metadata["tier"] == problem.tier
+    )
     # the target is the shipped minimal solution, which the parser and verifier accept
     parsed = parse_answer(first.target, problem.gadget)
     assert parsed.ok and verify(problem, parsed.candidate).correct
@@ -56,8 +81,9 @@ def test_dataset_has_one_sample_per_problem_with_the_projects_prompt(setting: st
 def test_problem_selection_by_tier_and_ids() -> None:
     assert {s.metadata["tier"] for s in build_samples("zero-shot", "hard")} == {"hard"}
     assert len(build_samples("zero-shot", "easy")) == 26
-    assert [s.id for s in build_samples("zero-shot", ["p3_k3_red_determiner", "k13_k4_blue_determiner"])] == \
-        ["p3_k3_red_determiner", "k13_k4_blue_determiner"]
+    assert [
+        s.id for s in build_samples("zero-shot", ["p3_k3_red_determiner", "k13_k4_blue_determiner"])
+    ] == ["p3_k3_red_determiner", "k13_k4_blue_determiner"]
     # example-hint leaves out problems without a P3 counterpart
     with pytest.raises(ValueError, match="no selected problem has the example-hint setting"):
         build_samples("example-hint", "p3_k3_red_determiner")
@@ -97,17 +123,25 @@ def test_zero_shot_scores(zero_shot_run: tuple[ScriptedModel, Any], score_of: An
     assert log.eval.config.epochs == 2 and len(log.samples) == 6
     problem = get_problem(ZERO_SHOT_MIXED)
     wrong = parse_answer(WRONG_SENDER.text, problem.gadget)
-    assert wrong.ok and not verify(problem, wrong.candidate).correct  # the scripted wrong answer is wrong
+    assert (
+        wrong.ok and not verify(problem, wrong.candidate).correct
+    )  # the scripted wrong answer is wrong
     verdicts = {}
     for sample in log.samples:
         score = sample.scores["ramsey_scorer"]
         assert score.metadata["epoch"] == sample.epoch
         assert score.metadata["problem_id"] == sample.id
-        verdicts[(sample.id, score.metadata["correct"])] = verdicts.get((sample.id, score.metadata["correct"]), 0) + 1
+        verdicts[(sample.id, score.metadata["correct"])] = (
+            verdicts.get((sample.id, score.metadata["correct"]), 0) + 1
+        )
         assert score.value == ("C" if score.metadata["correct"] else "I")
         assert score.explanation == score.metadata["reason"]
-    assert verdicts == {(ZERO_SHOT_CORRECT, True): 2, (ZERO_SHOT_MIXED, True): 1, (ZERO_SHOT_MIXED, False): 1,
-                        (ZERO_SHOT_UNPARSABLE, False): 2}
+    assert verdicts == {
+        (ZERO_SHOT_CORRECT, True): 2,
+        (ZERO_SHOT_MIXED, True): 1,
+        (ZERO_SHOT_MIXED, False): 1,
+        (ZERO_SHOT_UNPARSABLE, False): 2,
+    }
     for epoch in (1, 2):
         unparsable = score_of(log, ZERO_SHOT_UNPARSABLE, epoch).scores["ramsey_scorer"]
         assert unparsable.metadata["parse_error"].startswith("no answer found")
@@ -129,8 +163,8 @@ def test_zero_shot_metrics(zero_shot_run: tuple[ScriptedModel, Any]) -> None:
     # epoch accuracies are 2/3 and 1/3 (in some order): mean 1/2, sample sd sqrt(2)/6
     assert metrics["accuracy"] == pytest.approx(0.5)
     assert metrics["accuracy_std"] == pytest.approx(math.sqrt(2) / 6)
-    assert metrics["pass@2"] == pytest.approx(2 / 3)   # solved in at least one of 2 epochs
-    assert metrics["pass@1"] == pytest.approx(0.5)     # unbiased pass@1 = mean accuracy
+    assert metrics["pass@2"] == pytest.approx(2 / 3)  # solved in at least one of 2 epochs
+    assert metrics["pass@1"] == pytest.approx(0.5)  # unbiased pass@1 = mean accuracy
 
 
 def test_every_shipped_solution_scores_correct_through_inspect(tmp_path: Path) -> None:
@@ -146,17 +180,21 @@ def test_every_shipped_solution_scores_correct_through_inspect(tmp_path: Path) -
 
 def test_truncated_reply_is_recorded_as_length(tmp_path: Path) -> None:
     problem_id = "p3_k3_blue_determiner"
-    script = ScriptedModel({problem_id: [[Text("<think>I will try the triangle and then", stop_reason="max_tokens")]]})
+    script = ScriptedModel(
+        {problem_id: [[Text("<think>I will try the triangle and then", stop_reason="max_tokens")]]}
+    )
     log = run_task(script, tmp_path)
     score = log.samples[0].scores["ramsey_scorer"]
     assert score.value == "I" and score.metadata["finish_reason"] == "length"
     assert score.metadata["parse_error"] and "reasoning" in score.metadata["parse_error"]
-    assert "accuracy_std" not in metrics_of(log)   # undefined for one epoch
+    assert "accuracy_std" not in metrics_of(log)  # undefined for one epoch
 
 
 # -- multiround, plain-text protocol ---------------------------------------------------------------
 def tool_block(edges: list[list[int]]) -> Text:
-    return Text('Let me check this graph first.\n```coloring_tool\n{"edges": ' + str(edges) + "}\n```")
+    return Text(
+        'Let me check this graph first.\n```coloring_tool\n{"edges": ' + str(edges) + "}\n```"
+    )
 
 
 def test_multiround_text_protocol(tmp_path: Path) -> None:
@@ -164,11 +202,21 @@ def test_multiround_text_protocol(tmp_path: Path) -> None:
     keeps_asking = "p3_k3_blue_determiner"
     answers_at_once = "p3_k3_red_determiner"
     ask = tool_block(solution_edges(asks_then_answers))
-    script = ScriptedModel({
-        asks_then_answers: [[ask, solution_answer(asks_then_answers)]],
-        keeps_asking: [[tool_block([[0, 1]]), tool_block([[0, 1], [1, 2]]), tool_block([[0, 1], [1, 2], [0, 2]])]],
-        answers_at_once: [[solution_answer(answers_at_once)]],
-    }, setting="multiround", tool_mode="text")
+    script = ScriptedModel(
+        {
+            asks_then_answers: [[ask, solution_answer(asks_then_answers)]],
+            keeps_asking: [
+                [
+                    tool_block([[0, 1]]),
+                    tool_block([[0, 1], [1, 2]]),
+                    tool_block([[0, 1], [1, 2], [0, 2]]),
+                ]
+            ],
+            answers_at_once: [[solution_answer(answers_at_once)]],
+        },
+        setting="multiround",
+        tool_mode="text",
+    )
     log = run_task(script, tmp_path, setting="multiround", tool_mode="text")
     scores = {s.id: s.scores["ramsey_scorer"] for s in log.samples}
 
@@ -178,9 +226,15 @@ def test_multiround_text_protocol(tmp_path: Path) -> None:
     assert [c.round_no for c in calls] == [1, 2]
     opening = calls[1].input[-1]
     assert opening.role == "user"
-    assert run_coloring_tool(problem, Graph.from_edges(solution_edges(asks_then_answers))) in opening.text
+    assert (
+        run_coloring_tool(problem, Graph.from_edges(solution_edges(asks_then_answers)))
+        in opening.text
+    )
     assert scores[asks_then_answers].value == "C"
-    assert scores[asks_then_answers].metadata["rounds"] == 2 and scores[asks_then_answers].metadata["tool_uses"] == 1
+    assert (
+        scores[asks_then_answers].metadata["rounds"] == 2
+        and scores[asks_then_answers].metadata["tool_uses"] == 1
+    )
 
     # three rounds at most: the round-3 tool request is not answered and is no answer
     calls = script.for_problem(keeps_asking)
@@ -193,7 +247,7 @@ def test_multiround_text_protocol(tmp_path: Path) -> None:
 
     # a reply without a tool request is final
     assert len(script.for_problem(answers_at_once)) == 1 and scores[answers_at_once].value == "C"
-    assert all(c.tools == [] for c in script.calls)   # the text protocol declares no tools
+    assert all(c.tools == [] for c in script.calls)  # the text protocol declares no tools
 
 
 # -- multiround, native tool calls ---------------------------------------------------------------
@@ -202,11 +256,20 @@ def test_multiround_native_tool_calls(tmp_path: Path) -> None:
     direct = "p3_k3_red_determiner"
     edges = solution_edges(problem_id)
     too_big = [[0, TOOL_MAX_VERTICES + 5]]
-    script = ScriptedModel({
-        problem_id: [[Calls(({"edges": edges}, {"edges": [[0, 1]]})), Calls(({"edges": too_big},)),
-                      solution_answer(problem_id)]],
-        direct: [[solution_answer(direct)]],
-    }, setting="multiround", tool_mode="native")
+    script = ScriptedModel(
+        {
+            problem_id: [
+                [
+                    Calls(({"edges": edges}, {"edges": [[0, 1]]})),
+                    Calls(({"edges": too_big},)),
+                    solution_answer(problem_id),
+                ]
+            ],
+            direct: [[solution_answer(direct)]],
+        },
+        setting="multiround",
+        tool_mode="native",
+    )
     log = run_task(script, tmp_path, setting="multiround", tool_mode="native")
     sample = next(s for s in log.samples if s.id == problem_id)
     score = sample.scores["ramsey_scorer"]
@@ -216,7 +279,7 @@ def test_multiround_native_tool_calls(tmp_path: Path) -> None:
     calls = script.for_problem(problem_id)
     assert [c.round_no for c in calls] == [1, 2, 3]
     assert [t.name for t in calls[0].tools] == [TOOL_NAME]
-    assert [c.tool_choice for c in calls] == ["auto", "auto", "none"]   # round 3 must answer
+    assert [c.tool_choice for c in calls] == ["auto", "auto", "none"]  # round 3 must answer
     tool_messages = [m for m in sample.messages if m.role == "tool"]
     assert len(tool_messages) == 3
     problem = get_problem(problem_id)
@@ -239,16 +302,32 @@ def test_problem_set_file_outside_the_catalog(tmp_path: Path) -> None:
     problem_set.write_text('{"F": "P3", "H": "K5", "gadget": "red-determiner"}\n')
     asked = [[0, 1], [1, 2], [0, 2]]
     answer = Text('```json\n{"edges": [[0, 1], [1, 2], [0, 2]], "e": [0, 1]}\n```')
-    script = ScriptedModel({problem.id: [[Calls(({"edges": asked},)), answer]]}, setting="multiround",
-                           tool_mode="native", problems={problem.id: problem})
-    log = run_task(script, tmp_path / "logs", setting="multiround", tool_mode="native", dataset=str(problem_set))
+    script = ScriptedModel(
+        {problem.id: [[Calls(({"edges": asked},)), answer]]},
+        setting="multiround",
+        tool_mode="native",
+        problems={problem.id: problem},
+    )
+    log = run_task(
+        script,
+        tmp_path / "logs",
+        setting="multiround",
+        tool_mode="native",
+        dataset=str(problem_set),
+    )
     [sample] = log.samples
-    assert sample.metadata["F"] == "P3" and sample.metadata["H"] == "K5" and sample.metadata["min_vertices"] is None
+    assert (
+        sample.metadata["F"] == "P3"
+        and sample.metadata["H"] == "K5"
+        and sample.metadata["min_vertices"] is None
+    )
     [tool_message] = [m for m in sample.messages if m.role == "tool"]
     assert tool_message.text == run_coloring_tool(problem, {"edges": asked})
     score = sample.scores["ramsey_scorer"]
     verdict = verify(problem, parse_answer(answer.text, problem.gadget).candidate)
-    assert score.metadata["correct"] is verdict.correct and score.metadata["reason"] == verdict.reason
+    assert (
+        score.metadata["correct"] is verdict.correct and score.metadata["reason"] == verdict.reason
+    )
 
 
 def test_coloring_tool_standalone() -> None:
@@ -286,29 +365,63 @@ def test_inspect_cli_with_vllm_provider_against_a_loopback_server(tmp_path: Path
     def script(info: Any) -> Any:
         asked = other if other.title in info.body["messages"][1]["content"] else problem
         if not any(m["role"] == "tool" for m in info.body["messages"]):
-            return Reply(None, reasoning="Let me test a graph.",
-                         tool_calls=[tool_call(TOOL_NAME, {"edges": solution_edges(asked.id)})])
-        return Reply(solution_answer(asked.id).text, reasoning="The tool confirms it.", reasoning_tokens=5)
+            return Reply(
+                None,
+                reasoning="Let me test a graph.",
+                tool_calls=[tool_call(TOOL_NAME, {"edges": solution_edges(asked.id)})],
+            )
+        return Reply(
+            solution_answer(asked.id).text, reasoning="The tool confirms it.", reasoning_tokens=5
+        )
 
     inspect_cli = Path(sys.executable).with_name("inspect")
     with MockOpenAIServer(script, models=("mock-model",)) as server:
         env = {**os.environ, "VLLM_BASE_URL": server.base_url}
         done = subprocess.run(
-            [str(inspect_cli), "eval", "ramseygadgets/ramsey_gadgets", "-T", "setting=multiround",
-             "-T", "tool_mode=native", "-T", f"problems={problem.id},{other.id}", "--model", "vllm/mock-model",
-             "--epochs", "2", "--log-dir", str(tmp_path), "--display", "none"],
-            capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
+            [
+                str(inspect_cli),
+                "eval",
+                "ramseygadgets/ramsey_gadgets",
+                "-T",
+                "setting=multiround",
+                "-T",
+                "tool_mode=native",
+                "-T",
+                f"problems={problem.id},{other.id}",
+                "--model",
+                "vllm/mock-model",
+                "--epochs",
+                "2",
+                "--log-dir",
+                str(tmp_path),
+                "--display",
+                "none",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=240,
+            env=env,
+            cwd=tmp_path,
+        )
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         bodies = [r.body for r in server.chat_requests()]
-    assert len(bodies) == 8   # 2 problems x 2 epochs x 2 rounds
-    assert all(b["tools"][0]["function"]["name"] == TOOL_NAME and b["max_tokens"] == 32768 for b in bodies)
-    second_round = [b for b in bodies if any(m["role"] == "tool" for m in b["messages"])
-                    and problem.title in b["messages"][1]["content"]]
+    assert len(bodies) == 8  # 2 problems x 2 epochs x 2 rounds
+    assert all(
+        b["tools"][0]["function"]["name"] == TOOL_NAME and b["max_tokens"] == 32768 for b in bodies
+    )
+    second_round = [
+        b
+        for b in bodies
+        if any(m["role"] == "tool" for m in b["messages"])
+        and problem.title in b["messages"][1]["content"]
+    ]
     tool_text = next(m["content"] for m in second_round[0]["messages"] if m["role"] == "tool")
     assert json.dumps(run_coloring_tool(problem, {"edges": edges}))[1:-1] in json.dumps(tool_text)
     [log_file] = tmp_path.glob("*.eval")
     log = read_eval_log(str(log_file))
     metrics = metrics_of(log)
-    assert metrics["accuracy"] == 1.0 and metrics["pass@2"] == 1.0 and metrics["accuracy_std"] == 0.0
+    assert (
+        metrics["accuracy"] == 1.0 and metrics["pass@2"] == 1.0 and metrics["accuracy_std"] == 0.0
+    )
     assert len(log.samples) == 4
     assert all(s.scores["ramsey_scorer"].metadata["rounds"] == 2 for s in log.samples)

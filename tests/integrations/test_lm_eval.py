@@ -17,8 +17,8 @@ import yaml
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations import lm_eval as glue
+from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.prompts import build_prompt
 from ramseygadgets.solutions import get_solution
 
@@ -34,7 +34,9 @@ class TaskLoader(yaml.SafeLoader):
     pass
 
 
-TaskLoader.add_constructor("!function", lambda loader, node: _Function(loader.construct_scalar(node)))
+TaskLoader.add_constructor(
+    "!function", lambda loader, node: _Function(loader.construct_scalar(node))
+)
 
 
 def load_task_yaml(path: Path) -> dict[str, Any]:
@@ -89,8 +91,15 @@ def test_function_references_resolve_to_the_package_glue() -> None:
 
 def test_dataset_rows_render_to_the_projects_prompt() -> None:
     config = load_task_yaml(task_files()[0])
-    for setting, count in (("zero-shot", 70), ("structural-hint", 70), ("size-hint", 70), ("example-hint", 30)):
-        dataset = glue.load_dataset(setting=setting, version=1.0)   # lm-eval passes metadata as kwargs
+    for setting, count in (
+        ("zero-shot", 70),
+        ("structural-hint", 70),
+        ("size-hint", 70),
+        ("example-hint", 30),
+    ):
+        dataset = glue.load_dataset(
+            setting=setting, version=1.0
+        )  # lm-eval passes metadata as kwargs
         rows = dataset["test"]
         assert rows.num_rows == count
         row = rows[count - 1]
@@ -103,39 +112,55 @@ def test_dataset_rows_render_to_the_projects_prompt() -> None:
 
 def test_dataset_options_from_metadata() -> None:
     assert len(glue.dataset_rows("zero-shot", "easy")) == 26
-    rows = glue.dataset_rows("size-hint", ["k13_k4_red_determiner", "p3_k3_red_determiner"], profile="deepseek-r1")
+    rows = glue.dataset_rows(
+        "size-hint", ["k13_k4_red_determiner", "p3_k3_red_determiner"], profile="deepseek-r1"
+    )
     assert [r["problem_id"] for r in rows] == ["k13_k4_red_determiner", "p3_k3_red_determiner"]
     merged = build_prompt("k13_k4_red_determiner", "size-hint", "deepseek-r1").messages
-    assert [m["role"] for m in merged] == ["user"]           # this profile takes no system prompt
+    assert [m["role"] for m in merged] == ["user"]  # this profile takes no system prompt
     assert rows[0]["system"] == "" and rows[0]["user"] == merged[0]["content"]
     with pytest.raises(ValueError, match="multiround needs a tool loop"):
         glue.dataset_rows("multiround")
 
 
 # -- process_results ------------------------------------------------------------------------------
-@pytest.mark.parametrize("problem_id", ["p3_k3_red_determiner", "k13_c4_negative_sender", "k13_k4e_variable_gadget"])
+@pytest.mark.parametrize(
+    "problem_id", ["p3_k3_red_determiner", "k13_c4_negative_sender", "k13_k4e_variable_gadget"]
+)
 def test_process_results_accepts_the_minimal_solution(problem_id: str) -> None:
     problem = get_problem(problem_id)
     [doc] = glue.dataset_rows("zero-shot", problem_id)
-    reply = "<think>some reasoning</think>\nFinal answer:\n" + format_answer(get_solution(problem_id).candidate,
-                                                                             problem.gadget)
+    reply = "<think>some reasoning</think>\nFinal answer:\n" + format_answer(
+        get_solution(problem_id).candidate, problem.gadget
+    )
     assert glue.process_results(doc, [reply]) == {"acc": 1.0, "parse_failure": 0.0}
 
 
 def test_process_results_wrong_and_unparsable() -> None:
     [doc] = glue.dataset_rows("zero-shot", "p3_k3_red_determiner")
-    wrong = '```json\n{"edges": [[0, 1], [1, 2]], "e": [0, 1]}\n```'   # e can be blue: not a determiner
+    wrong = (
+        '```json\n{"edges": [[0, 1], [1, 2]], "e": [0, 1]}\n```'  # e can be blue: not a determiner
+    )
     assert glue.process_results(doc, [wrong]) == {"acc": 0.0, "parse_failure": 0.0}
-    assert glue.process_results(doc, ["I cannot construct this."]) == {"acc": 0.0, "parse_failure": 1.0}
+    assert glue.process_results(doc, ["I cannot construct this."]) == {
+        "acc": 0.0,
+        "parse_failure": 1.0,
+    }
     assert glue.process_results(doc, [""]) == {"acc": 0.0, "parse_failure": 1.0}
     # a reply that is still reasoning when it was cut off is no answer either
     assert glue.process_results(doc, ["<think>" + wrong]) == {"acc": 0.0, "parse_failure": 1.0}
 
 
 def test_include_path_is_printed() -> None:
-    out = subprocess.run([sys.executable, "-m", "ramseygadgets.integrations.lm_eval"], capture_output=True,
-                         text=True, check=True).stdout.strip()
-    assert Path(out) == lm_eval_include_path() and (Path(out) / "ramseygadgets" / "utils.py").is_file()
+    out = subprocess.run(
+        [sys.executable, "-m", "ramseygadgets.integrations.lm_eval"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert (
+        Path(out) == lm_eval_include_path() and (Path(out) / "ramseygadgets" / "utils.py").is_file()
+    )
 
 
 # -- end to end -----------------------------------------------------------------------------------
@@ -148,8 +173,10 @@ def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
     finally:
         sys.path.remove(str(HARNESS_TESTS))
     solved, unsolved = get_problem("p3_k3_red_determiner"), get_problem("k13_k4_red_determiner")
-    expected = {solved.id: build_prompt(solved, "zero-shot").messages,
-                unsolved.id: build_prompt(unsolved, "zero-shot").messages}
+    expected = {
+        solved.id: build_prompt(solved, "zero-shot").messages,
+        unsolved.id: build_prompt(unsolved, "zero-shot").messages,
+    }
 
     def script(info: Any) -> Any:
         user = info.body["messages"][-1]["content"]
@@ -158,15 +185,36 @@ def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
         return Reply("I could not find one.")
 
     lm_eval = Path(sys.executable).with_name("lm_eval")
-    command = [str(lm_eval) if lm_eval.exists() else "lm_eval", "--include_path", str(lm_eval_include_path()),
-               "--tasks", "ramsey_gadgets_zero_shot", "--model", "local-chat-completions", "--apply_chat_template",
-               "--metadata", json.dumps({"problems": f"{solved.id},{unsolved.id}"}),
-               "--output_path", str(tmp_path / "out"), "--log_samples"]
+    command = [
+        str(lm_eval) if lm_eval.exists() else "lm_eval",
+        "--include_path",
+        str(lm_eval_include_path()),
+        "--tasks",
+        "ramsey_gadgets_zero_shot",
+        "--model",
+        "local-chat-completions",
+        "--apply_chat_template",
+        "--metadata",
+        json.dumps({"problems": f"{solved.id},{unsolved.id}"}),
+        "--output_path",
+        str(tmp_path / "out"),
+        "--log_samples",
+    ]
     with MockOpenAIServer(script, models=("mock-model",)) as server:
-        command += ["--model_args", f"model=mock-model,base_url={server.base_url}/chat/completions,"
-                                    "num_concurrent=1,max_retries=1,tokenized_requests=False"]
-        env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-        done = subprocess.run(command, capture_output=True, text=True, timeout=240, cwd=tmp_path, env=env)
+        command += [
+            "--model_args",
+            f"model=mock-model,base_url={server.base_url}/chat/completions,"
+            "num_concurrent=1,max_retries=1,tokenized_requests=False",
+        ]
+        env = {
+            **os.environ,
+            "HF_DATASETS_OFFLINE": "1",
+            "HF_HUB_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+        }
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=240, cwd=tmp_path, env=env
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         bodies = [r.body for r in server.chat_requests()]
     # the model saw exactly the project's prompts, with the task's generation settings
@@ -177,6 +225,8 @@ def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
     assert results["acc,none"] == pytest.approx(0.5)
     assert results["parse_failure,none"] == pytest.approx(0.5)
     [samples_file] = (tmp_path / "out").rglob("samples_ramsey_gadgets_zero_shot_*.jsonl")
-    per_doc = {json.loads(line)["doc"]["problem_id"]: json.loads(line)["acc"]
-               for line in samples_file.read_text().splitlines()}
+    per_doc = {
+        json.loads(line)["doc"]["problem_id"]: json.loads(line)["acc"]
+        for line in samples_file.read_text().splitlines()
+    }
     assert per_doc == {solved.id: 1.0, unsolved.id: 0.0}

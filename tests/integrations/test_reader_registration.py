@@ -15,9 +15,15 @@ def test_reader_is_registered_with_the_report_loader() -> None:
     assert READER_NAME in registered_readers()
 
 
-def test_without_inspect_the_reader_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_inspect_the_reader_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     log = tmp_path / "run.eval"
     log.write_bytes(b"PK\x05\x06" + bytes(18))
-    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)   # import inspect_ai.log now raises ImportError
-    with pytest.raises(RunFormatError, match=r"run.eval: reading Inspect logs needs inspect-ai; .*\[inspect\]"):
+    monkeypatch.setitem(
+        sys.modules, "inspect_ai.log", None
+    )  # import inspect_ai.log now raises ImportError
+    with pytest.raises(
+        RunFormatError, match=r"run.eval: reading Inspect logs needs inspect-ai; .*\[inspect\]"
+    ):
         load_runs([log])

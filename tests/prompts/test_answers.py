@@ -10,7 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ramseygadgets.answers import (
-    MALFORMED, MISSING_ITEM, NO_ANSWER, TOO_LARGE, TRUNCATED, format_answer, parse_answer,
+    MALFORMED,
+    MISSING_ITEM,
+    NO_ANSWER,
+    TOO_LARGE,
+    TRUNCATED,
+    format_answer,
+    parse_answer,
 )
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
@@ -46,19 +52,22 @@ def edges_of(parsed):
     return [list(e) for e in parsed.candidate.graph.edges]
 
 
-@pytest.mark.parametrize("text", [
-    '{"edges": [[0,1],[1,2]], "e": [0,1]}',
-    '\\boxed{E = \\{(0,1),(1,2)\\}, e = (0,1)}',
-    'Edges: 0-1, 1-2\ne: 0-1',
-    'E = {[0,1], [1,2]}\ne = [0,1]',
-    "```python\nedges = [(0, 1), (1, 2)]\ne = (0, 1)\n```",
-    '```\nedges: 0 - 1; 1 - 2\ne: 0 - 1\n```',
-    "{'edges': [(0, 1), (1, 2)], 'e': (0, 1)}",
-    '{"edges": ["0-1", "1-2"], "e": "(0, 1)"}',
-    '- **Edges**: {0,1}, {1,2}\n- **e** = {0,1}',
-    '$E(G) = \\{\\{0,1\\},\\{1,2\\}\\}$\n$e = \\{0,1\\}$',
-    'Edges: 0→1, 1→2\ne = 0→1',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"edges": [[0,1],[1,2]], "e": [0,1]}',
+        "\\boxed{E = \\{(0,1),(1,2)\\}, e = (0,1)}",
+        "Edges: 0-1, 1-2\ne: 0-1",
+        "E = {[0,1], [1,2]}\ne = [0,1]",
+        "```python\nedges = [(0, 1), (1, 2)]\ne = (0, 1)\n```",
+        "```\nedges: 0 - 1; 1 - 2\ne: 0 - 1\n```",
+        "{'edges': [(0, 1), (1, 2)], 'e': (0, 1)}",
+        '{"edges": ["0-1", "1-2"], "e": "(0, 1)"}',
+        "- **Edges**: {0,1}, {1,2}\n- **e** = {0,1}",
+        "$E(G) = \\{\\{0,1\\},\\{1,2\\}\\}$\n$e = \\{0,1\\}$",
+        "Edges: 0→1, 1→2\ne = 0→1",
+    ],
+)
 def test_syntax_variants_read_the_same_graph(text):
     parsed = parse_answer(text, RED)
     assert parsed.ok, parsed.error
@@ -100,7 +109,9 @@ def test_one_based_labels_shift_only_when_unambiguous():
     assert gap.candidate.graph.n == 5
     with_n = parse_answer('{"n": 3, "edges": [[1,2],[2,3]], "e": [1,2]}', RED)  # n = largest label
     assert with_n.candidate.graph.n == 3
-    isolated = parse_answer('{"n": 4, "edges": [[1,2],[2,3]], "e": [1,2]}', RED)  # n > largest label
+    isolated = parse_answer(
+        '{"n": 4, "edges": [[1,2],[2,3]], "e": [1,2]}', RED
+    )  # n > largest label
     assert isolated.candidate.graph.n == 4 and edges_of(isolated) == [[1, 2], [2, 3]]
     # the verdict never depends on the shift
     problem = get_problem("p3_p4_blue_determiner")
@@ -111,26 +122,29 @@ def test_one_based_labels_shift_only_when_unambiguous():
 
 
 def test_named_labels_are_numbered_in_natural_order():
-    parsed = parse_answer('Edges: v10-v2, v2-v1\ne = v1-v2', RED)
+    parsed = parse_answer("Edges: v10-v2, v2-v1\ne = v1-v2", RED)
     assert parsed.label_map == {"v1": 0, "v2": 1, "v10": 2}
     assert edges_of(parsed) == [[0, 1], [1, 2]] and parsed.candidate.designated.edges == ((0, 1),)
     mixed = parse_answer('{"edges": [[0,"a"],["a",2]], "e": [0,"a"]}', RED)
     assert mixed.error_kind == MALFORMED and "mixes" in mixed.error
 
 
-@pytest.mark.parametrize("text, kind, words", [
-    ("", NO_ANSWER, "empty"),
-    ("I cannot solve this.", NO_ANSWER, "no answer"),
-    ("<think>still thinking", TRUNCATED, "reasoning"),
-    ('```json\n{"edges": [[0,1],[1,', TRUNCATED, "unfinished"),
-    ('{"edges": [[0,1],[1,2]]}', MISSING_ITEM, "designated edge e"),
-    ('{"edges": [[0,1], "...", [5,6]], "e": [0,1]}', MALFORMED, "ellipsis"),
-    ('{"edges": [[0,1],[0,1]], "e": [0,1]}', MALFORMED, "more than once"),
-    ('{"edges": [[0,99]], "e": [0,99]}', TOO_LARGE, "limit"),
-    ('{"edges": [[0,1]], "e": [0,1], "n": 65}', TOO_LARGE, "limit"),
-    ('\\boxed{\\text{no such graph}}', MALFORMED, "not a graph"),
-    ('{"edges": 5, "e": [0,1]}', MALFORMED, "edges"),
-])
+@pytest.mark.parametrize(
+    "text, kind, words",
+    [
+        ("", NO_ANSWER, "empty"),
+        ("I cannot solve this.", NO_ANSWER, "no answer"),
+        ("<think>still thinking", TRUNCATED, "reasoning"),
+        ('```json\n{"edges": [[0,1],[1,', TRUNCATED, "unfinished"),
+        ('{"edges": [[0,1],[1,2]]}', MISSING_ITEM, "designated edge e"),
+        ('{"edges": [[0,1], "...", [5,6]], "e": [0,1]}', MALFORMED, "ellipsis"),
+        ('{"edges": [[0,1],[0,1]], "e": [0,1]}', MALFORMED, "more than once"),
+        ('{"edges": [[0,99]], "e": [0,99]}', TOO_LARGE, "limit"),
+        ('{"edges": [[0,1]], "e": [0,1], "n": 65}', TOO_LARGE, "limit"),
+        ("\\boxed{\\text{no such graph}}", MALFORMED, "not a graph"),
+        ('{"edges": 5, "e": [0,1]}', MALFORMED, "edges"),
+    ],
+)
 def test_failures_have_a_kind_and_a_reason(text, kind, words):
     parsed = parse_answer(text, RED)
     assert not parsed.ok and parsed.error_kind == kind
@@ -142,9 +156,11 @@ def test_hardness_answers_named_compact_and_vertex_set():
     assert named.candidate.designated.vertices == (0, 2, 3)
     compact = parse_answer('{"edges": [[0,1],[1,2],[2,3]], "vertices": [0, 2, 3]}', CLAUSE)
     assert compact.candidate.designated.vertices == (0, 2, 3)
-    vertex_set = parse_answer('{"vertices": [0,1,2,3,4], "edges": [[0,1],[1,2]], "i1": 0, "i2": 1, "i3": 2}', CLAUSE)
+    vertex_set = parse_answer(
+        '{"vertices": [0,1,2,3,4], "edges": [[0,1],[1,2]], "i1": 0, "i2": 1, "i3": 2}', CLAUSE
+    )
     assert vertex_set.candidate.graph.n == 5
-    triple = parse_answer('Edges: 0-1, 1-2, 2-3\n(i_1, i_2, i_3) = (0, 2, 3)', CLAUSE)
+    triple = parse_answer("Edges: 0-1, 1-2, 2-3\n(i_1, i_2, i_3) = (0, 2, 3)", CLAUSE)
     assert triple.candidate.designated.vertices == (0, 2, 3)
     missing = parse_answer('{"edges": [[0,1],[1,2]], "i1": 0, "i2": 1}', CLAUSE)
     assert missing.error_kind == MISSING_ITEM and "i3" in missing.error
@@ -158,14 +174,50 @@ def test_parse_answer_accepts_problem_or_gadget_name():
 
 
 # --- robustness ------------------------------------------------------------------------------
-ANSWERISH = st.sampled_from(['{', '}', '[', ']', '(', ')', '"edges"', "'e'", ':', ',', '-', '0', '1', '12',
-                             '\\boxed{', '\\{', '\\}', '```', '```json\n', '\n', ' ', 'e = ', 'Edges: ', '...',
-                             '<think>', '</think>', 'i1', 'n', '$', '**', 'v1', '|', '<coloring_tool>'])
+ANSWERISH = st.sampled_from(
+    [
+        "{",
+        "}",
+        "[",
+        "]",
+        "(",
+        ")",
+        '"edges"',
+        "'e'",
+        ":",
+        ",",
+        "-",
+        "0",
+        "1",
+        "12",
+        "\\boxed{",
+        "\\{",
+        "\\}",
+        "```",
+        "```json\n",
+        "\n",
+        " ",
+        "e = ",
+        "Edges: ",
+        "...",
+        "<think>",
+        "</think>",
+        "i1",
+        "n",
+        "$",
+        "**",
+        "v1",
+        "|",
+        "<coloring_tool>",
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(st.text(max_size=400), st.lists(ANSWERISH, max_size=80).map("".join)),
-       st.sampled_from(list(GadgetType)))
+@given(
+    st.one_of(st.text(max_size=400), st.lists(ANSWERISH, max_size=80).map("".join)),
+    st.sampled_from(list(GadgetType)),
+)
 def test_parser_never_raises(text, gadget):
     parsed = parse_answer(text, gadget)
     assert parsed.ok or (parsed.error and parsed.error_kind)
@@ -173,12 +225,20 @@ def test_parser_never_raises(text, gadget):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)).filter(lambda e: e[0] != e[1]),
-                min_size=1, max_size=12, unique_by=lambda e: frozenset(e)),
-       st.sampled_from(list(GadgetType)))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 9), st.integers(0, 9)).filter(lambda e: e[0] != e[1]),
+        min_size=1,
+        max_size=12,
+        unique_by=lambda e: frozenset(e),
+    ),
+    st.sampled_from(list(GadgetType)),
+)
 def test_format_then_parse_is_identity(edges, gadget):
     graph = Graph.from_edges(edges)
-    designated = Designated(graph.edges[:len(gadget.edge_names)], tuple(range(len(gadget.vertex_names))))
+    designated = Designated(
+        graph.edges[: len(gadget.edge_names)], tuple(range(len(gadget.vertex_names)))
+    )
     if len(designated.edges) < len(gadget.edge_names) or len(designated.vertices) > graph.n:
         return
     candidate = Candidate(graph, designated)

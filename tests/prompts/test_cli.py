@@ -18,24 +18,44 @@ def run(*args: str, input: str | None = None):
 
 
 def test_prompt_prints_messages_and_json():
-    result = run("prompt", "k13_k4_red_determiner", "--setting", "structural-hint", "--model-profile", "deepseek-r1")
+    result = run(
+        "prompt",
+        "k13_k4_red_determiner",
+        "--setting",
+        "structural-hint",
+        "--model-profile",
+        "deepseek-r1",
+    )
     assert result.exit_code == 0
-    assert "===== user =====" in result.stdout and "Instructions:" in result.stdout and "<think>" in result.stdout
-    data = json.loads(run("prompt", "k13_k4_red_determiner", "-s", "multiround", "--tool-mode", "native",
-                          "--json").stdout)
-    assert data["tools"][0]["function"]["name"] == "color_graph" and data["messages"][0]["role"] == "system"
+    assert (
+        "===== user =====" in result.stdout
+        and "Instructions:" in result.stdout
+        and "<think>" in result.stdout
+    )
+    data = json.loads(
+        run(
+            "prompt", "k13_k4_red_determiner", "-s", "multiround", "--tool-mode", "native", "--json"
+        ).stdout
+    )
+    assert (
+        data["tools"][0]["function"]["name"] == "color_graph"
+        and data["messages"][0]["role"] == "system"
+    )
 
 
-@pytest.mark.parametrize("args, words", [
-    (("prompt", "no_such_problem"), "unknown problem"),
-    (("prompt", "p3_k3_red_determiner", "-s", "few-shot"), "unknown setting"),
-    (("prompt", "p3_k3_red_determiner", "-s", "example-hint"), "does not apply"),
-    (("prompt", "p3_k3_red_determiner", "-p", "nobody"), "unknown model profile"),
-    (("prompt", "p3_k3_red_determiner", "--profiles-file", "/nonexistent.toml"), "cannot read"),
-    (("check", "p3_k3_red_determiner", "/nonexistent-reply.txt"), "cannot read"),
-    (("check", "nope", "-"), "unknown problem"),
-    (("export", "--format", "xml", "--out", "/tmp/x"), "unknown export format"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("prompt", "no_such_problem"), "unknown problem"),
+        (("prompt", "p3_k3_red_determiner", "-s", "few-shot"), "unknown setting"),
+        (("prompt", "p3_k3_red_determiner", "-s", "example-hint"), "does not apply"),
+        (("prompt", "p3_k3_red_determiner", "-p", "nobody"), "unknown model profile"),
+        (("prompt", "p3_k3_red_determiner", "--profiles-file", "/nonexistent.toml"), "cannot read"),
+        (("check", "p3_k3_red_determiner", "/nonexistent-reply.txt"), "cannot read"),
+        (("check", "nope", "-"), "unknown problem"),
+        (("export", "--format", "xml", "--out", "/tmp/x"), "unknown export format"),
+    ],
+)
 def test_unusable_input_exits_2_with_one_line(args, words):
     result = run(*args)
     assert result.exit_code == 2
@@ -47,16 +67,24 @@ def test_check_exit_codes_and_json(tmp_path, solutions):
 
     problem = get_problem("p3_k3_red_determiner")
     good = tmp_path / "good.txt"
-    good.write_text("<think>hmm</think>\n" + format_answer(solutions[problem.id].candidate, problem.gadget))
+    good.write_text(
+        "<think>hmm</think>\n" + format_answer(solutions[problem.id].candidate, problem.gadget)
+    )
     result = run("check", problem.id, str(good), "--json")
     assert result.exit_code == 0
-    assert json.loads(result.stdout) == {"parsed": True, "parse_error": None, "correct": True,
-                                         "reason": "G is good and edge e = 0-1 is red in every good coloring"}
+    assert json.loads(result.stdout) == {
+        "parsed": True,
+        "parse_error": None,
+        "correct": True,
+        "reason": "G is good and edge e = 0-1 is red in every good coloring",
+    }
     wrong = run("check", "p3_k3_blue_determiner", str(good), "--json")
     assert wrong.exit_code == 1 and json.loads(wrong.stdout)["parsed"] is True
     unparsable = run("check", problem.id, "-", "--json", input="I give up.")
     data = json.loads(unparsable.stdout)
-    assert unparsable.exit_code == 1 and data["parsed"] is False and "no answer" in data["parse_error"]
+    assert (
+        unparsable.exit_code == 1 and data["parsed"] is False and "no answer" in data["parse_error"]
+    )
     assert data["correct"] is False
     human = run("check", problem.id, str(good))
     assert human.exit_code == 0 and "CORRECT" in human.stdout

@@ -10,20 +10,32 @@ import pytest
 from ramseygadgets.bruteforce import good_coloring_masks
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.coloring_tool import (
-    COUNT_CAP, MAX_OUTPUT_CHARS, TOOL_MAX_VERTICES, TOOL_NAME, TOOL_SPEC, extract_tool_request, run_coloring_tool,
+    COUNT_CAP,
+    MAX_OUTPUT_CHARS,
+    TOOL_MAX_VERTICES,
+    TOOL_NAME,
+    TOOL_SPEC,
+    extract_tool_request,
+    run_coloring_tool,
 )
 from ramseygadgets.graphs import Graph
 
 
 def report_numbers(text: str) -> tuple[int | None, set, set, set]:
     count = re.search(r"It has exactly (\d+) ", text)
+
     def edges(label):
         found = re.search(label + r": ([^.\n]*)\.", text)
         if not found or found.group(1) == "none":
             return set()
         return {tuple(map(int, e.split("-"))) for e in found.group(1).split(", ")}
-    return (int(count.group(1)) if count else None, edges("Edges red in every good coloring"),
-            edges("Edges blue in every good coloring"), edges(r"Free edges \([^)]*\)"))
+
+    return (
+        int(count.group(1)) if count else None,
+        edges("Edges red in every good coloring"),
+        edges("Edges blue in every good coloring"),
+        edges(r"Free edges \([^)]*\)"),
+    )
 
 
 GRAPHS = [
@@ -35,8 +47,16 @@ GRAPHS = [
 ]
 
 
-@pytest.mark.parametrize("problem_id", ["p3_k3_red_determiner", "k13_k4_red_determiner", "k13_c4_clause_gadget",
-                                        "p3_p4_positive_sender", "k13_tk3_variable_gadget"])
+@pytest.mark.parametrize(
+    "problem_id",
+    [
+        "p3_k3_red_determiner",
+        "k13_k4_red_determiner",
+        "k13_c4_clause_gadget",
+        "p3_p4_positive_sender",
+        "k13_tk3_variable_gadget",
+    ],
+)
 @pytest.mark.parametrize("graph", GRAPHS, ids=range(len(GRAPHS)))
 def test_report_matches_brute_force(problem_id, graph):
     problem = get_problem(problem_id)
@@ -49,7 +69,9 @@ def test_report_matches_brute_force(problem_id, graph):
     assert count == len(masks)
     always_red = {e for i, e in enumerate(graph.edges) if all(m >> i & 1 for m in masks)}
     always_blue = {e for i, e in enumerate(graph.edges) if not any(m >> i & 1 for m in masks)}
-    assert red == always_red and blue == always_blue - free and not (free & (always_red | always_blue))
+    assert (
+        red == always_red and blue == always_blue - free and not (free & (always_red | always_blue))
+    )
     # every listed coloring is a good coloring (free edges blue)
     free_bits = sum(1 << graph.edge_id(*e) for e in free)
     for line in re.findall(r"^\d+\. red: (.*); every", text, re.M):
@@ -60,24 +82,29 @@ def test_report_matches_brute_force(problem_id, graph):
 
 def test_many_colorings_are_summarised_within_the_size_cap():
     problem = get_problem("k13_k3_clause_gadget")
-    graph = Graph.from_edges([(i, (i + 1) % 20) for i in range(20)] + [(i, (i + 5) % 20) for i in range(20)])
+    graph = Graph.from_edges(
+        [(i, (i + 1) % 20) for i in range(20)] + [(i, (i + 5) % 20) for i in range(20)]
+    )
     text = run_coloring_tool(problem, graph)
     assert f"more than {COUNT_CAP}" in text and "A sample of" in text
     assert len(text) <= MAX_OUTPUT_CHARS
 
 
-@pytest.mark.parametrize("request_value, words", [
-    ({"edges": [[0, 0]]}, "self-loop"),
-    ({"edges": [[0, 1], [0, 1]]}, "more than once"),
-    ({"edges": [[0, 25]]}, "limit"),
-    ({"edges": "nope"}, "list"),
-    ({"nodes": [1, 2]}, "unexpected field"),
-    ('{"edges": [[0, 1]', "not valid JSON"),
-    ("", "empty"),
-    (None, "expected a JSON object"),
-    (42, "expected a JSON object"),
-    ({"edges": [[0, -1]]}, "non-negative"),
-])
+@pytest.mark.parametrize(
+    "request_value, words",
+    [
+        ({"edges": [[0, 0]]}, "self-loop"),
+        ({"edges": [[0, 1], [0, 1]]}, "more than once"),
+        ({"edges": [[0, 25]]}, "limit"),
+        ({"edges": "nope"}, "list"),
+        ({"nodes": [1, 2]}, "unexpected field"),
+        ('{"edges": [[0, 1]', "not valid JSON"),
+        ("", "empty"),
+        (None, "expected a JSON object"),
+        (42, "expected a JSON object"),
+        ({"edges": [[0, -1]]}, "non-negative"),
+    ],
+)
 def test_bad_requests_give_error_text_never_raise(request_value, words):
     text = run_coloring_tool(get_problem("p3_k3_red_determiner"), request_value)
     assert text.startswith("Tool error:") and words in text and '{"edges"' in text
@@ -95,10 +122,14 @@ def test_native_arguments_and_spec():
 def test_extract_tool_request():
     assert extract_tool_request("just prose") is None
     assert extract_tool_request(None) is None
-    req = extract_tool_request('```coloring_tool\n{"edges": [[0,1],[1,2]]}\n```\nthen\n'
-                               '<coloring_tool>0-1, 1-2, 2-3</coloring_tool>')
+    req = extract_tool_request(
+        '```coloring_tool\n{"edges": [[0,1],[1,2]]}\n```\nthen\n'
+        "<coloring_tool>0-1, 1-2, 2-3</coloring_tool>"
+    )
     assert req.ok and req.graph.edges == ((0, 1), (1, 2), (2, 3))  # the last request
-    thought = extract_tool_request('<think>```coloring_tool\n{"edges": [[0,1]]}\n```</think>no request')
+    thought = extract_tool_request(
+        '<think>```coloring_tool\n{"edges": [[0,1]]}\n```</think>no request'
+    )
     assert thought is None  # requests inside reasoning do not count
     bad = extract_tool_request('```coloring_tool\n{"edges": [[0,1],[1,2]\n```')
     assert not bad.ok and "JSON" in bad.error

@@ -20,9 +20,18 @@ def test_corpus_is_large_and_varied():
     assert len(MANIFEST) >= 60
     kinds = {entry.get("error_kind") for entry in MANIFEST if not entry["parsed"]}
     assert kinds == set(ERROR_KINDS)  # every failure kind is exercised
-    assert {entry["source"] for entry in MANIFEST if entry["parsed"]} == {"json", "boxed", "fenced-text", "labelled"}
-    assert any(entry["parsed"] and not entry["correct"] for entry in MANIFEST)  # wrong but readable answers
-    listed = {entry["file"] for entry in MANIFEST} | {e["reasoning_file"] for e in MANIFEST if "reasoning_file" in e}
+    assert {entry["source"] for entry in MANIFEST if entry["parsed"]} == {
+        "json",
+        "boxed",
+        "fenced-text",
+        "labelled",
+    }
+    assert any(
+        entry["parsed"] and not entry["correct"] for entry in MANIFEST
+    )  # wrong but readable answers
+    listed = {entry["file"] for entry in MANIFEST} | {
+        e["reasoning_file"] for e in MANIFEST if "reasoning_file" in e
+    }
     assert listed == {p.name for p in CORPUS.glob("*.txt")}
 
 
@@ -30,7 +39,11 @@ def test_corpus_is_large_and_varied():
 def test_reply_parses_as_expected(entry):
     problem = get_problem(entry["problem"])
     text = (CORPUS / entry["file"]).read_text(encoding="utf-8")
-    reasoning = (CORPUS / entry["reasoning_file"]).read_text(encoding="utf-8") if "reasoning_file" in entry else None
+    reasoning = (
+        (CORPUS / entry["reasoning_file"]).read_text(encoding="utf-8")
+        if "reasoning_file" in entry
+        else None
+    )
     parsed = parse_answer(text, problem.gadget, reasoning=reasoning)
     assert parsed.ok is entry["parsed"], parsed.error
     if not entry["parsed"]:

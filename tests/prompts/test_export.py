@@ -18,26 +18,42 @@ def test_jsonl_export_loads_with_datasets(tmp_path, solutions):
     datasets = pytest.importorskip("datasets")
     result = export_dataset(tmp_path, "jsonl")
     assert result.counts["problems"] == 70 and result.counts["prompts"] == 70 * 4 + 30
-    problems = datasets.load_dataset("json", data_files=str(result.files["problems"]), split="train",
-                                     cache_dir=str(tmp_path / "cache"))
-    prompts = datasets.load_dataset("json", data_files=str(result.files["prompts"]), split="train",
-                                    cache_dir=str(tmp_path / "cache"))
+    problems = datasets.load_dataset(
+        "json",
+        data_files=str(result.files["problems"]),
+        split="train",
+        cache_dir=str(tmp_path / "cache"),
+    )
+    prompts = datasets.load_dataset(
+        "json",
+        data_files=str(result.files["prompts"]),
+        split="train",
+        cache_dir=str(tmp_path / "cache"),
+    )
     assert problems.num_rows == 70 and prompts.num_rows == 310
-    assert sorted(set(prompts["setting"])) == sorted(["zero-shot", "structural-hint", "size-hint", "example-hint",
-                                                      "multiround"])
+    assert sorted(set(prompts["setting"])) == sorted(
+        ["zero-shot", "structural-hint", "size-hint", "example-hint", "multiround"]
+    )
     card = result.files["card"].read_text()
     for field in (*problems.column_names, *prompts.column_names):
         assert f"`{field}`" in card or f"`{field}`," in card or field in card, field
     # every exported solution is correct, and every reference answer parses back to it
     for row in problems:
         problem = get_problem(row["id"])
-        designated = Designated(tuple(tuple(e) for e in (row["solution_e"], row["solution_f"]) if e),
-                                tuple(row["solution_vertices"] or ()))
-        candidate = Candidate(Graph(row["min_vertices"], tuple(tuple(e) for e in row["solution_edges"])), designated)
+        designated = Designated(
+            tuple(tuple(e) for e in (row["solution_e"], row["solution_f"]) if e),
+            tuple(row["solution_vertices"] or ()),
+        )
+        candidate = Candidate(
+            Graph(row["min_vertices"], tuple(tuple(e) for e in row["solution_edges"])), designated
+        )
         assert verify(problem, candidate).correct, row["id"]
     for row in prompts.select(range(0, 310, 7)):
         problem = get_problem(row["problem_id"])
-        assert parse_answer(row["reference_answer"], problem.gadget).candidate.graph.n == row["min_vertices"]
+        assert (
+            parse_answer(row["reference_answer"], problem.gadget).candidate.graph.n
+            == row["min_vertices"]
+        )
         assert row["messages"][-1]["content"] == row["user"]
 
 
@@ -47,7 +63,11 @@ def test_parquet_export_and_profile(tmp_path, solutions):
     table = pq.read_table(result.files["prompts"])
     assert table.num_rows == 310
     row = table.slice(0, 1).to_pylist()[0]
-    assert row["system"] is None and row["user"].startswith("Instructions:") and row["assistant_prefix"] == "<think>\n"
+    assert (
+        row["system"] is None
+        and row["user"].startswith("Instructions:")
+        and row["assistant_prefix"] == "<think>\n"
+    )
     assert "deepseek-r1" in result.files["card"].read_text()
 
 
@@ -62,6 +82,15 @@ def test_export_errors(tmp_path):
 
 def test_export_leaves_no_temporary_files(tmp_path, solutions):
     export_dataset(tmp_path, "jsonl", problems=[get_problem("p3_k3_red_determiner")])
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "problems.jsonl", "prompts.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "README.md",
+        "problems.jsonl",
+        "prompts.jsonl",
+    ]
     rows = [json.loads(line) for line in (tmp_path / "prompts.jsonl").read_text().splitlines()]
-    assert [r["setting"] for r in rows] == ["zero-shot", "structural-hint", "size-hint", "multiround"]
+    assert [r["setting"] for r in rows] == [
+        "zero-shot",
+        "structural-hint",
+        "size-hint",
+        "multiround",
+    ]

@@ -30,21 +30,57 @@ def _can_build_wheels_offline() -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _can_build_wheels_offline(), reason="needs the 'wheel' package (or setuptools >= 70.1) "
-                    "to build a wheel without network access")
+@pytest.mark.skipif(
+    not _can_build_wheels_offline(),
+    reason="needs the 'wheel' package (or setuptools >= 70.1) "
+    "to build a wheel without network access",
+)
 def test_wheel_contains_templates_and_works_when_installed(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path), str(ROOT)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+    )
     wheel = next(tmp_path.glob("ramseygadgets-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for name in TEMPLATES:
         assert f"ramseygadgets/prompts/templates/{name}" in names
     assert "ramseygadgets/data/profiles.toml" in names
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
-                   check=True)
-    code = ("import ramseygadgets.prompts as p, ramseygadgets.profiles as f; assert 'site' in p.__file__; "
-            "print(len(p.build_prompt('k13_k4_clause_gadget', 'multiround', 'deepseek-r1').messages[0]['content']))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(target)},
-                         capture_output=True, text=True, check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+    )
+    code = (
+        "import ramseygadgets.prompts as p, ramseygadgets.profiles as f; assert 'site' in p.__file__; "
+        "print(len(p.build_prompt('k13_k4_clause_gadget', 'multiround', 'deepseek-r1').messages[0]['content']))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(target)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert int(out.stdout) > 1000

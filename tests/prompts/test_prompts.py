@@ -12,8 +12,17 @@ from ramseygadgets.catalog import Problem, all_problems, get_problem
 from ramseygadgets.coloring_tool import TOOL_NAME
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.prompts import (
-    MULTIROUND_ROUNDS, SETTINGS, PromptError, SettingUnavailableError, UnknownSettingError, build_prompt,
-    example_problem, followup_message, multiround_step, settings_for, tool_result_message,
+    MULTIROUND_ROUNDS,
+    SETTINGS,
+    PromptError,
+    SettingUnavailableError,
+    UnknownSettingError,
+    build_prompt,
+    example_problem,
+    followup_message,
+    multiround_step,
+    settings_for,
+    tool_result_message,
 )
 from ramseygadgets.verify import verify
 
@@ -30,8 +39,11 @@ def test_settings_constant_and_example_hint_count():
         counterpart = example_problem(problem)
         assert problem.F.name == "K1,3" and counterpart.F.name == "P3"
         assert (counterpart.H.name, counterpart.gadget) == (problem.H.name, problem.gadget)
-    assert all(settings_for(p) == [s for s in SETTINGS if s != "example-hint"]
-               for p in all_problems() if p not in with_example)
+    assert all(
+        settings_for(p) == [s for s in SETTINGS if s != "example-hint"]
+        for p in all_problems()
+        if p not in with_example
+    )
 
 
 @pytest.mark.parametrize("problem", all_problems(), ids=lambda p: p.id)
@@ -71,7 +83,9 @@ def test_hints(solutions):
     assert re.search(rf"exactly {n} vertices", size)
 
 
-@pytest.mark.parametrize("problem", [p for p in all_problems() if example_problem(p)], ids=lambda p: p.id)
+@pytest.mark.parametrize(
+    "problem", [p for p in all_problems() if example_problem(p)], ids=lambda p: p.id
+)
 def test_example_hint_shows_a_correct_p3_solution(problem, solutions):
     user = build_prompt(problem, "example-hint").messages[1]["content"]
     counterpart = example_problem(problem)
@@ -93,13 +107,22 @@ def test_unknown_and_unavailable_settings_raise_clear_errors():
 
 def test_problems_outside_the_catalog_get_prompts():
     problem = Problem.make("K1,4", "C5", "variable-gadget")
-    assert settings_for(problem) == ["zero-shot", "structural-hint", "multiround"]  # no solution, no P3 twin
-    assert "example-hint" in settings_for(Problem.make("K1,4", "K4", "red-determiner"))  # (P3, K4) is one
+    assert settings_for(problem) == [
+        "zero-shot",
+        "structural-hint",
+        "multiround",
+    ]  # no solution, no P3 twin
+    assert "example-hint" in settings_for(
+        Problem.make("K1,4", "K4", "red-determiner")
+    )  # (P3, K4) is one
     system = build_prompt(problem, "zero-shot").messages[0]["content"]
     assert "K1,4, the star with 4 leaves" in system and "C5, the cycle on 5 vertices" in system
     assert "exactly k-1 = 3 of the edges at it are red" in system
     custom = Problem.make("0-1,1-2,2-0,2-3,3-4", "K3", "red-determiner")
-    assert "with the edges [0, 1], [0, 2], [1, 2], [2, 3], [3, 4]" in build_prompt(custom, "zero-shot").messages[0]["content"]
+    assert (
+        "with the edges [0, 1], [0, 2], [1, 2], [2, 3], [3, 4]"
+        in build_prompt(custom, "zero-shot").messages[0]["content"]
+    )
 
 
 def test_profile_quirks():
@@ -115,9 +138,17 @@ def test_profile_quirks():
     gemma = build_prompt(problem, "zero-shot", "gemma-4-31b")
     assert gemma.messages[0]["content"].startswith("<|think|>\n")
     oss = build_prompt(problem, "zero-shot", "gpt-oss-120b")
-    assert oss.messages[0]["content"].endswith("\nReasoning: high") and oss.sampling["reasoning_effort"] == "high"
-    qwen = build_prompt(problem, "zero-shot", "Qwen/Qwen3-235B-A22B")  # a model id picks its profile
-    assert qwen.profile == "qwen3-235b" and qwen.sampling["extra_body"] == {"top_k": 20, "repetition_penalty": 1.05}
+    assert (
+        oss.messages[0]["content"].endswith("\nReasoning: high")
+        and oss.sampling["reasoning_effort"] == "high"
+    )
+    qwen = build_prompt(
+        problem, "zero-shot", "Qwen/Qwen3-235B-A22B"
+    )  # a model id picks its profile
+    assert qwen.profile == "qwen3-235b" and qwen.sampling["extra_body"] == {
+        "top_k": 20,
+        "repetition_penalty": 1.05,
+    }
 
 
 def test_multiround_text_and_native():
@@ -127,19 +158,30 @@ def test_multiround_text_and_native():
     assert "round 1 of 3" in text.messages[1]["content"] and text.rounds == MULTIROUND_ROUNDS == 3
     native = build_prompt(problem, "multiround", tool_mode="native")
     assert native.tools[0]["function"]["name"] == TOOL_NAME
-    assert "```coloring_tool" not in native.messages[0]["content"] and TOOL_NAME in native.messages[0]["content"]
+    assert (
+        "```coloring_tool" not in native.messages[0]["content"]
+        and TOOL_NAME in native.messages[0]["content"]
+    )
     json.dumps(native.to_json())  # serialisable
 
 
 def test_followup_messages():
     problem = get_problem("p3_k3_red_determiner")
     second = followup_message(problem, 2, "TOOL OUTPUT")
-    assert second["role"] == "user" and "TOOL OUTPUT" in second["content"] and "round 2 of 3" in second["content"]
+    assert (
+        second["role"] == "user"
+        and "TOOL OUTPUT" in second["content"]
+        and "round 2 of 3" in second["content"]
+    )
     third = followup_message(problem, 3, "TOOL OUTPUT")
     assert "round 3 of 3" in third["content"] and "final answer now" in third["content"]
     native = followup_message(problem, 3, None, tool_mode="native")
     assert "TOOL OUTPUT" not in native["content"] and "final answer now" in native["content"]
-    assert tool_result_message("call_1", "x") == {"role": "tool", "tool_call_id": "call_1", "content": "x"}
+    assert tool_result_message("call_1", "x") == {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "content": "x",
+    }
     for bad in (1, 4):
         with pytest.raises(PromptError):
             followup_message(problem, bad, "x")
@@ -150,9 +192,16 @@ def test_multiround_step_runs_the_text_protocol(solutions):
     request = 'Let me look.\n```coloring_tool\n{"edges": [[0,1],[0,2],[1,2]]}\n```'
     step = multiround_step(problem, 1, request)
     assert not step.final and step.request.ok
-    assert "3 (P3, K3)-good colorings" in step.tool_text and step.followup["content"].count("round 2 of 3") == 1
-    bad = multiround_step(problem, 2, "```coloring_tool\n{\"edges\": [[0,0]]}\n```")
-    assert not bad.final and bad.tool_text.startswith("Tool error:") and "round 3 of 3" in bad.followup["content"]
+    assert (
+        "3 (P3, K3)-good colorings" in step.tool_text
+        and step.followup["content"].count("round 2 of 3") == 1
+    )
+    bad = multiround_step(problem, 2, '```coloring_tool\n{"edges": [[0,0]]}\n```')
+    assert (
+        not bad.final
+        and bad.tool_text.startswith("Tool error:")
+        and "round 3 of 3" in bad.followup["content"]
+    )
     assert multiround_step(problem, 3, request).final  # round 3 is always final
     answer = format_answer(solutions[problem.id].candidate, problem.gadget)
     assert multiround_step(problem, 1, answer).final
@@ -164,4 +213,6 @@ def test_size_hint_outside_the_catalog_needs_a_known_size():
     with pytest.raises(SettingUnavailableError):
         build_prompt(problem, "size-hint")
     assert "size-hint" in settings_for(problem, min_vertices=6)
-    assert re.search(r"exactly 6 vertices", text_of(build_prompt(problem, "size-hint", min_vertices=6)))
+    assert re.search(
+        r"exactly 6 vertices", text_of(build_prompt(problem, "size-hint", min_vertices=6))
+    )

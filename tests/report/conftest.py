@@ -8,9 +8,10 @@ verdict the verifier would not give.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -44,55 +45,123 @@ def answer(problem_id: str, kind: str) -> dict[str, Any]:
     raise AssertionError(f"no wrong answer prepared for {problem_id}")
 
 
-def make_sample(problem_id: str, setting: str, run: int, outcome: str = "correct", *, tokens: int = 1000,
-                model: str = "test-model", min_vertices: int | None = -1, **overrides: Any) -> dict[str, Any]:
+def make_sample(
+    problem_id: str,
+    setting: str,
+    run: int,
+    outcome: str = "correct",
+    *,
+    tokens: int = 1000,
+    model: str = "test-model",
+    min_vertices: int | None = -1,
+    **overrides: Any,
+) -> dict[str, Any]:
     """One samples.jsonl record with every schema field; outcome in correct / wrong / parse-failure /
     truncated / error."""
     problem = get_problem(problem_id)
     record: dict[str, Any] = {
-        "problem_id": problem.id, "setting": setting, "run": run, "model": model, "tier": problem.tier,
+        "problem_id": problem.id,
+        "setting": setting,
+        "run": run,
+        "model": model,
+        "tier": problem.tier,
         "gadget": problem.gadget.value,
         "min_vertices": get_solution(problem.id).n if min_vertices == -1 else min_vertices,
-        "messages": [{"role": "user", "content": "task"}, {"role": "assistant", "content": "answer"}],
-        "response": "answer", "reasoning": None, "rounds": 1,
-        "usage": {"prompt_tokens": tokens // 4, "completion_tokens": tokens - tokens // 4,
-                  "reasoning_tokens": None, "total_tokens": tokens},
-        "finish_reason": "stop", "latency_s": 0.5, "retries": 0, "error": None, "parse_error": None,
-        "candidate": None, "correct": False, "reason": "", "witness": None,
+        "messages": [
+            {"role": "user", "content": "task"},
+            {"role": "assistant", "content": "answer"},
+        ],
+        "response": "answer",
+        "reasoning": None,
+        "rounds": 1,
+        "usage": {
+            "prompt_tokens": tokens // 4,
+            "completion_tokens": tokens - tokens // 4,
+            "reasoning_tokens": None,
+            "total_tokens": tokens,
+        },
+        "finish_reason": "stop",
+        "latency_s": 0.5,
+        "retries": 0,
+        "error": None,
+        "parse_error": None,
+        "candidate": None,
+        "correct": False,
+        "reason": "",
+        "witness": None,
         "finished_at": "2026-12-01T00:00:00Z",
     }
     if outcome in ("correct", "wrong"):
         candidate = answer(problem.id, outcome)
         verdict = verify(problem, Candidate.from_json(candidate, problem.gadget))
         assert verdict.correct == (outcome == "correct"), (problem.id, outcome, verdict.reason)
-        record.update(candidate=candidate, correct=verdict.correct, reason=verdict.reason,
-                      witness=verdict.witness.to_json() if verdict.witness else None)
+        record.update(
+            candidate=candidate,
+            correct=verdict.correct,
+            reason=verdict.reason,
+            witness=verdict.witness.to_json() if verdict.witness else None,
+        )
     elif outcome == "parse-failure":
-        record.update(parse_error="no answer found in the response", reason="no answer found in the response",
-                      response="I think the answer is a graph with some edges.")
+        record.update(
+            parse_error="no answer found in the response",
+            reason="no answer found in the response",
+            response="I think the answer is a graph with some edges.",
+        )
     elif outcome == "truncated":
-        record.update(finish_reason="length", parse_error="response was cut off before an answer",
-                      reason="response was cut off before an answer", response="Let me think... " * 20)
+        record.update(
+            finish_reason="length",
+            parse_error="response was cut off before an answer",
+            reason="response was cut off before an answer",
+            response="Let me think... " * 20,
+        )
     elif outcome == "error":
-        record.update(error="HTTP 500 from server after 5 retries", reason="HTTP 500 from server after 5 retries",
-                      usage={"prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": None,
-                             "total_tokens": 0},
-                      response="", finish_reason=None)
+        record.update(
+            error="HTTP 500 from server after 5 retries",
+            reason="HTTP 500 from server after 5 retries",
+            usage={
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
+                "reasoning_tokens": None,
+                "total_tokens": 0,
+            },
+            response="",
+            finish_reason=None,
+        )
     else:
         raise ValueError(outcome)
     record.update(overrides)
     return record
 
 
-def write_run_dir(path: Path, *, problems: list[str], settings: list[str], runs: int,
-                  samples: list[dict[str, Any]], model_label: str = "test-model",
-                  model: str = "openai/test-model") -> Path:
+def write_run_dir(
+    path: Path,
+    *,
+    problems: list[str],
+    settings: list[str],
+    runs: int,
+    samples: list[dict[str, Any]],
+    model_label: str = "test-model",
+    model: str = "openai/test-model",
+) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     config = {
-        "format_version": 1, "model": model, "model_label": model_label, "profile": model_label,
-        "settings": settings, "runs": runs, "problems": problems,
-        "sampling": {"temperature": 0.7, "top_p": 0.8, "top_k": 20, "max_tokens": 32768, "seed": None},
-        "tool_mode": "text", "package_version": "0.1.0", "dataset_hash": "0" * 64,
+        "format_version": 1,
+        "model": model,
+        "model_label": model_label,
+        "profile": model_label,
+        "settings": settings,
+        "runs": runs,
+        "problems": problems,
+        "sampling": {
+            "temperature": 0.7,
+            "top_p": 0.8,
+            "top_k": 20,
+            "max_tokens": 32768,
+            "seed": None,
+        },
+        "tool_mode": "text",
+        "package_version": "0.1.0",
+        "dataset_hash": "0" * 64,
         "created": "2026-12-01T00:00:00Z",
     }
     (path / "config.json").write_text(json.dumps(config, indent=2))

@@ -32,7 +32,9 @@ def assert_good(problem_id: str, graph: Graph, coloring: dict) -> None:
         assert any(graph.edges[i] in red for i in copy)
 
 
-@pytest.mark.parametrize("problem_id", ["k13_k4_red_determiner", "p3_c4_negative_sender", "k13_k4e_clause_gadget"])
+@pytest.mark.parametrize(
+    "problem_id", ["k13_k4_red_determiner", "p3_c4_negative_sender", "k13_k4e_clause_gadget"]
+)
 def test_show_shipped_solution(tmp_path, problem_id):
     out = tmp_path / "g.png"
     result = runner.invoke(app, ["show", problem_id, "--out", str(out), "--json"])
@@ -49,8 +51,20 @@ def test_show_file_to_svg_marks_designated_items(tmp_path):
     answer = tmp_path / "answer.txt"
     answer.write_text("0 1\n1 2\n2 0\n2 3\n")  # a triangle with a pendant edge
     out = tmp_path / "g.svg"
-    result = runner.invoke(app, ["show", "p3_k3_positive_sender", str(answer), "--e", "0-1", "--f", "2-3",
-                                 "--out", str(out)])
+    result = runner.invoke(
+        app,
+        [
+            "show",
+            "p3_k3_positive_sender",
+            str(answer),
+            "--e",
+            "0-1",
+            "--f",
+            "2-3",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "incorrect" in result.output  # drawn anyway, with the verdict
     root = ET.parse(out).getroot()
@@ -66,7 +80,9 @@ def test_show_errors_are_one_line(tmp_path):
     ]
     for args, message in cases:
         result = runner.invoke(app, args)
-        assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+        assert (
+            result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+        )
 
 
 def test_picture_svg_colors_and_marks():
@@ -74,7 +90,10 @@ def test_picture_svg_colors_and_marks():
     solution = get_solution(problem.id)
     graph = solution.candidate.graph
     red = [e for i, e in enumerate(graph.edges) if i % 3 == 0]
-    coloring = {"red": [list(e) for e in red], "blue": [list(e) for e in graph.edges if e not in red]}
+    coloring = {
+        "red": [list(e) for e in red],
+        "blue": [list(e) for e in graph.edges if e not in red],
+    }
     svg = picture_svg(graph_picture(graph, solution.candidate.designated, problem.gadget, coloring))
     root = ET.fromstring(svg)
     strokes = [line.get("stroke") for line in root.iter(f"{SVG}line")]
@@ -85,25 +104,42 @@ def test_picture_svg_colors_and_marks():
 
 
 def test_report_cli_json_and_errors(tmp_path, run_dir_factory, sample):
-    path = run_dir_factory(problems=["p3_k3_red_determiner", "p3_k4_red_determiner"], settings=["zero-shot"], runs=2,
-                           samples=[sample("p3_k3_red_determiner", "zero-shot", 0, "correct"),
-                                    sample("p3_k4_red_determiner", "zero-shot", 0, "wrong"),
-                                    sample("p3_k3_red_determiner", "zero-shot", 1, "truncated")])
+    path = run_dir_factory(
+        problems=["p3_k3_red_determiner", "p3_k4_red_determiner"],
+        settings=["zero-shot"],
+        runs=2,
+        samples=[
+            sample("p3_k3_red_determiner", "zero-shot", 0, "correct"),
+            sample("p3_k4_red_determiner", "zero-shot", 0, "wrong"),
+            sample("p3_k3_red_determiner", "zero-shot", 1, "truncated"),
+        ],
+    )
     out = tmp_path / "out"
-    result = runner.invoke(app, ["report", str(path), "--out", str(out), "--no-html", "--json", "--bootstrap", "0"])
+    result = runner.invoke(
+        app, ["report", str(path), "--out", str(out), "--no-html", "--json", "--bootstrap", "0"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     (row,) = data["table1"]
-    assert row["mean_accuracy_pct"] == 25.0 and row["samples_missing"] == 1 and row["n_truncated"] == 1
+    assert (
+        row["mean_accuracy_pct"] == 25.0 and row["samples_missing"] == 1 and row["n_truncated"] == 1
+    )
     assert row["accuracy_without_truncated_pct"] == pytest.approx(100 * (0.5 + 0.0) / 2)
     assert not (out / "report.html").exists() and (out / "table1.md").is_file()
     bad = runner.invoke(app, ["report", str(tmp_path / "nothing"), "--out", str(out)])
     assert bad.exit_code == 2 and "no such file or directory" in bad.output
     a_file = tmp_path / "a_file"
     a_file.write_text("keep me")
-    for target, message in ((a_file, "it is a file, not a directory"), (a_file / "sub", "cannot create the report")):
-        bad = runner.invoke(app, ["report", str(path), "--out", str(target), "--no-html", "--bootstrap", "0"])
-        assert bad.exit_code == 2 and bad.output.startswith("error: ") and message in bad.output, bad.output
+    for target, message in (
+        (a_file, "it is a file, not a directory"),
+        (a_file / "sub", "cannot create the report"),
+    ):
+        bad = runner.invoke(
+            app, ["report", str(path), "--out", str(target), "--no-html", "--bootstrap", "0"]
+        )
+        assert bad.exit_code == 2 and bad.output.startswith("error: ") and message in bad.output, (
+            bad.output
+        )
         assert bad.output.count("\n") == 1 and a_file.read_text() == "keep me"
 
 
@@ -116,15 +152,21 @@ def test_eval_then_report_end_to_end(tmp_path):
     result = runner.invoke(app, ["eval", "--problems", problems, "--runs", "2", "--out", str(run)])
     assert result.exit_code == 0, result.output
     out = tmp_path / "report"
-    result = runner.invoke(app, ["report", str(tmp_path / "runs"), "--out", str(out), "--bootstrap", "100"])
+    result = runner.invoke(
+        app, ["report", str(tmp_path / "runs"), "--out", str(out), "--bootstrap", "100"]
+    )
     assert result.exit_code == 0, result.output
     import csv
 
     rows = {r["setting"]: r for r in csv.DictReader((out / "table1.csv").open())}
     config = json.loads((run / "config.json").read_text())
     assert set(rows) == set(config["settings"])
-    for setting, row in rows.items():
-        assert row["model"] == config["model_label"] and row["runs"] == "2" and row["samples_missing"] == "0"
+    for _setting, row in rows.items():
+        assert (
+            row["model"] == config["model_label"]
+            and row["runs"] == "2"
+            and row["samples_missing"] == "0"
+        )
         # the reference solver answers every problem with a verified solution
         assert float(row["mean_accuracy_pct"]) == 100.0, row
     assert rows["example-hint"]["problems"] == "2"  # (P3,K3) has no K1,3 counterpart problem

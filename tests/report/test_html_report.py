@@ -17,16 +17,31 @@ from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-PROBLEMS = ["p3_k3_red_determiner", "p3_k3_positive_sender", "k13_k3_red_determiner", "k13_k3_clause_gadget",
-            "k13_k4_variable_gadget"]
+CHROMIUM = (
+    shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+)
+PROBLEMS = [
+    "p3_k3_red_determiner",
+    "p3_k3_positive_sender",
+    "k13_k3_red_determiner",
+    "k13_k3_clause_gadget",
+    "k13_k4_variable_gadget",
+]
 PLAN = {  # model -> problem -> outcomes of runs 0, 1 (None: missing)
-    "alpha": {"p3_k3_red_determiner": ["correct", "correct"], "p3_k3_positive_sender": ["wrong", "correct"],
-              "k13_k3_red_determiner": ["truncated", "wrong"], "k13_k3_clause_gadget": ["parse-failure", None],
-              "k13_k4_variable_gadget": ["error", "wrong"]},
-    "beta": {"p3_k3_red_determiner": ["wrong", "wrong"], "p3_k3_positive_sender": ["correct", "parse-failure"],
-             "k13_k3_red_determiner": ["correct", None], "k13_k3_clause_gadget": ["correct", "wrong"],
-             "k13_k4_variable_gadget": ["correct", "truncated"]},
+    "alpha": {
+        "p3_k3_red_determiner": ["correct", "correct"],
+        "p3_k3_positive_sender": ["wrong", "correct"],
+        "k13_k3_red_determiner": ["truncated", "wrong"],
+        "k13_k3_clause_gadget": ["parse-failure", None],
+        "k13_k4_variable_gadget": ["error", "wrong"],
+    },
+    "beta": {
+        "p3_k3_red_determiner": ["wrong", "wrong"],
+        "p3_k3_positive_sender": ["correct", "parse-failure"],
+        "k13_k3_red_determiner": ["correct", None],
+        "k13_k3_clause_gadget": ["correct", "wrong"],
+        "k13_k4_variable_gadget": ["correct", "truncated"],
+    },
 }
 SETTINGS = ["zero-shot", "example-hint"]
 # drawings: the 5 shipped solutions, plus per model and setting each problem with a correct or wrong answer
@@ -49,18 +64,39 @@ def built(tmp_path_factory, report_helpers):
                     continue
                 for run, outcome in enumerate(outcomes):
                     if outcome is not None:
-                        samples.append(make_sample(problem, setting, run, outcome, tokens=1000 + 100 * run))
-        dirs.append(write_run_dir(base / model, problems=PROBLEMS, settings=SETTINGS, runs=2, samples=samples,
-                                  model_label=model))
+                        samples.append(
+                            make_sample(problem, setting, run, outcome, tokens=1000 + 100 * run)
+                        )
+        dirs.append(
+            write_run_dir(
+                base / model,
+                problems=PROBLEMS,
+                settings=SETTINGS,
+                runs=2,
+                samples=samples,
+                model_label=model,
+            )
+        )
     out = base / "report"
-    result = CliRunner().invoke(app, ["report", *map(str, dirs), "--out", str(out), "--bootstrap", "200"])
+    result = CliRunner().invoke(
+        app, ["report", *map(str, dirs), "--out", str(out), "--bootstrap", "200"]
+    )
     assert result.exit_code == 0, result.output
     return out
 
 
 def test_report_files_and_size(built):
-    for name in ("table1", "table1_wide", "table2", "outcomes", "by_tier", "by_size", "by_gadget", "by_pair",
-                 "per_problem"):
+    for name in (
+        "table1",
+        "table1_wide",
+        "table2",
+        "outcomes",
+        "by_tier",
+        "by_size",
+        "by_gadget",
+        "by_pair",
+        "per_problem",
+    ):
         assert (built / f"{name}.md").is_file() and (built / f"{name}.csv").is_file()
     for name in ("accuracy_vs_tokens", "accuracy_vs_size", "accuracy_by_tier", "outcomes"):
         assert (built / "figures" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -69,7 +105,8 @@ def test_report_files_and_size(built):
     assert len(html) < 2_000_000
     summary = json.loads((built / "summary.json").read_text())
     assert {(r["model"], r["setting"]) for r in summary["table1"]} == {
-        (m, s) for m in PLAN for s in SETTINGS}
+        (m, s) for m in PLAN for s in SETTINGS
+    }
 
 
 def test_html_is_self_contained(built):
@@ -97,7 +134,9 @@ def test_table1_numbers(built):
     # the example hint applies to k13_k3_red_determiner and k13_k4_variable_gadget: beta solves 2/2 in
     # run 0 and 0/2 in run 1 (one missing, one truncated)
     beta_hint = rows[("beta", "example-hint")]
-    assert beta_hint["problems"] == "2" and float(beta_hint["mean_accuracy_pct"]) == pytest.approx(50.0)
+    assert beta_hint["problems"] == "2" and float(beta_hint["mean_accuracy_pct"]) == pytest.approx(
+        50.0
+    )
     assert beta_hint["n_truncated"] == "1" and beta_hint["samples_missing"] == "1"
 
 
@@ -141,7 +180,9 @@ class DevTools:
         raise AssertionError(f"timed out waiting for {method}")
 
     def js(self, expression: str):
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        result = self.call(
+            "Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True
+        )
         if "exceptionDetails" in result:
             raise AssertionError(f"JS error in {expression!r}: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -153,15 +194,33 @@ class DevTools:
 @pytest.fixture
 def browser(tmp_path):
     if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (Debian package 'chromium'; scripts/setup.sh installs it)")
-    pytest.importorskip("websockets", reason="the websockets package (test extra) drives Chromium over CDP")
+        pytest.skip(
+            "Chromium is not installed (Debian package 'chromium'; scripts/setup.sh installs it)"
+        )
+    pytest.importorskip(
+        "websockets", reason="the websockets package (test extra) drives Chromium over CDP"
+    )
     profile = tmp_path / "chromium-profile"
     process = subprocess.Popen(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--remote-debugging-port=0",
-         "--window-size=1280,1800", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            "--window-size=1280,1800",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         port_file = profile / "DevToolsActivePort"
         deadline = time.monotonic() + 30
@@ -196,22 +255,33 @@ def test_report_in_headless_chromium(built, browser):
     assert browser.js("document.body.getAttribute('data-report-ready')") == "1"
 
     # every <img> (the figures) decoded; every graph drawing has a size once its problem is opened
-    images = browser.js("Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight])")
+    images = browser.js(
+        "Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
+    )
     assert len(images) == 4 and all(ok and w > 0 and h > 0 for ok, w, h in images), images
     browser.js("document.querySelectorAll('details').forEach(d => d.open = true)")
-    boxes = browser.js("Array.from(document.querySelectorAll('svg.graph')).map(s => s.getBoundingClientRect().width)")
+    boxes = browser.js(
+        "Array.from(document.querySelectorAll('svg.graph')).map(s => s.getBoundingClientRect().width)"
+    )
     assert len(boxes) == DRAWN and all(w > 100 for w in boxes)
 
     # sorting: numeric column ascending, then descending; text column alphabetical
     column = """(t, i) => Array.from(document.querySelectorAll('#table-' + t + ' tbody tr'))
                           .map(r => r.cells[i].getAttribute('data-sort'))"""
-    headers = browser.js("Array.from(document.querySelectorAll('#table-table1 th')).map(h => h.textContent)")
+    headers = browser.js(
+        "Array.from(document.querySelectorAll('#table-table1 th')).map(h => h.textContent)"
+    )
     acc = headers.index("Accuracy % (mean ± sd)")
     click = f"document.querySelectorAll('#table-table1 th')[{acc}].click()"
     browser.js(click)
     up = [float(x) for x in browser.js(f"({column})('table1', {acc})")]
     assert up == sorted(up) and len(up) == 4 and up[0] < up[-1]
-    assert browser.js(f"document.querySelectorAll('#table-table1 th')[{acc}].getAttribute('aria-sort')") == "ascending"
+    assert (
+        browser.js(
+            f"document.querySelectorAll('#table-table1 th')[{acc}].getAttribute('aria-sort')"
+        )
+        == "ascending"
+    )
     browser.js(click)
     down = [float(x) for x in browser.js(f"({column})('table1', {acc})")]
     assert down == sorted(up, reverse=True)
@@ -222,12 +292,27 @@ def test_report_in_headless_chromium(built, browser):
     # nothing went wrong: no exceptions, no console errors, no request other than file:/data:
     browser.call("Runtime.evaluate", expression="1")  # flush pending events
     exceptions = [e for e in browser.events if e.get("method") == "Runtime.exceptionThrown"]
-    console_errors = [e for e in browser.events if e.get("method") == "Runtime.consoleAPICalled"
-                      and e["params"].get("type") in ("error", "assert")]
-    log_errors = [e for e in browser.events if e.get("method") == "Log.entryAdded"
-                  and e["params"]["entry"].get("level") == "error"]
-    assert not exceptions and not console_errors and not log_errors, (exceptions, console_errors, log_errors)
-    requests = [e["params"]["request"]["url"] for e in browser.events if e.get("method") == "Network.requestWillBeSent"]
+    console_errors = [
+        e
+        for e in browser.events
+        if e.get("method") == "Runtime.consoleAPICalled"
+        and e["params"].get("type") in ("error", "assert")
+    ]
+    log_errors = [
+        e
+        for e in browser.events
+        if e.get("method") == "Log.entryAdded" and e["params"]["entry"].get("level") == "error"
+    ]
+    assert not exceptions and not console_errors and not log_errors, (
+        exceptions,
+        console_errors,
+        log_errors,
+    )
+    requests = [
+        e["params"]["request"]["url"]
+        for e in browser.events
+        if e.get("method") == "Network.requestWillBeSent"
+    ]
     assert requests and all(u.startswith(("file:", "data:")) for u in requests), requests
     shot = browser.call("Page.captureScreenshot", format="png")
     assert len(shot["data"]) > 1000

@@ -13,8 +13,19 @@ from pathlib import Path
 import pytest
 
 from ramseygadgets.report import (
-    BREAKDOWNS, Cell, Run, RunFormatError, Sample, breakdown, build_cells, cell_stats, example_hint_applies, load_runs,
-    pass_at_k, register_reader, sample_std,
+    BREAKDOWNS,
+    Cell,
+    Run,
+    RunFormatError,
+    Sample,
+    breakdown,
+    build_cells,
+    cell_stats,
+    example_hint_applies,
+    load_runs,
+    pass_at_k,
+    register_reader,
+    sample_std,
 )
 from ramseygadgets.report.runs import _READERS
 from ramseygadgets.report.tables import table1, table2
@@ -23,10 +34,12 @@ P1, P2 = "p3_k3_red_determiner", "p3_k3_blue_determiner"  # easy
 P3, P4 = "p3_k3_positive_sender", "p3_k3_negative_sender"  # hard
 
 #            run 0       run 1        run 2
-PLAN = {P1: ["correct", "correct", "correct"],
-        P2: ["wrong", "correct", "parse-failure"],
-        P3: ["correct", "wrong", "truncated"],
-        P4: ["wrong", None, "error"]}  # None: missing (run 1 did not finish)
+PLAN = {
+    P1: ["correct", "correct", "correct"],
+    P2: ["wrong", "correct", "parse-failure"],
+    P3: ["correct", "wrong", "truncated"],
+    P4: ["wrong", None, "error"],
+}  # None: missing (run 1 did not finish)
 
 
 def plan_samples(sample, setting="zero-shot", plan=PLAN):
@@ -40,7 +53,9 @@ def plan_samples(sample, setting="zero-shot", plan=PLAN):
 
 @pytest.fixture
 def hand_cell(run_dir_factory, sample):
-    path = run_dir_factory(problems=list(PLAN), settings=["zero-shot"], runs=3, samples=plan_samples(sample))
+    path = run_dir_factory(
+        problems=list(PLAN), settings=["zero-shot"], runs=3, samples=plan_samples(sample)
+    )
     (cell,) = build_cells(load_runs([path]))
     return cell
 
@@ -69,7 +84,14 @@ def test_pass_at_k_and_unbiased_estimator(hand_cell):
 
 def test_outcomes_tokens_and_truncation(hand_cell):
     st = cell_stats(hand_cell, resamples=0)
-    assert st.outcomes == {"correct": 5, "wrong": 3, "parse-failure": 1, "truncated": 1, "error": 1, "missing": 1}
+    assert st.outcomes == {
+        "correct": 5,
+        "wrong": 3,
+        "parse-failure": 1,
+        "truncated": 1,
+        "error": 1,
+        "missing": 1,
+    }
     # tokens 100*(i+1) + 10*run over the 10 samples without a backend error (P4's run 2 is the error):
     # P1 100+110+120, P2 200+210+220, P3 300+310+320, P4 400 -> 2290 / 10
     assert st.avg_tokens == pytest.approx(229.0) and st.token_samples == 10
@@ -101,12 +123,17 @@ def test_size_and_gadget_splits_use_sample_fields(hand_cell):
 def test_min_vertices_falls_back_to_shipped_solution(run_dir_factory, sample):
     from ramseygadgets.solutions import get_solution
 
-    samples = [sample(P1, "zero-shot", 0, "correct", min_vertices=None), sample(P3, "zero-shot", 0, "wrong",
-                                                                                min_vertices=None)]
+    samples = [
+        sample(P1, "zero-shot", 0, "correct", min_vertices=None),
+        sample(P3, "zero-shot", 0, "wrong", min_vertices=None),
+    ]
     path = run_dir_factory(problems=[P1, P3], settings=["zero-shot"], runs=1, samples=samples)
     (cell,) = build_cells(load_runs([path]))
     infos = cell.infos()
-    assert infos[P1].min_vertices == get_solution(P1).n and infos[P3].min_vertices == get_solution(P3).n
+    assert (
+        infos[P1].min_vertices == get_solution(P1).n
+        and infos[P3].min_vertices == get_solution(P3).n
+    )
 
 
 def test_pass_at_k_matches_subset_enumeration():
@@ -143,7 +170,10 @@ def test_bootstrap_is_seeded_and_matches_the_normal_approximation():
     a = cell_stats(one_run, resamples=4000, seed=7)
     assert a.mean_ci == cell_stats(one_run, resamples=4000, seed=7).mean_ci
     # the seed matters (few resamples, so the percentiles interpolate between different draws)
-    assert cell_stats(one_run, resamples=30, seed=7).mean_ci != cell_stats(one_run, resamples=30, seed=8).mean_ci
+    assert (
+        cell_stats(one_run, resamples=30, seed=7).mean_ci
+        != cell_stats(one_run, resamples=30, seed=8).mean_ci
+    )
     half_width = 1.96 * math.sqrt(0.25 / 40)  # binomial proportion 1/2 over 40 problems
     assert a.mean_ci.low == pytest.approx(0.5 - half_width, abs=0.03)
     assert a.mean_ci.high == pytest.approx(0.5 + half_width, abs=0.03)
@@ -160,8 +190,11 @@ def test_bootstrap_brackets_the_mean(hand_cell):
 
 def test_bootstrap_of_a_perfect_run_is_degenerate(run_dir_factory, sample):
     samples = [sample(p, "zero-shot", r, "correct") for p in (P1, P2) for r in range(2)]
-    (cell,) = build_cells(load_runs([run_dir_factory(problems=[P1, P2], settings=["zero-shot"], runs=2,
-                                                     samples=samples)]))
+    (cell,) = build_cells(
+        load_runs(
+            [run_dir_factory(problems=[P1, P2], settings=["zero-shot"], runs=2, samples=samples)]
+        )
+    )
     st = cell_stats(cell, resamples=300)
     assert (st.mean_ci.low, st.mean_ci.high) == (1.0, 1.0) and st.std == 0.0
 
@@ -178,8 +211,10 @@ def test_example_hint_expected_set_and_table2(run_dir_factory, sample):
     samples += [sample(other, "zero-shot", r, "correct") for r in range(2)]
     samples += [sample(q1, "example-hint", r, "correct") for r in range(2)]
     samples += [sample(q2, "example-hint", 0, "correct")]  # run 1 missing
-    path = run_dir_factory(problems=[q1, q2, other], settings=["zero-shot", "example-hint"], runs=2, samples=samples)
-    run, = load_runs([path])
+    path = run_dir_factory(
+        problems=[q1, q2, other], settings=["zero-shot", "example-hint"], runs=2, samples=samples
+    )
+    (run,) = load_runs([path])
     assert run.missing_keys() == {(q2, "example-hint", 1)}
     cells = build_cells([run])
     by_setting = {c.setting: c for c in cells}
@@ -188,7 +223,10 @@ def test_example_hint_expected_set_and_table2(run_dir_factory, sample):
     # zero-shot restricted to q1, q2: runs 1/2, 0/2 -> 25 %; the clause gadget (always correct) is left out
     assert rows["zero-shot"]["problems"] == 2 and rows["zero-shot"]["mean_accuracy_pct"] == 25.0
     # example hint: runs 2/2, 1/2 -> 75 %, one sample missing
-    assert rows["example-hint"]["mean_accuracy_pct"] == 75.0 and rows["example-hint"]["samples_missing"] == 1
+    assert (
+        rows["example-hint"]["mean_accuracy_pct"] == 75.0
+        and rows["example-hint"]["samples_missing"] == 1
+    )
     full_zero = cell_stats(by_setting["zero-shot"], resamples=0)
     assert full_zero.mean == pytest.approx((2 / 3 + 1 / 3) / 2)
 
@@ -209,43 +247,72 @@ def test_table1_csv_and_markdown(hand_cell):
 
 def test_stacked_and_joined_directories(run_dir_factory, sample):
     # two directories of one model over the same problem: stacked as runs 0-1 and 2-3
-    a = run_dir_factory(problems=[P1], settings=["zero-shot"], runs=2,
-                        samples=[sample(P1, "zero-shot", 0, "correct"), sample(P1, "zero-shot", 1, "wrong")])
-    b = run_dir_factory(problems=[P1], settings=["zero-shot"], runs=2,
-                        samples=[sample(P1, "zero-shot", 0, "wrong"), sample(P1, "zero-shot", 1, "wrong")])
+    a = run_dir_factory(
+        problems=[P1],
+        settings=["zero-shot"],
+        runs=2,
+        samples=[sample(P1, "zero-shot", 0, "correct"), sample(P1, "zero-shot", 1, "wrong")],
+    )
+    b = run_dir_factory(
+        problems=[P1],
+        settings=["zero-shot"],
+        runs=2,
+        samples=[sample(P1, "zero-shot", 0, "wrong"), sample(P1, "zero-shot", 1, "wrong")],
+    )
     (cell,) = build_cells(load_runs([a, b]))
     assert cell.run_ids == [0, 1, 2, 3]
     assert cell_stats(cell, resamples=0).run_accuracies == (1.0, 0.0, 0.0, 0.0)
     # a directory with other problems is joined run by run
-    c = run_dir_factory(problems=[P3], settings=["zero-shot"], runs=2,
-                        samples=[sample(P3, "zero-shot", 0, "correct"), sample(P3, "zero-shot", 1, "correct")])
+    c = run_dir_factory(
+        problems=[P3],
+        settings=["zero-shot"],
+        runs=2,
+        samples=[sample(P3, "zero-shot", 0, "correct"), sample(P3, "zero-shot", 1, "correct")],
+    )
     (cell,) = build_cells(load_runs([a, c]))
     assert cell.run_ids == [0, 1]
     assert cell_stats(cell, resamples=0).run_accuracies == (1.0, 0.5)
     # a different model label stays separate
-    d = run_dir_factory(problems=[P1], settings=["zero-shot"], runs=1, model_label="other",
-                        samples=[sample(P1, "zero-shot", 0, "correct")])
+    d = run_dir_factory(
+        problems=[P1],
+        settings=["zero-shot"],
+        runs=1,
+        model_label="other",
+        samples=[sample(P1, "zero-shot", 0, "correct")],
+    )
     assert sorted(c.model for c in build_cells(load_runs([a, d]))) == ["other", "test-model"]
 
 
 def test_folder_of_run_directories(tmp_path, run_dir_factory, sample):
-    run_dir_factory(problems=[P1], settings=["zero-shot"], runs=1, samples=[sample(P1, "zero-shot", 0)])
-    run_dir_factory(problems=[P3], settings=["zero-shot"], runs=1, samples=[sample(P3, "zero-shot", 0)])
+    run_dir_factory(
+        problems=[P1], settings=["zero-shot"], runs=1, samples=[sample(P1, "zero-shot", 0)]
+    )
+    run_dir_factory(
+        problems=[P3], settings=["zero-shot"], runs=1, samples=[sample(P3, "zero-shot", 0)]
+    )
     assert len(load_runs([tmp_path])) == 2
 
 
 def test_torn_line_duplicates_and_missing_config(run_dir_factory, sample):
-    path = run_dir_factory(problems=[P1, P2], settings=["zero-shot"], runs=1,
-                           samples=[sample(P1, "zero-shot", 0), sample(P1, "zero-shot", 0, "wrong")])
+    path = run_dir_factory(
+        problems=[P1, P2],
+        settings=["zero-shot"],
+        runs=1,
+        samples=[sample(P1, "zero-shot", 0), sample(P1, "zero-shot", 0, "wrong")],
+    )
     with open(path / "samples.jsonl", "a") as fh:
         fh.write(json.dumps(sample(P2, "zero-shot", 0))[:50])  # killed mid-write
-    run, = load_runs([path])
+    (run,) = load_runs([path])
     assert [s.key for s in run.samples] == [(P1, "zero-shot", 0)] and run.samples[0].correct
-    assert any("recorded twice" in w for w in run.warnings) and any("unfinished" in w for w in run.warnings)
+    assert any("recorded twice" in w for w in run.warnings) and any(
+        "unfinished" in w for w in run.warnings
+    )
     assert run.missing_keys() == {(P2, "zero-shot", 0)}
     (path / "config.json").unlink()
-    run, = load_runs([path])
-    assert run.problems == (P1,) and run.runs == 1 and any("no config.json" in w for w in run.warnings)
+    (run,) = load_runs([path])
+    assert (
+        run.problems == (P1,) and run.runs == 1 and any("no config.json" in w for w in run.warnings)
+    )
 
 
 def test_unreadable_inputs_give_one_line_errors(tmp_path):
@@ -263,17 +330,30 @@ def test_unreadable_inputs_give_one_line_errors(tmp_path):
 
 def test_registered_reader_extends_load_runs(tmp_path):
     log = tmp_path / "x.fakelog"
-    log.write_text(json.dumps([{"problem_id": P1, "setting": "zero-shot", "run": 0, "correct": True}]))
+    log.write_text(
+        json.dumps([{"problem_id": P1, "setting": "zero-shot", "run": 0, "correct": True}])
+    )
 
     def read(path: Path) -> list[Run]:
         samples = [Sample.from_record(r) for r in json.loads(path.read_text())]
-        return [Run(label="fake", model="fake", settings=("zero-shot",), runs=1, problems=(P1, P2),
-                    samples=samples, source=str(path))]
+        return [
+            Run(
+                label="fake",
+                model="fake",
+                settings=("zero-shot",),
+                runs=1,
+                problems=(P1, P2),
+                samples=samples,
+                source=str(path),
+            )
+        ]
 
     register_reader("fakelog", lambda p: p.suffix == ".fakelog", read)
     try:
-        run, = load_runs([log])
-        assert run.label == "fake" and run.samples[0].tier == "easy"  # tier filled in from the catalog
+        (run,) = load_runs([log])
+        assert (
+            run.label == "fake" and run.samples[0].tier == "easy"
+        )  # tier filled in from the catalog
         st = cell_stats(build_cells([run])[0], resamples=0)
         assert st.mean == 0.5 and st.missing == 1
     finally:
@@ -285,8 +365,12 @@ def test_unfinished_setting_is_reported_as_missing(tmp_path, run_dir_factory, sa
     report still builds (no tokens to plot for that cell) and says so on the page."""
     from ramseygadgets.report import ReportOptions, build_report
 
-    path = run_dir_factory(problems=[P1, P3], settings=["zero-shot", "multiround"], runs=2,
-                           samples=[sample(p, "zero-shot", r, "correct") for p in (P1, P3) for r in range(2)])
+    path = run_dir_factory(
+        problems=[P1, P3],
+        settings=["zero-shot", "multiround"],
+        runs=2,
+        samples=[sample(p, "zero-shot", r, "correct") for p in (P1, P3) for r in range(2)],
+    )
     runs = load_runs([path])
     multi = next(c for c in build_cells(runs) if c.setting == "multiround")
     st = cell_stats(multi, resamples=50)
@@ -294,6 +378,14 @@ def test_unfinished_setting_is_reported_as_missing(tmp_path, run_dir_factory, sa
     result = build_report(runs, tmp_path / "out", ReportOptions(resamples=50))
     html = (tmp_path / "out" / "report.html").read_text()
     assert html.count("no sample recorded (run did not finish)") == 2
-    rows = {r["setting"]: r for r in csv.DictReader(io.StringIO((tmp_path / "out" / "table1.csv").read_text()))}
-    assert rows["multiround"]["samples_missing"] == "4" and rows["zero-shot"]["mean_accuracy_pct"] == "100.0"
-    assert (tmp_path / "out" / "figures" / "accuracy_vs_tokens.png").is_file() and not result.warnings
+    rows = {
+        r["setting"]: r
+        for r in csv.DictReader(io.StringIO((tmp_path / "out" / "table1.csv").read_text()))
+    }
+    assert (
+        rows["multiround"]["samples_missing"] == "4"
+        and rows["zero-shot"]["mean_accuracy_pct"] == "100.0"
+    )
+    assert (
+        tmp_path / "out" / "figures" / "accuracy_vs_tokens.png"
+    ).is_file() and not result.warnings

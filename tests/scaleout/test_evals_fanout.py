@@ -13,8 +13,17 @@ PROBLEMS = ["p3_k3_red_determiner", "p3_k3_positive_sender", "k13_k3_clause_gadg
 
 
 def test_two_models_and_two_settings_fan_out_over_processes(tmp_path):
-    configs = [{"out": str(tmp_path / f"{model}-{setting}"), "model": model, "settings": [setting], "runs": 2,
-                "problems": PROBLEMS} for model in ("solver", "random") for setting in ("zero-shot", "size-hint")]
+    configs = [
+        {
+            "out": str(tmp_path / f"{model}-{setting}"),
+            "model": model,
+            "settings": [setting],
+            "runs": 2,
+            "problems": PROBLEMS,
+        }
+        for model in ("solver", "random")
+        for setting in ("zero-shot", "size-hint")
+    ]
     summaries = run_evaluations(configs, LocalExecutor(2))
     assert [s["out"] for s in summaries] == [c["out"] for c in configs]
     for config, summary in zip(configs, summaries):

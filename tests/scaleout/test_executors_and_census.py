@@ -14,14 +14,20 @@ from ramseygadgets.search.exhaustive import nauty_available
 
 from . import helpers  # noqa: E402  (module-level tasks importable by forked workers)
 
-needs_nauty = pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
+needs_nauty = pytest.mark.skipif(
+    not nauty_available(), reason="nauty (geng, listg) is not installed"
+)
 
 
 def problems() -> list:
     spec = ColoringSpec.parse("P3 | P3 | P4")
-    return [MultiProblem(spec, "determiner", 2), MultiProblem(spec, "positive-sender"),
-            MultiProblem(spec, "negative-sender"), MultiProblem.of_problem(Problem.make("P3", "K3", "red-determiner")),
-            Problem.make("K1,3", "K3", "clause-gadget")]
+    return [
+        MultiProblem(spec, "determiner", 2),
+        MultiProblem(spec, "positive-sender"),
+        MultiProblem(spec, "negative-sender"),
+        MultiProblem.of_problem(Problem.make("P3", "K3", "red-determiner")),
+        Problem.make("K1,3", "K3", "clause-gadget"),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -62,27 +68,45 @@ def test_counts_do_not_depend_on_the_slicing_or_the_number_of_processes(referenc
 
 
 @needs_nauty
-def test_a_killed_slice_is_recomputed_and_nothing_is_double_counted(reference, tmp_path, monkeypatch):
+def test_a_killed_slice_is_recomputed_and_nothing_is_double_counted(
+    reference, tmp_path, monkeypatch
+):
     checkpoints = tmp_path / "census"
     monkeypatch.setenv(helpers.MARKER_ENV, str(tmp_path / "marker"))
     monkeypatch.setenv(helpers.KILL_ENV, "n6-r2-of5")
-    first = run_census(problems(), range(3, 7), mod=5, checkpoint_dir=checkpoints, executor=LocalExecutor(2),
-                       slice_fn=helpers.census_with_a_kill)
+    first = run_census(
+        problems(),
+        range(3, 7),
+        mod=5,
+        checkpoint_dir=checkpoints,
+        executor=LocalExecutor(2),
+        slice_fn=helpers.census_with_a_kill,
+    )
     assert (tmp_path / "marker").read_text() == "n6-r2-of5"  # that worker died mid-run
     assert sorted(first.computed) == sorted(f"n{n}-r{r}-of5" for n in range(3, 7) for r in range(5))
     assert first.counts() == reference.counts()
     files = sorted(p.name for p in checkpoints.iterdir())
-    assert files == sorted(f"n{n}-r{r}-of5.json" for n in range(3, 7) for r in range(5))  # one file per slice
+    assert files == sorted(
+        f"n{n}-r{r}-of5.json" for n in range(3, 7) for r in range(5)
+    )  # one file per slice
 
     # a later run: one slice file lost (a worker of a previous run died before its write), a torn
     # temporary file left behind; only that slice is computed again, the rest is loaded once
     (checkpoints / "n5-r1-of5.json").unlink()
     (checkpoints / ".n5-r1-of5.json.tmp-999").write_text('{"fingerprint": "x", "resu')
     seen = []
-    second = run_census(problems(), range(3, 7), mod=5, checkpoint_dir=checkpoints, executor=LocalExecutor(2),
-                        on_slice=lambda task, computed: seen.append((task.name, computed)))
+    second = run_census(
+        problems(),
+        range(3, 7),
+        mod=5,
+        checkpoint_dir=checkpoints,
+        executor=LocalExecutor(2),
+        on_slice=lambda task, computed: seen.append((task.name, computed)),
+    )
     assert second.computed == ["n5-r1-of5"] and len(second.loaded) == 19
-    assert sorted(name for name, _ in seen) == sorted(set(name for name, _ in seen))  # each slice once
+    assert sorted(name for name, _ in seen) == sorted(
+        set(name for name, _ in seen)
+    )  # each slice once
     assert second.counts() == reference.counts()
     third = run_census(problems(), range(3, 7), mod=5, checkpoint_dir=checkpoints)
     assert third.computed == [] and third.counts() == reference.counts()

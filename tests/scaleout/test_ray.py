@@ -13,7 +13,9 @@ from . import helpers
 from .test_executors_and_census import problems
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'ramseygadgets[ray]')")
-pytestmark = pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
+pytestmark = pytest.mark.skipif(
+    not nauty_available(), reason="nauty (geng, listg) is not installed"
+)
 
 
 def test_unreachable_or_malformed_cluster_addresses_fail_at_once_with_one_line():
@@ -62,14 +64,22 @@ def test_ray_reruns_the_task_of_a_dead_worker_once(cluster, tmp_path):
 
 def test_problems_fan_out_on_ray_like_on_local_processes(cluster, tmp_path):
     plan = plan_problem_set(["P3"], ["K3", "C5"], ["P3 | P3 | P4"], gadgets="determiners,senders")
-    local = generate_problem_set(plan, ProblemSetWriter(tmp_path / "local"), max_vertices=7, timeout=30,
-                                 executor=LocalExecutor(1))
-    remote = generate_problem_set(plan, ProblemSetWriter(tmp_path / "ray"), max_vertices=7, timeout=30,
-                                  executor=cluster)
+    local = generate_problem_set(
+        plan,
+        ProblemSetWriter(tmp_path / "local"),
+        max_vertices=7,
+        timeout=30,
+        executor=LocalExecutor(1),
+    )
+    remote = generate_problem_set(
+        plan, ProblemSetWriter(tmp_path / "ray"), max_vertices=7, timeout=30, executor=cluster
+    )
 
     def sizes(outcome):
         return {r["id"]: (r["status"], r["n"], r["m"]) for r in outcome.ran}
 
     assert len(remote.ran) == len(plan.problems) == 11
     assert sizes(remote) == sizes(local)
-    assert (tmp_path / "ray" / "problems.jsonl").read_text() == (tmp_path / "local" / "problems.jsonl").read_text()
+    assert (tmp_path / "ray" / "problems.jsonl").read_text() == (
+        tmp_path / "local" / "problems.jsonl"
+    ).read_text()

@@ -25,13 +25,19 @@ def test_solve_one_problem_json():
     assert code == 0
     (r,) = data["results"]
     assert r["status"] == "found" and r["n"] == 8 and r["lower_bound"] == 8 and r["edges_minimal"]
-    assert r["solution"]["vertices"] and [lv["outcome"] for lv in r["levels"]][-2:] == ["none", "found"]
+    assert r["solution"]["vertices"] and [lv["outcome"] for lv in r["levels"]][-2:] == [
+        "none",
+        "found",
+    ]
 
 
 def test_solve_one_problem_text():
     result = runner.invoke(app, ["solve", "p3_k3_red_determiner"])
     assert result.exit_code == 0
-    assert "n = 4: none" in result.output and "found on n = 5 vertices, m = 7 edges (minimal)" in result.output
+    assert (
+        "n = 4: none" in result.output
+        and "found on n = 5 vertices, m = 7 edges (minimal)" in result.output
+    )
 
 
 def test_solve_all_in_parallel_matches_shipped():
@@ -43,7 +49,9 @@ def test_solve_all_in_parallel_matches_shipped():
 
 
 def test_solve_a_pair_outside_the_catalog():
-    code, data = _json(["--F", "P3", "--H", "C5", "--gadget", "red-determiner", "--max-vertices", "8"])
+    code, data = _json(
+        ["--F", "P3", "--H", "C5", "--gadget", "red-determiner", "--max-vertices", "8"]
+    )
     assert code == 0
     assert data["results"][0]["problem_id"] == "p3_c5_red_determiner"
 
@@ -51,22 +59,30 @@ def test_solve_a_pair_outside_the_catalog():
 def test_not_found_within_limits_exits_1():
     code, data = _json(["k13_k4_blue_determiner", "--max-vertices", "7"])
     assert code == 1 and data["results"][0]["status"] == "none-up-to-limit"
-    result = runner.invoke(app, ["solve", "--F", "K1,3", "--H", "K5", "--gadget", "positive-sender",
-                                 "--timeout", "0.3"])
+    result = runner.invoke(
+        app,
+        ["solve", "--F", "K1,3", "--H", "K5", "--gadget", "positive-sender", "--timeout", "0.3"],
+    )
     assert result.exit_code == 1 and "not found within limits: time limit reached" in result.output
 
 
-@pytest.mark.parametrize("args,message", [
-    ([], "give exactly one of"),
-    (["p3_k3_red_determiner", "--all"], "give exactly one of"),
-    (["--F", "K3"], "must be given together"),
-    (["--F", "K3", "--H", "K4", "--gadget", "clause"], "defined only for F = K1,k"),
-    (["--F", "K1,3", "--H", "K4", "--gadget", "bogus"], "unknown gadget type"),
-    (["no_such_problem"], "unknown problem id"),
-    (["--F", "K3", "--H", "K3", "--gadget", "red-determiner"], "no (K3, K3)-red-determiner exists"),
-    (["--F", "K1,2", "--H", "P3", "--gadget", "blue-determiner"], "F and H are isomorphic"),
-    (["--F", "0-1,2-3", "--H", "K3", "--gadget", "positive-sender"], "must be connected"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ([], "give exactly one of"),
+        (["p3_k3_red_determiner", "--all"], "give exactly one of"),
+        (["--F", "K3"], "must be given together"),
+        (["--F", "K3", "--H", "K4", "--gadget", "clause"], "defined only for F = K1,k"),
+        (["--F", "K1,3", "--H", "K4", "--gadget", "bogus"], "unknown gadget type"),
+        (["no_such_problem"], "unknown problem id"),
+        (
+            ["--F", "K3", "--H", "K3", "--gadget", "red-determiner"],
+            "no (K3, K3)-red-determiner exists",
+        ),
+        (["--F", "K1,2", "--H", "P3", "--gadget", "blue-determiner"], "F and H are isomorphic"),
+        (["--F", "0-1,2-3", "--H", "K3", "--gadget", "positive-sender"], "must be connected"),
+    ],
+)
 def test_bad_input_is_one_clear_line(args, message):
     result = runner.invoke(app, ["solve", *args])
     assert result.exit_code == 2
@@ -75,8 +91,15 @@ def test_bad_input_is_one_clear_line(args, message):
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_finished_results_survive_ctrl_c(jobs):
-    problems = [get_problem(pid) for pid in ("p3_k3_red_determiner", "p3_k3_blue_determiner",
-                                            "p3_p4_red_determiner", "k13_k4_variable_gadget")]
+    problems = [
+        get_problem(pid)
+        for pid in (
+            "p3_k3_red_determiner",
+            "p3_k3_blue_determiner",
+            "p3_p4_red_determiner",
+            "k13_k4_variable_gadget",
+        )
+    ]
     seen = []
 
     def on_result(result):
@@ -86,6 +109,8 @@ def test_finished_results_survive_ctrl_c(jobs):
 
     outcome = solve_many(problems, jobs=jobs, on_result=on_result)
     assert outcome.interrupted
-    assert [r.problem_id for r in outcome.results] == [r.problem_id for r in seen] and len(seen) == 2
+    assert [r.problem_id for r in outcome.results] == [r.problem_id for r in seen] and len(
+        seen
+    ) == 2
     assert len(outcome.unfinished) == 2
     assert all(r.found for r in outcome.results)

@@ -8,11 +8,18 @@ import pytest
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.search import solve
-from ramseygadgets.search.exhaustive import exhaustive_minimums, gadgets_in_graph, iter_graphs, nauty_available
+from ramseygadgets.search.exhaustive import (
+    exhaustive_minimums,
+    gadgets_in_graph,
+    iter_graphs,
+    nauty_available,
+)
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verify import verify
 
-pytestmark = pytest.mark.skipif(not nauty_available(), reason="nauty (geng, listg) is not installed")
+pytestmark = pytest.mark.skipif(
+    not nauty_available(), reason="nauty (geng, listg) is not installed"
+)
 
 
 @pytest.mark.parametrize("n", [4, 5, 6])
@@ -35,7 +42,9 @@ def test_every_shipped_solution_is_found_inside_its_graph():
         problem = get_problem(pid)
         found = gadgets_in_graph(solution.candidate.graph, problem.F, problem.H, [problem.gadget])
         assert found is not None and problem.gadget in found, pid
-        assert verify(problem, Candidate(solution.candidate.graph, found[problem.gadget])).correct, pid
+        assert verify(
+            problem, Candidate(solution.candidate.graph, found[problem.gadget])
+        ).correct, pid
 
 
 def test_exhaustive_scan_agrees_with_the_finder_up_to_six_vertices():
@@ -70,10 +79,17 @@ def test_exhaustive_scan_agrees_with_the_finder_for_all_70_up_to_nine_vertices()
 def test_exhaustive_scan_confirms_the_ten_vertex_k13_k4_minima():
     """(K1,3, K4) problems needing 10 vertices: none on 9 (previous test), and on 10 the scan's
     first hit has exactly the finder's edge count."""
-    big = [p for p in all_problems() if p.pair == ("K1,3", "K4") and solve(p, max_vertices=10).n == 10]
+    big = [
+        p for p in all_problems() if p.pair == ("K1,3", "K4") and solve(p, max_vertices=10).n == 10
+    ]
     assert {p.gadget.value for p in big} >= {"red-determiner", "blue-determiner"}
     results = {p.id: solve(p) for p in big}
-    scanned = exhaustive_minimums(big, 10, jobs=2, min_vertices={p.id: 10 for p in big},
-                                  max_edges={p.id: results[p.id].m for p in big})
+    scanned = exhaustive_minimums(
+        big,
+        10,
+        jobs=2,
+        min_vertices={p.id: 10 for p in big},
+        max_edges={p.id: results[p.id].m for p in big},
+    )
     for p in big:
         assert (scanned[p.id].n, scanned[p.id].m) == (10, results[p.id].m), p.id

@@ -33,7 +33,10 @@ def test_solve_proves_every_shipped_minimum(solved):
         assert verify(result.problem, result.candidate).correct, pid
         assert (result.n, result.m) == (shipped[pid].n, shipped[pid].m), pid
         # the level below the answer was decided as "none" (the UNSAT proof)
-        assert [lv.outcome for lv in result.levels][-2:] == ["none", "found"] or result.n == result.levels[0].n
+        assert [lv.outcome for lv in result.levels][-2:] == [
+            "none",
+            "found",
+        ] or result.n == result.levels[0].n
 
 
 def test_minimal_sizes_agree_with_the_paper(solved):
@@ -78,8 +81,11 @@ def test_bad_limits_are_refused():
 
 
 def test_pairs_outside_the_catalog():
-    for F, H, gadget in (("P3", "C5", "blue-determiner"), ("K1,3", "P5", "positive-sender"),
-                         ("K1,4", "K3", "variable-gadget")):
+    for F, H, gadget in (
+        ("P3", "C5", "blue-determiner"),
+        ("K1,3", "P5", "positive-sender"),
+        ("K1,4", "K3", "variable-gadget"),
+    ):
         problem = Problem.make(F, H, gadget)
         result = solve(problem, max_vertices=9, timeout=60)
         assert result.status == "found", problem.title
@@ -87,11 +93,28 @@ def test_pairs_outside_the_catalog():
 
 
 # Problems that take well under a second; every gadget type and both F.
-SEEDED = ["p3_k3_red_determiner", "p3_k3_blue_determiner", "p3_k13_red_determiner", "p3_c4_negative_sender",
-          "p3_c4_clause_gadget", "p3_c4_variable_gadget", "p3_k4e_clause_gadget", "p3_k4_blue_determiner",
-          "k13_k3_positive_sender", "k13_k3_clause_gadget", "k13_k3_variable_gadget", "k13_p4_negative_sender",
-          "k13_p4_variable_gadget", "k13_c4_positive_sender", "k13_c4_negative_sender", "k13_tk3_clause_gadget",
-          "k13_k4e_variable_gadget", "k13_k4_clause_gadget", "p3_p4_positive_sender", "k13_k4e_red_determiner"]
+SEEDED = [
+    "p3_k3_red_determiner",
+    "p3_k3_blue_determiner",
+    "p3_k13_red_determiner",
+    "p3_c4_negative_sender",
+    "p3_c4_clause_gadget",
+    "p3_c4_variable_gadget",
+    "p3_k4e_clause_gadget",
+    "p3_k4_blue_determiner",
+    "k13_k3_positive_sender",
+    "k13_k3_clause_gadget",
+    "k13_k3_variable_gadget",
+    "k13_p4_negative_sender",
+    "k13_p4_variable_gadget",
+    "k13_c4_positive_sender",
+    "k13_c4_negative_sender",
+    "k13_tk3_clause_gadget",
+    "k13_k4e_variable_gadget",
+    "k13_k4_clause_gadget",
+    "p3_p4_positive_sender",
+    "k13_k4e_red_determiner",
+]
 
 
 def test_random_symmetry_seeds_never_yield_a_rejected_graph():
@@ -108,7 +131,9 @@ def test_random_symmetry_seeds_never_yield_a_rejected_graph():
             assert (result.n, result.m) == (shipped[pid].n, shipped[pid].m), pid
             graph, designated = result.candidate.graph, result.candidate.designated
             if graph.m <= 11:
-                assert brute_force_verify(graph, problem.F, problem.H, problem.gadget, designated), pid
+                assert brute_force_verify(
+                    graph, problem.F, problem.H, problem.gadget, designated
+                ), pid
     assert runs == 120
 
 
@@ -120,10 +145,18 @@ def _all_graphs_with(n: int, required: tuple[tuple[int, int], ...]):
             yield Graph(n, tuple(required) + extra)
 
 
-@pytest.mark.parametrize("pid,n", [("p3_k3_red_determiner", 5), ("p3_k3_negative_sender", 5),
-                                   ("p3_p4_red_determiner", 5), ("k13_p4_blue_determiner", 5),
-                                   ("k13_p4_variable_gadget", 5), ("p3_k4e_clause_gadget", 5),
-                                   ("p3_c4_variable_gadget", 4)])
+@pytest.mark.parametrize(
+    "pid,n",
+    [
+        ("p3_k3_red_determiner", 5),
+        ("p3_k3_negative_sender", 5),
+        ("p3_p4_red_determiner", 5),
+        ("k13_p4_blue_determiner", 5),
+        ("k13_p4_variable_gadget", 5),
+        ("p3_k4e_clause_gadget", 5),
+        ("p3_c4_variable_gadget", 4),
+    ],
+)
 def test_every_lemma_holds_for_every_solution(pid, n):
     """Brute force over all graphs on n vertices: no lemma the finder learns excludes a solution."""
     problem = get_problem(pid)
@@ -135,8 +168,11 @@ def test_every_lemma_holds_for_every_solution(pid, n):
             best = finder.find(max_edges=best.m - 1)
         lemmas = finder.model.lemmas
         finder.close()
-        solutions = [g for g in _all_graphs_with(n, layout.designated.edges)
-                     if verify(problem, Candidate(g, layout.designated)).correct]
+        solutions = [
+            g
+            for g in _all_graphs_with(n, layout.designated.edges)
+            if verify(problem, Candidate(g, layout.designated)).correct
+        ]
         for g in solutions:
             mask = sum(1 << kn.edge_id(u, v) for u, v in g.edges)
             for lemma in lemmas:
@@ -159,10 +195,15 @@ def _same_roles(gadget: GadgetType, a, b) -> bool:
 def _relabel(candidate: Candidate, perm) -> tuple[Graph, object]:
     from ramseygadgets.gadgets import Designated
 
-    g = Graph(candidate.graph.n, tuple(tuple(sorted((perm[u], perm[v]))) for u, v in candidate.graph.edges))
+    g = Graph(
+        candidate.graph.n,
+        tuple(tuple(sorted((perm[u], perm[v]))) for u, v in candidate.graph.edges),
+    )
     d = candidate.designated
-    return g, Designated(tuple(tuple(sorted((perm[u], perm[v]))) for u, v in d.edges),
-                         tuple(perm[x] for x in d.vertices))
+    return g, Designated(
+        tuple(tuple(sorted((perm[u], perm[v]))) for u, v in d.edges),
+        tuple(perm[x] for x in d.vertices),
+    )
 
 
 def _placements(solution: Candidate, target, n: int):
@@ -184,8 +225,17 @@ def _placements(solution: Candidate, target, n: int):
             yield perm
 
 
-@pytest.mark.parametrize("pid", ["k13_k3_red_determiner", "k13_c4_negative_sender", "k13_k3_clause_gadget",
-                                 "k13_c4_variable_gadget", "p3_k4e_negative_sender", "p3_k4_blue_determiner"])
+@pytest.mark.parametrize(
+    "pid",
+    [
+        "k13_k3_red_determiner",
+        "k13_c4_negative_sender",
+        "k13_k3_clause_gadget",
+        "k13_c4_variable_gadget",
+        "p3_k4e_negative_sender",
+        "p3_k4_blue_determiner",
+    ],
+)
 def test_lemmas_hold_for_every_placement_of_known_solutions(pid):
     """Lemmas from seeded runs never exclude any relabelling of any solution those runs found."""
     problem = get_problem(pid)
@@ -228,7 +278,10 @@ def test_a_twelve_vertex_minimum_beyond_enumeration():
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_eleven_and_thirteen_vertex_minima():
-    for F, H, gadget, n in (("P3", "K6", "red-determiner", 11), ("K1,3", "K5", "red-determiner", 13)):
+    for F, H, gadget, n in (
+        ("P3", "K6", "red-determiner", 11),
+        ("K1,3", "K5", "red-determiner", 13),
+    ):
         problem = Problem.make(F, H, gadget)
         result = solve(problem, max_vertices=13, timeout=600)
         assert result.status == "found" and result.n == n and result.lower_bound == n, problem.title

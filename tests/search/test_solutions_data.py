@@ -46,7 +46,9 @@ def test_records_say_how_they_were_obtained():
         record = s.to_json()
         assert record["n"] == s.candidate.graph.n and record["m"] == len(record["edges"])
         # no isolated non-designated vertex: the graph really needs its n vertices
-        designated = {x for e in s.candidate.designated.edges for x in e} | set(s.candidate.designated.vertices)
+        designated = {x for e in s.candidate.designated.edges for x in e} | set(
+            s.candidate.designated.vertices
+        )
         assert all(s.candidate.graph.degree(v) > 0 or v in designated for v in range(s.n)), pid
 
 

@@ -14,10 +14,9 @@ except ImportError:  # pragma: no cover - older typer on top of click
 
 import typer
 
-from ramseygadgets.cli.app import app
-
 # Importing a module registers its commands.
 from ramseygadgets.cli import core, evaluation, generate, prompting, reporting, search  # noqa: F401,E402
+from ramseygadgets.cli.app import app
 
 
 def main() -> None:

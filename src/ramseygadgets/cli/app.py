@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -71,7 +72,9 @@ def read_text_input(source: str | None) -> str:
     except OSError as exc:
         raise RamseyGadgetsError(f"cannot read {source}: {exc.strerror}") from None
     if len(data) > MAX_INPUT_BYTES:
-        raise RamseyGadgetsError(f"{where} is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB; refusing to read it")
+        raise RamseyGadgetsError(
+            f"{where} is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB; refusing to read it"
+        )
     if b"\x00" in data:
         raise RamseyGadgetsError(f"{where} contains binary data (NUL bytes), not text")
     try:

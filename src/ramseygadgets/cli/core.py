@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import re
 from itertools import islice
-from typing import Optional
 
 import typer
 from rich.table import Table
 
 from ramseygadgets.catalog import all_problems, get_problem
-from ramseygadgets.cli.app import app, console, err_console, fail, guarded, print_json, read_text_input
+from ramseygadgets.cli.app import (
+    app,
+    console,
+    err_console,
+    fail,
+    guarded,
+    print_json,
+    read_text_input,
+)
 from ramseygadgets.colorings import GoodColorings
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
@@ -33,7 +40,9 @@ def problem_record(problem) -> dict:
     solution = load_solutions().get(problem.id)
     record["min_vertices"] = solution.n if solution is not None else None
     record["min_edges"] = solution.m if solution is not None else None
-    record["solution"] = solution.candidate.to_json(problem.gadget) if solution is not None else None
+    record["solution"] = (
+        solution.candidate.to_json(problem.gadget) if solution is not None else None
+    )
     return record
 
 
@@ -72,11 +81,19 @@ def _designated_label(text: str, what: str) -> int:
 
 
 def _parse_vertices_option(text: str) -> list[int]:
-    return [_designated_label(p, "vertex in --vertices") for p in re.split(r"[\s,;()\[\]]+", text) if p]
+    return [
+        _designated_label(p, "vertex in --vertices") for p in re.split(r"[\s,;()\[\]]+", text) if p
+    ]
 
 
-def read_candidate(text: str, gadget: GadgetType, e: str | None, f: str | None, vertices: str | None,
-                   max_vertices: int) -> Candidate:
+def read_candidate(
+    text: str,
+    gadget: GadgetType,
+    e: str | None,
+    f: str | None,
+    vertices: str | None,
+    max_vertices: int,
+) -> Candidate:
     """A candidate from a JSON answer, or from edge-list / graph6 text plus designated options.
 
     Options given on the command line override designated items inside a JSON answer.
@@ -96,7 +113,9 @@ def read_candidate(text: str, gadget: GadgetType, e: str | None, f: str | None, 
     verts = tuple(_parse_vertices_option(vertices or ""))
     if verts and max(verts) >= graph.n:  # designated isolated vertices beyond the edge list
         if max(verts) >= max_vertices:
-            raise DesignatedItemError(f"designated vertex {max(verts)} exceeds the limit of {max_vertices} vertices")
+            raise DesignatedItemError(
+                f"designated vertex {max(verts)} exceeds the limit of {max_vertices} vertices"
+            )
         graph = Graph(max(verts) + 1, graph.edges)
     return Candidate(graph, Designated(edges, verts))
 
@@ -104,13 +123,24 @@ def read_candidate(text: str, gadget: GadgetType, e: str | None, f: str | None, 
 @app.command()
 @guarded
 def verify(
-    problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner (see 'ramseygadgets problems')."),
-    file: Optional[str] = typer.Argument(None, help="Answer file (JSON, edge list or graph6); '-' or omitted: stdin."),
-    e: Optional[str] = typer.Option(None, "--e", help="Designated edge e, e.g. 0-1 (determiners and senders)."),
-    f: Optional[str] = typer.Option(None, "--f", help="Designated edge f, e.g. 2-3 (senders)."),
-    vertices: Optional[str] = typer.Option(
-        None, "--vertices", help="Designated vertices i1,i2,i3 (clause gadget) or u1,u2,n1 (variable gadget), e.g. 0,1,2."),
-    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."),
+    problem_id: str = typer.Argument(
+        ..., help="Problem id, e.g. k13_k4_red_determiner (see 'ramseygadgets problems')."
+    ),
+    file: str | None = typer.Argument(
+        None, help="Answer file (JSON, edge list or graph6); '-' or omitted: stdin."
+    ),
+    e: str | None = typer.Option(
+        None, "--e", help="Designated edge e, e.g. 0-1 (determiners and senders)."
+    ),
+    f: str | None = typer.Option(None, "--f", help="Designated edge f, e.g. 2-3 (senders)."),
+    vertices: str | None = typer.Option(
+        None,
+        "--vertices",
+        help="Designated vertices i1,i2,i3 (clause gadget) or u1,u2,n1 (variable gadget), e.g. 0,1,2.",
+    ),
+    max_vertices: int = typer.Option(
+        DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     r"""Verify an answer to a catalog problem. Exit 0: correct, 1: incorrect, 2: unusable input.
@@ -139,14 +169,25 @@ DEFAULT_COUNT_CAP = 20_000
 @app.command()
 @guarded
 def colorings(
-    F: str = typer.Argument(..., help="Pattern forbidden in red: a name (P3, K1,3, K13, claw, K3, P4, TK3/paw, C4, "
-                                      "K4-e, K4, Pk, Ck, Kk, K1,k, Kk-e), an edge list or graph6."),
+    F: str = typer.Argument(
+        ...,
+        help="Pattern forbidden in red: a name (P3, K1,3, K13, claw, K3, P4, TK3/paw, C4, "
+        "K4-e, K4, Pk, Ck, Kk, K1,k, Kk-e), an edge list or graph6.",
+    ),
     H: str = typer.Argument(..., help="Pattern forbidden in blue (same forms as F)."),
-    file: Optional[str] = typer.Argument(None, help="Graph file (JSON, edge list or graph6); '-' or omitted: stdin."),
+    file: str | None = typer.Argument(
+        None, help="Graph file (JSON, edge list or graph6); '-' or omitted: stdin."
+    ),
     limit: int = typer.Option(10, "--limit", min=0, help="List at most this many colorings."),
-    count_cap: int = typer.Option(DEFAULT_COUNT_CAP, "--count-cap", min=1,
-                                  help="Stop counting past this many colorings (then the count is a lower bound)."),
-    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."),
+    count_cap: int = typer.Option(
+        DEFAULT_COUNT_CAP,
+        "--count-cap",
+        min=1,
+        help="Stop counting past this many colorings (then the count is a lower bound).",
+    ),
+    max_vertices: int = typer.Option(
+        DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Count and list the (F,H)-good colorings of a graph, with its forced and free edges.
@@ -162,9 +203,15 @@ def colorings(
             listed = list(islice(sat.iter_colorings(), limit))
         free = sat.free_edges
     result = {
-        "F": f_pattern.name, "H": h_pattern.name, "n": graph.n, "m": graph.m,
-        "good": count > 0, "count": count, "count_exact": exact,
-        "forced_red": [list(x) for x in forced.red], "forced_blue": [list(x) for x in forced.blue],
+        "F": f_pattern.name,
+        "H": h_pattern.name,
+        "n": graph.n,
+        "m": graph.m,
+        "good": count > 0,
+        "count": count,
+        "count_exact": exact,
+        "forced_red": [list(x) for x in forced.red],
+        "forced_blue": [list(x) for x in forced.blue],
         "free_edges": [list(x) for x in free],
         "colorings": [c.to_json() for c in listed],
     }
@@ -172,11 +219,18 @@ def colorings(
         print_json(result)
         return
     fmt = lambda edges: ", ".join(f"{u}-{v}" for u, v in edges) or "none"  # noqa: E731
-    how_many = f"{count:,}" if exact else f"more than {count:,} (raise --count-cap to count further)"
-    console.print(f"G: {graph.n} vertices, {graph.m} edges; ({f_pattern.name}, {h_pattern.name})-good colorings: "
-                  f"{how_many}", highlight=False)
-    console.print(f"forced red: {fmt(forced.red)}\nforced blue: {fmt(forced.blue)}\nfree edges: {fmt(free)}",
-                  highlight=False)
+    how_many = (
+        f"{count:,}" if exact else f"more than {count:,} (raise --count-cap to count further)"
+    )
+    console.print(
+        f"G: {graph.n} vertices, {graph.m} edges; ({f_pattern.name}, {h_pattern.name})-good colorings: "
+        f"{how_many}",
+        highlight=False,
+    )
+    console.print(
+        f"forced red: {fmt(forced.red)}\nforced blue: {fmt(forced.blue)}\nfree edges: {fmt(free)}",
+        highlight=False,
+    )
     for i, c in enumerate(listed, 1):
         console.print(f"  {i}. {c.describe()}", highlight=False)
     if not exact or count > len(listed):

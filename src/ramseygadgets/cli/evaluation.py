@@ -6,7 +6,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -50,7 +50,9 @@ def _extra_body(text: str | None) -> dict[str, Any]:
     except ValueError as exc:
         raise RamseyGadgetsError(f"--extra-body must be a JSON object: {exc}") from None
     if not isinstance(data, dict):
-        raise RamseyGadgetsError("--extra-body must be a JSON object, e.g. '{\"chat_template_kwargs\": {...}}'")
+        raise RamseyGadgetsError(
+            "--extra-body must be a JSON object, e.g. '{\"chat_template_kwargs\": {...}}'"
+        )
     return data
 
 
@@ -64,47 +66,113 @@ def resume_hint(out: Path) -> str:
 @app.command("eval", help=EVAL_HELP)
 @guarded
 def eval_command(
-    model: str = typer.Option("solver", "--model", "-m", help="openai/<model>, vllm/<model>, solver, random or replay:<file>."),
-    setting: Optional[list[str]] = typer.Option(None, "--setting", "-s", help="Settings, comma-separated (default: all five)."),
-    runs: Optional[int] = typer.Option(None, "--runs", "-n", help="Runs per (problem, setting); default 5."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory; default runs/<model label>."),
-    problems: Optional[list[str]] = typer.Option(None, "--problems", "-p", help="Problem ids, comma-separated (default: all)."),
-    tier: Optional[str] = typer.Option(None, "--tier", help="Only the easy or the hard tier."),
-    dataset: Optional[str] = typer.Option(None, "--dataset", help="Problem-set file (JSONL) instead of the 70-problem catalog."),
-    max_concurrency: Optional[int] = typer.Option(None, "--max-concurrency", "-c", help="Samples in flight; default 32 (vllm/: conversations per batch, default 1024)."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Max tokens per reply; default the profile's (32768)."),
-    temperature: Optional[float] = typer.Option(None, "--temperature", help="Sampling temperature."),
-    top_p: Optional[float] = typer.Option(None, "--top-p", help="Nucleus sampling."),
-    top_k: Optional[int] = typer.Option(None, "--top-k", help="Top-k sampling (sent in extra_body)."),
-    min_p: Optional[float] = typer.Option(None, "--min-p", help="Min-p sampling (sent in extra_body)."),
-    repetition_penalty: Optional[float] = typer.Option(None, "--repetition-penalty", help="Repetition penalty (extra_body)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Base seed; run r is sent seed + r."),
-    extra_body: Optional[str] = typer.Option(None, "--extra-body", help="JSON object merged into every request body."),
-    model_profile: Optional[str] = typer.Option(None, "--model-profile", help="Model profile (prompt quirks + sampling)."),
-    profiles_file: Optional[str] = typer.Option(None, "--profiles-file", help="TOML/YAML file with more profiles."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL; default $OPENAI_BASE_URL."),
-    tool_mode: str = typer.Option("text", "--tool-mode", help="Multiround coloring tool: text protocol or native tool calls."),
-    max_retries: int = typer.Option(8, "--max-retries", min=0, help="Retries per call on 429/5xx/timeouts/drops."),
-    retry_delay: float = typer.Option(1.0, "--retry-delay", min=0.0, help="Base backoff delay in seconds (doubles per retry)."),
-    request_timeout: float = typer.Option(1800.0, "--request-timeout", min=0.001, help="Seconds before a call times out."),
-    keep_errors: bool = typer.Option(False, "--keep-errors", help="Do not retry samples that ended with a backend error."),
-    engine_arg: Optional[list[str]] = typer.Option(None, "--engine-arg", help="vllm/: LLM(...) argument KEY=VALUE (repeatable)."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the live progress bar."),
+    model: str = typer.Option(
+        "solver",
+        "--model",
+        "-m",
+        help="openai/<model>, vllm/<model>, solver, random or replay:<file>.",
+    ),
+    setting: list[str] | None = typer.Option(
+        None, "--setting", "-s", help="Settings, comma-separated (default: all five)."
+    ),
+    runs: int | None = typer.Option(
+        None, "--runs", "-n", help="Runs per (problem, setting); default 5."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Run directory; default runs/<model label>."
+    ),
+    problems: list[str] | None = typer.Option(
+        None, "--problems", "-p", help="Problem ids, comma-separated (default: all)."
+    ),
+    tier: str | None = typer.Option(None, "--tier", help="Only the easy or the hard tier."),
+    dataset: str | None = typer.Option(
+        None, "--dataset", help="Problem-set file (JSONL) instead of the 70-problem catalog."
+    ),
+    max_concurrency: int | None = typer.Option(
+        None,
+        "--max-concurrency",
+        "-c",
+        help="Samples in flight; default 32 (vllm/: conversations per batch, default 1024).",
+    ),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", help="Max tokens per reply; default the profile's (32768)."
+    ),
+    temperature: float | None = typer.Option(None, "--temperature", help="Sampling temperature."),
+    top_p: float | None = typer.Option(None, "--top-p", help="Nucleus sampling."),
+    top_k: int | None = typer.Option(None, "--top-k", help="Top-k sampling (sent in extra_body)."),
+    min_p: float | None = typer.Option(
+        None, "--min-p", help="Min-p sampling (sent in extra_body)."
+    ),
+    repetition_penalty: float | None = typer.Option(
+        None, "--repetition-penalty", help="Repetition penalty (extra_body)."
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="Base seed; run r is sent seed + r."),
+    extra_body: str | None = typer.Option(
+        None, "--extra-body", help="JSON object merged into every request body."
+    ),
+    model_profile: str | None = typer.Option(
+        None, "--model-profile", help="Model profile (prompt quirks + sampling)."
+    ),
+    profiles_file: str | None = typer.Option(
+        None, "--profiles-file", help="TOML/YAML file with more profiles."
+    ),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="OpenAI-compatible server URL; default $OPENAI_BASE_URL."
+    ),
+    tool_mode: str = typer.Option(
+        "text", "--tool-mode", help="Multiround coloring tool: text protocol or native tool calls."
+    ),
+    max_retries: int = typer.Option(
+        8, "--max-retries", min=0, help="Retries per call on 429/5xx/timeouts/drops."
+    ),
+    retry_delay: float = typer.Option(
+        1.0, "--retry-delay", min=0.0, help="Base backoff delay in seconds (doubles per retry)."
+    ),
+    request_timeout: float = typer.Option(
+        1800.0, "--request-timeout", min=0.001, help="Seconds before a call times out."
+    ),
+    keep_errors: bool = typer.Option(
+        False, "--keep-errors", help="Do not retry samples that ended with a backend error."
+    ),
+    engine_arg: list[str] | None = typer.Option(
+        None, "--engine-arg", help="vllm/: LLM(...) argument KEY=VALUE (repeatable)."
+    ),
+    progress: bool = typer.Option(
+        True, "--progress/--no-progress", help="Show the live progress bar."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     from ramseygadgets.harness.retry import RetryPolicy
-    from ramseygadgets.harness.runner import EvalOptions, Evaluation, model_label
     from ramseygadgets.harness.runlog import SAMPLES_FILE, read_samples
+    from ramseygadgets.harness.runner import EvalOptions, Evaluation, model_label
     from ramseygadgets.harness.summary import summarize, summary_table
 
     options = EvalOptions(
-        out=out or Path("runs"), model=model, settings=_split(setting), runs=runs, problems=_split(problems),
-        tier=tier, dataset=dataset, max_concurrency=max_concurrency, temperature=temperature, top_p=top_p,
-        top_k=top_k, min_p=min_p, repetition_penalty=repetition_penalty, max_tokens=max_tokens, seed=seed,
-        extra_body=_extra_body(extra_body), profile=model_profile, profiles_file=profiles_file, base_url=base_url,
-        tool_mode=tool_mode, retry=RetryPolicy(max_retries, retry_delay, max(60.0, retry_delay), request_timeout),
-        retry_errors=not keep_errors, engine_args=_key_values(engine_arg, "--engine-arg"),
-        progress=progress and err_console.is_terminal)
+        out=out or Path("runs"),
+        model=model,
+        settings=_split(setting),
+        runs=runs,
+        problems=_split(problems),
+        tier=tier,
+        dataset=dataset,
+        max_concurrency=max_concurrency,
+        temperature=temperature,
+        top_p=top_p,
+        top_k=top_k,
+        min_p=min_p,
+        repetition_penalty=repetition_penalty,
+        max_tokens=max_tokens,
+        seed=seed,
+        extra_body=_extra_body(extra_body),
+        profile=model_profile,
+        profiles_file=profiles_file,
+        base_url=base_url,
+        tool_mode=tool_mode,
+        retry=RetryPolicy(max_retries, retry_delay, max(60.0, retry_delay), request_timeout),
+        retry_errors=not keep_errors,
+        engine_args=_key_values(engine_arg, "--engine-arg"),
+        progress=progress and err_console.is_terminal,
+    )
     evaluation = Evaluation(options, err_console)
     evaluation.prepare()
     if out is None:
@@ -114,24 +182,47 @@ def eval_command(
     rows = summarize(records, outcome.config)
     where = options.out
     if as_json:
-        print_json({"out": str(where), "model": outcome.config["model"], "total": outcome.total,
-                    "recorded": outcome.stats.recorded, "ran": outcome.stats.done, "skipped": outcome.skipped,
-                    "retried_errors": outcome.moved_errors, "interrupted": outcome.interrupted,
-                    "aborted": outcome.aborted, "settings": [r.to_json() for r in rows]})
+        print_json(
+            {
+                "out": str(where),
+                "model": outcome.config["model"],
+                "total": outcome.total,
+                "recorded": outcome.stats.recorded,
+                "ran": outcome.stats.done,
+                "skipped": outcome.skipped,
+                "retried_errors": outcome.moved_errors,
+                "interrupted": outcome.interrupted,
+                "aborted": outcome.aborted,
+                "settings": [r.to_json() for r in rows],
+            }
+        )
     else:
         title = f"{outcome.config.get('model_label', model)}: {outcome.stats.recorded}/{outcome.total} samples in {where}"
         console.print(summary_table(rows, title))
         if outcome.skipped:
-            err_console.print(f"resumed: {outcome.skipped} samples were already recorded, ran {outcome.stats.done}",
-                              highlight=False, soft_wrap=True)
+            err_console.print(
+                f"resumed: {outcome.skipped} samples were already recorded, ran {outcome.stats.done}",
+                highlight=False,
+                soft_wrap=True,
+            )
     if outcome.interrupted:
-        err_console.print(f"interrupted: {outcome.stats.recorded}/{outcome.total} samples recorded in {where}; "
-                          f"resume with: {resume_hint(where)}", markup=False, highlight=False, soft_wrap=True)
+        err_console.print(
+            f"interrupted: {outcome.stats.recorded}/{outcome.total} samples recorded in {where}; "
+            f"resume with: {resume_hint(where)}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
         raise typer.Exit(130)
     if outcome.aborted:
-        fail(f"{outcome.aborted.rstrip('.')}. Stopped after {outcome.stats.recorded}/{outcome.total} samples; "
-             f"fix the cause and re-run the same command to continue")
+        fail(
+            f"{outcome.aborted.rstrip('.')}. Stopped after {outcome.stats.recorded}/{outcome.total} samples; "
+            f"fix the cause and re-run the same command to continue"
+        )
     errors = sum(r.errors for r in rows)
     if errors and not as_json:
-        err_console.print(f"{errors} samples ended with a backend error; re-run the same command to retry them",
-                          highlight=False, soft_wrap=True)
+        err_console.print(
+            f"{errors} samples ended with a backend error; re-run the same command to retry them",
+            highlight=False,
+            soft_wrap=True,
+        )

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -24,11 +23,21 @@ JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 @guarded
 def prompt(
     problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner."),
-    setting: str = typer.Option("zero-shot", "--setting", "-s", help=f"One of: {', '.join(SETTINGS)}."),
-    model_profile: Optional[str] = typer.Option(None, "--model-profile", "-p",
-                                                help="Model profile name or model id (default: the neutral profile 'default')."),
-    profiles_file: Optional[Path] = typer.Option(None, "--profiles-file", help="TOML/YAML file with extra profiles."),
-    tool_mode: str = typer.Option("text", "--tool-mode", help="Multiround tool protocol: text or native."),
+    setting: str = typer.Option(
+        "zero-shot", "--setting", "-s", help=f"One of: {', '.join(SETTINGS)}."
+    ),
+    model_profile: str | None = typer.Option(
+        None,
+        "--model-profile",
+        "-p",
+        help="Model profile name or model id (default: the neutral profile 'default').",
+    ),
+    profiles_file: Path | None = typer.Option(
+        None, "--profiles-file", help="TOML/YAML file with extra profiles."
+    ),
+    tool_mode: str = typer.Option(
+        "text", "--tool-mode", help="Multiround tool protocol: text or native."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Print the exact messages a model sees for a problem in a setting."""
@@ -44,9 +53,14 @@ def prompt(
         console.print("===== assistant (forced start) =====", style="bold", highlight=False)
         console.print(repr(built.assistant_prefix), markup=False, highlight=False)
     if built.tools:
-        console.print(f"===== tools: {', '.join(t['function']['name'] for t in built.tools)} =====",
-                      style="bold", highlight=False)
-    console.print(f"===== sampling ({built.profile}): {built.sampling} =====", style="dim", highlight=False)
+        console.print(
+            f"===== tools: {', '.join(t['function']['name'] for t in built.tools)} =====",
+            style="bold",
+            highlight=False,
+        )
+    console.print(
+        f"===== sampling ({built.profile}): {built.sampling} =====", style="dim", highlight=False
+    )
 
 
 @app.command()
@@ -54,28 +68,45 @@ def prompt(
 def check(
     problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner."),
     reply_file: str = typer.Argument(..., help="File with the raw model reply; '-' for stdin."),
-    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, min=1, help="Answers with more vertices are parse failures."),
+    max_vertices: int = typer.Option(
+        DEFAULT_MAX_VERTICES, min=1, help="Answers with more vertices are parse failures."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Parse a raw model reply and verify its answer. Exit 0: correct, 1: wrong or unparsable, 2: unusable input."""
     problem = get_problem(problem_id)
     parsed = parse_answer(read_text_input(reply_file), problem.gadget, max_vertices=max_vertices)
     if parsed.candidate is None:
-        result = {"parsed": False, "parse_error": parsed.error, "correct": False,
-                  "reason": f"parse failure ({parsed.error_kind}): {parsed.error}"}
+        result = {
+            "parsed": False,
+            "parse_error": parsed.error,
+            "correct": False,
+            "reason": f"parse failure ({parsed.error_kind}): {parsed.error}",
+        }
     else:
         verdict = verify(problem, parsed.candidate)
-        result = {"parsed": True, "parse_error": None, "correct": verdict.correct, "reason": verdict.reason}
+        result = {
+            "parsed": True,
+            "parse_error": None,
+            "correct": verdict.correct,
+            "reason": verdict.reason,
+        }
     if as_json:
         print_json(result)
     else:
         if parsed.candidate is not None:
-            console.print(f"answer read from {parsed.source}: {format_answer(parsed.candidate, problem.gadget)}",
-                          markup=False, highlight=False)
+            console.print(
+                f"answer read from {parsed.source}: {format_answer(parsed.candidate, problem.gadget)}",
+                markup=False,
+                highlight=False,
+            )
             for note in parsed.notes:
                 console.print(f"  note: {note}", markup=False, highlight=False, style="dim")
-        mark = "[green]CORRECT[/green]" if result["correct"] else (
-            "[red]INCORRECT[/red]" if result["parsed"] else "[red]UNPARSABLE[/red]")
+        mark = (
+            "[green]CORRECT[/green]"
+            if result["correct"]
+            else ("[red]INCORRECT[/red]" if result["parsed"] else "[red]UNPARSABLE[/red]")
+        )
         console.print(f"{mark} {problem.title}: ", end="", highlight=False)
         console.print(result["reason"], markup=False, highlight=False)
     raise typer.Exit(0 if result["correct"] else 1)
@@ -86,25 +117,40 @@ def check(
 def export(
     fmt: str = typer.Option("jsonl", "--format", "-f", help="jsonl or parquet."),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory (created if needed)."),
-    model_profile: Optional[str] = typer.Option(None, "--model-profile", "-p",
-                                                help="Profile whose quirks shape the exported messages."),
-    profiles_file: Optional[Path] = typer.Option(None, "--profiles-file", help="TOML/YAML file with extra profiles."),
+    model_profile: str | None = typer.Option(
+        None, "--model-profile", "-p", help="Profile whose quirks shape the exported messages."
+    ),
+    profiles_file: Path | None = typer.Option(
+        None, "--profiles-file", help="TOML/YAML file with extra profiles."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Write the problems, their prompts for every setting and their minimal solutions, with a dataset card."""
     from ramseygadgets.export import export_dataset
 
     profile = get_profile(model_profile, profiles_file=profiles_file)
-    with Progress(TextColumn("exporting"), BarColumn(), MofNCompleteColumn(), console=err_console,
-                  transient=True, disable=as_json or not err_console.is_terminal) as bar:
+    with Progress(
+        TextColumn("exporting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err_console,
+        transient=True,
+        disable=as_json or not err_console.is_terminal,
+    ) as bar:
         task = bar.add_task("export", total=None)
-        result = export_dataset(out, fmt, profile=profile,
-                                progress=lambda done, total: bar.update(task, completed=done, total=total))
+        result = export_dataset(
+            out,
+            fmt,
+            profile=profile,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
     if as_json:
         print_json(result.to_json())
         return
     counts = result.counts
-    console.print(f"wrote {counts['problems']} problems and {counts['prompts']} prompts to {result.out_dir}:",
-                  highlight=False)
+    console.print(
+        f"wrote {counts['problems']} problems and {counts['prompts']} prompts to {result.out_dir}:",
+        highlight=False,
+    )
     for path in result.files.values():
         console.print(f"  {path}", highlight=False)

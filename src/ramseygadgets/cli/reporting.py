@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, List, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -20,23 +20,41 @@ JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 @app.command()
 @guarded
 def report(
-    paths: List[str] = typer.Argument(..., help="Run directories, folders holding run directories, or Inspect .eval logs."),
-    out: str = typer.Option("report", "--out", "-o", help="Output directory for tables, figures and report.html."),
+    paths: list[str] = typer.Argument(
+        ..., help="Run directories, folders holding run directories, or Inspect .eval logs."
+    ),
+    out: str = typer.Option(
+        "report", "--out", "-o", help="Output directory for tables, figures and report.html."
+    ),
     title: str = typer.Option("RamseyGadgets evaluation report", help="Report title."),
-    bootstrap: int = typer.Option(2000, min=0, help="Bootstrap resamples over problems for 95% CIs (0: none)."),
+    bootstrap: int = typer.Option(
+        2000, min=0, help="Bootstrap resamples over problems for 95% CIs (0: none)."
+    ),
     seed: int = typer.Option(0, help="Seed of the bootstrap."),
-    html: bool = typer.Option(True, "--html/--no-html", help="Write the self-contained report.html."),
-    drawings: bool = typer.Option(True, "--drawings/--no-drawings", help="Draw each model's graphs in the HTML."),
+    html: bool = typer.Option(
+        True, "--html/--no-html", help="Write the self-contained report.html."
+    ),
+    drawings: bool = typer.Option(
+        True, "--drawings/--no-drawings", help="Draw each model's graphs in the HTML."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Tables (Markdown, CSV), figures (PNG, SVG) and an HTML report from evaluation runs."""
     from ramseygadgets.report import ReportOptions, build_report, load_runs
 
     runs = load_runs(paths)
-    options = ReportOptions(title=title, resamples=bootstrap, seed=seed, html=html, drawings=drawings)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True,
-                  disable=as_json or not err_console.is_terminal) as progress:
+    options = ReportOptions(
+        title=title, resamples=bootstrap, seed=seed, html=html, drawings=drawings
+    )
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=as_json or not err_console.is_terminal,
+    ) as progress:
 
         def hook(description: str, total: int) -> Callable[[], None]:
             task = progress.add_task(description, total=total)
@@ -48,30 +66,50 @@ def report(
         return
     for warning in result.warnings:
         err_console.print(f"warning: {warning}", markup=False, highlight=False)
-    table = RichTable(title="Table 1: accuracy % (mean ± sd over runs), Pass@k, average total tokens")
+    table = RichTable(
+        title="Table 1: accuracy % (mean ± sd over runs), Pass@k, average total tokens"
+    )
     for column in ("model", "setting", "accuracy %", "Pass@k %", "avg tokens", "missing"):
         table.add_column(column, no_wrap=column in ("model", "setting"))
     for st in result.stats:
-        accuracy = "—" if st.mean is None else f"{100 * st.mean:.2f} ± " + ("—" if st.std is None else f"{100 * st.std:.2f}")
+        accuracy = (
+            "—"
+            if st.mean is None
+            else f"{100 * st.mean:.2f} ± " + ("—" if st.std is None else f"{100 * st.std:.2f}")
+        )
         passed = "—" if st.pass_at_runs is None else f"{100 * st.pass_at_runs:.2f} (k={st.runs})"
         tokens = "—" if st.avg_tokens is None else f"{st.avg_tokens:,.0f}"
         table.add_row(st.model, st.setting, accuracy, passed, tokens, str(st.missing))
     console.print(table)
-    console.print(f"wrote {len(result.files)} files to {result.out_dir}"
-                  + (f" (open {result.out_dir / 'report.html'})" if html else ""), highlight=False)
+    console.print(
+        f"wrote {len(result.files)} files to {result.out_dir}"
+        + (f" (open {result.out_dir / 'report.html'})" if html else ""),
+        highlight=False,
+    )
 
 
 @app.command()
 @guarded
 def show(
     problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner."),
-    file: Optional[str] = typer.Argument(None, help="Answer file (JSON, edge list or graph6; '-': stdin). "
-                                                     "Default: the shipped minimal solution."),
-    out: Optional[str] = typer.Option(None, "--out", "-o", help="Output .png or .svg (default PROBLEM_ID.png)."),
-    e: Optional[str] = typer.Option(None, "--e", help="Designated edge e, e.g. 0-1 (for edge-list input)."),
-    f: Optional[str] = typer.Option(None, "--f", help="Designated edge f (senders)."),
-    vertices: Optional[str] = typer.Option(None, "--vertices", help="Designated vertices, e.g. 0,1,2."),
-    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."),
+    file: str | None = typer.Argument(
+        None,
+        help="Answer file (JSON, edge list or graph6; '-': stdin). "
+        "Default: the shipped minimal solution.",
+    ),
+    out: str | None = typer.Option(
+        None, "--out", "-o", help="Output .png or .svg (default PROBLEM_ID.png)."
+    ),
+    e: str | None = typer.Option(
+        None, "--e", help="Designated edge e, e.g. 0-1 (for edge-list input)."
+    ),
+    f: str | None = typer.Option(None, "--f", help="Designated edge f (senders)."),
+    vertices: str | None = typer.Option(
+        None, "--vertices", help="Designated vertices, e.g. 0,1,2."
+    ),
+    max_vertices: int = typer.Option(
+        DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Draw a graph with a good coloring (red/blue) and its designated items marked, to PNG or SVG."""
@@ -90,23 +128,38 @@ def show(
         candidate = get_solution(problem.id).candidate
         source = "shipped minimal solution"
     else:
-        candidate = read_candidate(read_text_input(file), problem.gadget, e, f, vertices, max_vertices)
+        candidate = read_candidate(
+            read_text_input(file), problem.gadget, e, f, vertices, max_vertices
+        )
         source = "stdin" if file == "-" else file
     verdict = verify(problem, candidate)
     with GoodColorings(candidate.graph, problem.F, problem.H) as sat:
         coloring = sat.solve()
     picture = graph_picture(candidate.graph, candidate.designated, problem.gadget, coloring)
     graph = candidate.graph
-    what = "a good coloring" if coloring is not None else f"no ({problem.F.name}, {problem.H.name})-good coloring exists"
+    what = (
+        "a good coloring"
+        if coloring is not None
+        else f"no ({problem.F.name}, {problem.H.name})-good coloring exists"
+    )
     caption = f"{graph.n} vertices, {graph.m} edges; {what}; {'correct' if verdict.correct else 'incorrect'}"
     try:
         save_picture(picture, target, title=problem.title, caption=caption)
     except OSError as exc:
         raise RamseyGadgetsError(f"cannot write {target}: {exc.strerror}") from None
     if as_json:
-        print_json({"problem_id": problem.id, "source": source, "out": str(target), "n": graph.n, "m": graph.m,
-                    "coloring": coloring.to_json() if coloring is not None else None,
-                    "correct": verdict.correct, "reason": verdict.reason})
+        print_json(
+            {
+                "problem_id": problem.id,
+                "source": source,
+                "out": str(target),
+                "n": graph.n,
+                "m": graph.m,
+                "coloring": coloring.to_json() if coloring is not None else None,
+                "correct": verdict.correct,
+                "reason": verdict.reason,
+            }
+        )
         return
     mark = "[green]correct[/green]" if verdict.correct else "[red]incorrect[/red]"
     console.print(f"{problem.title} ({source}): {mark}: {verdict.reason}", highlight=False)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -13,22 +11,36 @@ from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import canonical_graph6
 from ramseygadgets.search.batch import BatchOutcome, solve_many
-from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, LevelRecord, SearchResult, solve as solve_problem
+from ramseygadgets.search.solve import (
+    DEFAULT_MAX_VERTICES,
+    LevelRecord,
+    SearchResult,
+)
+from ramseygadgets.search.solve import (
+    solve as solve_problem,
+)
 
 
-def _problems(problem_id: str | None, all_: bool, F: str | None, H: str | None, gadget: str | None) -> list[Problem]:
+def _problems(
+    problem_id: str | None, all_: bool, F: str | None, H: str | None, gadget: str | None
+) -> list[Problem]:
     custom = [x is not None for x in (F, H, gadget)]
     chosen = sum([problem_id is not None, all_, any(custom)])
     if chosen != 1:
-        raise RamseyGadgetsError("give exactly one of: a PROBLEM_ID, --all, or --F X --H Y --gadget TYPE")
+        raise RamseyGadgetsError(
+            "give exactly one of: a PROBLEM_ID, --all, or --F X --H Y --gadget TYPE"
+        )
     if any(custom):
         if not all(custom):
             raise RamseyGadgetsError("--F, --H and --gadget must be given together")
         problem = Problem.make(F, H, gadget)  # type: ignore[arg-type]
-        if problem.gadget.value.endswith("-determiner") and \
-                canonical_graph6(problem.F.graph) == canonical_graph6(problem.H.graph):
-            raise RamseyGadgetsError(f"no {problem.title} exists: F and H are isomorphic, so exchanging the colours "
-                                     f"of a good coloring gives a good coloring with e of the other colour")
+        if problem.gadget.value.endswith("-determiner") and canonical_graph6(
+            problem.F.graph
+        ) == canonical_graph6(problem.H.graph):
+            raise RamseyGadgetsError(
+                f"no {problem.title} exists: F and H are isomorphic, so exchanging the colours "
+                f"of a good coloring gives a good coloring with e of the other colour"
+            )
         return [problem]
     if all_:
         return list(all_problems())
@@ -48,25 +60,48 @@ def _summary_table(results: list[SearchResult]) -> Table:
         proof = f"none on {r.lower_bound - 1} vertices" if r.lower_bound > 1 else ""
         if r.found and r.edges_minimal:
             proof += f"; none with {r.m - 1} edges" if r.m else ""
-        table.add_row(r.problem_id, r.status, str(r.n or "-"), str(r.m or "-"), proof.strip("; "), f"{r.seconds:.2f}")
+        table.add_row(
+            r.problem_id,
+            r.status,
+            str(r.n or "-"),
+            str(r.m or "-"),
+            proof.strip("; "),
+            f"{r.seconds:.2f}",
+        )
     return table
 
 
 @app.command()
 @guarded
 def solve(
-    problem_id: Optional[str] = typer.Argument(None, help="Problem id, e.g. k13_k4_red_determiner."),
+    problem_id: str | None = typer.Argument(None, help="Problem id, e.g. k13_k4_red_determiner."),
     all_: bool = typer.Option(False, "--all", help="Solve all 70 catalog problems."),
-    F: Optional[str] = typer.Option(None, "--F", help="Pattern forbidden in red, for a pair outside the catalog."),
-    H: Optional[str] = typer.Option(None, "--H", help="Pattern forbidden in blue, for a pair outside the catalog."),
-    gadget: Optional[str] = typer.Option(None, "--gadget", help="Gadget type, e.g. red-determiner (with --F, --H)."),
-    max_vertices: int = typer.Option(DEFAULT_MAX_VERTICES, "--max-vertices", min=1, max=40,
-                                     help="Largest vertex count tried."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.001, help="Seconds per problem (default: none)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes for several problems."),
-    minimize_edges: bool = typer.Option(True, "--minimize-edges/--any-edges",
-                                        help="Also minimise edges at the minimal vertex count."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Symmetry seed (random SAT variable order)."),
+    F: str | None = typer.Option(
+        None, "--F", help="Pattern forbidden in red, for a pair outside the catalog."
+    ),
+    H: str | None = typer.Option(
+        None, "--H", help="Pattern forbidden in blue, for a pair outside the catalog."
+    ),
+    gadget: str | None = typer.Option(
+        None, "--gadget", help="Gadget type, e.g. red-determiner (with --F, --H)."
+    ),
+    max_vertices: int = typer.Option(
+        DEFAULT_MAX_VERTICES, "--max-vertices", min=1, max=40, help="Largest vertex count tried."
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", min=0.001, help="Seconds per problem (default: none)."
+    ),
+    jobs: int = typer.Option(
+        1, "--jobs", "-j", min=1, help="Worker processes for several problems."
+    ),
+    minimize_edges: bool = typer.Option(
+        True,
+        "--minimize-edges/--any-edges",
+        help="Also minimise edges at the minimal vertex count.",
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Symmetry seed (random SAT variable order)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:
     """Find minimal gadgets (fewest vertices, then fewest edges) with a proof that none is smaller.
@@ -75,15 +110,24 @@ def solve(
     finished results are still printed).
     """
     problems = _problems(problem_id, all_, F, H, gadget)
-    options = {"max_vertices": max_vertices, "timeout": timeout, "minimize_edges": minimize_edges, "seed": seed}
+    options = {
+        "max_vertices": max_vertices,
+        "timeout": timeout,
+        "minimize_edges": minimize_edges,
+        "seed": seed,
+    }
     if len(problems) == 1 and jobs <= 1:
         outcome = _solve_single(problems[0], options, show=not as_json)
     else:
         outcome = _solve_batch(problems, options, jobs, show=not as_json)
     results = outcome.results
     if as_json:
-        data = {"results": [r.to_json() for r in results], "interrupted": outcome.interrupted,
-                "unfinished": outcome.unfinished, "seconds": round(outcome.seconds, 3)}
+        data = {
+            "results": [r.to_json() for r in results],
+            "interrupted": outcome.interrupted,
+            "unfinished": outcome.unfinished,
+            "seconds": round(outcome.seconds, 3),
+        }
         if outcome.partial:
             data["partial"] = outcome.partial
         print_json(data)
@@ -91,7 +135,9 @@ def solve(
         if len(problems) > 1 and results:
             console.print(_summary_table(results))
         if outcome.interrupted:
-            err_console.print(f"interrupted: {len(results)} finished, {len(outcome.unfinished)} not run or unfinished")
+            err_console.print(
+                f"interrupted: {len(results)} finished, {len(outcome.unfinished)} not run or unfinished"
+            )
         else:
             console.print(f"total {outcome.seconds:.2f} s", highlight=False)
     if outcome.interrupted:
@@ -102,40 +148,58 @@ def solve(
 def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
     def on_level(level: LevelRecord) -> None:
         if show:
-            console.print(f"  n = {level.n}: {level.outcome} ({level.candidates} candidates, {level.lemmas} lemmas, "
-                          f"{level.seconds:.2f} s)", highlight=False)
+            console.print(
+                f"  n = {level.n}: {level.outcome} ({level.candidates} candidates, {level.lemmas} lemmas, "
+                f"{level.seconds:.2f} s)",
+                highlight=False,
+            )
 
     if show:
         console.print(f"solving {problem.title} ({problem.id})", highlight=False)
     outcome = BatchOutcome()
     levels: list[LevelRecord] = []
     try:
-        result = solve_problem(problem, on_level=lambda lv: (levels.append(lv), on_level(lv)), **options)
+        result = solve_problem(
+            problem, on_level=lambda lv: (levels.append(lv), on_level(lv)), **options
+        )
     except KeyboardInterrupt:
         outcome.interrupted = True
         outcome.unfinished = [problem.id]
         proven = [lv.n for lv in levels if lv.outcome == "none"]
-        outcome.partial = {"problem_id": problem.id, "levels": [lv.to_json() for lv in levels],
-                           "lower_bound": max(proven) + 1 if proven else None}
+        outcome.partial = {
+            "problem_id": problem.id,
+            "levels": [lv.to_json() for lv in levels],
+            "lower_bound": max(proven) + 1 if proven else None,
+        }
         if show and proven:
-            err_console.print(f"interrupted: proven so far that no solution has fewer than {max(proven) + 1} vertices")
+            err_console.print(
+                f"interrupted: proven so far that no solution has fewer than {max(proven) + 1} vertices"
+            )
         return outcome
     outcome.results.append(result)
     outcome.seconds = result.seconds
     if show:
         console.print(_result_line(result))
         if result.candidate is not None:
-            console.print(f"  solution: {result.candidate.to_json(problem.gadget)}", highlight=False)
+            console.print(
+                f"  solution: {result.candidate.to_json(problem.gadget)}", highlight=False
+            )
     return outcome
 
 
 def _solve_batch(problems: list[Problem], options: dict, jobs: int, show: bool) -> BatchOutcome:
     if not show:
         return solve_many(problems, jobs=jobs, **options)
-    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
+    columns = (
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task(f"solving ({jobs} job{'s' if jobs > 1 else ''})", total=len(problems))
+        task = progress.add_task(
+            f"solving ({jobs} job{'s' if jobs > 1 else ''})", total=len(problems)
+        )
 
         def on_start(problem: Problem) -> None:
             progress.update(task, description=f"solving {problem.id}")

@@ -10,16 +10,27 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timezone
-from typing import Any, Iterable
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.harness.problems import ProblemSet
 
 FORMAT_VERSION = 1
 #: Fields that define the experiment: a resumed run must match them exactly.
-IDENTITY_FIELDS = ("format_version", "model", "profile", "settings", "runs", "problems", "sampling", "tool_mode",
-                   "package_version", "dataset_hash")
+IDENTITY_FIELDS = (
+    "format_version",
+    "model",
+    "profile",
+    "settings",
+    "runs",
+    "problems",
+    "sampling",
+    "tool_mode",
+    "package_version",
+    "dataset_hash",
+)
 
 
 class ConfigMismatchError(RamseyGadgetsError):
@@ -61,15 +72,35 @@ def dataset_hash(problem_set: ProblemSet, settings: Iterable[str]) -> str:
     return _digest(parts)
 
 
-def make_config(*, model: str, model_label: str, profile: str | None, settings: list[str], runs: int,
-                problems: list[str], sampling: dict[str, Any], tool_mode: str, dataset_hash: str,
-                dataset: str | None = None, backend: dict[str, Any] | None = None) -> dict[str, Any]:
+def make_config(
+    *,
+    model: str,
+    model_label: str,
+    profile: str | None,
+    settings: list[str],
+    runs: int,
+    problems: list[str],
+    sampling: dict[str, Any],
+    tool_mode: str,
+    dataset_hash: str,
+    dataset: str | None = None,
+    backend: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     return {
-        "format_version": FORMAT_VERSION, "model": model, "model_label": model_label, "profile": profile,
-        "settings": list(settings), "runs": runs, "problems": list(problems), "sampling": sampling,
-        "tool_mode": tool_mode, "package_version": package_version(), "dataset_hash": dataset_hash,
-        "dataset": dataset, "backend": backend or {},
-        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "format_version": FORMAT_VERSION,
+        "model": model,
+        "model_label": model_label,
+        "profile": profile,
+        "settings": list(settings),
+        "runs": runs,
+        "problems": list(problems),
+        "sampling": sampling,
+        "tool_mode": tool_mode,
+        "package_version": package_version(),
+        "dataset_hash": dataset_hash,
+        "dataset": dataset,
+        "backend": backend or {},
+        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 
 
@@ -90,7 +121,9 @@ def differences(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
             diffs.extend(f"{name}.{k}: {_show(old.get(k))} -> {_show(new.get(k))}" for k in keys)
         elif name == "problems" and isinstance(old, list) and isinstance(new, list):
             added, removed = len(set(new) - set(old)), len(set(old) - set(new))
-            diffs.append(f"problems: {len(old)} recorded, {len(new)} now ({added} added, {removed} removed)")
+            diffs.append(
+                f"problems: {len(old)} recorded, {len(new)} now ({added} added, {removed} removed)"
+            )
         else:
             diffs.append(f"{name}: {_show(old)} -> {_show(new)}")
     return diffs
@@ -102,4 +135,5 @@ def check_compatible(recorded: dict[str, Any], current: dict[str, Any], director
     if diffs:
         raise ConfigMismatchError(
             f"{directory} holds a run with a different configuration ({'; '.join(diffs)}); "
-            f"use another --out, or repeat the original options to resume it")
+            f"use another --out, or repeat the original options to resume it"
+        )

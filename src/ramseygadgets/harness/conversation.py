@@ -25,8 +25,16 @@ MULTIROUND = "multiround"
 class Conversation:
     """The messages, counters and final reply of one (problem, setting, run) sample."""
 
-    def __init__(self, key: SampleKey, problem: Problem, prompt: Any, sampling: Sampling, *,
-                 tool_mode: str = "text", max_rounds: int | None = None):
+    def __init__(
+        self,
+        key: SampleKey,
+        problem: Problem,
+        prompt: Any,
+        sampling: Sampling,
+        *,
+        tool_mode: str = "text",
+        max_rounds: int | None = None,
+    ):
         from ramseygadgets.prompts import MULTIROUND_ROUNDS
 
         self.key = key
@@ -36,7 +44,9 @@ class Conversation:
         self.multiround = key.setting == MULTIROUND
         self.max_rounds = (max_rounds or MULTIROUND_ROUNDS) if self.multiround else 1
         self.messages: list[dict[str, Any]] = [dict(m) for m in prompt.messages]
-        self.tools = getattr(prompt, "tools", None) if self.multiround and tool_mode == "native" else None
+        self.tools = (
+            getattr(prompt, "tools", None) if self.multiround and tool_mode == "native" else None
+        )
         self.assistant_prefix: str | None = getattr(prompt, "assistant_prefix", None)
         self.round_no = 1
         self.calls = 0
@@ -59,9 +69,17 @@ class Conversation:
         """The next model call, or ``None`` when the conversation is over."""
         if self.finished:
             return None
-        return ChatRequest(key=self.key, problem=self.problem, messages=self.messages, sampling=self.sampling,
-                           round_no=self.round_no, last_round=self.last_round, tools=self.tools,
-                           tool_mode=self.tool_mode, assistant_prefix=self.assistant_prefix)
+        return ChatRequest(
+            key=self.key,
+            problem=self.problem,
+            messages=self.messages,
+            sampling=self.sampling,
+            round_no=self.round_no,
+            last_round=self.last_round,
+            tools=self.tools,
+            tool_mode=self.tool_mode,
+            assistant_prefix=self.assistant_prefix,
+        )
 
     def feed(self, completion: Completion) -> None:
         """Take a call's result: record it, run the coloring tool if asked, or finish."""
@@ -70,7 +88,11 @@ class Conversation:
         self.retries += completion.retries
         self.latency_s += completion.latency_s
         if completion.error is not None:
-            self.error, self.error_kind, self.finished = completion.error, completion.error_kind, True
+            self.error, self.error_kind, self.finished = (
+                completion.error,
+                completion.error_kind,
+                True,
+            )
             return
         assistant: dict[str, Any] = {"role": "assistant", "content": completion.content}
         if completion.tool_calls:

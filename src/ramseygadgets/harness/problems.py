@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ramseygadgets.catalog import Problem, all_problems, get_problem, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
@@ -68,11 +69,15 @@ def _catalog_solutions(problems: Iterable[Problem]) -> dict[str, Candidate]:
     return found
 
 
-def select_problems(ids: Iterable[str] | None = None, tier: str | None = None,
-                    dataset: str | Path | None = None) -> ProblemSet:
+def select_problems(
+    ids: Iterable[str] | None = None, tier: str | None = None, dataset: str | Path | None = None
+) -> ProblemSet:
     """The catalog (or a ``dataset`` file), restricted to ``ids`` and/or a ``tier``."""
-    base = load_problem_file(dataset) if dataset is not None else \
-        ProblemSet(list(all_problems()), _catalog_solutions(all_problems()))
+    base = (
+        load_problem_file(dataset)
+        if dataset is not None
+        else ProblemSet(list(all_problems()), _catalog_solutions(all_problems()))
+    )
     problems = base.problems
     if ids:
         wanted = []
@@ -139,7 +144,9 @@ def load_problem_file(path: str | Path) -> ProblemSet:
         problems.append(problem)
         solution = _solution_of(record, problem, path, index)
         if solution is None:
-            solution = _catalog_solutions([problem]).get(problem.id)  # a catalog problem: its shipped solution
+            solution = _catalog_solutions([problem]).get(
+                problem.id
+            )  # a catalog problem: its shipped solution
         if solution is not None:
             solutions[problem.id] = solution
     if not problems:
@@ -158,7 +165,9 @@ def _problem_of(record: dict[str, Any], path: Path, index: int) -> Problem:
     raise ProblemSetError(f"{path} record {index} needs F, H and gadget (or a catalog id)")
 
 
-def _solution_of(record: dict[str, Any], problem: Problem, path: Path, index: int) -> Candidate | None:
+def _solution_of(
+    record: dict[str, Any], problem: Problem, path: Path, index: int
+) -> Candidate | None:
     data = record.get("solution")
     if data is None and "edges" in record:
         data = record

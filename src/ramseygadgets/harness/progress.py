@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 
 @dataclass
@@ -56,7 +63,13 @@ class EvalStats:
 class EvalProgress:
     """A rich progress bar: samples done/total, accuracy, tokens, retries, ETA.  Inert when off."""
 
-    def __init__(self, stats: EvalStats, console: Console | None = None, enabled: bool = True, title: str = "eval"):
+    def __init__(
+        self,
+        stats: EvalStats,
+        console: Console | None = None,
+        enabled: bool = True,
+        title: str = "eval",
+    ):
         self.stats = stats
         self.enabled = enabled
         self._progress: Progress | None = None
@@ -65,15 +78,27 @@ class EvalProgress:
         self._title = title
         self._last = 0.0
 
-    def __enter__(self) -> "EvalProgress":
+    def __enter__(self) -> EvalProgress:
         if self.enabled:
             self._progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[line]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                console=self._console, transient=False, refresh_per_second=4)
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[line]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=self._console,
+                transient=False,
+                refresh_per_second=4,
+            )
             self._progress.__enter__()
-            self._task = self._progress.add_task(self._title, total=self.stats.total,
-                                                 completed=self.stats.recorded, line=self.stats.line())
+            self._task = self._progress.add_task(
+                self._title,
+                total=self.stats.total,
+                completed=self.stats.recorded,
+                line=self.stats.line(),
+            )
         return self
 
     def update(self, force: bool = False) -> None:

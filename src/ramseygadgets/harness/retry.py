@@ -24,11 +24,15 @@ class RetryPolicy:
     def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
         if retry_after is not None and retry_after >= 0:
             return min(retry_after, self.max_delay)
-        return rng.uniform(0.0, min(self.max_delay, self.base_delay * (2 ** attempt)))
+        return rng.uniform(0.0, min(self.max_delay, self.base_delay * (2**attempt)))
 
     def to_json(self) -> dict[str, float]:
-        return {"max_retries": self.max_retries, "base_delay": self.base_delay, "max_delay": self.max_delay,
-                "request_timeout": self.request_timeout}
+        return {
+            "max_retries": self.max_retries,
+            "base_delay": self.base_delay,
+            "max_delay": self.max_delay,
+            "request_timeout": self.request_timeout,
+        }
 
 
 def is_retryable_status(status: int) -> bool:

@@ -15,12 +15,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.harness.types import SampleKey
 from ramseygadgets.files import make_output_dir
+from ramseygadgets.harness.types import SampleKey
 
 CONFIG_FILE = "config.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -97,8 +98,10 @@ def _parse_line(raw: bytes, path: Path, number: int) -> dict[str, Any]:
         record = json.loads(raw)
         sample_key(record)
     except (ValueError, KeyError, TypeError):
-        raise RunLogError(f"{path} line {number} is not a sample record (malformed JSON or missing "
-                          f"problem_id/setting/run); fix or delete that line") from None
+        raise RunLogError(
+            f"{path} line {number} is not a sample record (malformed JSON or missing "
+            f"problem_id/setting/run); fix or delete that line"
+        ) from None
     if not isinstance(record, dict):
         raise RunLogError(f"{path} line {number} is not a JSON object")
     return record
@@ -118,7 +121,7 @@ class RunLog:
         self.duplicates = 0
 
     # -- lifecycle ------------------------------------------------------------------------
-    def open(self) -> "RunLog":
+    def open(self) -> RunLog:
         make_output_dir(self.directory, "run directory", RunLogError)
         if not os.access(self.directory, os.W_OK):
             raise RunLogError(f"run directory {self.directory} is not writable")
@@ -140,7 +143,7 @@ class RunLog:
                 os.close(fd)
                 setattr(self, attr, None)
 
-    def __enter__(self) -> "RunLog":
+    def __enter__(self) -> RunLog:
         return self.open()
 
     def __exit__(self, *exc: object) -> None:
@@ -153,8 +156,10 @@ class RunLog:
         except BlockingIOError:
             holder = os.read(fd, 64).decode(errors="replace").strip() or "another process"
             os.close(fd)
-            raise RunLogError(f"{self.directory} is in use by another eval (pid {holder}); wait for it or "
-                              f"choose another --out") from None
+            raise RunLogError(
+                f"{self.directory} is in use by another eval (pid {holder}); wait for it or "
+                f"choose another --out"
+            ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         self._lock_fd = fd
@@ -166,7 +171,9 @@ class RunLog:
         try:
             data = json.loads(self.config_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise RunLogError(f"{self.config_path} is unreadable ({exc}); move it away or choose another --out") from None
+            raise RunLogError(
+                f"{self.config_path} is unreadable ({exc}); move it away or choose another --out"
+            ) from None
         if not isinstance(data, dict):
             raise RunLogError(f"{self.config_path} is not a JSON object")
         return data
@@ -196,8 +203,12 @@ class RunLog:
         keys = [sample_key(r) for r in records]
         for key in keys:
             if key in self.records or keys.count(key) > 1:
-                raise RunLogError(f"sample {key.label()} is already recorded in {self.samples_path}")
-        data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
+                raise RunLogError(
+                    f"sample {key.label()} is already recorded in {self.samples_path}"
+                )
+        data = "".join(
+            json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records
+        )
         view = memoryview(data.encode("utf-8"))
         try:
             while view:
@@ -224,7 +235,9 @@ class RunLog:
                     fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
-            text = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in keep)
+            text = "".join(
+                json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in keep
+            )
             atomic_write_text(self.samples_path, text)
             if self._fd is not None:
                 os.close(self._fd)

@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from rich.console import Console
 
@@ -53,7 +54,9 @@ class EvalOptions:
     problems: list[str] | None = None
     tier: str | None = None
     dataset: str | None = None
-    max_concurrency: int | None = None  # default: DEFAULT_CONCURRENCY, or DEFAULT_BATCH for batch backends
+    max_concurrency: int | None = (
+        None  # default: DEFAULT_CONCURRENCY, or DEFAULT_BATCH for batch backends
+    )
     temperature: float | None = None
     top_p: float | None = None
     top_k: int | None = None
@@ -113,15 +116,30 @@ def resolve_sampling(options: EvalOptions, profile: Any | None) -> Sampling:
     """The profile's recommended settings (``ModelProfile.request_params``) ← explicit options."""
     values: dict[str, Any] = Sampling().to_json()
     if profile is not None:
-        for name in ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_tokens",
-                     "reasoning_effort"):
+        for name in (
+            "temperature",
+            "top_p",
+            "top_k",
+            "min_p",
+            "repetition_penalty",
+            "max_tokens",
+            "reasoning_effort",
+        ):
             if getattr(profile, name, None) is not None:
                 values[name] = getattr(profile, name)
         extra = dict(getattr(profile, "extra_body", None) or {})
         if getattr(profile, "chat_template_kwargs", None):
             extra["chat_template_kwargs"] = dict(profile.chat_template_kwargs)
         values["extra_body"] = extra
-    for name in ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_tokens", "seed"):
+    for name in (
+        "temperature",
+        "top_p",
+        "top_k",
+        "min_p",
+        "repetition_penalty",
+        "max_tokens",
+        "seed",
+    ):
         if getattr(options, name) is not None:
             values[name] = getattr(options, name)
     values["extra_body"] = {**values["extra_body"], **options.extra_body}
@@ -151,9 +169,17 @@ def sample_keys(problem_set: ProblemSet, settings: list[str], runs: int) -> list
     does not have (example-hint exists for 30 problems)."""
     from ramseygadgets.prompts import settings_for
 
-    applicable = {p.id: set(settings_for(p, min_vertices=problem_set.min_vertices(p))) for p in problem_set.problems}
-    return [SampleKey(p.id, s, r) for r in range(runs) for s in settings for p in problem_set.problems
-            if s in applicable[p.id]]
+    applicable = {
+        p.id: set(settings_for(p, min_vertices=problem_set.min_vertices(p)))
+        for p in problem_set.problems
+    }
+    return [
+        SampleKey(p.id, s, r)
+        for r in range(runs)
+        for s in settings
+        for p in problem_set.problems
+        if s in applicable[p.id]
+    ]
 
 
 class Evaluation:
@@ -184,7 +210,9 @@ class Evaluation:
         if o.tool_mode not in TOOL_MODES:
             raise RamseyGadgetsError(f"--tool-mode must be text or native, got {o.tool_mode!r}")
         if o.max_concurrency is not None and o.max_concurrency < 1:
-            raise RamseyGadgetsError(f"--max-concurrency must be at least 1, got {o.max_concurrency}")
+            raise RamseyGadgetsError(
+                f"--max-concurrency must be at least 1, got {o.max_concurrency}"
+            )
         check_sampling_options(o)
         replay = None
         if o.model.startswith("replay:"):
@@ -194,7 +222,9 @@ class Evaluation:
         settings = o.settings or (replay.settings() if replay else list(SETTINGS))
         unknown = [s for s in settings if s not in SETTINGS]
         if unknown:
-            raise RamseyGadgetsError(f"unknown setting {unknown[0]!r}; choose from {', '.join(SETTINGS)}")
+            raise RamseyGadgetsError(
+                f"unknown setting {unknown[0]!r}; choose from {', '.join(SETTINGS)}"
+            )
         settings = list(dict.fromkeys(settings))
         runs = o.runs if o.runs is not None else (replay.runs() if replay else 5)
         if runs < 1:
@@ -206,21 +236,40 @@ class Evaluation:
         self.sampling = resolve_sampling(o, self.profile)
         self.keys = sample_keys(self.problem_set, settings, runs)
         if not self.keys:
-            raise RamseyGadgetsError("no samples to run: none of the selected problems has the selected settings")
+            raise RamseyGadgetsError(
+                "no samples to run: none of the selected problems has the selected settings"
+            )
         for problem_id, setting in dict.fromkeys((k.problem_id, k.setting) for k in self.keys):
             self.prompt(self.problem_set.get(problem_id), setting)  # fail now, not per sample
-        self.backend = make_backend(o.model, problem_set=self.problem_set, base_url=o.base_url, retry=o.retry,
-                                    on_retry=self._on_retry, tool_mode=o.tool_mode, seed=self.sampling.seed,
-                                    engine_args=o.engine_args, replay=replay,
-                                    max_connections=max(o.max_concurrency or DEFAULT_CONCURRENCY, 8))
+        self.backend = make_backend(
+            o.model,
+            problem_set=self.problem_set,
+            base_url=o.base_url,
+            retry=o.retry,
+            on_retry=self._on_retry,
+            tool_mode=o.tool_mode,
+            seed=self.sampling.seed,
+            engine_args=o.engine_args,
+            replay=replay,
+            max_connections=max(o.max_concurrency or DEFAULT_CONCURRENCY, 8),
+        )
         if o.max_concurrency is None:
-            o.max_concurrency = DEFAULT_BATCH if hasattr(self.backend, "complete_batch") else DEFAULT_CONCURRENCY
+            o.max_concurrency = (
+                DEFAULT_BATCH if hasattr(self.backend, "complete_batch") else DEFAULT_CONCURRENCY
+            )
         self.config = make_config(
-            model=o.model, model_label=model_label(o.model, self.profile),
-            profile=getattr(self.profile, "name", None), settings=settings, runs=runs,
-            problems=self.problem_set.ids, sampling=self.sampling.to_json(), tool_mode=o.tool_mode,
-            dataset_hash=dataset_hash(self.problem_set, settings), dataset=o.dataset,
-            backend=getattr(self.backend, "describe", lambda: {})())
+            model=o.model,
+            model_label=model_label(o.model, self.profile),
+            profile=getattr(self.profile, "name", None),
+            settings=settings,
+            runs=runs,
+            problems=self.problem_set.ids,
+            sampling=self.sampling.to_json(),
+            tool_mode=o.tool_mode,
+            dataset_hash=dataset_hash(self.problem_set, settings),
+            dataset=o.dataset,
+            backend=getattr(self.backend, "describe", lambda: {})(),
+        )
 
     def prompt(self, problem: Problem, setting: str) -> Any:
         from ramseygadgets.prompts import build_prompt
@@ -228,12 +277,19 @@ class Evaluation:
         key = (problem.id, setting)
         if key not in self._prompts:
             try:
-                self._prompts[key] = build_prompt(problem, setting, self.profile, tool_mode=self.options.tool_mode,
-                                                  min_vertices=self.problem_set.min_vertices(problem))
+                self._prompts[key] = build_prompt(
+                    problem,
+                    setting,
+                    self.profile,
+                    tool_mode=self.options.tool_mode,
+                    min_vertices=self.problem_set.min_vertices(problem),
+                )
             except RamseyGadgetsError:
                 raise
             except (ValueError, KeyError, LookupError) as exc:
-                raise RamseyGadgetsError(f"cannot build the {setting} prompt for {problem.id}: {exc}") from None
+                raise RamseyGadgetsError(
+                    f"cannot build the {setting} prompt for {problem.id}: {exc}"
+                ) from None
         return self._prompts[key]
 
     def open_log(self) -> list[SampleKey]:
@@ -257,16 +313,25 @@ class Evaluation:
         problem = self.problem_set.get(key.problem_id)
         prompt = self.prompt(problem, key.setting)
         max_rounds = 1 if self.options.model.startswith("replay:") else None
-        return Conversation(key, problem, prompt, self.sampling, tool_mode=self.options.tool_mode,
-                            max_rounds=max_rounds)
+        return Conversation(
+            key,
+            problem,
+            prompt,
+            self.sampling,
+            tool_mode=self.options.tool_mode,
+            max_rounds=max_rounds,
+        )
 
     def _on_retry(self, key: SampleKey, attempt: int, reason: str, delay: float) -> None:
         self.stats.retries += 1
 
     def score(self, conversation: Conversation) -> dict[str, Any]:
-        record = sample_record(conversation, model=self.config["model"],
-                               min_vertices=self.problem_set.min_vertices(conversation.problem),
-                               max_vertices=self.options.max_vertices)
+        record = sample_record(
+            conversation,
+            model=self.config["model"],
+            min_vertices=self.problem_set.min_vertices(conversation.problem),
+            max_vertices=self.options.max_vertices,
+        )
         if hasattr(self.backend, "recorded_fields"):
             record.update(self.backend.recorded_fields(conversation.key))
         if conversation.error_kind:
@@ -341,8 +406,10 @@ class Evaluation:
         threshold = min(self.options.abort_after, self.stats.total - self.skipped)
         kinds = {k for k, _ in self._first_errors}
         if len(self._first_errors) >= threshold and len(kinds) == 1 and self.aborted is None:
-            self.aborted = (f"every request failed the same way ({len(self._first_errors)} samples): "
-                            f"{self._first_errors[-1][1]}")
+            self.aborted = (
+                f"every request failed the same way ({len(self._first_errors)} samples): "
+                f"{self._first_errors[-1][1]}"
+            )
             current = _current_task()
             for worker in self._workers:
                 if worker is not current:
@@ -354,8 +421,12 @@ class Evaluation:
         try:
             pending = self.open_log()
             if pending:
-                with EvalProgress(self.stats, self.console, self.options.progress,
-                                  title=self.config.get("model_label", "eval")) as progress:
+                with EvalProgress(
+                    self.stats,
+                    self.console,
+                    self.options.progress,
+                    title=self.config.get("model_label", "eval"),
+                ) as progress:
                     self._progress = progress
                     if hasattr(self.backend, "complete_batch"):
                         interrupted = self._run_batch(pending)
@@ -366,8 +437,16 @@ class Evaluation:
                 self.log.close()
         if self.write_error is not None:
             raise self.write_error
-        return EvalOutcome(Path(self.options.out), self.config, self.stats.total, self.skipped, self.stats,
-                           interrupted, self.aborted, self.moved_errors)
+        return EvalOutcome(
+            Path(self.options.out),
+            self.config,
+            self.stats.total,
+            self.skipped,
+            self.stats,
+            interrupted,
+            self.aborted,
+            self.moved_errors,
+        )
 
     async def _run_async(self, pending: list[SampleKey]) -> bool:
         """Worker pool over the pending samples; True when interrupted by a signal."""
@@ -391,13 +470,17 @@ class Evaluation:
         queue: Iterator[SampleKey] = iter(pending)
         try:
             await self.backend.start()
-            workers = [asyncio.create_task(self._worker(queue)) for _ in range(min(self.options.max_concurrency,
-                                                                                       len(pending)))]
+            workers = [
+                asyncio.create_task(self._worker(queue))
+                for _ in range(min(self.options.max_concurrency, len(pending)))
+            ]
             self._workers = workers
             try:
                 await asyncio.gather(*workers)
             except asyncio.CancelledError:
-                if not self._stopping or interrupted:  # workers cancelled by the abort rule or a disk error
+                if (
+                    not self._stopping or interrupted
+                ):  # workers cancelled by the abort rule or a disk error
                     raise
             finally:
                 for w in workers:
@@ -431,10 +514,14 @@ class Evaluation:
                     except asyncio.CancelledError:
                         raise
                     except Exception as exc:  # noqa: BLE001 - a backend bug ends this sample, recorded
-                        completion = Completion(error=f"backend failed: {type(exc).__name__}: {exc}"[:300],
-                                                error_kind="backend-exception")
+                        completion = Completion(
+                            error=f"backend failed: {type(exc).__name__}: {exc}"[:300],
+                            error_kind="backend-exception",
+                        )
                     if conversation.multiround:
-                        await asyncio.to_thread(conversation.feed, completion)  # may run the coloring tool
+                        await asyncio.to_thread(
+                            conversation.feed, completion
+                        )  # may run the coloring tool
                     else:
                         conversation.feed(completion)
                 conversation.latency_s = time.perf_counter() - started
@@ -470,14 +557,16 @@ class Evaluation:
             self.backend.start_sync()
             size = self.options.max_concurrency
             for start in range(0, len(pending), size):
-                active = [self.conversation(k) for k in pending[start:start + size]]
+                active = [self.conversation(k) for k in pending[start : start + size]]
                 while active and self.aborted is None:
                     batch, owners = merge_first_round([c.request() for c in active], active)
                     started = time.perf_counter()
                     results = self.backend.complete_batch(batch)
-                    for group, completions in zip(owners, results):
+                    for _group, completions in zip(owners, results):
                         for completion in completions:
-                            completion.latency_s = time.perf_counter() - started  # the wave's wall time
+                            completion.latency_s = (
+                                time.perf_counter() - started
+                            )  # the wave's wall time
                     for group, completions in zip(owners, results):
                         for conversation, completion in zip(group, completions):
                             conversation.feed(completion)
@@ -498,7 +587,9 @@ def _current_task() -> asyncio.Task[Any] | None:
         return None
 
 
-def merge_first_round(requests: list[Any], conversations: list[Conversation]) -> tuple[list[Any], list[list[Conversation]]]:
+def merge_first_round(
+    requests: list[Any], conversations: list[Conversation]
+) -> tuple[list[Any], list[list[Conversation]]]:
     """Group identical first-round requests (same problem and setting, different runs) into one
     request with ``n`` completions, as vLLM's ``SamplingParams(n=runs)`` does best."""
     batch: list[Any] = []

@@ -9,8 +9,9 @@ full tables, confidence intervals and figures.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from rich import box
 from rich.table import Table
@@ -44,26 +45,46 @@ def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list
     problems = list(config["problems"])
     by_setting: dict[str, list[tuple[Sample, int]]] = {s: [] for s in config["settings"]}
     for record in records:
-        if record.get("setting") in by_setting and record.get("problem_id") in problems and record["run"] < runs:
-            by_setting[record["setting"]].append((Sample.from_record(record), int(record.get("retries") or 0)))
+        if (
+            record.get("setting") in by_setting
+            and record.get("problem_id") in problems
+            and record["run"] < runs
+        ):
+            by_setting[record["setting"]].append(
+                (Sample.from_record(record), int(record.get("retries") or 0))
+            )
     rows = []
     for setting, samples in by_setting.items():
         pids = [p for p in problems if setting != "example-hint" or example_hint_applies(p)]
         if not pids:
             continue
         outcomes = [s.outcome for s, _ in samples]
-        per_run = [sum(1 for s, _ in samples if s.run == r and s.correct) / len(pids) for r in range(runs)]
+        per_run = [
+            sum(1 for s, _ in samples if s.run == r and s.correct) / len(pids) for r in range(runs)
+        ]
         solved = {s.problem_id for s, _ in samples if s.correct}
-        tokens = [s.usage.total_tokens for s, _ in samples if s.usage.total_tokens is not None and not s.error]
-        rows.append(SettingSummary(
-            setting=setting, samples=len(samples), expected=len(pids) * runs,
-            correct=outcomes.count("correct"),
-            accuracy=mean(per_run) if samples else None,
-            accuracy_std=sample_std(per_run) if samples else None,
-            pass_at_k=len(solved) / len(pids) if samples else None, k=runs,
-            avg_tokens=mean(tokens) if tokens else None,
-            parse_failures=outcomes.count("parse-failure"), truncated=outcomes.count("truncated"),
-            errors=outcomes.count("error"), retries=sum(r for _, r in samples)))
+        tokens = [
+            s.usage.total_tokens
+            for s, _ in samples
+            if s.usage.total_tokens is not None and not s.error
+        ]
+        rows.append(
+            SettingSummary(
+                setting=setting,
+                samples=len(samples),
+                expected=len(pids) * runs,
+                correct=outcomes.count("correct"),
+                accuracy=mean(per_run) if samples else None,
+                accuracy_std=sample_std(per_run) if samples else None,
+                pass_at_k=len(solved) / len(pids) if samples else None,
+                k=runs,
+                avg_tokens=mean(tokens) if tokens else None,
+                parse_failures=outcomes.count("parse-failure"),
+                truncated=outcomes.count("truncated"),
+                errors=outcomes.count("error"),
+                retries=sum(r for _, r in samples),
+            )
+        )
     return rows
 
 
@@ -75,17 +96,29 @@ def summary_table(rows: list[SettingSummary], title: str) -> Table:
     """Setting, samples, accuracy ± sd over runs, pass@k, tokens per sample, then the failure
     counts (truncated, errors and retries only when there are any)."""
     k = rows[0].k if rows else 5
-    optional = [name for name, attr in (("truncated", "truncated"), ("errors", "errors"), ("retries", "retries"))
-                if any(getattr(r, attr) for r in rows)]
+    optional = [
+        name
+        for name, attr in (("truncated", "truncated"), ("errors", "errors"), ("retries", "retries"))
+        if any(getattr(r, attr) for r in rows)
+    ]
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("setting", no_wrap=True)
     for name in ("samples", "accuracy %", f"pass@{k} %", "tokens", "wrong", "unparsed", *optional):
         table.add_column(name, justify="right", no_wrap=True)
     for r in rows:
-        acc = _pct(r.accuracy) + ("" if r.accuracy_std is None else f" ± {100 * r.accuracy_std:.1f}")
+        acc = _pct(r.accuracy) + (
+            "" if r.accuracy_std is None else f" ± {100 * r.accuracy_std:.1f}"
+        )
         wrong = r.samples - r.correct - r.parse_failures - r.truncated - r.errors
-        cells = [r.setting, f"{r.samples}/{r.expected}", acc, _pct(r.pass_at_k),
-                 "-" if r.avg_tokens is None else f"{r.avg_tokens:,.0f}", str(wrong), str(r.parse_failures)]
+        cells = [
+            r.setting,
+            f"{r.samples}/{r.expected}",
+            acc,
+            _pct(r.pass_at_k),
+            "-" if r.avg_tokens is None else f"{r.avg_tokens:,.0f}",
+            str(wrong),
+            str(r.parse_failures),
+        ]
         cells += [str(getattr(r, name)) for name in optional]
         table.add_row(*cells)
     return table

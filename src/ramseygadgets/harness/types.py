@@ -30,11 +30,11 @@ class Sampling:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Sampling":
+    def from_json(cls, data: dict[str, Any]) -> Sampling:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
-    def updated(self, **changes: Any) -> "Sampling":
+    def updated(self, **changes: Any) -> Sampling:
         """A copy with the given fields replaced; ``None`` values leave a field unchanged."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
@@ -83,7 +83,7 @@ class Usage:
     reasoning_tokens: int | None = None
     total_tokens: int = 0
 
-    def add(self, other: "Usage") -> None:
+    def add(self, other: Usage) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.total_tokens += other.total_tokens
@@ -91,11 +91,15 @@ class Usage:
             self.reasoning_tokens = (self.reasoning_tokens or 0) + other.reasoning_tokens
 
     def to_json(self) -> dict[str, Any]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "reasoning_tokens": self.reasoning_tokens, "total_tokens": self.total_tokens}
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "total_tokens": self.total_tokens,
+        }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> "Usage":
+    def from_json(cls, data: dict[str, Any] | None) -> Usage:
         data = data or {}
         prompt = int(data.get("prompt_tokens") or 0)
         completion = int(data.get("completion_tokens") or 0)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.errors import UnknownProblemError
 
 
-def split_problem_selection(problems: str | Sequence[str] | None) -> tuple[list[str] | None, str | None]:
+def split_problem_selection(
+    problems: str | Sequence[str] | None,
+) -> tuple[list[str] | None, str | None]:
     """A framework's ``problems`` option as (ids, tier) for :func:`~ramseygadgets.harness.problems.select_problems`.
 
     ``None``, ``""`` or ``all`` → every problem; ``easy`` / ``hard`` → that tier; otherwise problem
@@ -38,5 +41,9 @@ def reasoning_text(output: Any) -> str | None:
     blocks, e.g. vLLM's reasoning field), or ``None``."""
     if output is None or not output.choices or isinstance(output.message.content, str):
         return None
-    parts = [getattr(c, "reasoning", "") for c in output.message.content if getattr(c, "type", None) == "reasoning"]
+    parts = [
+        getattr(c, "reasoning", "")
+        for c in output.message.content
+        if getattr(c, "type", None) == "reasoning"
+    ]
     return "\n".join(p for p in parts if p) or None

@@ -13,8 +13,9 @@ under the name ``inspect-eval``; reading needs the ``inspect`` extra (``inspect-
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ramseygadgets.integrations.common import reasoning_text
 from ramseygadgets.report.runs import Run, RunFormatError, Sample, register_reader, setting_sort_key
@@ -24,8 +25,13 @@ TASK_NAME = "ramseygadgets/ramsey_gadgets"
 #: The name of our scorer in a sample's ``scores``.
 SCORER_NAME = "ramsey_scorer"
 #: Inspect's stop reasons mapped to OpenAI ``finish_reason`` values (docs/eval.md).
-FINISH_REASONS = {"stop": "stop", "max_tokens": "length", "model_length": "length",
-                  "tool_calls": "tool_calls", "content_filter": "content_filter"}
+FINISH_REASONS = {
+    "stop": "stop",
+    "max_tokens": "length",
+    "model_length": "length",
+    "tool_calls": "tool_calls",
+    "content_filter": "content_filter",
+}
 READER_NAME = "inspect-eval"
 _LOG_SUFFIXES = (".eval", ".json")
 #: Sample fields the reader never needs (large): skipped when the log is read.
@@ -53,37 +59,68 @@ def read_inspect_log(path: Path) -> list[Run]:
     except ImportError:
         raise RunFormatError(
             f"{path}: reading Inspect logs needs inspect-ai; install it with "
-            "pip install 'ramseygadgets[inspect]'") from None
+            "pip install 'ramseygadgets[inspect]'"
+        ) from None
     try:
         log = read_eval_log(str(path), resolve_attachments=True, exclude_fields=_SKIPPED_FIELDS)
     except Exception as exc:  # Inspect raises many types for damaged files
-        raise RunFormatError(f"{path}: not a readable Inspect log ({type(exc).__name__}: {exc})") from None
+        raise RunFormatError(
+            f"{path}: not a readable Inspect log ({type(exc).__name__}: {exc})"
+        ) from None
     task = log.eval.task
     if task not in (TASK_NAME, TASK_NAME.split("/")[-1]):
         raise RunFormatError(f"{path}: an Inspect log of task {task!r}, not {TASK_NAME}")
     warnings: list[str] = []
     if log.status != "success":
-        warnings.append(f"{path}: the Inspect run ended with status {log.status!r}; "
-                        "unfinished samples count as missing")
+        warnings.append(
+            f"{path}: the Inspect run ended with status {log.status!r}; "
+            "unfinished samples count as missing"
+        )
     model = log.eval.model
     task_args = log.eval.task_args or {}
     label = str(task_args.get("profile") or model)
     samples = list(_samples(log.samples or [], model, path, warnings))
-    settings = tuple(sorted({s.setting for s in samples} | {str(task_args.get("setting") or "zero-shot")},
-                            key=setting_sort_key))
+    settings = tuple(
+        sorted(
+            {s.setting for s in samples} | {str(task_args.get("setting") or "zero-shot")},
+            key=setting_sort_key,
+        )
+    )
     runs = log.eval.config.epochs or max((s.run for s in samples), default=0) + 1
     problems = tuple(str(i) for i in (log.eval.dataset.sample_ids or [])) or tuple(
-        dict.fromkeys(s.problem_id for s in samples))
-    config = {"model": model, "model_label": label, "profile": task_args.get("profile"),
-              "settings": list(settings), "runs": runs,
-              "problems": list(problems), "source": "inspect", "inspect_task_args": task_args,
-              "inspect_run_id": log.eval.run_id, "created": log.eval.created,
-              "tool_mode": task_args.get("tool_mode", "text")}
-    return [Run(label=label, model=model, settings=settings, runs=runs, problems=problems,
-                samples=samples, config=config, source=str(path), warnings=warnings)]
+        dict.fromkeys(s.problem_id for s in samples)
+    )
+    config = {
+        "model": model,
+        "model_label": label,
+        "profile": task_args.get("profile"),
+        "settings": list(settings),
+        "runs": runs,
+        "problems": list(problems),
+        "source": "inspect",
+        "inspect_task_args": task_args,
+        "inspect_run_id": log.eval.run_id,
+        "created": log.eval.created,
+        "tool_mode": task_args.get("tool_mode", "text"),
+    }
+    return [
+        Run(
+            label=label,
+            model=model,
+            settings=settings,
+            runs=runs,
+            problems=problems,
+            samples=samples,
+            config=config,
+            source=str(path),
+            warnings=warnings,
+        )
+    ]
 
 
-def _samples(log_samples: Iterable[Any], model: str, path: Path, warnings: list[str]) -> Iterable[Sample]:
+def _samples(
+    log_samples: Iterable[Any], model: str, path: Path, warnings: list[str]
+) -> Iterable[Sample]:
     for sample in log_samples:
         try:
             yield Sample.from_record(sample_record(sample, model))
@@ -112,14 +149,18 @@ def sample_record(sample: Any, model: str) -> dict[str, Any]:
         "reasoning": reasoning_text(output),
         "rounds": verdict.get("rounds") or meta.get("rounds"),
         "usage": usage_json(sample.model_usage or {}),
-        "finish_reason": verdict.get("finish_reason") or FINISH_REASONS.get(str(stop_reason), stop_reason),
+        "finish_reason": verdict.get("finish_reason")
+        or FINISH_REASONS.get(str(stop_reason), stop_reason),
         "latency_s": sample.total_time,
         "retries": 0,
         "error": error,
         "parse_error": verdict.get("parse_error"),
         "candidate": verdict.get("candidate"),
         "correct": verdict.get("correct") is True,
-        "reason": verdict.get("reason") or (score.explanation if score is not None else None) or error or "",
+        "reason": verdict.get("reason")
+        or (score.explanation if score is not None else None)
+        or error
+        or "",
         "witness": verdict.get("witness"),
         "finished_at": sample.completed_at,
     }
@@ -148,8 +189,12 @@ def usage_json(model_usage: dict[str, Any]) -> dict[str, int | None]:
         total += usage.total_tokens or 0
         if usage.reasoning_tokens is not None:
             reasoning = (reasoning or 0) + usage.reasoning_tokens
-    return {"prompt_tokens": prompt, "completion_tokens": completion,
-            "reasoning_tokens": reasoning, "total_tokens": total or prompt + completion}
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "reasoning_tokens": reasoning,
+        "total_tokens": total or prompt + completion,
+    }
 
 
 def _message_json(message: Any) -> dict[str, Any]:
@@ -157,9 +202,14 @@ def _message_json(message: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"role": message.role, "content": message.text}
     tool_calls = getattr(message, "tool_calls", None)
     if tool_calls:
-        out["tool_calls"] = [{"id": c.id, "type": "function",
-                              "function": {"name": c.function, "arguments": json.dumps(c.arguments)}}
-                             for c in tool_calls]
+        out["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.function, "arguments": json.dumps(c.arguments)},
+            }
+            for c in tool_calls
+        ]
     if message.role == "tool":
         out["tool_call_id"] = getattr(message, "tool_call_id", None)
     return out

@@ -2,5 +2,10 @@
 the task ``ramseygadgets/ramsey_gadgets``, its solver, scorer, metrics and the coloring tool."""
 
 from ramseygadgets.integrations.inspect_task import (  # noqa: F401  (registration by import)
-    accuracy_std, coloring_tool, pass_at, ramsey_gadgets, ramsey_scorer, ramsey_solver,
+    accuracy_std,
+    coloring_tool,
+    pass_at,
+    ramsey_gadgets,
+    ramsey_scorer,
+    ramsey_solver,
 )

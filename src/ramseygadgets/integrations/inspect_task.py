@@ -29,16 +29,32 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import anyio
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
-    ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, GenerateConfig,
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    GenerateConfig,
 )
 from inspect_ai.scorer import (
-    CORRECT, INCORRECT, Metric, SampleScore, Score, Scorer, Target, Value, accuracy, metric, scorer,
+    CORRECT,
+    INCORRECT,
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    Value,
+    accuracy,
+    metric,
+    scorer,
     value_to_float,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -52,8 +68,13 @@ from ramseygadgets.integrations.common import reasoning_text, split_problem_sele
 MULTIROUND = "multiround"
 TOOL_MODES = ("text", "native")
 #: Inspect stop reasons → OpenAI ``finish_reason`` (the run-directory format's vocabulary).
-FINISH_REASONS = {"stop": "stop", "max_tokens": "length", "model_length": "length",
-                  "tool_calls": "tool_calls", "content_filter": "content_filter"}
+FINISH_REASONS = {
+    "stop": "stop",
+    "max_tokens": "length",
+    "model_length": "length",
+    "tool_calls": "tool_calls",
+    "content_filter": "content_filter",
+}
 #: Per-sample store keys written by the solver.
 ROUNDS_KEY = "ramseygadgets:rounds"
 TOOL_USES_KEY = "ramseygadgets:tool_uses"
@@ -79,8 +100,14 @@ def chat_message(message: dict[str, Any]) -> ChatMessage:
     raise ValueError(f"prompt message with unknown role {role!r}")
 
 
-def build_samples(setting: str = "zero-shot", problems: str | Sequence[str] | None = None, *,
-                  dataset: str | None = None, profile: Any = None, tool_mode: str = "text") -> list[Sample]:
+def build_samples(
+    setting: str = "zero-shot",
+    problems: str | Sequence[str] | None = None,
+    *,
+    dataset: str | None = None,
+    profile: Any = None,
+    tool_mode: str = "text",
+) -> list[Sample]:
     """One Inspect sample per selected problem for which ``setting`` exists."""
     from ramseygadgets.answers import format_answer
     from ramseygadgets.harness.problems import select_problems
@@ -98,18 +125,30 @@ def build_samples(setting: str = "zero-shot", problems: str | Sequence[str] | No
             continue
         prompt = build_prompt(problem, setting, profile, tool_mode=tool_mode)
         solution = problem_set.solution(problem)
-        samples.append(Sample(
-            id=problem.id,
-            input=[chat_message(m) for m in prompt.messages],
-            target=format_answer(solution, problem.gadget) if solution is not None else "",
-            metadata={"problem_id": problem.id, "title": problem.title, "F": problem.F.name, "H": problem.H.name,
-                      "gadget": problem.gadget.value, "tier": problem.tier, "setting": setting,
-                      "tool_mode": tool_mode, "min_vertices": problem_set.min_vertices(problem),
-                      "profile": getattr(profile, "name", None)},
-        ))
+        samples.append(
+            Sample(
+                id=problem.id,
+                input=[chat_message(m) for m in prompt.messages],
+                target=format_answer(solution, problem.gadget) if solution is not None else "",
+                metadata={
+                    "problem_id": problem.id,
+                    "title": problem.title,
+                    "F": problem.F.name,
+                    "H": problem.H.name,
+                    "gadget": problem.gadget.value,
+                    "tier": problem.tier,
+                    "setting": setting,
+                    "tool_mode": tool_mode,
+                    "min_vertices": problem_set.min_vertices(problem),
+                    "profile": getattr(profile, "name", None),
+                },
+            )
+        )
     if not samples:
-        raise ValueError(f"no selected problem has the {setting} setting (example-hint exists only for K1,3 "
-                         "problems with a P3 counterpart, size-hint only for problems with a shipped solution)")
+        raise ValueError(
+            f"no selected problem has the {setting} setting (example-hint exists only for K1,3 "
+            "problems with a P3 counterpart, size-hint only for problems with a shipped solution)"
+        )
     return samples
 
 
@@ -125,7 +164,9 @@ async def answer_tool_request(problem: Problem, request: Any) -> str:
 
 
 @tool(name="coloring_tool")
-def coloring_tool(problem_id: str | None = None, F: str | None = None, H: str | None = None) -> Tool:
+def coloring_tool(
+    problem_id: str | None = None, F: str | None = None, H: str | None = None
+) -> Tool:
     """The multiround coloring tool for one problem's pair (F, H), as an Inspect tool.
 
     Give a catalog ``problem_id``, or ``F`` and ``H`` (pattern names).  The model-facing name,
@@ -146,7 +187,9 @@ def coloring_tool(problem_id: str | None = None, F: str | None = None, H: str | 
         calls_left = store().get(CALLS_LEFT_KEY)
         if calls_left is not None:
             if calls_left <= 0:
-                raise ToolError("only one coloring-tool call is answered per round; this call was ignored")
+                raise ToolError(
+                    "only one coloring-tool call is answered per round; this call was ignored"
+                )
             store().set(CALLS_LEFT_KEY, calls_left - 1)
         text = await answer_tool_request(problem, dict(kwargs))
         if text.startswith("Tool error:"):
@@ -154,8 +197,12 @@ def coloring_tool(problem_id: str | None = None, F: str | None = None, H: str | 
         return text
 
     function = TOOL_SPEC["function"]
-    return ToolDef(execute, name=TOOL_NAME, description=function["description"],
-                   parameters=ToolParams.model_validate(function["parameters"])).as_tool()
+    return ToolDef(
+        execute,
+        name=TOOL_NAME,
+        description=function["description"],
+        parameters=ToolParams.model_validate(function["parameters"]),
+    ).as_tool()
 
 
 # =============================================================================================
@@ -181,8 +228,11 @@ async def _multiround(state: TaskState, generate: Generate) -> TaskState:
     problem = problem_from_metadata(state.metadata)
     native = state.metadata.get("tool_mode") == "native"
     if native:
-        state.tools = [coloring_tool(problem_id=problem.id) if in_catalog(problem)
-                       else coloring_tool(F=problem.F.name, H=problem.H.name)]
+        state.tools = [
+            coloring_tool(problem_id=problem.id)
+            if in_catalog(problem)
+            else coloring_tool(F=problem.F.name, H=problem.H.name)
+        ]
     tool_uses = 0
     for round_no in range(1, MULTIROUND_ROUNDS + 1):
         last = round_no == MULTIROUND_ROUNDS
@@ -196,7 +246,9 @@ async def _multiround(state: TaskState, generate: Generate) -> TaskState:
             followup = followup_message(problem, round_no + 1, None, tool_mode="native")
         else:
             state = await generate(state, tool_calls="none")
-            step = await anyio.to_thread.run_sync(multiround_step, problem, round_no, state.output.completion)
+            step = await anyio.to_thread.run_sync(
+                multiround_step, problem, round_no, state.output.completion
+            )
             if step.final:
                 break
             followup = step.followup
@@ -249,8 +301,11 @@ def pass_at(k: int | None = None) -> Metric:
             per_problem[str(s.sample_id)].append(_to_float(s.score.value))
         epochs = max((len(v) for v in per_problem.values()), default=0)
         kk = epochs if k is None else k
-        values = [pass_at_k(len(v), sum(1 for x in v if x >= 1.0), kk)
-                  for v in per_problem.values() if kk >= 1 and len(v) >= kk]
+        values = [
+            pass_at_k(len(v), sum(1 for x in v if x >= 1.0), kk)
+            for v in per_problem.values()
+            if kk >= 1 and len(v) >= kk
+        ]
         return {f"pass@{kk}": sum(values) / len(values) if values else None}
 
     return compute
@@ -268,16 +323,26 @@ def ramsey_scorer() -> Scorer:
         verdict = await anyio.to_thread.run_sync(judge, problem, text, reasoning_text(output))
         stop_reason = output.stop_reason if output.choices else None
         metadata = {
-            "problem_id": problem.id, "setting": state.metadata.get("setting"), "epoch": state.epoch,
-            "correct": verdict["correct"] is True, "reason": verdict["reason"],
-            "parse_error": verdict["parse_error"], "parse_error_kind": verdict.get("parse_error_kind"),
-            "check": verdict.get("check"), "candidate": verdict["candidate"], "witness": verdict["witness"],
+            "problem_id": problem.id,
+            "setting": state.metadata.get("setting"),
+            "epoch": state.epoch,
+            "correct": verdict["correct"] is True,
+            "reason": verdict["reason"],
+            "parse_error": verdict["parse_error"],
+            "parse_error_kind": verdict.get("parse_error_kind"),
+            "check": verdict.get("check"),
+            "candidate": verdict["candidate"],
+            "witness": verdict["witness"],
             "finish_reason": FINISH_REASONS.get(str(stop_reason), stop_reason),
-            "rounds": store().get(ROUNDS_KEY), "tool_uses": store().get(TOOL_USES_KEY, 0),
+            "rounds": store().get(ROUNDS_KEY),
+            "tool_uses": store().get(TOOL_USES_KEY, 0),
         }
-        return Score(value=CORRECT if verdict["correct"] is True else INCORRECT,
-                     answer=json.dumps(verdict["candidate"]) if verdict["candidate"] is not None else None,
-                     explanation=verdict["reason"], metadata=metadata)
+        return Score(
+            value=CORRECT if verdict["correct"] is True else INCORRECT,
+            answer=json.dumps(verdict["candidate"]) if verdict["candidate"] is not None else None,
+            explanation=verdict["reason"],
+            metadata=metadata,
+        )
 
     return score
 
@@ -316,9 +381,15 @@ def generate_config(profile: Any) -> GenerateConfig:
 
 
 @task
-def ramsey_gadgets(setting: str = "zero-shot", problems: str | list[str] | None = None,
-                   tool_mode: str = "text", profile: str | None = None, profiles_file: str | None = None,
-                   dataset: str | None = None, pass_k: int | None = None) -> Task:
+def ramsey_gadgets(
+    setting: str = "zero-shot",
+    problems: str | list[str] | None = None,
+    tool_mode: str = "text",
+    profile: str | None = None,
+    profiles_file: str | None = None,
+    dataset: str | None = None,
+    pass_k: int | None = None,
+) -> Task:
     """RamseyGadgets: construct (F,H)-gadget graphs; answers verified exactly.
 
     Args:
@@ -335,8 +406,10 @@ def ramsey_gadgets(setting: str = "zero-shot", problems: str | list[str] | None 
     if pass_k is not None:
         metrics.append(pass_at(int(pass_k)))
     return Task(
-        dataset=MemoryDataset(build_samples(setting, problems, dataset=dataset, profile=chosen, tool_mode=tool_mode),
-                              name=f"ramseygadgets-{setting}"),
+        dataset=MemoryDataset(
+            build_samples(setting, problems, dataset=dataset, profile=chosen, tool_mode=tool_mode),
+            name=f"ramseygadgets-{setting}",
+        ),
         solver=ramsey_solver(),
         scorer=ramsey_scorer(),
         metrics=metrics,
@@ -345,5 +418,13 @@ def ramsey_gadgets(setting: str = "zero-shot", problems: str | list[str] | None 
     )
 
 
-__all__ = ["ramsey_gadgets", "ramsey_solver", "ramsey_scorer", "coloring_tool", "accuracy_std", "pass_at",
-           "build_samples", "generate_config"]
+__all__ = [
+    "ramsey_gadgets",
+    "ramsey_solver",
+    "ramsey_scorer",
+    "coloring_tool",
+    "accuracy_std",
+    "pass_at",
+    "build_samples",
+    "generate_config",
+]

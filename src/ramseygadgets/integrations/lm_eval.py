@@ -19,7 +19,8 @@ which lm-eval's single-request ``generate_until`` cannot express; use Inspect or
 from __future__ import annotations
 
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import problem_from_fields, split_problem_selection
@@ -42,16 +43,27 @@ def _split_prompt(messages: Sequence[dict[str, Any]]) -> tuple[str, str]:
     return "\n\n".join(system), "\n\n".join(str(m.get("content") or "") for m in other)
 
 
-def dataset_rows(setting: str, problems: str | Sequence[str] | None = None, *, profile: str | None = None,
-                 profiles_file: str | None = None, dataset: str | None = None) -> list[dict[str, Any]]:
+def dataset_rows(
+    setting: str,
+    problems: str | Sequence[str] | None = None,
+    *,
+    profile: str | None = None,
+    profiles_file: str | None = None,
+    dataset: str | None = None,
+) -> list[dict[str, Any]]:
     """One row per selected problem for which ``setting`` exists (see module docs)."""
     from ramseygadgets.harness.problems import select_problems
     from ramseygadgets.prompts import build_prompt, settings_for
 
     if setting not in LM_EVAL_SETTINGS:
-        raise ValueError(f"lm-eval runs the settings {', '.join(LM_EVAL_SETTINGS)}; got {setting!r}"
-                         + (" (multiround needs a tool loop: use Inspect or ramseygadgets eval)"
-                            if setting == "multiround" else ""))
+        raise ValueError(
+            f"lm-eval runs the settings {', '.join(LM_EVAL_SETTINGS)}; got {setting!r}"
+            + (
+                " (multiround needs a tool loop: use Inspect or ramseygadgets eval)"
+                if setting == "multiround"
+                else ""
+            )
+        )
     chosen = None
     if profile is not None:
         from ramseygadgets.profiles import get_profile
@@ -64,15 +76,30 @@ def dataset_rows(setting: str, problems: str | Sequence[str] | None = None, *, p
         if setting not in settings_for(problem):
             continue
         system, user = _split_prompt(build_prompt(problem, setting, chosen).messages)
-        rows.append({"problem_id": problem.id, "setting": setting, "F": problem.F.name, "H": problem.H.name,
-                     "gadget": problem.gadget.value, "tier": problem.tier,
-                     "min_vertices": problem_set.min_vertices(problem), "system": system, "user": user})
+        rows.append(
+            {
+                "problem_id": problem.id,
+                "setting": setting,
+                "F": problem.F.name,
+                "H": problem.H.name,
+                "gadget": problem.gadget.value,
+                "tier": problem.tier,
+                "min_vertices": problem_set.min_vertices(problem),
+                "system": system,
+                "user": user,
+            }
+        )
     return rows
 
 
-def load_dataset(setting: str = "zero-shot", problems: str | Sequence[str] | None = None,
-                 profile: str | None = None, profiles_file: str | None = None, dataset: str | None = None,
-                 **_ignored: Any) -> Any:
+def load_dataset(
+    setting: str = "zero-shot",
+    problems: str | Sequence[str] | None = None,
+    profile: str | None = None,
+    profiles_file: str | None = None,
+    dataset: str | None = None,
+    **_ignored: Any,
+) -> Any:
     """The YAML's ``custom_dataset``: a ``DatasetDict`` with a ``test`` split.
 
     lm-eval calls it with the task's ``metadata`` (``version`` and whatever ``--metadata`` adds)
@@ -80,7 +107,9 @@ def load_dataset(setting: str = "zero-shot", problems: str | Sequence[str] | Non
     """
     import datasets
 
-    rows = dataset_rows(setting, problems, profile=profile, profiles_file=profiles_file, dataset=dataset)
+    rows = dataset_rows(
+        setting, problems, profile=profile, profiles_file=profiles_file, dataset=dataset
+    )
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
@@ -90,8 +119,10 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, fl
 
     reply = results[0] if results else ""
     verdict = judge(problem_from_fields(doc), reply if isinstance(reply, str) else str(reply), None)
-    return {"acc": 1.0 if verdict["correct"] is True else 0.0,
-            "parse_failure": 1.0 if verdict["parse_error"] is not None else 0.0}
+    return {
+        "acc": 1.0 if verdict["correct"] is True else 0.0,
+        "parse_failure": 1.0 if verdict["parse_error"] is not None else 0.0,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,12 +14,30 @@ from ramseygadgets.multicolor.bruteforce import brute_force_verify_multi, good_c
 from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, literal
 from ramseygadgets.multicolor.search import MultiSearchResult, solve_multi
 from ramseygadgets.multicolor.spec import (
-    COLOR_NAMES, KINDS, ColorClass, ColoringSpec, MultiProblem, SpecError, split_pattern_list,
+    COLOR_NAMES,
+    KINDS,
+    ColorClass,
+    ColoringSpec,
+    MultiProblem,
+    SpecError,
+    split_pattern_list,
 )
 from ramseygadgets.multicolor.verify import verify_multi
 
 __all__ = [
-    "COLOR_NAMES", "KINDS", "ColorClass", "ColoringSpec", "MultiColoring", "MultiColorings", "MultiProblem",
-    "MultiSearchResult", "SpecError", "brute_force_verify_multi", "good_colorings", "literal", "solve_multi",
-    "split_pattern_list", "verify_multi",
+    "COLOR_NAMES",
+    "KINDS",
+    "ColorClass",
+    "ColoringSpec",
+    "MultiColoring",
+    "MultiColorings",
+    "MultiProblem",
+    "MultiSearchResult",
+    "SpecError",
+    "brute_force_verify_multi",
+    "good_colorings",
+    "literal",
+    "solve_multi",
+    "split_pattern_list",
+    "verify_multi",
 ]

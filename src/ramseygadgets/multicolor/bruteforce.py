@@ -20,10 +20,12 @@ MAX_BRUTE_FORCE_COLORINGS = 1 << 22
 
 def all_colorings(c: int, m: int) -> np.ndarray:
     """Every colouring of m edges with c colours: shape (c^m, m), entry [r, i] = colour of edge i."""
-    if c ** m > MAX_BRUTE_FORCE_COLORINGS:
-        raise ValueError(f"brute force is limited to {MAX_BRUTE_FORCE_COLORINGS} colourings, {c}^{m} is more")
-    rows = np.arange(c ** m, dtype=np.int64)
-    digits = np.empty((c ** m, m), dtype=np.int8)
+    if c**m > MAX_BRUTE_FORCE_COLORINGS:
+        raise ValueError(
+            f"brute force is limited to {MAX_BRUTE_FORCE_COLORINGS} colourings, {c}^{m} is more"
+        )
+    rows = np.arange(c**m, dtype=np.int64)
+    digits = np.empty((c**m, m), dtype=np.int8)
     for i in range(m):
         digits[:, i] = rows % c
         rows //= c

@@ -12,7 +12,7 @@ tested with one SAT call per colour, and a colouring that refutes it becomes a n
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.graphs import Graph
@@ -45,7 +45,12 @@ def _sender_pair(s: _Samples, movable: list[int], positive: bool) -> tuple[int, 
             for b in movable if not positive else [x for x in movable if x > a]:
                 if a == b:
                     continue
-                if positive and sig[a] == sig[b] or not positive and all(x != y for x, y in zip(sig[a], sig[b])):
+                if (
+                    positive
+                    and sig[a] == sig[b]
+                    or not positive
+                    and all(x != y for x, y in zip(sig[a], sig[b]))
+                ):
                     pair = (a, b)
                     break
             if pair:
@@ -63,7 +68,9 @@ def _sender_pair(s: _Samples, movable: list[int], positive: bool) -> tuple[int, 
             return pair
 
 
-def gadgets_in_graph_multi(graph: Graph, problems: Iterable[MultiProblem]) -> dict[str, Designated] | None:
+def gadgets_in_graph_multi(
+    graph: Graph, problems: Iterable[MultiProblem]
+) -> dict[str, Designated] | None:
     """Problem id → designated edges making ``graph`` a solution (only problems it solves).
 
     All problems must share one spec.  ``None`` when the graph is not good.

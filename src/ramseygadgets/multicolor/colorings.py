@@ -12,10 +12,10 @@ a pair (F, H) the clause list is literally the core's (same enumerators, same la
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
-from typing import Iterator, Sequence
 
 from ramseygadgets.colorings import DEFAULT_MAX_CLAUSES, DEFAULT_SOLVER, IncrementalCNF, new_solver
 from ramseygadgets.copies import count_all_copies, find_copies
@@ -46,7 +46,9 @@ class MultiColoring:
         return [e for e, k in zip(self.graph.edges, self.colors) if k == color]
 
     def to_json(self) -> dict[str, list[list[int]]]:
-        return {col.name: [list(e) for e in self.edges_of(k)] for k, col in enumerate(self.spec.colors)}
+        return {
+            col.name: [list(e) for e in self.edges_of(k)] for k, col in enumerate(self.spec.colors)
+        }
 
     def describe(self) -> str:
         parts = []
@@ -59,8 +61,14 @@ class MultiColoring:
 class MultiColorings(IncrementalCNF):
     """The good colourings of a graph under a :class:`ColoringSpec`, on one incremental solver."""
 
-    def __init__(self, graph: Graph, spec: ColoringSpec, *, solver: str = DEFAULT_SOLVER,
-                 max_clauses: int | None = DEFAULT_MAX_CLAUSES) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        spec: ColoringSpec,
+        *,
+        solver: str = DEFAULT_SOLVER,
+        max_clauses: int | None = DEFAULT_MAX_CLAUSES,
+    ) -> None:
         self.graph, self.spec, self.c = graph, spec, spec.c
         if max_clauses is not None:
             _check_size(graph, spec, max_clauses)
@@ -157,4 +165,5 @@ def _check_size(graph: Graph, spec: ColoringSpec, max_clauses: int) -> None:
     if total > max_clauses:
         raise GraphTooLargeError(
             f"graph has {graph.n} vertices and {graph.m} edges with {'' if exact else 'at least '}{total:,} forbidden copies, more than the limit "
-            f"of {max_clauses:,} clauses; it is too large to check exactly")
+            f"of {max_clauses:,} clauses; it is too large to check exactly"
+        )

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
+from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, literal
@@ -38,7 +40,6 @@ from ramseygadgets.multicolor.verify import verify_multi
 from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, CandidateModel, SearchTimeout
 from ramseygadgets.search.solve import CandidateResult
 from ramseygadgets.search.spec import Layout, layouts
-from ramseygadgets.copies import find_copies
 
 #: Default largest vertex count tried by :func:`solve_multi`.
 DEFAULT_MAX_VERTICES = 10
@@ -82,11 +83,26 @@ class _Witnesses:
 class MultiCandidateModel(CandidateModel):
     """The core exists part with c-colour witnesses and c-colour lemmas."""
 
-    def __init__(self, problem: MultiProblem, n: int, layout: Layout, copies: KnColorCopies, *,
-                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
+    def __init__(
+        self,
+        problem: MultiProblem,
+        n: int,
+        layout: Layout,
+        copies: KnColorCopies,
+        *,
+        seed: int | None = None,
+        solver: str = DEFAULT_SEARCH_SOLVER,
+    ) -> None:
         self.multi = problem
-        super().__init__(problem, n, layout, _Witnesses((problem.kind,)), copies,  # type: ignore[arg-type]
-                         seed=seed, solver=solver)
+        super().__init__(
+            problem,
+            n,
+            layout,
+            _Witnesses((problem.kind,)),
+            copies,  # type: ignore[arg-type]
+            seed=seed,
+            solver=solver,
+        )
         self.y: dict[tuple[int, int], int] = {}
 
     def _witness_coloring(self) -> Callable[[int, int], int]:
@@ -103,7 +119,7 @@ class MultiCandidateModel(CandidateModel):
             for t in range(m):
                 lits = [w(t, k) for k in range(c)]
                 self.clauses.append(lits)
-                self.clauses += [[-a, -b] for i, a in enumerate(lits) for b in lits[i + 1:]]
+                self.clauses += [[-a, -b] for i, a in enumerate(lits) for b in lits[i + 1 :]]
         for k, per in enumerate(self.copies.copies):
             for copy in per:
                 self.clauses.append([-x[t] for t in copy] + [-w(t, k) for t in copy])
@@ -147,7 +163,9 @@ class MultiCandidateModel(CandidateModel):
         return var
 
 
-def extend_to_kn(copies: KnColorCopies, graph: Graph, coloring: MultiColoring, rng: random.Random | None) -> list[int]:
+def extend_to_kn(
+    copies: KnColorCopies, graph: Graph, coloring: MultiColoring, rng: random.Random | None
+) -> list[int]:
     """Colour K_n: G's edges as in ``coloring``; each other edge the colour that completes the fewest
     monochromatic forbidden copies among the edges coloured so far (ties: the last colour)."""
     kn = copies.kn
@@ -182,8 +200,16 @@ class MultiFinderStats:
 class MultiLayoutFinder:
     """CEGAR for one multi-colour problem, vertex count and layout."""
 
-    def __init__(self, problem: MultiProblem, n: int, layout: Layout, copies: KnColorCopies, *,
-                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
+    def __init__(
+        self,
+        problem: MultiProblem,
+        n: int,
+        layout: Layout,
+        copies: KnColorCopies,
+        *,
+        seed: int | None = None,
+        solver: str = DEFAULT_SEARCH_SOLVER,
+    ) -> None:
         self.problem, self.layout, self.copies = problem, layout, copies
         self.model = MultiCandidateModel(problem, n, layout, copies, seed=seed, solver=solver)
         self.rng = random.Random(seed) if seed is not None else None
@@ -199,7 +225,10 @@ class MultiLayoutFinder:
             else:
                 f = graph.edge_id(*edges[1])
                 positive = self.problem.kind == "positive-sender"
-                conditions = [[sat.lit(e, k), -sat.lit(f, k) if positive else sat.lit(f, k)] for k in range(sat.c)]
+                conditions = [
+                    [sat.lit(e, k), -sat.lit(f, k) if positive else sat.lit(f, k)]
+                    for k in range(sat.c)
+                ]
             for assumption in conditions:
                 found = sat.solve(assumption)
                 if found is not None:
@@ -235,7 +264,9 @@ def multi_layouts(problem: MultiProblem, n: int) -> list[Layout]:
         if lay.swaps:  # f disjoint from e: keep the transpositions (0 1), (2 3), drop the exchange
             fixed.append(Layout(lay.name, lay.designated, lay.classes))
         else:  # f adjacent to e: the class (0, 2) is the exchange itself
-            fixed.append(Layout(lay.name, lay.designated, tuple(c for c in lay.classes if c != (0, 2))))
+            fixed.append(
+                Layout(lay.name, lay.designated, tuple(c for c in lay.classes if c != (0, 2)))
+            )
     return fixed
 
 
@@ -256,22 +287,32 @@ class MultiSearchResult(CandidateResult):
     def problem_id(self) -> str:
         return self.problem.id
 
-
     def to_json(self) -> dict[str, Any]:
         solution = None
         if self.candidate is not None:
             solution = self.candidate.to_json(self.problem.gadget_type)
-        return {"problem_id": self.problem.id, "title": self.problem.title, "status": self.status, "n": self.n,
-                "m": self.m, "lower_bound": self.lower_bound, "edges_minimal": self.edges_minimal,
-                "seconds": round(self.seconds, 4), "max_vertices": self.max_vertices, "solution": solution,
-                "levels": self.levels}
+        return {
+            "problem_id": self.problem.id,
+            "title": self.problem.title,
+            "status": self.status,
+            "n": self.n,
+            "m": self.m,
+            "lower_bound": self.lower_bound,
+            "edges_minimal": self.edges_minimal,
+            "seconds": round(self.seconds, 4),
+            "max_vertices": self.max_vertices,
+            "solution": solution,
+            "levels": self.levels,
+        }
 
 
 def _checked(problem: MultiProblem, candidate: Candidate) -> Candidate:
     verdict = verify_multi(problem, candidate)
     if not verdict.correct:
-        raise AssertionError(f"multi-colour search produced a candidate the verifier rejects for {problem.id}: "
-                             f"{verdict.reason}")
+        raise AssertionError(
+            f"multi-colour search produced a candidate the verifier rejects for {problem.id}: "
+            f"{verdict.reason}"
+        )
     return candidate
 
 
@@ -279,9 +320,15 @@ def smallest_vertex_count(problem: MultiProblem) -> int:
     return 2 if problem.kind == "determiner" else 3
 
 
-def solve_multi(problem: MultiProblem, *, max_vertices: int = DEFAULT_MAX_VERTICES, timeout: float | None = None,
-                minimize_edges: bool = True, seed: int | None = None,
-                solver: str = DEFAULT_SEARCH_SOLVER) -> MultiSearchResult:
+def solve_multi(
+    problem: MultiProblem,
+    *,
+    max_vertices: int = DEFAULT_MAX_VERTICES,
+    timeout: float | None = None,
+    minimize_edges: bool = True,
+    seed: int | None = None,
+    solver: str = DEFAULT_SEARCH_SOLVER,
+) -> MultiSearchResult:
     """The minimal solution (fewest vertices, then fewest edges) with the proof that none is smaller.
 
     Solutions are monotone in n (an isolated vertex changes nothing), so UNSAT at n − 1 proves
@@ -290,12 +337,16 @@ def solve_multi(problem: MultiProblem, *, max_vertices: int = DEFAULT_MAX_VERTIC
     start = time.monotonic()
     deadline = start + timeout if timeout is not None else None
     first = smallest_vertex_count(problem)
-    result = MultiSearchResult(problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices)
+    result = MultiSearchResult(
+        problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices
+    )
     for n in range(first, max_vertices + 1):
         t0 = time.monotonic()
         copies = KnColorCopies(problem, n)
-        finders = [MultiLayoutFinder(problem, n, lay, copies, seed=seed, solver=solver)
-                   for lay in multi_layouts(problem, n)]
+        finders = [
+            MultiLayoutFinder(problem, n, lay, copies, seed=seed, solver=solver)
+            for lay in multi_layouts(problem, n)
+        ]
         outcome = "timeout"
         try:
             best: tuple[MultiLayoutFinder, Candidate] | None = None
@@ -313,21 +364,30 @@ def solve_multi(problem: MultiProblem, *, max_vertices: int = DEFAULT_MAX_VERTIC
             if minimize_edges:
                 for finder in finders:
                     while True:
-                        graph = finder.find(max_edges=result.candidate.graph.m - 1, deadline=deadline)
+                        graph = finder.find(
+                            max_edges=result.candidate.graph.m - 1, deadline=deadline
+                        )
                         if graph is None:
                             break
-                        result.candidate = _checked(problem, Candidate(graph, finder.layout.designated))
+                        result.candidate = _checked(
+                            problem, Candidate(graph, finder.layout.designated)
+                        )
                 result.edges_minimal = True
             break
         except SearchTimeout:
             result.status = "found" if result.candidate is not None else "timeout"
             break
         finally:
-            result.levels.append({"n": n, "outcome": outcome, "seconds": round(time.monotonic() - t0, 4),
-                                  "candidates": sum(f.stats.candidates for f in finders),
-                                  "lemmas": sum(f.stats.lemmas for f in finders)})
+            result.levels.append(
+                {
+                    "n": n,
+                    "outcome": outcome,
+                    "seconds": round(time.monotonic() - t0, 4),
+                    "candidates": sum(f.stats.candidates for f in finders),
+                    "lemmas": sum(f.stats.lemmas for f in finders),
+                }
+            )
             for f in finders:
                 f.close()
     result.seconds = time.monotonic() - start
     return result
-

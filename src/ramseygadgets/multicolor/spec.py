@@ -19,9 +19,10 @@ With two colours these are exactly the red-/blue-determiner and the senders of t
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError, UnknownPatternError
@@ -85,7 +86,9 @@ def _dedupe(patterns: Iterable[Pattern]) -> tuple[Pattern, ...]:
     seen: dict[str, Pattern] = {}
     for p in patterns:
         seen.setdefault(canonical_graph6(p.graph), p)
-    return tuple(sorted(seen.values(), key=lambda p: (p.graph.n, p.graph.m, canonical_graph6(p.graph))))
+    return tuple(
+        sorted(seen.values(), key=lambda p: (p.graph.n, p.graph.m, canonical_graph6(p.graph)))
+    )
 
 
 @dataclass(frozen=True)
@@ -96,36 +99,44 @@ class ColoringSpec:
 
     def __post_init__(self) -> None:
         if not 2 <= len(self.colors) <= MAX_COLORS:
-            raise SpecError(f"a colouring spec needs 2 to {MAX_COLORS} colours, got {len(self.colors)}")
+            raise SpecError(
+                f"a colouring spec needs 2 to {MAX_COLORS} colours, got {len(self.colors)}"
+            )
         for color in self.colors:
             if not color.forbidden:
-                raise SpecError(f"colour {color.name} forbids no pattern; every colour needs at least one")
+                raise SpecError(
+                    f"colour {color.name} forbids no pattern; every colour needs at least one"
+                )
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
-    def of(cls, *pattern_sets: Sequence[str | Pattern] | str | Pattern) -> "ColoringSpec":
+    def of(cls, *pattern_sets: Sequence[str | Pattern] | str | Pattern) -> ColoringSpec:
         """``ColoringSpec.of("P3", ["K3", "C4"], "K4")``: one argument per colour."""
         colors = []
         for i, group in enumerate(pattern_sets):
             items = [group] if isinstance(group, (str, Pattern)) else list(group)
             patterns = [p if isinstance(p, Pattern) else get_pattern(p) for p in items]
-            colors.append(ColorClass(COLOR_NAMES[i] if i < MAX_COLORS else f"colour{i}", _dedupe(patterns)))
+            colors.append(
+                ColorClass(COLOR_NAMES[i] if i < MAX_COLORS else f"colour{i}", _dedupe(patterns))
+            )
         return cls(tuple(colors))
 
     @classmethod
-    def parse(cls, text: str) -> "ColoringSpec":
+    def parse(cls, text: str) -> ColoringSpec:
         """``"P3 | K3,C4 | K4"``: colours separated by ``|`` or ``;``, patterns by commas."""
         groups = [g.strip() for g in re.split(r"[|;]", text)]
         if len(groups) < 2 or not all(groups):
-            raise SpecError(f"cannot read colouring spec {text!r}: give the colours' forbidden patterns separated "
-                            f"by '|', e.g. 'P3 | K3,C4 | K4'")
+            raise SpecError(
+                f"cannot read colouring spec {text!r}: give the colours' forbidden patterns separated "
+                f"by '|', e.g. 'P3 | K3,C4 | K4'"
+            )
         try:
             return cls.of(*[split_pattern_list(g) for g in groups])
         except UnknownPatternError as exc:
             raise SpecError(f"colouring spec {text!r}: {exc}") from None
 
     @classmethod
-    def pair(cls, F: str | Pattern, H: str | Pattern) -> "ColoringSpec":
+    def pair(cls, F: str | Pattern, H: str | Pattern) -> ColoringSpec:
         """The paper's two-colour spec: red avoids F, blue avoids H."""
         return cls.of([F], [H])
 
@@ -164,7 +175,11 @@ class ColoringSpec:
     def twins(self, color: int) -> list[int]:
         """Other colours with exactly the same forbidden set (exchanging them maps good colorings
         to good colorings, so no edge can be forced into either)."""
-        return [j for j, col in enumerate(self.colors) if j != color and col.key == self.colors[color].key]
+        return [
+            j
+            for j, col in enumerate(self.colors)
+            if j != color and col.key == self.colors[color].key
+        ]
 
     @cached_property
     def key(self) -> tuple[tuple[str, ...], ...]:
@@ -175,9 +190,11 @@ class ColoringSpec:
         return [[p.name for p in col.forbidden] for col in self.colors]
 
     @classmethod
-    def from_json(cls, data: Any) -> "ColoringSpec":
+    def from_json(cls, data: Any) -> ColoringSpec:
         if not isinstance(data, list) or not all(isinstance(g, list) and g for g in data):
-            raise SpecError(f"a colouring spec is a list of pattern lists, one per colour, got {data!r}")
+            raise SpecError(
+                f"a colouring spec is a list of pattern lists, one per colour, got {data!r}"
+            )
         try:
             return cls.of(*[[str(x) for x in g] for g in data])
         except UnknownPatternError as exc:
@@ -194,14 +211,16 @@ class MultiProblem:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise SpecError(f"unknown multi-colour gadget kind {self.kind!r}; expected one of {', '.join(KINDS)}")
+            raise SpecError(
+                f"unknown multi-colour gadget kind {self.kind!r}; expected one of {', '.join(KINDS)}"
+            )
         if (self.kind == "determiner") != (self.color is not None):
             raise SpecError("a determiner names its colour; senders do not")
         if self.color is not None and not 0 <= self.color < self.spec.c:
             raise SpecError(f"colour {self.color} is not one of the spec's {self.spec.c} colours")
 
     @classmethod
-    def make(cls, spec: ColoringSpec | str, gadget: str) -> "MultiProblem":
+    def make(cls, spec: ColoringSpec | str, gadget: str) -> MultiProblem:
         """``gadget``: ``positive-sender``, ``negative-sender`` or ``<colour>-determiner``."""
         spec = spec if isinstance(spec, ColoringSpec) else ColoringSpec.parse(spec)
         key = gadget.strip().lower().replace("_", "-")
@@ -212,11 +231,16 @@ class MultiProblem:
             names = [col.name for col in spec.colors]
             if name in names:
                 return cls(spec, "determiner", names.index(name))
-        choices = [f"{col.name}-determiner" for col in spec.colors] + ["positive-sender", "negative-sender"]
-        raise SpecError(f"unknown gadget {gadget!r} for this spec; expected one of {', '.join(choices)}")
+        choices = [f"{col.name}-determiner" for col in spec.colors] + [
+            "positive-sender",
+            "negative-sender",
+        ]
+        raise SpecError(
+            f"unknown gadget {gadget!r} for this spec; expected one of {', '.join(choices)}"
+        )
 
     @classmethod
-    def of_problem(cls, problem: Problem) -> "MultiProblem":
+    def of_problem(cls, problem: Problem) -> MultiProblem:
         """The two-colour problem of a catalog-style problem (not for hardness gadgets)."""
         spec = ColoringSpec.pair(problem.F, problem.H)
         g = problem.gadget
@@ -268,11 +292,17 @@ class MultiProblem:
         return self.kind != "determiner" or not self.spec.twins(self.color or 0)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "colors": self.spec.to_json(), "color_names": [c.name for c in self.spec.colors],
-                "gadget": self.gadget, "tier": self.tier, "title": self.title}
+        return {
+            "id": self.id,
+            "colors": self.spec.to_json(),
+            "color_names": [c.name for c in self.spec.colors],
+            "gadget": self.gadget,
+            "tier": self.tier,
+            "title": self.title,
+        }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "MultiProblem":
+    def from_json(cls, data: dict[str, Any]) -> MultiProblem:
         if "colors" not in data or "gadget" not in data:
             raise SpecError('a multi-colour problem record needs "colors" and "gadget"')
         return cls.make(ColoringSpec.from_json(data["colors"]), str(data["gadget"]))

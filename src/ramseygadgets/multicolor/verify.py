@@ -26,7 +26,9 @@ def _edge(e: tuple[int, int]) -> str:
     return f"{e[0]}-{e[1]}"
 
 
-def verify_multi(problem: MultiProblem, graph: Graph | Candidate, designated: Designated | None = None) -> Verdict:
+def verify_multi(
+    problem: MultiProblem, graph: Graph | Candidate, designated: Designated | None = None
+) -> Verdict:
     """Decide whether ``graph`` with its designated edges solves the multi-colour ``problem``."""
     if isinstance(graph, Candidate):
         graph, designated = graph.graph, graph.designated
@@ -34,13 +36,18 @@ def verify_multi(problem: MultiProblem, graph: Graph | Candidate, designated: De
     core_type = problem.gadget_type
     problem_with_designated = check_designated(graph, core_type, designated)
     if problem_with_designated is not None:
-        return Verdict(False, problem_with_designated.replace(core_type.value, problem.gadget), "designated")
+        return Verdict(
+            False, problem_with_designated.replace(core_type.value, problem.gadget), "designated"
+        )
     spec = problem.spec
     with MultiColorings(graph, spec) as sat:
         first = sat.solve()
         if first is None:
-            return Verdict(False, f"G is not good for {spec.title}: every colouring has a forbidden monochromatic copy",
-                           "good")
+            return Verdict(
+                False,
+                f"G is not good for {spec.title}: every colouring has a forbidden monochromatic copy",
+                "good",
+            )
         e = designated.edges[0]
         ie = graph.edge_id(*e)
         names = [col.name for col in spec.colors]
@@ -49,9 +56,16 @@ def verify_multi(problem: MultiProblem, graph: Graph | Candidate, designated: De
             assert k is not None
             witness = first if first.colors[ie] != k else sat.solve([-sat.lit(ie, k)])
             if witness is not None:
-                return Verdict(False, f"edge e = {_edge(e)} is {names[witness.colors[ie]]} in some good colouring, so "
-                                      f"it is not always {names[k]}", "gadget", witness)
-            return Verdict(True, f"G is good and edge e = {_edge(e)} is {names[k]} in every good colouring")
+                return Verdict(
+                    False,
+                    f"edge e = {_edge(e)} is {names[witness.colors[ie]]} in some good colouring, so "
+                    f"it is not always {names[k]}",
+                    "gadget",
+                    witness,
+                )
+            return Verdict(
+                True, f"G is good and edge e = {_edge(e)} is {names[k]} in every good colouring"
+            )
         f = designated.edges[1]
         jf = graph.edge_id(*f)
         positive = problem.kind == "positive-sender"
@@ -60,11 +74,21 @@ def verify_multi(problem: MultiProblem, graph: Graph | Candidate, designated: De
             witness = sat.solve(assumption)
             if witness is not None:
                 want = "the same colour" if positive else "different colours"
-                return Verdict(False, f"a good colouring has e = {_edge(e)} {names[witness.colors[ie]]} and "
-                                      f"f = {_edge(f)} {names[witness.colors[jf]]}, but they must always have {want}",
-                               "gadget", witness)
+                return Verdict(
+                    False,
+                    f"a good colouring has e = {_edge(e)} {names[witness.colors[ie]]} and "
+                    f"f = {_edge(f)} {names[witness.colors[jf]]}, but they must always have {want}",
+                    "gadget",
+                    witness,
+                )
         if sat.solve([-sat.lit(ie, first.colors[ie])]) is None:
-            return Verdict(False, f"edge e = {_edge(e)} is {names[first.colors[ie]]} in every good colouring, but a "
-                                  f"sender needs e to take at least two colours", "gadget")
+            return Verdict(
+                False,
+                f"edge e = {_edge(e)} is {names[first.colors[ie]]} in every good colouring, but a "
+                f"sender needs e to take at least two colours",
+                "gadget",
+            )
         relation = "the same colour" if positive else "different colours"
-        return Verdict(True, f"G is good, e and f always have {relation}, and e takes at least two colours")
+        return Verdict(
+            True, f"G is good, e and f always have {relation}, and e takes at least two colours"
+        )

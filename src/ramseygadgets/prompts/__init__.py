@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from ramseygadgets.prompts.builder import (
     MULTIROUND_ROUNDS,
-    MultiroundStep,
     SETTINGS,
     TOOL_MODES,
+    MultiroundStep,
     Prompt,
     PromptError,
     SettingUnavailableError,
@@ -29,7 +29,20 @@ from ramseygadgets.prompts.builder import (
 )
 
 __all__ = [
-    "MULTIROUND_ROUNDS", "MultiroundStep", "SETTINGS", "TOOL_MODES", "Prompt", "PromptError", "SettingUnavailableError",
-    "UnknownSettingError", "build_prompt", "example_hint_problems", "example_problem", "followup_message",
-    "format_example", "multiround_step", "settings_for", "tool_result_message",
+    "MULTIROUND_ROUNDS",
+    "MultiroundStep",
+    "SETTINGS",
+    "TOOL_MODES",
+    "Prompt",
+    "PromptError",
+    "SettingUnavailableError",
+    "UnknownSettingError",
+    "build_prompt",
+    "example_hint_problems",
+    "example_problem",
+    "followup_message",
+    "format_example",
+    "multiround_step",
+    "settings_for",
+    "tool_result_message",
 ]

@@ -26,7 +26,13 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.profiles import ModelProfile, get_profile
 
-SETTINGS: tuple[str, ...] = ("zero-shot", "structural-hint", "size-hint", "example-hint", "multiround")
+SETTINGS: tuple[str, ...] = (
+    "zero-shot",
+    "structural-hint",
+    "size-hint",
+    "example-hint",
+    "multiround",
+)
 MULTIROUND_ROUNDS = 3
 TOOL_MODES = ("text", "native")
 
@@ -66,12 +72,23 @@ class Prompt:
         """The messages plus the forced reply start as a final assistant message (if any)."""
         if not self.assistant_prefix:
             return [dict(m) for m in self.messages]
-        return [*(dict(m) for m in self.messages), {"role": "assistant", "content": self.assistant_prefix}]
+        return [
+            *(dict(m) for m in self.messages),
+            {"role": "assistant", "content": self.assistant_prefix},
+        ]
 
     def to_json(self) -> dict[str, Any]:
-        return {"problem_id": self.problem_id, "setting": self.setting, "profile": self.profile,
-                "tool_mode": self.tool_mode, "rounds": self.rounds, "messages": self.messages,
-                "tools": self.tools, "assistant_prefix": self.assistant_prefix, "sampling": self.sampling}
+        return {
+            "problem_id": self.problem_id,
+            "setting": self.setting,
+            "profile": self.profile,
+            "tool_mode": self.tool_mode,
+            "rounds": self.rounds,
+            "messages": self.messages,
+            "tools": self.tools,
+            "assistant_prefix": self.assistant_prefix,
+            "sampling": self.sampling,
+        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,7 +135,13 @@ def pattern_info(pattern: Pattern) -> dict[str, Any]:
     if kind == "other" and pattern.star_k is not None:
         kind = "star"
     edges = ", ".join(f"[{u}, {v}]" for u, v in pattern.graph.edges)
-    return {"name": pattern.name, "kind": kind, "n": pattern.graph.n, "k": pattern.star_k, "edges": edges}
+    return {
+        "name": pattern.name,
+        "kind": kind,
+        "n": pattern.graph.n,
+        "k": pattern.star_k,
+        "edges": edges,
+    }
 
 
 #: A fixed small graph that shows the answer format (a triangle with a pendant edge).
@@ -127,7 +150,9 @@ _FORMAT_EXAMPLE = Graph(4, ((0, 1), (0, 2), (1, 2), (2, 3)))
 
 def format_example(gadget: GadgetType) -> str:
     """The format-only example answer of the system prompt (same rendering as ``format_answer``)."""
-    designated = Designated(((0, 1), (2, 3))[:len(gadget.edge_names)], (0, 1, 3)[:len(gadget.vertex_names)])
+    designated = Designated(
+        ((0, 1), (2, 3))[: len(gadget.edge_names)], (0, 1, 3)[: len(gadget.vertex_names)]
+    )
     return json.dumps(answer_object(Candidate(_FORMAT_EXAMPLE, designated), gadget))
 
 
@@ -172,7 +197,11 @@ def settings_for(problem: Problem | str, *, min_vertices: int | None = None) -> 
     """
     problem = _resolve(problem)
     out = [s for s in SETTINGS if s != "example-hint" or example_problem(problem) is not None]
-    return out if in_catalog(problem) or min_vertices is not None else [s for s in out if s != "size-hint"]
+    return (
+        out
+        if in_catalog(problem) or min_vertices is not None
+        else [s for s in out if s != "size-hint"]
+    )
 
 
 def _solution(problem: Problem, what: str) -> Candidate:
@@ -181,34 +210,54 @@ def _solution(problem: Problem, what: str) -> Candidate:
     try:
         return get_solution(problem.id).candidate
     except UnknownProblemError:
-        raise SettingUnavailableError(f"{what} needs the shipped minimal solution of {problem.id}, "
-                                      f"which is not available") from None
+        raise SettingUnavailableError(
+            f"{what} needs the shipped minimal solution of {problem.id}, which is not available"
+        ) from None
 
 
-def _context(problem: Problem, setting: str, tool_mode: str, min_vertices: int | None = None) -> dict[str, Any]:
+def _context(
+    problem: Problem, setting: str, tool_mode: str, min_vertices: int | None = None
+) -> dict[str, Any]:
     gadget = problem.gadget
     pair = f"({problem.F.name}, {problem.H.name})"
     long_words, short_words = _designated_words(gadget)
     context: dict[str, Any] = {
-        "F": pattern_info(problem.F), "H": pattern_info(problem.H), "pair": pair, "gadget": gadget.value,
-        "k": problem.F.star_k or 0, "setting": setting, "multiround": setting == "multiround",
-        "tool_mode": tool_mode, "tool_name": TOOL_NAME, "tool_max_vertices": TOOL_MAX_VERTICES,
-        "rounds": MULTIROUND_ROUNDS, "format_example": format_example(gadget),
-        "edge_names": gadget.edge_names, "vertex_names": gadget.vertex_names,
-        "designated_words": long_words, "designated_words_short": short_words,
+        "F": pattern_info(problem.F),
+        "H": pattern_info(problem.H),
+        "pair": pair,
+        "gadget": gadget.value,
+        "k": problem.F.star_k or 0,
+        "setting": setting,
+        "multiround": setting == "multiround",
+        "tool_mode": tool_mode,
+        "tool_name": TOOL_NAME,
+        "tool_max_vertices": TOOL_MAX_VERTICES,
+        "rounds": MULTIROUND_ROUNDS,
+        "format_example": format_example(gadget),
+        "edge_names": gadget.edge_names,
+        "vertex_names": gadget.vertex_names,
+        "designated_words": long_words,
+        "designated_words_short": short_words,
     }
     if setting == "size-hint":
-        context["size"] = min_vertices if min_vertices is not None else _solution(problem, "the size hint").graph.n
+        context["size"] = (
+            min_vertices
+            if min_vertices is not None
+            else _solution(problem, "the size hint").graph.n
+        )
     if setting == "example-hint":
         counterpart = example_problem(problem)
         if counterpart is None:
             raise SettingUnavailableError(
                 f"example-hint does not apply to {problem.id}: it exists only for K1,3 problems whose P3 "
-                f"counterpart (same H and gadget) is in the catalog")
+                f"counterpart (same H and gadget) is in the catalog"
+            )
         solution = _solution(counterpart, "the example hint")
         context["example"] = {
-            "F": pattern_info(counterpart.F), "k": counterpart.F.star_k,
-            "pair": f"({counterpart.F.name}, {counterpart.H.name})", "n": solution.graph.n,
+            "F": pattern_info(counterpart.F),
+            "k": counterpart.F.star_k,
+            "pair": f"({counterpart.F.name}, {counterpart.H.name})",
+            "n": solution.graph.n,
             "answer": json.dumps(answer_object(solution, gadget)),
         }
     return context
@@ -221,8 +270,14 @@ def _apply_profile(system: str, user: str, profile: ModelProfile) -> list[dict[s
     return [{"role": "user", "content": render("merged.md.j2", system=system, user=user)}]
 
 
-def build_prompt(problem: Problem | str, setting: str, profile: ModelProfile | str | None = None, *,
-                 tool_mode: str = "text", min_vertices: int | None = None) -> Prompt:
+def build_prompt(
+    problem: Problem | str,
+    setting: str,
+    profile: ModelProfile | str | None = None,
+    *,
+    tool_mode: str = "text",
+    min_vertices: int | None = None,
+) -> Prompt:
     """The first-round prompt of ``problem`` in ``setting``, shaped by a model profile.
 
     ``min_vertices`` gives the size hint of a problem outside the catalog (default: the
@@ -230,7 +285,9 @@ def build_prompt(problem: Problem | str, setting: str, profile: ModelProfile | s
     """
     problem = _resolve(problem)
     if setting not in SETTINGS:
-        raise UnknownSettingError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
+        raise UnknownSettingError(
+            f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}"
+        )
     if tool_mode not in TOOL_MODES:
         raise PromptError(f"unknown tool mode {tool_mode!r}; expected text or native")
     profile = get_profile(profile)
@@ -239,16 +296,21 @@ def build_prompt(problem: Problem | str, setting: str, profile: ModelProfile | s
     user = render("task.md.j2", **context)
     native = setting == "multiround" and tool_mode == "native"
     return Prompt(
-        problem_id=problem.id, setting=setting, messages=_apply_profile(system, user, profile),
+        problem_id=problem.id,
+        setting=setting,
+        messages=_apply_profile(system, user, profile),
         tools=[json.loads(json.dumps(TOOL_SPEC))] if native else None,
-        assistant_prefix=profile.assistant_prefix, profile=profile.name,
+        assistant_prefix=profile.assistant_prefix,
+        profile=profile.name,
         tool_mode=tool_mode if setting == "multiround" else "none",
-        rounds=MULTIROUND_ROUNDS if setting == "multiround" else 1, sampling=profile.request_params(),
+        rounds=MULTIROUND_ROUNDS if setting == "multiround" else 1,
+        sampling=profile.request_params(),
     )
 
 
-def followup_message(problem: Problem | str, round_no: int, tool_result_text: str | None, *,
-                     tool_mode: str = "text") -> dict[str, Any]:
+def followup_message(
+    problem: Problem | str, round_no: int, tool_result_text: str | None, *, tool_mode: str = "text"
+) -> dict[str, Any]:
     """The user message that opens round 2 or 3 of a multiround conversation.
 
     In text mode it carries the tool output; in native mode the output travels in a ``tool``
@@ -257,7 +319,9 @@ def followup_message(problem: Problem | str, round_no: int, tool_result_text: st
     """
     _resolve(problem)
     if not 2 <= round_no <= MULTIROUND_ROUNDS:
-        raise PromptError(f"follow-up messages open rounds 2..{MULTIROUND_ROUNDS}, not round {round_no}")
+        raise PromptError(
+            f"follow-up messages open rounds 2..{MULTIROUND_ROUNDS}, not round {round_no}"
+        )
     if tool_mode not in TOOL_MODES:
         raise PromptError(f"unknown tool mode {tool_mode!r}; expected text or native")
     result = tool_result_text if tool_mode == "text" else None
@@ -278,9 +342,24 @@ def example_hint_problems() -> list[Problem]:
 
 
 __all__ = [
-    "SETTINGS", "MULTIROUND_ROUNDS", "TOOL_MODES", "Prompt", "PromptError", "UnknownSettingError",
-    "SettingUnavailableError", "MultiroundStep", "multiround_step", "build_prompt", "settings_for", "followup_message", "tool_result_message",
-    "example_problem", "example_hint_problems", "format_example", "pattern_info", "render",
+    "SETTINGS",
+    "MULTIROUND_ROUNDS",
+    "TOOL_MODES",
+    "Prompt",
+    "PromptError",
+    "UnknownSettingError",
+    "SettingUnavailableError",
+    "MultiroundStep",
+    "multiround_step",
+    "build_prompt",
+    "settings_for",
+    "followup_message",
+    "tool_result_message",
+    "example_problem",
+    "example_hint_problems",
+    "format_example",
+    "pattern_info",
+    "render",
 ]
 
 
@@ -299,7 +378,9 @@ class MultiroundStep:
     followup: dict[str, Any] | None = None
 
 
-def multiround_step(problem: Problem | str, round_no: int, reply_text: str | None) -> MultiroundStep:
+def multiround_step(
+    problem: Problem | str, round_no: int, reply_text: str | None
+) -> MultiroundStep:
     """Apply the text protocol to the reply of ``round_no``: run the tool or end the conversation.
 
     In rounds 1 and 2 a reply with a ``coloring_tool`` block gets the tool's output (an
@@ -317,4 +398,6 @@ def multiround_step(problem: Problem | str, round_no: int, reply_text: str | Non
     if request is None:
         return MultiroundStep(final=True)
     tool_text = run_coloring_tool(problem, request)
-    return MultiroundStep(False, request, tool_text, followup_message(problem, round_no + 1, tool_text))
+    return MultiroundStep(
+        False, request, tool_text, followup_message(problem, round_no + 1, tool_text)
+    )

@@ -4,20 +4,36 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
+from ramseygadgets.files import make_output_dir
 from ramseygadgets.report import figures as figs
 from ramseygadgets.report.html import problem_sections, render_html
 from ramseygadgets.report.metrics import (
-    BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, BREAKDOWNS, Cell, CellStats, breakdown, build_cells, cell_stats,
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    BREAKDOWNS,
+    Cell,
+    CellStats,
+    breakdown,
+    build_cells,
+    cell_stats,
 )
-from ramseygadgets.files import make_output_dir
 from ramseygadgets.report.runs import Run
 from ramseygadgets.report.tables import (
-    MISSING_NOTE, STD_NOTE, Table, breakdown_table, outcomes_table, per_problem_table, stats_record, table1,
-    table1_wide, table2,
+    MISSING_NOTE,
+    STD_NOTE,
+    Table,
+    breakdown_table,
+    outcomes_table,
+    per_problem_table,
+    stats_record,
+    table1,
+    table1_wide,
+    table2,
 )
 
 DEFINITIONS = (
@@ -68,8 +84,12 @@ class ReportResult:
 ProgressHook = Callable[[str, int], Callable[[], None]]
 
 
-def build_report(runs: Sequence[Run], out_dir: str | Path, options: ReportOptions = ReportOptions(),
-                 progress: ProgressHook | None = None) -> ReportResult:
+def build_report(
+    runs: Sequence[Run],
+    out_dir: str | Path,
+    options: ReportOptions = ReportOptions(),
+    progress: ProgressHook | None = None,
+) -> ReportResult:
     """Compute every table and figure and write them under ``out_dir``.
 
     ``progress(description, total)`` may return a callback advanced once per problem card drawn.
@@ -81,7 +101,10 @@ def build_report(runs: Sequence[Run], out_dir: str | Path, options: ReportOption
     for cell in cells:
         warnings.extend(f"{cell.model} · {cell.setting}: {note}" for note in cell.notes)
     stats = [cell_stats(c, **kwargs) for c in cells]
-    splits = {name: [breakdown(cell, split, **kwargs) for cell in cells] for name, split in BREAKDOWNS.items()}
+    splits = {
+        name: [breakdown(cell, split, **kwargs) for cell in cells]
+        for name, split in BREAKDOWNS.items()
+    }
     tables = [table1(stats), table1_wide(stats), table2(cells, **kwargs), outcomes_table(stats)]
     tables += [breakdown_table(cells, split, splits[name]) for name, split in BREAKDOWNS.items()]
     tables.append(per_problem_table(cells))
@@ -91,24 +114,42 @@ def build_report(runs: Sequence[Run], out_dir: str | Path, options: ReportOption
         result.files.append(_write(out / f"{table.name}.md", table.to_markdown()))
         result.files.append(_write(out / f"{table.name}.csv", table.to_csv()))
 
-    by_size = [(st, value, sub) for st, groups in zip(stats, splits["size"]) for value, sub in groups]
-    by_tier = [(st, value, sub) for st, groups in zip(stats, splits["tier"]) for value, sub in groups]
+    by_size = [
+        (st, value, sub) for st, groups in zip(stats, splits["size"]) for value, sub in groups
+    ]
+    by_tier = [
+        (st, value, sub) for st, groups in zip(stats, splits["tier"]) for value, sub in groups
+    ]
     figure_dir = out / "figures"
-    result.figures = [figs.accuracy_vs_tokens(stats, figure_dir), figs.accuracy_vs_size(by_size, figure_dir),
-                      figs.accuracy_by_tier(by_tier, figure_dir), figs.outcomes(stats, figure_dir)]
+    result.figures = [
+        figs.accuracy_vs_tokens(stats, figure_dir),
+        figs.accuracy_vs_size(by_size, figure_dir),
+        figs.accuracy_by_tier(by_tier, figure_dir),
+        figs.outcomes(stats, figure_dir),
+    ]
     for f in result.figures:
         result.files += [f.png, f.svg]
 
-    result.files.append(_write(out / "report.md", report_markdown(options.title, tables, result.figures, warnings)))
+    result.files.append(
+        _write(out / "report.md", report_markdown(options.title, tables, result.figures, warnings))
+    )
 
     if options.html:
         total = sum(len(c.problems) for c in cells)
         advance = progress("drawing problems", total) if progress else None
         sections = problem_sections(cells, drawings=options.drawings, advance=advance)
-        html = render_html(title=options.title, tables=tables, figures=result.figures, problems=sections,
-                           definitions=DEFINITIONS, warnings=warnings,
-                           sources=sorted({s for c in cells for s in c.sources}),
-                           resamples=options.resamples, seed=options.seed, collapsed=("per_problem",))
+        html = render_html(
+            title=options.title,
+            tables=tables,
+            figures=result.figures,
+            problems=sections,
+            definitions=DEFINITIONS,
+            warnings=warnings,
+            sources=sorted({s for c in cells for s in c.sources}),
+            resamples=options.resamples,
+            seed=options.seed,
+            collapsed=("per_problem",),
+        )
         result.files.append(_write(out / "report.html", html))
     summary_path = out / "summary.json"
     result.files.append(summary_path)
@@ -116,8 +157,12 @@ def build_report(runs: Sequence[Run], out_dir: str | Path, options: ReportOption
     return result
 
 
-def report_markdown(title: str, tables: Sequence[Table], figures: Sequence[figs.FigureFiles],
-                    warnings: Sequence[str]) -> str:
+def report_markdown(
+    title: str,
+    tables: Sequence[Table],
+    figures: Sequence[figs.FigureFiles],
+    warnings: Sequence[str],
+) -> str:
     parts = [f"# {title}", "", "## Definitions", "", *[f"- {d}" for d in DEFINITIONS], ""]
     if warnings:
         parts += ["## Warnings", "", *[f"- {w}" for w in warnings], ""]

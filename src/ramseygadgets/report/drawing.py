@@ -9,16 +9,17 @@ the HTML report) and :func:`save_picture` renders it with matplotlib to PNG or S
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ramseygadgets.colorings import Coloring
+from ramseygadgets.files import make_output_dir
 from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
-from ramseygadgets.files import make_output_dir
 
 RED = "#d62728"
 BLUE = "#1f77b4"
@@ -55,7 +56,9 @@ def layout(graph: Graph, seed: int = 0) -> tuple[tuple[float, float], ...]:
     ys = [float(pos[v][1]) for v in range(graph.n)]
     span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
     cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
-    return tuple((0.5 + 0.84 * (x - cx) / span, 0.5 - 0.84 * (y - cy) / span) for x, y in zip(xs, ys))
+    return tuple(
+        (0.5 + 0.84 * (x - cx) / span, 0.5 - 0.84 * (y - cy) / span) for x, y in zip(xs, ys)
+    )
 
 
 def coloring_from_json(graph: Graph, data: Mapping[str, Any] | None) -> tuple[str | None, ...]:
@@ -75,8 +78,14 @@ def coloring_from_json(graph: Graph, data: Mapping[str, Any] | None) -> tuple[st
     return tuple(colors)
 
 
-def graph_picture(graph: Graph, designated: Designated | None = None, gadget: GadgetType | None = None,
-                  coloring: Coloring | Mapping[str, Any] | None = None, *, seed: int = 0) -> GraphPicture:
+def graph_picture(
+    graph: Graph,
+    designated: Designated | None = None,
+    gadget: GadgetType | None = None,
+    coloring: Coloring | Mapping[str, Any] | None = None,
+    *,
+    seed: int = 0,
+) -> GraphPicture:
     if isinstance(coloring, Coloring):
         colors: tuple[str | None, ...] = tuple("red" if r else "blue" for r in coloring.red)
     else:
@@ -109,29 +118,41 @@ def picture_svg(picture: GraphPicture, size: int = 220, title: str = "") -> str:
         x, y = picture.positions[v]
         return round(x * size, 1), round(y * size, 1)
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="{size}" height="{size}" '
-             f'viewBox="0 0 {size} {size}" role="img">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="{size}" height="{size}" '
+        f'viewBox="0 0 {size} {size}" role="img">'
+    ]
     if title:
         parts.append(f"<title>{escape(title)}</title>")
     for i, (u, v) in enumerate(graph.edges):
         (x1, y1), (x2, y2) = xy(u), xy(v)
         color = COLORS[picture.edge_colors[i]]
         width = 4.5 if i in picture.edge_marks else 2
-        parts.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="{width}"/>')
+        parts.append(
+            f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="{width}"/>'
+        )
     for i, name in picture.edge_marks.items():
         (x1, y1), (x2, y2) = xy(graph.edges[i][0]), xy(graph.edges[i][1])
         mx, my = round((x1 + x2) / 2, 1), round((y1 + y2) / 2, 1)
-        parts.append(f'<rect x="{mx - 6}" y="{my - 7}" width="12" height="13" rx="3" fill="#fff" stroke="#333"/>'
-                     f'<text x="{mx}" y="{my + 3.5}" font-size="10" font-weight="bold" text-anchor="middle">'
-                     f'{escape(name)}</text>')
+        parts.append(
+            f'<rect x="{mx - 6}" y="{my - 7}" width="12" height="13" rx="3" fill="#fff" stroke="#333"/>'
+            f'<text x="{mx}" y="{my + 3.5}" font-size="10" font-weight="bold" text-anchor="middle">'
+            f"{escape(name)}</text>"
+        )
     for v in range(graph.n):
         x, y = xy(v)
         if v in picture.vertex_marks:
-            parts.append(f'<circle cx="{x}" cy="{y}" r="{radius + 4}" fill="#ffd54f" stroke="#333" stroke-width="2"/>')
-            parts.append(f'<text x="{x}" y="{round(y + radius + 14, 1)}" font-size="10" font-weight="bold" '
-                         f'text-anchor="middle">{escape(picture.vertex_marks[v])}</text>')
-        parts.append(f'<circle cx="{x}" cy="{y}" r="{radius}" fill="#fff" stroke="#222" stroke-width="1.2"/>'
-                     f'<text x="{x}" y="{round(y + font / 3, 1)}" font-size="{font}" text-anchor="middle">{v}</text>')
+            parts.append(
+                f'<circle cx="{x}" cy="{y}" r="{radius + 4}" fill="#ffd54f" stroke="#333" stroke-width="2"/>'
+            )
+            parts.append(
+                f'<text x="{x}" y="{round(y + radius + 14, 1)}" font-size="10" font-weight="bold" '
+                f'text-anchor="middle">{escape(picture.vertex_marks[v])}</text>'
+            )
+        parts.append(
+            f'<circle cx="{x}" cy="{y}" r="{radius}" fill="#fff" stroke="#222" stroke-width="1.2"/>'
+            f'<text x="{x}" y="{round(y + font / 3, 1)}" font-size="{font}" text-anchor="middle">{v}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -139,12 +160,14 @@ def picture_svg(picture: GraphPicture, size: int = 220, title: str = "") -> str:
 # ---------------------------------------------------------------------------------------------
 # matplotlib (PNG / SVG files)
 # ---------------------------------------------------------------------------------------------
-def save_picture(picture: GraphPicture, path: str | Path, title: str = "", caption: str = "") -> Path:
+def save_picture(
+    picture: GraphPicture, path: str | Path, title: str = "", caption: str = ""
+) -> Path:
     """Render with matplotlib; the format follows the suffix (``.png`` or ``.svg``)."""
+    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.collections import LineCollection
     from matplotlib.figure import Figure
-    import matplotlib
 
     path = Path(path)
     suffix = path.suffix.lower()
@@ -161,25 +184,61 @@ def save_picture(picture: GraphPicture, path: str | Path, title: str = "", capti
     pos = picture.positions
     segments = [(pos[u], pos[v]) for u, v in graph.edges]
     widths = [5 if i in picture.edge_marks else 2.2 for i in range(graph.m)]
-    ax.add_collection(LineCollection(segments, colors=[COLORS[c] for c in picture.edge_colors],
-                                     linewidths=widths, zorder=1))
+    ax.add_collection(
+        LineCollection(
+            segments, colors=[COLORS[c] for c in picture.edge_colors], linewidths=widths, zorder=1
+        )
+    )
     for i, name in picture.edge_marks.items():
         (x1, y1), (x2, y2) = segments[i]
-        ax.text((x1 + x2) / 2, (y1 + y2) / 2, name, ha="center", va="center", fontsize=11, fontweight="bold",
-                zorder=3, bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "#333"})
+        ax.text(
+            (x1 + x2) / 2,
+            (y1 + y2) / 2,
+            name,
+            ha="center",
+            va="center",
+            fontsize=11,
+            fontweight="bold",
+            zorder=3,
+            bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "#333"},
+        )
     size = 300 if graph.n <= 16 else 160
     marked = list(picture.vertex_marks)
     if marked:
-        ax.scatter([pos[v][0] for v in marked], [pos[v][1] for v in marked], s=size * 2.2, c="#ffd54f",
-                   edgecolors="#333", linewidths=2, zorder=2)
+        ax.scatter(
+            [pos[v][0] for v in marked],
+            [pos[v][1] for v in marked],
+            s=size * 2.2,
+            c="#ffd54f",
+            edgecolors="#333",
+            linewidths=2,
+            zorder=2,
+        )
         for v in marked:
-            ax.text(pos[v][0], pos[v][1] + 0.065, picture.vertex_marks[v], ha="center", va="center",
-                    fontsize=11, fontweight="bold", zorder=4)
+            ax.text(
+                pos[v][0],
+                pos[v][1] + 0.065,
+                picture.vertex_marks[v],
+                ha="center",
+                va="center",
+                fontsize=11,
+                fontweight="bold",
+                zorder=4,
+            )
     if graph.n:
-        ax.scatter([p[0] for p in pos], [p[1] for p in pos], s=size, c="white", edgecolors="#222",
-                   linewidths=1.2, zorder=2)
+        ax.scatter(
+            [p[0] for p in pos],
+            [p[1] for p in pos],
+            s=size,
+            c="white",
+            edgecolors="#222",
+            linewidths=1.2,
+            zorder=2,
+        )
     for v, (x, y) in enumerate(pos):
-        ax.text(x, y, str(v), ha="center", va="center", fontsize=9 if graph.n <= 16 else 7, zorder=3)
+        ax.text(
+            x, y, str(v), ha="center", va="center", fontsize=9 if graph.n <= 16 else 7, zorder=3
+        )
     if title:
         fig.suptitle(title, fontsize=12)
     if caption:

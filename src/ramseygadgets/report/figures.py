@@ -13,9 +13,9 @@ deterministic (fixed hash salt, no date).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -25,8 +25,14 @@ from ramseygadgets.report.metrics import CellStats
 from ramseygadgets.report.runs import OUTCOMES, setting_sort_key
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-OUTCOME_COLORS = {"correct": "#2ca02c", "wrong": "#d62728", "parse-failure": "#ff7f0e",
-                  "truncated": "#9467bd", "error": "#7f7f7f", "missing": "#d9d9d9"}
+OUTCOME_COLORS = {
+    "correct": "#2ca02c",
+    "wrong": "#d62728",
+    "parse-failure": "#ff7f0e",
+    "truncated": "#9467bd",
+    "error": "#7f7f7f",
+    "missing": "#d9d9d9",
+}
 
 
 @dataclass(frozen=True)
@@ -59,8 +65,14 @@ def _save(fig: Figure, out_dir: Path, name: str, title: str, caption: str) -> Fi
 
 
 def _yerr(points: Sequence[CellStats]) -> list[list[float]]:
-    low = [100 * (st.mean - st.mean_ci.low) if st.mean_ci and st.mean is not None else 0 for st in points]
-    high = [100 * (st.mean_ci.high - st.mean) if st.mean_ci and st.mean is not None else 0 for st in points]
+    low = [
+        100 * (st.mean - st.mean_ci.low) if st.mean_ci and st.mean is not None else 0
+        for st in points
+    ]
+    high = [
+        100 * (st.mean_ci.high - st.mean) if st.mean_ci and st.mean is not None else 0
+        for st in points
+    ]
     return [[max(0.0, x) for x in low], [max(0.0, x) for x in high]]
 
 
@@ -80,25 +92,49 @@ def accuracy_vs_tokens(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles
         if st.mean is None or st.avg_tokens is None:
             continue
         marker = MARKERS[settings.index(st.setting) % len(MARKERS)]
-        ax.errorbar([st.avg_tokens], [100 * st.mean], yerr=_yerr([st]), fmt=marker, color=colors[st.model],
-                    markersize=8, capsize=3, alpha=0.9)
+        ax.errorbar(
+            [st.avg_tokens],
+            [100 * st.mean],
+            yerr=_yerr([st]),
+            fmt=marker,
+            color=colors[st.model],
+            markersize=8,
+            capsize=3,
+            alpha=0.9,
+        )
     if tokens and max(tokens) / max(min(tokens), 1) > 20:
         ax.set_xscale("log")
     ax.set_xlabel("average total tokens per sample")
     ax.set_ylabel("mean accuracy (%)")
     ax.set_ylim(-2, 102)
     ax.grid(alpha=0.3)
-    handles = [matplotlib.lines.Line2D([], [], color=colors[m], marker="o", linestyle="", label=m) for m in models]
-    handles += [matplotlib.lines.Line2D([], [], color="#444", marker=MARKERS[i % len(MARKERS)], linestyle="",
-                                        label=s) for i, s in enumerate(settings)]
-    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
+    handles = [
+        matplotlib.lines.Line2D([], [], color=colors[m], marker="o", linestyle="", label=m)
+        for m in models
+    ]
+    handles += [
+        matplotlib.lines.Line2D(
+            [], [], color="#444", marker=MARKERS[i % len(MARKERS)], linestyle="", label=s
+        )
+        for i, s in enumerate(settings)
+    ]
+    ax.legend(
+        handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False
+    )
     ax.set_title("Accuracy vs. token cost")
-    return _save(fig, out_dir, "accuracy_vs_tokens", "Accuracy vs. token cost",
-                 "Mean accuracy against average total tokens per sample; one point per model (colour) and setting "
-                 "(marker); bars: 95% bootstrap CI over problems.")
+    return _save(
+        fig,
+        out_dir,
+        "accuracy_vs_tokens",
+        "Accuracy vs. token cost",
+        "Mean accuracy against average total tokens per sample; one point per model (colour) and setting "
+        "(marker); bars: 95% bootstrap CI over problems.",
+    )
 
 
-def accuracy_vs_size(by_size: Sequence[tuple[CellStats, object, CellStats]], out_dir: Path) -> FigureFiles:
+def accuracy_vs_size(
+    by_size: Sequence[tuple[CellStats, object, CellStats]], out_dir: Path
+) -> FigureFiles:
     """``by_size``: (cell stats, minimal size, stats restricted to that size)."""
     settings = sorted({cell.setting for cell, _, _ in by_size}, key=setting_sort_key) or ["(none)"]
     models = sorted({cell.model for cell, _, _ in by_size})
@@ -109,13 +145,28 @@ def accuracy_vs_size(by_size: Sequence[tuple[CellStats, object, CellStats]], out
     for i, setting in enumerate(settings):
         ax = axes[i // cols][i % cols]
         for model in models:
-            points = sorted(((size, st) for cell, size, st in by_size
-                             if cell.setting == setting and cell.model == model and isinstance(size, int)
-                             and st.mean is not None), key=lambda p: p[0])
+            points = sorted(
+                (
+                    (size, st)
+                    for cell, size, st in by_size
+                    if cell.setting == setting
+                    and cell.model == model
+                    and isinstance(size, int)
+                    and st.mean is not None
+                ),
+                key=lambda p: p[0],
+            )
             if not points:
                 continue
-            ax.errorbar([p[0] for p in points], [100 * p[1].mean for p in points], yerr=_yerr([p[1] for p in points]),
-                        marker="o", color=colors[model], capsize=2, label=model)
+            ax.errorbar(
+                [p[0] for p in points],
+                [100 * p[1].mean for p in points],
+                yerr=_yerr([p[1] for p in points]),
+                marker="o",
+                color=colors[model],
+                capsize=2,
+                label=model,
+            )
         ax.set_title(setting)
         ax.set_xlabel("minimal solution size (vertices)")
         ax.set_ylim(-2, 102)
@@ -125,14 +176,28 @@ def accuracy_vs_size(by_size: Sequence[tuple[CellStats, object, CellStats]], out
     for j in range(len(settings), rows * cols):
         axes[j // cols][j % cols].axis("off")
     if models:
-        fig.legend(handles=[matplotlib.lines.Line2D([], [], color=colors[m], marker="o", label=m) for m in models],
-                   loc="outside right center", fontsize=8, frameon=False)
-    return _save(fig, out_dir, "accuracy_vs_size", "Accuracy vs. minimal solution size",
-                 "Mean accuracy by the number of vertices of the problem's minimal solution, one panel per setting; "
-                 "bars: 95% bootstrap CI over problems.")
+        fig.legend(
+            handles=[
+                matplotlib.lines.Line2D([], [], color=colors[m], marker="o", label=m)
+                for m in models
+            ],
+            loc="outside right center",
+            fontsize=8,
+            frameon=False,
+        )
+    return _save(
+        fig,
+        out_dir,
+        "accuracy_vs_size",
+        "Accuracy vs. minimal solution size",
+        "Mean accuracy by the number of vertices of the problem's minimal solution, one panel per setting; "
+        "bars: 95% bootstrap CI over problems.",
+    )
 
 
-def accuracy_by_tier(by_tier: Sequence[tuple[CellStats, object, CellStats]], out_dir: Path) -> FigureFiles:
+def accuracy_by_tier(
+    by_tier: Sequence[tuple[CellStats, object, CellStats]], out_dir: Path
+) -> FigureFiles:
     settings = sorted({cell.setting for cell, _, _ in by_tier}, key=setting_sort_key) or ["(none)"]
     models = sorted({cell.model for cell, _, _ in by_tier})
     tiers = sorted({str(t) for _, t, _ in by_tier})
@@ -147,12 +212,25 @@ def accuracy_by_tier(by_tier: Sequence[tuple[CellStats, object, CellStats]], out
             xs, ys, points = [], [], []
             for m_index, model in enumerate(models):
                 for cell, value, st in by_tier:
-                    if cell.setting == setting and cell.model == model and str(value) == tier and st.mean is not None:
+                    if (
+                        cell.setting == setting
+                        and cell.model == model
+                        and str(value) == tier
+                        and st.mean is not None
+                    ):
                         xs.append(m_index + (t_index - (len(tiers) - 1) / 2) * width)
                         ys.append(100 * st.mean)
                         points.append(st)
             if xs:
-                ax.bar(xs, ys, width=width, color=tier_colors[tier], label=tier, yerr=_yerr(points), capsize=2)
+                ax.bar(
+                    xs,
+                    ys,
+                    width=width,
+                    color=tier_colors[tier],
+                    label=tier,
+                    yerr=_yerr(points),
+                    capsize=2,
+                )
         ax.set_xticks(range(len(models)), models, rotation=20, ha="right", fontsize=8)
         ax.set_title(setting)
         ax.set_ylim(0, 102)
@@ -162,11 +240,20 @@ def accuracy_by_tier(by_tier: Sequence[tuple[CellStats, object, CellStats]], out
     for j in range(len(settings), rows * cols):
         axes[j // cols][j % cols].axis("off")
     if tiers:
-        fig.legend(handles=[matplotlib.patches.Patch(color=tier_colors[t], label=t) for t in tiers],
-                   loc="outside right center", fontsize=8, frameon=False)
-    return _save(fig, out_dir, "accuracy_by_tier", "Accuracy by difficulty tier",
-                 "Mean accuracy on the easy (determiner) and hard problems, one panel per setting; bars: 95% "
-                 "bootstrap CI over problems.")
+        fig.legend(
+            handles=[matplotlib.patches.Patch(color=tier_colors[t], label=t) for t in tiers],
+            loc="outside right center",
+            fontsize=8,
+            frameon=False,
+        )
+    return _save(
+        fig,
+        out_dir,
+        "accuracy_by_tier",
+        "Accuracy by difficulty tier",
+        "Mean accuracy on the easy (determiner) and hard problems, one panel per setting; bars: 95% "
+        "bootstrap CI over problems.",
+    )
 
 
 def outcomes(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
@@ -175,7 +262,9 @@ def outcomes(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
     ax = fig.add_subplot()
     left = [0.0] * len(stats)
     for name in OUTCOMES:
-        shares = [100 * st.outcomes.get(name, 0) / st.expected if st.expected else 0 for st in stats]
+        shares = [
+            100 * st.outcomes.get(name, 0) / st.expected if st.expected else 0 for st in stats
+        ]
         ax.barh(range(len(stats)), shares, left=left, color=OUTCOME_COLORS[name], label=name)
         left = [a + b for a, b in zip(left, shares)]
     ax.set_yticks(range(len(stats)), labels, fontsize=8)
@@ -184,6 +273,11 @@ def outcomes(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
     ax.set_xlabel("share of expected samples (%)")
     fig.legend(loc="outside right center", fontsize=8, frameon=False)
     ax.set_title("Sample outcomes")
-    return _save(fig, out_dir, "outcomes", "Sample outcomes",
-                 "Share of each outcome per model and setting: wrong answers apart from parse failures, truncated "
-                 "responses (finish_reason length), backend errors and missing samples.")
+    return _save(
+        fig,
+        out_dir,
+        "outcomes",
+        "Sample outcomes",
+        "Share of each outcome per model and setting: wrong answers apart from parse failures, truncated "
+        "responses (finish_reason length), backend errors and missing samples.",
+    )

@@ -11,9 +11,10 @@ how many runs the problem was solved.  Problems are collapsed (``<details>``).
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from jinja2 import Environment
 from markupsafe import Markup
@@ -32,10 +33,12 @@ from ramseygadgets.report.tables import Table
 #: Characters of a failed response's tail shown in a card.
 RESPONSE_TAIL = 600
 
-GALLERY_NOTE = ("Per problem, one card per model and setting showing a representative run: the first correct run "
-                "(drawn with a good coloring: red and blue edges, designated edges thick and labelled, designated "
-                "vertices ringed in yellow), else the first wrong answer (drawn with the verifier's counterexample "
-                "coloring; grey edges are not coloured by it), else the parse failure or error.")
+GALLERY_NOTE = (
+    "Per problem, one card per model and setting showing a representative run: the first correct run "
+    "(drawn with a good coloring: red and blue edges, designated edges thick and labelled, designated "
+    "vertices ringed in yellow), else the first wrong answer (drawn with the verifier's counterexample "
+    "coloring; grey edges are not coloured by it), else the parse failure or error."
+)
 
 
 @dataclass
@@ -109,7 +112,9 @@ def draw_sample(sample: Sample, problem_id: str) -> tuple[Markup | None, str]:
     picture = graph_picture(candidate.graph, candidate.designated, gadget, coloring)
     graph = candidate.graph
     title = f"{problem_id}: {graph.n} vertices, {graph.m} edges"
-    return Markup(picture_svg(picture, title=title)), f"{graph.n} vertices, {graph.m} edges; {caption}".rstrip("; ")
+    return Markup(
+        picture_svg(picture, title=title)
+    ), f"{graph.n} vertices, {graph.m} edges; {caption}".rstrip("; ")
 
 
 def reference_drawing(problem_id: str) -> Markup | None:
@@ -125,12 +130,19 @@ def reference_drawing(problem_id: str) -> Markup | None:
         return None
     with GoodColorings(solution.candidate.graph, problem.F, problem.H) as sat:
         coloring = sat.solve()
-    picture = graph_picture(solution.candidate.graph, solution.candidate.designated, problem.gadget, coloring)
-    return Markup(picture_svg(picture, title=f"{problem_id}: shipped minimal solution ({solution.n} vertices)"))
+    picture = graph_picture(
+        solution.candidate.graph, solution.candidate.designated, problem.gadget, coloring
+    )
+    return Markup(
+        picture_svg(
+            picture, title=f"{problem_id}: shipped minimal solution ({solution.n} vertices)"
+        )
+    )
 
 
-def problem_sections(cells: Sequence[Cell], *, drawings: bool = True,
-                     advance: Callable[[], None] | None = None) -> list[ProblemSection]:
+def problem_sections(
+    cells: Sequence[Cell], *, drawings: bool = True, advance: Callable[[], None] | None = None
+) -> list[ProblemSection]:
     """One section per problem (catalog order), one card per model and setting."""
     by_problem: dict[str, list[Cell]] = {}
     for cell in cells:
@@ -138,15 +150,26 @@ def problem_sections(cells: Sequence[Cell], *, drawings: bool = True,
             by_problem.setdefault(p, []).append(cell)
     sections: list[ProblemSection] = []
     for problem_id in sorted(by_problem, key=problem_sort_key):
-        samples_all = [s for c in by_problem[problem_id] for (p, _), s in c.samples.items() if p == problem_id]
+        samples_all = [
+            s for c in by_problem[problem_id] for (p, _), s in c.samples.items() if p == problem_id
+        ]
         info = problem_info(problem_id, samples_all)
         problem = _problem(problem_id)
-        section = ProblemSection(problem_id, problem.title if problem else problem_id, info.tier, info.min_vertices,
-                                 reference_drawing(problem_id) if drawings else None)
-        for cell in sorted(by_problem[problem_id], key=lambda c: (c.model, setting_sort_key(c.setting))):
+        section = ProblemSection(
+            problem_id,
+            problem.title if problem else problem_id,
+            info.tier,
+            info.min_vertices,
+            reference_drawing(problem_id) if drawings else None,
+        )
+        for cell in sorted(
+            by_problem[problem_id], key=lambda c: (c.model, setting_sort_key(c.setting))
+        ):
             keys = [k for k in cell.expected if k[0] == problem_id]
             samples = [cell.samples[k] for k in keys if k in cell.samples]
-            card = Card(cell.model, cell.setting, "missing", sum(s.correct for s in samples), len(keys))
+            card = Card(
+                cell.model, cell.setting, "missing", sum(s.correct for s in samples), len(keys)
+            )
             chosen = representative(samples)
             if chosen is None:
                 card.reason = "no sample recorded (run did not finish)"
@@ -168,23 +191,59 @@ def data_uri(path, mime: str) -> str:
     return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def render_html(*, title: str, tables: Sequence[Table], figures: Sequence[FigureFiles],
-                problems: Sequence[ProblemSection], definitions: Sequence[str], warnings: Sequence[str],
-                sources: Sequence[str], resamples: int, seed: int, collapsed: Sequence[str] = ()) -> str:
+def render_html(
+    *,
+    title: str,
+    tables: Sequence[Table],
+    figures: Sequence[FigureFiles],
+    problems: Sequence[ProblemSection],
+    definitions: Sequence[str],
+    warnings: Sequence[str],
+    sources: Sequence[str],
+    resamples: int,
+    seed: int,
+    collapsed: Sequence[str] = (),
+) -> str:
     from ramseygadgets import __version__
 
     env = Environment(autoescape=True, trim_blocks=False)
     template = env.from_string(TEMPLATE)
-    table_views = [{
-        "name": t.name, "title": t.title, "caption": t.caption, "collapsed": t.name in collapsed,
-        "columns": t.columns,
-        "rows": [[(text, sort, col.numeric) for (text, sort), col in zip(row, t.columns)] for row in t.display_rows()],
-    } for t in tables]
-    figure_views = [{"name": f.name, "title": f.title, "caption": f.caption,
-                     "uri": data_uri(f.svg, "image/svg+xml")} for f in figures]
+    table_views = [
+        {
+            "name": t.name,
+            "title": t.title,
+            "caption": t.caption,
+            "collapsed": t.name in collapsed,
+            "columns": t.columns,
+            "rows": [
+                [(text, sort, col.numeric) for (text, sort), col in zip(row, t.columns)]
+                for row in t.display_rows()
+            ],
+        }
+        for t in tables
+    ]
+    figure_views = [
+        {
+            "name": f.name,
+            "title": f.title,
+            "caption": f.caption,
+            "uri": data_uri(f.svg, "image/svg+xml"),
+        }
+        for f in figures
+    ]
     return template.render(
-        title=title, css=Markup(CSS), js=Markup(JS), tables=table_views, figures=figure_views,
-        problems=problems, definitions=definitions, warnings=warnings, sources=sources,
-        resamples=resamples, seed=seed, gallery_note=GALLERY_NOTE, version=__version__,
-        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        title=title,
+        css=Markup(CSS),
+        js=Markup(JS),
+        tables=table_views,
+        figures=figure_views,
+        problems=problems,
+        definitions=definitions,
+        warnings=warnings,
+        sources=sources,
+        resamples=resamples,
+        seed=seed,
+        gallery_note=GALLERY_NOTE,
+        version=__version__,
+        generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )

@@ -28,9 +28,9 @@ Definitions (all for one model and one setting, a :class:`Cell`):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -38,7 +38,13 @@ from ramseygadgets.catalog import all_problems, paper_pairs
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.report.runs import (
-    OUTCOMES, Run, Sample, problem_gadget, problem_pair, problem_tier, setting_sort_key,
+    OUTCOMES,
+    Run,
+    Sample,
+    problem_gadget,
+    problem_pair,
+    problem_tier,
+    setting_sort_key,
 )
 
 #: Default bootstrap resamples and seed.
@@ -75,7 +81,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 # ---------------------------------------------------------------------------------------------
 # Problem metadata
 # ---------------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def shipped_min_vertices(problem_id: str) -> int | None:
     """The shipped minimal solution's vertex count, or ``None`` when there is none."""
     try:
@@ -115,8 +121,13 @@ def problem_info(problem_id: str, samples: Iterable[Sample] = ()) -> ProblemInfo
             min_vertices = s.min_vertices
     if min_vertices is None:
         min_vertices = shipped_min_vertices(problem_id)
-    return ProblemInfo(problem_id, tier or problem_tier(problem_id), gadget or problem_gadget(problem_id),
-                       problem_pair(problem_id), min_vertices)
+    return ProblemInfo(
+        problem_id,
+        tier or problem_tier(problem_id),
+        gadget or problem_gadget(problem_id),
+        problem_pair(problem_id),
+        min_vertices,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,10 +155,16 @@ class Cell:
     def run_ids(self) -> list[int]:
         return sorted({r for _, r in self.expected})
 
-    def restrict(self, problems: Iterable[str]) -> "Cell":
+    def restrict(self, problems: Iterable[str]) -> Cell:
         keep = set(problems)
-        return Cell(self.model, self.setting, {k for k in self.expected if k[0] in keep},
-                    {k: s for k, s in self.samples.items() if k[0] in keep}, list(self.sources), list(self.notes))
+        return Cell(
+            self.model,
+            self.setting,
+            {k for k in self.expected if k[0] in keep},
+            {k: s for k, s in self.samples.items() if k[0] in keep},
+            list(self.sources),
+            list(self.notes),
+        )
 
     def infos(self) -> dict[str, ProblemInfo]:
         by_problem: dict[str, list[Sample]] = {}
@@ -177,7 +194,9 @@ def build_cells(runs: Sequence[Run]) -> list[Cell]:
             offset = 0
             if problems & {p for p, _ in cell.expected}:
                 offset = max(cell.run_ids) + 1
-                cell.notes.append(f"{run.source or run.label}: runs stacked after the {offset} already read")
+                cell.notes.append(
+                    f"{run.source or run.label}: runs stacked after the {offset} already read"
+                )
             for p, r in keys:
                 cell.expected.add((p, r + offset))
                 sample = present.get((p, setting, r))
@@ -227,7 +246,9 @@ class CellStats:
         return self.outcomes.get("missing", 0)
 
 
-def _matrices(cell: Cell, exclude: Callable[[Sample], bool] | None = None) -> tuple[list[str], list[int], np.ndarray, np.ndarray]:
+def _matrices(
+    cell: Cell, exclude: Callable[[Sample], bool] | None = None
+) -> tuple[list[str], list[int], np.ndarray, np.ndarray]:
     problems, run_ids = cell.problems, cell.run_ids
     pi = {p: i for i, p in enumerate(problems)}
     ri = {r: j for j, r in enumerate(run_ids)}
@@ -249,12 +270,16 @@ def _run_accuracies(correct: np.ndarray, expected: np.ndarray) -> list[float]:
     return [float(c / n) for c, n in zip(solved, sizes) if n > 0]
 
 
-def bootstrap_mean_accuracy(correct: np.ndarray, expected: np.ndarray, resamples: int, seed: int) -> Interval | None:
+def bootstrap_mean_accuracy(
+    correct: np.ndarray, expected: np.ndarray, resamples: int, seed: int
+) -> Interval | None:
     """Percentile bootstrap over problems (rows) of the mean of per-run accuracies."""
     if correct.shape[0] == 0 or resamples <= 0:
         return None
     rng = np.random.default_rng(seed)
-    weights = rng.multinomial(correct.shape[0], np.full(correct.shape[0], 1.0 / correct.shape[0]), size=resamples)
+    weights = rng.multinomial(
+        correct.shape[0], np.full(correct.shape[0], 1.0 / correct.shape[0]), size=resamples
+    )
     solved = weights @ correct
     sizes = weights @ expected
     per_run = np.where(sizes > 0, solved / np.where(sizes > 0, sizes, 1), np.nan)
@@ -275,7 +300,9 @@ def bootstrap_mean(values: np.ndarray, resamples: int, seed: int) -> Interval | 
     return Interval(float(low), float(high))
 
 
-def cell_stats(cell: Cell, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> CellStats:
+def cell_stats(
+    cell: Cell, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> CellStats:
     problems, run_ids, correct, expected = _matrices(cell)
     accuracies = _run_accuracies(correct, expected)
     per_problem_n = expected.sum(axis=1).astype(int)
@@ -284,10 +311,16 @@ def cell_stats(cell: Cell, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 
     solved_any = (per_problem_c > 0).astype(float)
     pass_at: dict[int, float] = {}
     for k in range(1, n_runs):
-        values = [pass_at_k(int(n), int(c), k) for n, c in zip(per_problem_n, per_problem_c) if n >= k]
+        values = [
+            pass_at_k(int(n), int(c), k) for n, c in zip(per_problem_n, per_problem_c) if n >= k
+        ]
         if values:
             pass_at[k] = mean(values)
-    tokens = [s.usage.total_tokens for s in cell.samples.values() if s.usage.total_tokens is not None and not s.error]
+    tokens = [
+        s.usage.total_tokens
+        for s in cell.samples.values()
+        if s.usage.total_tokens is not None and not s.error
+    ]
     outcomes = {name: 0 for name in OUTCOMES}
     for key in cell.expected:
         sample = cell.samples.get(key)
@@ -295,14 +328,23 @@ def cell_stats(cell: Cell, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 
     _, _, correct_nt, expected_nt = _matrices(cell, exclude=lambda s: s.truncated)
     without_truncated = _run_accuracies(correct_nt, expected_nt)
     return CellStats(
-        model=cell.model, setting=cell.setting, problems=len(problems), runs=n_runs,
-        expected=len(cell.expected), present=len(cell.samples), run_accuracies=tuple(accuracies),
-        mean=mean(accuracies) if accuracies else None, std=sample_std(accuracies),
+        model=cell.model,
+        setting=cell.setting,
+        problems=len(problems),
+        runs=n_runs,
+        expected=len(cell.expected),
+        present=len(cell.samples),
+        run_accuracies=tuple(accuracies),
+        mean=mean(accuracies) if accuracies else None,
+        std=sample_std(accuracies),
         mean_ci=bootstrap_mean_accuracy(correct, expected, resamples, seed),
         pass_at_runs=float(solved_any.mean()) if problems else None,
         pass_ci=bootstrap_mean(solved_any, resamples, seed),
-        pass_at=pass_at, avg_tokens=mean(tokens) if tokens else None, token_samples=len(tokens),
-        outcomes=outcomes, mean_without_truncated=mean(without_truncated) if without_truncated else None,
+        pass_at=pass_at,
+        avg_tokens=mean(tokens) if tokens else None,
+        token_samples=len(tokens),
+        outcomes=outcomes,
+        mean_without_truncated=mean(without_truncated) if without_truncated else None,
     )
 
 
@@ -321,8 +363,12 @@ def breakdown(cell: Cell, split: Breakdown, **kwargs) -> list[tuple[object, Cell
     groups: dict[object, list[str]] = {}
     for problem, info in cell.infos().items():
         groups.setdefault(split.key(info), []).append(problem)
-    out = [(value, cell_stats(cell.restrict(problems), **kwargs)) for value, problems in groups.items()]
-    return sorted(out, key=lambda item: (item[0] is None, split.order(item[0]) if item[0] is not None else 0))
+    out = [
+        (value, cell_stats(cell.restrict(problems), **kwargs)) for value, problems in groups.items()
+    ]
+    return sorted(
+        out, key=lambda item: (item[0] is None, split.order(item[0]) if item[0] is not None else 0)
+    )
 
 
 def _gadget_order(value: object) -> object:

@@ -28,9 +28,10 @@ A directory that no reader accepts is searched one level down for run directorie
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
@@ -79,13 +80,17 @@ class Usage:
     total_tokens: int | None = None
 
     @classmethod
-    def from_json(cls, data: Any) -> "Usage":
+    def from_json(cls, data: Any) -> Usage:
         if not isinstance(data, Mapping):
             return cls()
 
         def num(key: str) -> int | None:
             value = data.get(key)
-            return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            return (
+                int(value)
+                if isinstance(value, (int, float)) and not isinstance(value, bool)
+                else None
+            )
 
         total = num("total_tokens")
         prompt, completion = num("prompt_tokens"), num("completion_tokens")
@@ -143,7 +148,7 @@ class Sample:
         return "wrong"
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> "Sample":
+    def from_record(cls, data: Mapping[str, Any]) -> Sample:
         """Read one decoded ``samples.jsonl`` line; missing tier/gadget come from the catalog."""
         for key in ("problem_id", "setting", "run"):
             if key not in data:
@@ -151,7 +156,9 @@ class Sample:
         problem_id = str(data["problem_id"])
         run = data["run"]
         if isinstance(run, bool) or not isinstance(run, int) or run < 0:
-            raise RunFormatError(f"sample {problem_id}: 'run' must be a non-negative integer, got {run!r}")
+            raise RunFormatError(
+                f"sample {problem_id}: 'run' must be a non-negative integer, got {run!r}"
+            )
         tier, gadget = data.get("tier"), data.get("gadget")
         if not tier or not gadget:
             tier, gadget = tier or problem_tier(problem_id), gadget or problem_gadget(problem_id)
@@ -160,16 +167,24 @@ class Sample:
             min_vertices = None
         record = {k: v for k, v in data.items() if k != "messages"}
         return cls(
-            problem_id=problem_id, setting=str(data["setting"]), run=run,
-            correct=data.get("correct") is True, tier=str(tier), gadget=str(gadget),
-            min_vertices=min_vertices, usage=Usage.from_json(data.get("usage")),
-            finish_reason=data.get("finish_reason"), error=data.get("error") or None,
+            problem_id=problem_id,
+            setting=str(data["setting"]),
+            run=run,
+            correct=data.get("correct") is True,
+            tier=str(tier),
+            gadget=str(gadget),
+            min_vertices=min_vertices,
+            usage=Usage.from_json(data.get("usage")),
+            finish_reason=data.get("finish_reason"),
+            error=data.get("error") or None,
             parse_error=data.get("parse_error") or None,
             candidate=data.get("candidate") if isinstance(data.get("candidate"), Mapping) else None,
             reason=str(data.get("reason") or ""),
             witness=data.get("witness") if isinstance(data.get("witness"), Mapping) else None,
             rounds=data.get("rounds") if isinstance(data.get("rounds"), int) else None,
-            latency_s=data.get("latency_s") if isinstance(data.get("latency_s"), (int, float)) else None,
+            latency_s=data.get("latency_s")
+            if isinstance(data.get("latency_s"), (int, float))
+            else None,
             response=data.get("response") if isinstance(data.get("response"), str) else None,
             record=record,
         )
@@ -234,7 +249,9 @@ class Run:
         return self.problems
 
     def expected_keys(self) -> set[tuple[str, str, int]]:
-        keys = {(p, s, r) for s in self.settings for p in self.problems_for(s) for r in range(self.runs)}
+        keys = {
+            (p, s, r) for s in self.settings for p in self.problems_for(s) for r in range(self.runs)
+        }
         return keys | {s.key for s in self.samples}
 
     def missing_keys(self) -> set[tuple[str, str, int]]:
@@ -299,7 +316,9 @@ def load_reader_plugins() -> None:
         except Exception as exc:  # a broken plugin must not stop reports of run directories
             import warnings
 
-            warnings.warn(f"report reader plugin {entry.name!r} failed to load: {exc}", stacklevel=2)
+            warnings.warn(
+                f"report reader plugin {entry.name!r} failed to load: {exc}", stacklevel=2
+            )
             continue
         if callable(loaded):
             loaded()
@@ -329,7 +348,8 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
         if not runs:
             raise RunFormatError(
                 f"{raw}: not a run directory (expected config.json and samples.jsonl) nor any log format "
-                f"known to the report (readers: {', '.join(registered_readers())})")
+                f"known to the report (readers: {', '.join(registered_readers())})"
+            )
         out.extend(runs)
     return out
 
@@ -371,7 +391,9 @@ def read_samples_file(path: Path, warnings: list[str]) -> list[Sample]:
     for data in records:
         sample = Sample.from_record(data)
         if sample.key in seen:
-            warnings.append(f"{path}: sample {'/'.join(map(str, sample.key))} recorded twice; the first record is used")
+            warnings.append(
+                f"{path}: sample {'/'.join(map(str, sample.key))} recorded twice; the first record is used"
+            )
             continue
         seen.add(sample.key)
         samples.append(sample)
@@ -392,10 +414,14 @@ def read_run_dir(path: Path) -> list[Run]:
         if not isinstance(config, dict):
             raise RunFormatError(f"{config_path} must hold a JSON object")
     else:
-        warnings.append(f"{path}: no {CONFIG_FILE}; the expected samples are inferred from those recorded")
+        warnings.append(
+            f"{path}: no {CONFIG_FILE}; the expected samples are inferred from those recorded"
+        )
     samples_path = path / SAMPLES_FILE
     samples = read_samples_file(samples_path, warnings) if samples_path.is_file() else []
-    model = str(config.get("model") or (samples[0].record.get("model") if samples else None) or path.name)
+    model = str(
+        config.get("model") or (samples[0].record.get("model") if samples else None) or path.name
+    )
     label = str(config.get("model_label") or config.get("profile") or model)
     settings = _str_tuple(config.get("settings"), f"{config_path} 'settings'")
     problems = _str_tuple(config.get("problems"), f"{config_path} 'problems'")
@@ -406,10 +432,23 @@ def read_run_dir(path: Path) -> list[Run]:
         problems = tuple(dict.fromkeys(s.problem_id for s in samples))
     if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
         if config:
-            warnings.append(f"{config_path}: no valid 'runs'; using the largest recorded run index + 1")
+            warnings.append(
+                f"{config_path}: no valid 'runs'; using the largest recorded run index + 1"
+            )
         runs = max((s.run for s in samples), default=0) + 1
-    return [Run(label=label, model=model, settings=settings, runs=runs, problems=problems, samples=samples,
-                config=config, source=str(path), warnings=warnings)]
+    return [
+        Run(
+            label=label,
+            model=model,
+            settings=settings,
+            runs=runs,
+            problems=problems,
+            samples=samples,
+            config=config,
+            source=str(path),
+            warnings=warnings,
+        )
+    ]
 
 
 def _str_tuple(value: Any, what: str) -> tuple[str, ...]:

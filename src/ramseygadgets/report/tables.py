@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ramseygadgets.report.metrics import (
-    Breakdown, Cell, CellStats, breakdown, cell_stats, problem_sort_key,
+    Breakdown,
+    Cell,
+    CellStats,
+    breakdown,
+    cell_stats,
+    problem_sort_key,
 )
 from ramseygadgets.report.runs import EXAMPLE_HINT, setting_sort_key
 
@@ -46,7 +52,11 @@ class Table:
         def cell(text: str) -> str:
             return text.replace("|", "\\|").replace("\n", " ")
 
-        lines = [f"### {self.title}", "", self.caption, ""] if self.caption else [f"### {self.title}", ""]
+        lines = (
+            [f"### {self.title}", "", self.caption, ""]
+            if self.caption
+            else [f"### {self.title}", ""]
+        )
         lines.append("| " + " | ".join(cell(c.title) for c in self.columns) + " |")
         lines.append("|" + "|".join("---:" if c.numeric else "---" for c in self.columns) + "|")
         for row in self.display_rows():
@@ -96,15 +106,23 @@ def fmt_tokens(x: float | None) -> str:
 
 def stats_record(st: CellStats, **extra: Any) -> Record:
     """The raw numbers of one cell as a flat CSV record (percentages in [0, 100])."""
-    record: Record = {"model": st.model, "setting": st.setting, **extra,
-                      "problems": st.problems, "runs": st.runs,
-                      "samples_expected": st.expected, "samples_missing": st.missing,
-                      "mean_accuracy_pct": pct(st.mean), "std_pct": pct(st.std),
-                      "ci_low_pct": pct(st.mean_ci.low) if st.mean_ci else None,
-                      "ci_high_pct": pct(st.mean_ci.high) if st.mean_ci else None,
-                      "pass_k": st.runs, "pass_at_k_pct": pct(st.pass_at_runs),
-                      "pass_ci_low_pct": pct(st.pass_ci.low) if st.pass_ci else None,
-                      "pass_ci_high_pct": pct(st.pass_ci.high) if st.pass_ci else None}
+    record: Record = {
+        "model": st.model,
+        "setting": st.setting,
+        **extra,
+        "problems": st.problems,
+        "runs": st.runs,
+        "samples_expected": st.expected,
+        "samples_missing": st.missing,
+        "mean_accuracy_pct": pct(st.mean),
+        "std_pct": pct(st.std),
+        "ci_low_pct": pct(st.mean_ci.low) if st.mean_ci else None,
+        "ci_high_pct": pct(st.mean_ci.high) if st.mean_ci else None,
+        "pass_k": st.runs,
+        "pass_at_k_pct": pct(st.pass_at_runs),
+        "pass_ci_low_pct": pct(st.pass_ci.low) if st.pass_ci else None,
+        "pass_ci_high_pct": pct(st.pass_ci.high) if st.pass_ci else None,
+    }
     for k, value in sorted(st.pass_at.items()):
         record[f"unbiased_pass_at_{k}_pct"] = pct(value)
     record["avg_total_tokens"] = None if st.avg_tokens is None else round(st.avg_tokens, 2)
@@ -116,7 +134,9 @@ def stats_record(st: CellStats, **extra: Any) -> Record:
 
 
 def _text(key: str) -> Column:
-    return Column(key.capitalize(), lambda r: str(r.get(key, "")), lambda r: r.get(key), numeric=False)
+    return Column(
+        key.capitalize(), lambda r: str(r.get(key, "")), lambda r: r.get(key), numeric=False
+    )
 
 
 def _count(title: str, key: str) -> Column:
@@ -127,8 +147,11 @@ def _accuracy_columns() -> list[Column]:
     return [
         Column("Accuracy % (mean ± sd)", fmt_mean_std, lambda r: r.get("mean_accuracy_pct")),
         Column("95% CI", fmt_ci, lambda r: r.get("ci_low_pct")),
-        Column("Pass@k %", lambda r: f"{fmt_pct(r.get('pass_at_k_pct'))} (k={r['pass_k']})",
-               lambda r: r.get("pass_at_k_pct")),
+        Column(
+            "Pass@k %",
+            lambda r: f"{fmt_pct(r.get('pass_at_k_pct'))} (k={r['pass_k']})",
+            lambda r: r.get("pass_at_k_pct"),
+        ),
     ]
 
 
@@ -145,27 +168,53 @@ def _with_pass_title(columns: list[Column], records: Sequence[Record]) -> list[C
 # ---------------------------------------------------------------------------------------------
 # The tables
 # ---------------------------------------------------------------------------------------------
-STD_NOTE = ("± is the sample standard deviation of the per-run accuracies (ddof = 1); 95% CI: percentile "
-            "bootstrap over problems of the mean accuracy.")
-MISSING_NOTE = ("Missing samples (runs that did not finish) count as not solved: accuracy is over the "
-                "expected sample set.")
+STD_NOTE = (
+    "± is the sample standard deviation of the per-run accuracies (ddof = 1); 95% CI: percentile "
+    "bootstrap over problems of the mean accuracy."
+)
+MISSING_NOTE = (
+    "Missing samples (runs that did not finish) count as not solved: accuracy is over the "
+    "expected sample set."
+)
 
 
 def table1(stats: Sequence[CellStats]) -> Table:
     records = [stats_record(st) for st in stats]
     max_runs = max((st.runs for st in stats), default=0)
-    unbiased = [Column(f"pass@{k} %", lambda r, k=k: fmt_pct(r.get(f"unbiased_pass_at_{k}_pct")),
-                       lambda r, k=k: r.get(f"unbiased_pass_at_{k}_pct")) for k in range(1, max_runs)]
-    columns = [_text("model"), _text("setting"), _count("Problems", "problems"), _count("Runs", "runs"),
-               *_accuracy_columns(), *unbiased,
-               Column("Avg total tokens", lambda r: fmt_tokens(r.get("avg_total_tokens")),
-                      lambda r: r.get("avg_total_tokens")),
-               _count("Missing", "samples_missing")]
-    caption = (f"Per model and setting. {STD_NOTE} Pass@k with k = number of runs: share of problems solved in "
-               f"at least one run; pass@j (j < k): unbiased estimator 1 − C(n−c, j)/C(n, j) averaged over "
-               f"problems. Tokens: mean usage.total_tokens per sample obtained (no backend error). {MISSING_NOTE}")
-    return Table("table1", "Table 1: accuracy, Pass@k and token cost", caption,
-                 _with_pass_title(columns, records), records)
+    unbiased = [
+        Column(
+            f"pass@{k} %",
+            lambda r, k=k: fmt_pct(r.get(f"unbiased_pass_at_{k}_pct")),
+            lambda r, k=k: r.get(f"unbiased_pass_at_{k}_pct"),
+        )
+        for k in range(1, max_runs)
+    ]
+    columns = [
+        _text("model"),
+        _text("setting"),
+        _count("Problems", "problems"),
+        _count("Runs", "runs"),
+        *_accuracy_columns(),
+        *unbiased,
+        Column(
+            "Avg total tokens",
+            lambda r: fmt_tokens(r.get("avg_total_tokens")),
+            lambda r: r.get("avg_total_tokens"),
+        ),
+        _count("Missing", "samples_missing"),
+    ]
+    caption = (
+        f"Per model and setting. {STD_NOTE} Pass@k with k = number of runs: share of problems solved in "
+        f"at least one run; pass@j (j < k): unbiased estimator 1 − C(n−c, j)/C(n, j) averaged over "
+        f"problems. Tokens: mean usage.total_tokens per sample obtained (no backend error). {MISSING_NOTE}"
+    )
+    return Table(
+        "table1",
+        "Table 1: accuracy, Pass@k and token cost",
+        caption,
+        _with_pass_title(columns, records),
+        records,
+    )
 
 
 def table1_wide(stats: Sequence[CellStats]) -> Table:
@@ -175,13 +224,22 @@ def table1_wide(stats: Sequence[CellStats]) -> Table:
     for st in stats:
         r = stats_record(st)
         row = by_model.setdefault(st.model, {"model": st.model})
-        row[f"{st.setting}"] = f"{fmt_mean_std(r)} / {fmt_pct(r['pass_at_k_pct'])} / {fmt_tokens(r['avg_total_tokens'])}"
+        row[f"{st.setting}"] = (
+            f"{fmt_mean_std(r)} / {fmt_pct(r['pass_at_k_pct'])} / {fmt_tokens(r['avg_total_tokens'])}"
+        )
         row[f"{st.setting}__sort"] = r["mean_accuracy_pct"]
-    columns = [_text("model")] + [Column(s, lambda r, s=s: r.get(s, "—"), lambda r, s=s: r.get(f"{s}__sort"))
-                                  for s in settings]
+    columns = [_text("model")] + [
+        Column(s, lambda r, s=s: r.get(s, "—"), lambda r, s=s: r.get(f"{s}__sort"))
+        for s in settings
+    ]
     records = [by_model[m] for m in sorted(by_model)]
-    return Table("table1_wide", "Table 1 (paper layout)",
-                 "Each cell: accuracy % mean ± sd / Pass@k % / average total tokens.", columns, records)
+    return Table(
+        "table1_wide",
+        "Table 1 (paper layout)",
+        "Each cell: accuracy % mean ± sd / Pass@k % / average total tokens.",
+        columns,
+        records,
+    )
 
 
 def table2(cells: Sequence[Cell], **kwargs: Any) -> Table:
@@ -198,18 +256,38 @@ def table2(cells: Sequence[Cell], **kwargs: Any) -> Table:
             if restricted.expected:
                 records.append(stats_record(cell_stats(restricted, **kwargs)))
         records.append(stats_record(cell_stats(cell, **kwargs)))
-    columns = [_text("model"), _text("setting"), _count("Problems", "problems"), _count("Runs", "runs"),
-               *_accuracy_columns(),
-               Column("Avg total tokens", lambda r: fmt_tokens(r.get("avg_total_tokens")),
-                      lambda r: r.get("avg_total_tokens")),
-               _count("Missing", "samples_missing")]
-    caption = ("Zero-shot + example hint against zero-shot on the same problems (the K1,3 problems whose P3 "
-               f"counterpart is in the dataset: 30 for a full run). {STD_NOTE}")
-    return Table("table2", "Table 2: example hint vs zero-shot", caption, _with_pass_title(columns, records), records)
+    columns = [
+        _text("model"),
+        _text("setting"),
+        _count("Problems", "problems"),
+        _count("Runs", "runs"),
+        *_accuracy_columns(),
+        Column(
+            "Avg total tokens",
+            lambda r: fmt_tokens(r.get("avg_total_tokens")),
+            lambda r: r.get("avg_total_tokens"),
+        ),
+        _count("Missing", "samples_missing"),
+    ]
+    caption = (
+        "Zero-shot + example hint against zero-shot on the same problems (the K1,3 problems whose P3 "
+        f"counterpart is in the dataset: 30 for a full run). {STD_NOTE}"
+    )
+    return Table(
+        "table2",
+        "Table 2: example hint vs zero-shot",
+        caption,
+        _with_pass_title(columns, records),
+        records,
+    )
 
 
-def breakdown_table(cells: Sequence[Cell], split: Breakdown, groups: Sequence[Sequence[tuple[object, CellStats]]] | None = None,
-                    **kwargs: Any) -> Table:
+def breakdown_table(
+    cells: Sequence[Cell],
+    split: Breakdown,
+    groups: Sequence[Sequence[tuple[object, CellStats]]] | None = None,
+    **kwargs: Any,
+) -> Table:
     """``groups`` (one list per cell, from :func:`breakdown`) may be passed when already computed."""
     records: list[Record] = []
     if groups is None:
@@ -217,28 +295,64 @@ def breakdown_table(cells: Sequence[Cell], split: Breakdown, groups: Sequence[Se
     for per_cell in groups:
         for value, st in per_cell:
             records.append(stats_record(st, **{split.name: "unknown" if value is None else value}))
-    columns = [_text("model"), _text("setting"),
-               Column(split.title.capitalize(), lambda r: str(r.get(split.name)),
-                      lambda r: r.get(split.name), numeric=split.name == "size"),
-               _count("Problems", "problems"), _count("Runs", "runs"), *_accuracy_columns(),
-               _count("Missing", "samples_missing")]
-    return Table(f"by_{split.name}", f"Accuracy by {split.title}",
-                 f"Per model, setting and {split.title}. {STD_NOTE}", _with_pass_title(columns, records), records)
+    columns = [
+        _text("model"),
+        _text("setting"),
+        Column(
+            split.title.capitalize(),
+            lambda r: str(r.get(split.name)),
+            lambda r: r.get(split.name),
+            numeric=split.name == "size",
+        ),
+        _count("Problems", "problems"),
+        _count("Runs", "runs"),
+        *_accuracy_columns(),
+        _count("Missing", "samples_missing"),
+    ]
+    return Table(
+        f"by_{split.name}",
+        f"Accuracy by {split.title}",
+        f"Per model, setting and {split.title}. {STD_NOTE}",
+        _with_pass_title(columns, records),
+        records,
+    )
 
 
 def outcomes_table(stats: Sequence[CellStats]) -> Table:
     records = [stats_record(st) for st in stats]
-    columns = [_text("model"), _text("setting"), _count("Expected", "samples_expected"),
-               _count("Correct", "n_correct"), _count("Wrong", "n_wrong"),
-               _count("Parse failures", "n_parse_failure"), _count("Truncated", "n_truncated"),
-               _count("Errors", "n_error"), _count("Missing", "n_missing"),
-               Column("Accuracy %", lambda r: fmt_pct(r.get("mean_accuracy_pct")), lambda r: r.get("mean_accuracy_pct")),
-               Column("Accuracy % without truncated", lambda r: fmt_pct(r.get("accuracy_without_truncated_pct")),
-                      lambda r: r.get("accuracy_without_truncated_pct"))]
-    caption = ("Outcomes are exclusive, decided in this order: correct; error (backend error, no sample); truncated "
-               "(finish_reason length); parse failure (answer unreadable); wrong (parsed, verifier said no); missing "
-               "(not recorded). Accuracy without truncated: every truncated sample removed from the expected set.")
-    return Table("outcomes", "Outcomes: wrong answers, parse failures, truncations, errors", caption, columns, records)
+    columns = [
+        _text("model"),
+        _text("setting"),
+        _count("Expected", "samples_expected"),
+        _count("Correct", "n_correct"),
+        _count("Wrong", "n_wrong"),
+        _count("Parse failures", "n_parse_failure"),
+        _count("Truncated", "n_truncated"),
+        _count("Errors", "n_error"),
+        _count("Missing", "n_missing"),
+        Column(
+            "Accuracy %",
+            lambda r: fmt_pct(r.get("mean_accuracy_pct")),
+            lambda r: r.get("mean_accuracy_pct"),
+        ),
+        Column(
+            "Accuracy % without truncated",
+            lambda r: fmt_pct(r.get("accuracy_without_truncated_pct")),
+            lambda r: r.get("accuracy_without_truncated_pct"),
+        ),
+    ]
+    caption = (
+        "Outcomes are exclusive, decided in this order: correct; error (backend error, no sample); truncated "
+        "(finish_reason length); parse failure (answer unreadable); wrong (parsed, verifier said no); missing "
+        "(not recorded). Accuracy without truncated: every truncated sample removed from the expected set."
+    )
+    return Table(
+        "outcomes",
+        "Outcomes: wrong answers, parse failures, truncations, errors",
+        caption,
+        columns,
+        records,
+    )
 
 
 def per_problem_table(cells: Sequence[Cell]) -> Table:
@@ -251,15 +365,42 @@ def per_problem_table(cells: Sequence[Cell]) -> Table:
             solved = sum(1 for s in samples if s is not None and s.correct)
             info = infos[problem]
             outcome_list = ["missing" if s is None else s.outcome for s in samples]
-            records.append({"model": cell.model, "setting": cell.setting, "problem": problem,
-                            "tier": info.tier, "gadget": info.gadget, "pair": info.pair,
-                            "min_vertices": info.min_vertices, "runs": len(keys), "solved": solved,
-                            "solved_pct": pct(solved / len(keys)) if keys else None,
-                            "outcomes": " ".join(outcome_list)})
-    records.sort(key=lambda r: (problem_sort_key(r["problem"]), setting_sort_key(r["setting"]), r["model"]))
-    columns = [_text("problem"), _text("model"), _text("setting"), _text("tier"), _text("gadget"),
-               Column("Minimal size", lambda r: "?" if r["min_vertices"] is None else str(r["min_vertices"]),
-                      lambda r: r["min_vertices"]),
-               Column("Solved", lambda r: f"{r['solved']}/{r['runs']}", lambda r: r["solved_pct"]),
-               Column("Outcomes by run", lambda r: r["outcomes"], lambda r: r["outcomes"], numeric=False)]
-    return Table("per_problem", "Per-problem results", "One row per problem, model and setting.", columns, records)
+            records.append(
+                {
+                    "model": cell.model,
+                    "setting": cell.setting,
+                    "problem": problem,
+                    "tier": info.tier,
+                    "gadget": info.gadget,
+                    "pair": info.pair,
+                    "min_vertices": info.min_vertices,
+                    "runs": len(keys),
+                    "solved": solved,
+                    "solved_pct": pct(solved / len(keys)) if keys else None,
+                    "outcomes": " ".join(outcome_list),
+                }
+            )
+    records.sort(
+        key=lambda r: (problem_sort_key(r["problem"]), setting_sort_key(r["setting"]), r["model"])
+    )
+    columns = [
+        _text("problem"),
+        _text("model"),
+        _text("setting"),
+        _text("tier"),
+        _text("gadget"),
+        Column(
+            "Minimal size",
+            lambda r: "?" if r["min_vertices"] is None else str(r["min_vertices"]),
+            lambda r: r["min_vertices"],
+        ),
+        Column("Solved", lambda r: f"{r['solved']}/{r['runs']}", lambda r: r["solved_pct"]),
+        Column("Outcomes by run", lambda r: r["outcomes"], lambda r: r["outcomes"], numeric=False),
+    ]
+    return Table(
+        "per_problem",
+        "Per-problem results",
+        "One row per problem, model and setting.",
+        columns,
+        records,
+    )

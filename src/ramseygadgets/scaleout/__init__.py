@@ -11,11 +11,32 @@
 
 from __future__ import annotations
 
-from ramseygadgets.scaleout.census import CensusResult, CheckpointError, SliceTask, census_slice, run_census
+from ramseygadgets.scaleout.census import (
+    CensusResult,
+    CheckpointError,
+    SliceTask,
+    census_slice,
+    run_census,
+)
 from ramseygadgets.scaleout.evals import run_evaluations
-from ramseygadgets.scaleout.executors import Executor, LocalExecutor, RayExecutor, ScaleoutError, make_executor
+from ramseygadgets.scaleout.executors import (
+    Executor,
+    LocalExecutor,
+    RayExecutor,
+    ScaleoutError,
+    make_executor,
+)
 
 __all__ = [
-    "CensusResult", "CheckpointError", "Executor", "LocalExecutor", "RayExecutor", "ScaleoutError", "SliceTask",
-    "census_slice", "make_executor", "run_census", "run_evaluations",
+    "CensusResult",
+    "CheckpointError",
+    "Executor",
+    "LocalExecutor",
+    "RayExecutor",
+    "ScaleoutError",
+    "SliceTask",
+    "census_slice",
+    "make_executor",
+    "run_census",
+    "run_evaluations",
 ]

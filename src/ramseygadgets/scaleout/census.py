@@ -21,9 +21,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError
@@ -57,8 +58,10 @@ def problem_from_record(record: dict[str, Any]) -> CensusProblem:
 
 
 def fingerprint(records: list[dict[str, Any]], connected: bool) -> str:
-    text = json.dumps({"problems": sorted(problem_from_record(r).id for r in records), "connected": connected},
-                      sort_keys=True)
+    text = json.dumps(
+        {"problems": sorted(problem_from_record(r).id for r in records), "connected": connected},
+        sort_keys=True,
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -98,8 +101,9 @@ def census_slice(task: SliceTask) -> dict[str, Any]:
     first: dict[str, dict[str, Any]] = {}
     graphs = 0
     max_edges = task.n * (task.n - 1) // 2
-    for graph in iter_graphs(task.n, 0, max_edges, connected=task.connected, min_degree=1,
-                             res=task.res, mod=task.mod):
+    for graph in iter_graphs(
+        task.n, 0, max_edges, connected=task.connected, min_degree=1, res=task.res, mod=task.mod
+    ):
         graphs += 1
         row = by_edges.setdefault(graph.m, {"graphs": 0, "good": {}, "solved": {}})
         row["graphs"] += 1
@@ -119,13 +123,26 @@ def census_slice(task: SliceTask) -> dict[str, Any]:
         g6 = graph.to_graph6()
         for pid, designated in found.items():
             row["solved"][pid] = row["solved"].get(pid, 0) + 1
-            entry = {"n": graph.n, "m": graph.m, "graph6": g6, "edges": [list(e) for e in graph.edges],
-                     "designated": {"edges": [list(e) for e in designated.edges],
-                                    "vertices": list(designated.vertices)}}
+            entry = {
+                "n": graph.n,
+                "m": graph.m,
+                "graph6": g6,
+                "edges": [list(e) for e in graph.edges],
+                "designated": {
+                    "edges": [list(e) for e in designated.edges],
+                    "vertices": list(designated.vertices),
+                },
+            }
             if pid not in first or _first_key(entry) < _first_key(first[pid]):
                 first[pid] = entry
-    return {"n": task.n, "res": task.res, "mod": task.mod, "graphs": graphs,
-            "by_edges": {str(m): row for m, row in sorted(by_edges.items())}, "first": first}
+    return {
+        "n": task.n,
+        "res": task.res,
+        "mod": task.mod,
+        "graphs": graphs,
+        "by_edges": {str(m): row for m, row in sorted(by_edges.items())},
+        "first": first,
+    }
 
 
 @dataclass
@@ -133,7 +150,9 @@ class CensusResult:
     """Merged counts of all slices, and how many slices were computed now vs loaded."""
 
     graphs: dict[int, int] = field(default_factory=dict)  # n -> graphs
-    by_edges: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)  # (n, m) -> counts
+    by_edges: dict[tuple[int, int], dict[str, Any]] = field(
+        default_factory=dict
+    )  # (n, m) -> counts
     first: dict[str, dict[str, Any]] = field(default_factory=dict)  # problem id -> first solution
     computed: list[str] = field(default_factory=list)
     loaded: list[str] = field(default_factory=list)
@@ -149,9 +168,11 @@ class CensusResult:
 
     def counts(self) -> dict[str, Any]:
         """Everything that must not depend on the slicing (for comparisons)."""
-        return {"graphs": dict(sorted(self.graphs.items())),
-                "by_edges": {f"{n}:{m}": row for (n, m), row in sorted(self.by_edges.items())},
-                "first": {pid: (e["n"], e["m"], e["graph6"]) for pid, e in sorted(self.first.items())}}
+        return {
+            "graphs": dict(sorted(self.graphs.items())),
+            "by_edges": {f"{n}:{m}": row for (n, m), row in sorted(self.by_edges.items())},
+            "first": {pid: (e["n"], e["m"], e["graph6"]) for pid, e in sorted(self.first.items())},
+        }
 
     def merge(self, result: dict[str, Any]) -> None:
         n = result["n"]
@@ -183,19 +204,31 @@ def _load_slice(path: Path, task: SliceTask, print_: str) -> dict[str, Any] | No
     except (OSError, ValueError):
         return None  # unreadable (cannot happen with atomic writes, but then recompute it)
     if data.get("fingerprint") != print_:
-        raise CheckpointError(f"{path} belongs to another enumeration (different problems); use another "
-                              f"checkpoint directory")
+        raise CheckpointError(
+            f"{path} belongs to another enumeration (different problems); use another "
+            f"checkpoint directory"
+        )
     result = data.get("result")
-    if not isinstance(result, dict) or (result.get("n"), result.get("res"), result.get("mod")) != \
-            (task.n, task.res, task.mod):
+    if not isinstance(result, dict) or (result.get("n"), result.get("res"), result.get("mod")) != (
+        task.n,
+        task.res,
+        task.mod,
+    ):
         return None
     return result
 
 
-def run_census(problems: Iterable[CensusProblem], vertex_counts: Iterable[int], *, mod: int = 8,
-               checkpoint_dir: str | Path | None = None, executor: Executor | None = None,
-               connected: bool = False, slice_fn: Callable[[SliceTask], dict[str, Any]] = census_slice,
-               on_slice: Callable[[SliceTask, bool], None] | None = None) -> CensusResult:
+def run_census(
+    problems: Iterable[CensusProblem],
+    vertex_counts: Iterable[int],
+    *,
+    mod: int = 8,
+    checkpoint_dir: str | Path | None = None,
+    executor: Executor | None = None,
+    connected: bool = False,
+    slice_fn: Callable[[SliceTask], dict[str, Any]] = census_slice,
+    on_slice: Callable[[SliceTask, bool], None] | None = None,
+) -> CensusResult:
     """Scan every graph on each vertex count in ``mod`` slices per count, in parallel, resumably.
 
     ``on_slice(task, computed)`` is called once per slice (``computed`` False when loaded from
@@ -208,7 +241,9 @@ def run_census(problems: Iterable[CensusProblem], vertex_counts: Iterable[int], 
         raise RamseyGadgetsError(f"the number of slices must be positive, got {mod}")
     print_ = fingerprint(records, connected)
     encoded = tuple(json.dumps(r, sort_keys=True) for r in records)
-    tasks = [SliceTask(n, res, mod, encoded, connected) for n in vertex_counts for res in range(mod)]
+    tasks = [
+        SliceTask(n, res, mod, encoded, connected) for n in vertex_counts for res in range(mod)
+    ]
     out = CensusResult()
     directory = Path(checkpoint_dir) if checkpoint_dir is not None else None
     todo: list[SliceTask] = []
@@ -230,7 +265,9 @@ def run_census(problems: Iterable[CensusProblem], vertex_counts: Iterable[int], 
     for index, result in executor.run(slice_fn, todo):
         task = todo[index]
         if directory is not None:
-            _atomic_write_json(directory / f"{task.name}.json", {"fingerprint": print_, "result": result})
+            _atomic_write_json(
+                directory / f"{task.name}.json", {"fingerprint": print_, "result": result}
+            )
         out.merge(result)
         out.computed.append(task.name)
         if on_slice is not None:

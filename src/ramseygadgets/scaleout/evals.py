@@ -11,8 +11,9 @@ after a crash or on a different cluster continues every evaluation where it stop
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
@@ -29,13 +30,23 @@ def run_one_evaluation(config: dict[str, Any]) -> dict[str, Any]:
     outcome = run_eval(EvalOptions(**options))
     records, _ = read_samples(Path(options["out"]) / SAMPLES_FILE)
     rows = summarize(records, outcome.config)
-    return {"out": str(options["out"]), "model": outcome.config["model"], "total": outcome.total,
-            "recorded": outcome.stats.recorded, "interrupted": outcome.interrupted, "aborted": outcome.aborted,
-            "settings": [r.to_json() for r in rows]}
+    return {
+        "out": str(options["out"]),
+        "model": outcome.config["model"],
+        "total": outcome.total,
+        "recorded": outcome.stats.recorded,
+        "interrupted": outcome.interrupted,
+        "aborted": outcome.aborted,
+        "settings": [r.to_json() for r in rows],
+    }
 
 
-def run_evaluations(configs: Iterable[dict[str, Any]], executor: Executor | None = None, *,
-                    on_result: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+def run_evaluations(
+    configs: Iterable[dict[str, Any]],
+    executor: Executor | None = None,
+    *,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
     """Run every configuration (in parallel on ``executor``); summaries in input order."""
     configs = list(configs)
     outs = [str(c.get("out", "")) for c in configs]
@@ -43,7 +54,9 @@ def run_evaluations(configs: Iterable[dict[str, Any]], executor: Executor | None
         raise RamseyGadgetsError("every evaluation needs its own distinct 'out' directory")
     results: list[dict[str, Any] | None] = [None] * len(configs)
     executor = executor or LocalExecutor(1)
-    for index, summary in executor.run(run_one_evaluation, configs, describe=lambda c: str(c.get("out"))):
+    for index, summary in executor.run(
+        run_one_evaluation, configs, describe=lambda c: str(c.get("out"))
+    ):
         results[index] = summary
         if on_result is not None:
             on_result(summary)

@@ -19,9 +19,10 @@ import multiprocessing as mp
 import os
 import signal
 import socket
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
 
@@ -42,14 +43,16 @@ class Executor:
     name = "serial"
     workers = 1
 
-    def run(self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str) -> Iterator[tuple[int, Any]]:
+    def run(
+        self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str
+    ) -> Iterator[tuple[int, Any]]:
         for index, item in enumerate(items):
             yield index, fn(item)
 
     def close(self) -> None:
         pass
 
-    def __enter__(self) -> "Executor":
+    def __enter__(self) -> Executor:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -73,9 +76,13 @@ class LocalExecutor(Executor):
 
     def _pool(self) -> ProcessPoolExecutor:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_ignore_sigint)
+        return ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=ctx, initializer=_ignore_sigint
+        )
 
-    def run(self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str) -> Iterator[tuple[int, Any]]:
+    def run(
+        self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str
+    ) -> Iterator[tuple[int, Any]]:
         if self.workers <= 1 or len(items) <= 1:
             yield from Executor.run(self, fn, items)
             return
@@ -98,8 +105,10 @@ class LocalExecutor(Executor):
                             broken = True
                             attempts[index] += 1
                             if attempts[index] > self.retries:
-                                raise ScaleoutError(f"task {describe(items[index])} lost its worker "
-                                                    f"{attempts[index]} times; giving up") from None
+                                raise ScaleoutError(
+                                    f"task {describe(items[index])} lost its worker "
+                                    f"{attempts[index]} times; giving up"
+                                ) from None
                             todo.append(index)
                             continue
                         yield index, result
@@ -126,8 +135,14 @@ class RayExecutor(Executor):
 
     name = "ray"
 
-    def __init__(self, address: str = "local", *, num_cpus: int | None = None, retries: int = 2,
-                 runtime_env: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        address: str = "local",
+        *,
+        num_cpus: int | None = None,
+        retries: int = 2,
+        runtime_env: dict[str, Any] | None = None,
+    ) -> None:
         try:
             import ray
         except ImportError:
@@ -135,8 +150,11 @@ class RayExecutor(Executor):
         self.ray, self.retries, self.address = ray, retries, address
         self._started = False
         if not ray.is_initialized():
-            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                       "ignore_reinit_error": True}
+            options: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "ignore_reinit_error": True,
+            }
             if runtime_env:
                 options["runtime_env"] = runtime_env
             if address not in ("local", "auto"):
@@ -147,14 +165,18 @@ class RayExecutor(Executor):
                 else:
                     ray.init(address=address, **options)
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise ScaleoutError(f"cannot connect to the Ray cluster at {address!r}: {exc}") from None
+                raise ScaleoutError(
+                    f"cannot connect to the Ray cluster at {address!r}: {exc}"
+                ) from None
             self._started = True
         self.workers = int(ray.cluster_resources().get("CPU", 1))
 
     def describe(self) -> str:
         return f"Ray cluster {self.address!r} ({self.workers} CPUs)"
 
-    def run(self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str) -> Iterator[tuple[int, Any]]:
+    def run(
+        self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str
+    ) -> Iterator[tuple[int, Any]]:
         ray = self.ray
         remote = ray.remote(max_retries=self.retries, retry_exceptions=False)(fn)
         refs = {remote.remote(item): i for i, item in enumerate(items)}
@@ -167,9 +189,13 @@ class RayExecutor(Executor):
                     try:
                         result = ray.get(ref)
                     except ray.exceptions.RayTaskError as exc:  # the task itself raised
-                        raise ScaleoutError(f"task {describe(items[index])} failed: {exc.cause!r}") from None
+                        raise ScaleoutError(
+                            f"task {describe(items[index])} failed: {exc.cause!r}"
+                        ) from None
                     except ray.exceptions.RayError as exc:  # worker or node lost beyond the retries
-                        raise ScaleoutError(f"task {describe(items[index])} was lost: {type(exc).__name__}") from None
+                        raise ScaleoutError(
+                            f"task {describe(items[index])} was lost: {type(exc).__name__}"
+                        ) from None
                     yield index, result
         finally:
             for ref in pending:
@@ -186,11 +212,15 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
     hostport = address.split("://", 1)[-1].rstrip("/")
     host, sep, port = hostport.rpartition(":")
     if not sep or not port.isdigit() or not host:
-        raise ScaleoutError(f"Ray address {address!r} must be auto, local, host:port or ray://host:port")
+        raise ScaleoutError(
+            f"Ray address {address!r} must be auto, local, host:port or ray://host:port"
+        )
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except OSError as exc:
-        raise ScaleoutError(f"cannot reach the Ray cluster at {address!r}: {exc.strerror or exc}") from None
+        raise ScaleoutError(
+            f"cannot reach the Ray cluster at {address!r}: {exc.strerror or exc}"
+        ) from None
 
 
 def make_executor(jobs: int | None = None, ray_address: str | None = None) -> Executor:

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.multicolor.search import solve_multi
 from ramseygadgets.multicolor.spec import MultiProblem
 from ramseygadgets.problemsets import (
-    GeneratedProblem, ProblemSetPlan, ProblemSetWriter, problem_json, problem_of_record,
+    GeneratedProblem,
+    ProblemSetPlan,
+    ProblemSetWriter,
+    problem_json,
+    problem_of_record,
 )
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 
@@ -52,12 +57,21 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
         shipped = solution_record(result) if proven else None
     proven = bool(result.found and result.edges_minimal and result.lower_bound == result.n)
     gadget = problem.gadget_type if isinstance(problem, MultiProblem) else problem.gadget
-    record.update({
-        "status": result.status, "n": result.n, "m": result.m, "lower_bound": result.lower_bound,
-        "edges_minimal": result.edges_minimal, "proven_minimal": proven, "max_vertices": task.max_vertices,
-        "timeout": task.timeout, "seconds": round(time.monotonic() - started, 4), "method": method,
-        "solution": result.candidate.to_json(gadget) if result.candidate is not None else None,
-    })
+    record.update(
+        {
+            "status": result.status,
+            "n": result.n,
+            "m": result.m,
+            "lower_bound": result.lower_bound,
+            "edges_minimal": result.edges_minimal,
+            "proven_minimal": proven,
+            "max_vertices": task.max_vertices,
+            "timeout": task.timeout,
+            "seconds": round(time.monotonic() - started, 4),
+            "method": method,
+            "solution": result.candidate.to_json(gadget) if result.candidate is not None else None,
+        }
+    )
     if shipped is not None:
         record["shipped"] = shipped
     return record
@@ -74,12 +88,18 @@ class GenerateOutcome:
     manifest: dict[str, Any] = field(default_factory=dict)
 
 
-def generate_problem_set(plan: ProblemSetPlan, writer: ProblemSetWriter, *, max_vertices: int = 10,
-                         timeout: float | None = 60.0, executor: Executor | None = None,
-                         retry_unsolved: bool = False, options: dict[str, Any] | None = None,
-                         on_result: Callable[[dict[str, Any]], None] | None = None,
-                         order: Callable[[Sequence[GeneratedProblem]], list[GeneratedProblem]] | None = None
-                         ) -> GenerateOutcome:
+def generate_problem_set(
+    plan: ProblemSetPlan,
+    writer: ProblemSetWriter,
+    *,
+    max_vertices: int = 10,
+    timeout: float | None = 60.0,
+    executor: Executor | None = None,
+    retry_unsolved: bool = False,
+    options: dict[str, Any] | None = None,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+    order: Callable[[Sequence[GeneratedProblem]], list[GeneratedProblem]] | None = None,
+) -> GenerateOutcome:
     """Solve every planned problem not yet recorded in ``writer``; checkpoint each; write the set.
 
     Ctrl-C stops the run, keeps every finished record and still writes the output files.
@@ -103,8 +123,11 @@ def generate_problem_set(plan: ProblemSetPlan, writer: ProblemSetWriter, *, max_
         outcome.interrupted = True
         # Ctrl-C may land between a durable write and the bookkeeping: trust the file.
         writer.reload()
-        outcome.ran = [writer.results[p.id] for p in todo
-                       if p.id in writer.results and writer.results[p.id] != prior.get(p.id)]
+        outcome.ran = [
+            writer.results[p.id]
+            for p in todo
+            if p.id in writer.results and writer.results[p.id] != prior.get(p.id)
+        ]
     outcome.seconds = time.monotonic() - started
     options = dict(options or {})
     options.update({"max_vertices": max_vertices, "timeout": timeout})
@@ -114,6 +137,7 @@ def generate_problem_set(plan: ProblemSetPlan, writer: ProblemSetWriter, *, max_
 
 def hardest_last(problems: Sequence[GeneratedProblem]) -> list[GeneratedProblem]:
     """Determiners and senders first, hardness gadgets last (they are the ones that time out)."""
+
     def rank(p: GeneratedProblem) -> int:
         return 1 if isinstance(p, Problem) and p.gadget.is_hardness else 0
 

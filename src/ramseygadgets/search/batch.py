@@ -9,8 +9,9 @@ from __future__ import annotations
 import multiprocessing as mp
 import signal
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, SearchResult, solve
@@ -36,16 +37,28 @@ def _solve_one(args: tuple[Problem, dict[str, Any]]) -> SearchResult:
     return solve(problem, **options)
 
 
-def solve_many(problems: Iterable[Problem], *, jobs: int = 1, max_vertices: int = DEFAULT_MAX_VERTICES,
-               timeout: float | None = None, minimize_edges: bool = True, seed: int | None = None,
-               on_start: Callable[[Problem], None] | None = None,
-               on_result: Callable[[SearchResult], None] | None = None) -> BatchOutcome:
+def solve_many(
+    problems: Iterable[Problem],
+    *,
+    jobs: int = 1,
+    max_vertices: int = DEFAULT_MAX_VERTICES,
+    timeout: float | None = None,
+    minimize_edges: bool = True,
+    seed: int | None = None,
+    on_start: Callable[[Problem], None] | None = None,
+    on_result: Callable[[SearchResult], None] | None = None,
+) -> BatchOutcome:
     """Solve every problem (``timeout`` is per problem); ``on_result`` is called as each finishes.
 
     ``on_start`` is called before each problem when ``jobs`` is 1 (workers give no such signal).
     """
     todo = list(problems)
-    options = {"max_vertices": max_vertices, "timeout": timeout, "minimize_edges": minimize_edges, "seed": seed}
+    options = {
+        "max_vertices": max_vertices,
+        "timeout": timeout,
+        "minimize_edges": minimize_edges,
+        "seed": seed,
+    }
     outcome = BatchOutcome()
     start = time.monotonic()
     done: set[str] = set()
@@ -63,10 +76,14 @@ def solve_many(problems: Iterable[Problem], *, jobs: int = 1, max_vertices: int 
                     on_start(problem)
                 record(solve(problem, **options))
         else:
-            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+            ctx = (
+                mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+            )
             pool = ctx.Pool(processes=min(jobs, len(todo)), initializer=_ignore_sigint)
             try:
-                for result in pool.imap_unordered(_solve_one, [(p, options) for p in todo], chunksize=1):
+                for result in pool.imap_unordered(
+                    _solve_one, [(p, options) for p in todo], chunksize=1
+                ):
                     record(result)
                 pool.close()
             finally:

@@ -29,9 +29,9 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
 
 from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
@@ -41,7 +41,14 @@ from ramseygadgets.colorings import Coloring, GoodColorings
 from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
-from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout, RedDegree, gadget_spec
+from ramseygadgets.search.spec import (
+    Condition,
+    EdgeColor,
+    GadgetSpec,
+    Layout,
+    RedDegree,
+    gadget_spec,
+)
 
 #: SAT backend of the exists part (fastest on the catalog among PySAT's; supports interrupts).
 DEFAULT_SEARCH_SOLVER = "minisat22"
@@ -111,8 +118,18 @@ def _mask(edges: Sequence[int]) -> int:
 class CandidateModel:
     """The exists part: an incremental SAT solver whose models are candidate graphs."""
 
-    def __init__(self, problem: Problem, n: int, layout: Layout, spec: GadgetSpec, copies: KnCopies, *,
-                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER, record_lemmas: bool = False) -> None:
+    def __init__(
+        self,
+        problem: Problem,
+        n: int,
+        layout: Layout,
+        spec: GadgetSpec,
+        copies: KnCopies,
+        *,
+        seed: int | None = None,
+        solver: str = DEFAULT_SEARCH_SOLVER,
+        record_lemmas: bool = False,
+    ) -> None:
         self.problem, self.n, self.layout, self.spec, self.copies = problem, n, layout, spec, copies
         #: with ``record_lemmas``: each lemma as the K_n edge bitmasks of its copies (for tests)
         self.lemmas: list[list[int]] | None = [] if record_lemmas else None
@@ -220,7 +237,9 @@ class CandidateModel:
         lits = [self._copy_var(i, True) for i in f_idx] + [self._copy_var(i, False) for i in h_idx]
         self.solver.add_clause(lits)
         if self.lemmas is not None:
-            self.lemmas.append([self.copies.f_masks[i] for i in f_idx] + [self.copies.h_masks[i] for i in h_idx])
+            self.lemmas.append(
+                [self.copies.f_masks[i] for i in f_idx] + [self.copies.h_masks[i] for i in h_idx]
+            )
         return len(lits)
 
     # -- edge bound ----------------------------------------------------------------------------------
@@ -278,15 +297,20 @@ def find_counterexample(problem: Problem, graph: Graph, spec: GadgetSpec) -> lis
                     lit = sat.var(*atom.edge)
                     assumptions.append(lit if atom.red else -lit)
                 else:
-                    assumptions.append(sat.red_degree_switch(atom.vertex, at_most=atom.at_most,
-                                                             at_least=atom.at_least))
+                    assumptions.append(
+                        sat.red_degree_switch(
+                            atom.vertex, at_most=atom.at_most, at_least=atom.at_least
+                        )
+                    )
             coloring = sat.solve(assumptions)
             if coloring is not None:
                 out.append(Counterexample(condition, coloring))
     return out
 
 
-def extend_coloring(copies: KnCopies, graph: Graph, ce: Counterexample, rng: random.Random | None = None) -> int:
+def extend_coloring(
+    copies: KnCopies, graph: Graph, ce: Counterexample, rng: random.Random | None = None
+) -> int:
     """A K_n coloring (red bitmask) that agrees with the counterexample on G's edges.
 
     Edges of K_n outside G at a vertex whose red degree the bad condition bounds are blue (so the
@@ -315,10 +339,16 @@ def extend_coloring(copies: KnCopies, graph: Graph, ce: Counterexample, rng: ran
     for t in rest:
         bit = 1 << t
         decided_now = decided | bit
-        as_red = sum(1 for i in copies.f_at[t]
-                     if copies.f_masks[i] & ~decided_now == 0 and copies.f_masks[i] & ~(red | bit) == 0)
-        as_blue = sum(1 for i in copies.h_at[t]
-                      if copies.h_masks[i] & ~decided_now == 0 and copies.h_masks[i] & red == 0)
+        as_red = sum(
+            1
+            for i in copies.f_at[t]
+            if copies.f_masks[i] & ~decided_now == 0 and copies.f_masks[i] & ~(red | bit) == 0
+        )
+        as_blue = sum(
+            1
+            for i in copies.h_at[t]
+            if copies.h_masks[i] & ~decided_now == 0 and copies.h_masks[i] & red == 0
+        )
         if as_red < as_blue:
             red |= bit
         decided = decided_now
@@ -337,13 +367,30 @@ class LayoutResult:
 class LayoutFinder:
     """CEGAR for one problem, vertex count and layout; reusable for successive edge bounds."""
 
-    def __init__(self, problem: Problem, n: int, layout: Layout, *, copies: KnCopies | None = None,
-                 seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER, record_lemmas: bool = False) -> None:
+    def __init__(
+        self,
+        problem: Problem,
+        n: int,
+        layout: Layout,
+        *,
+        copies: KnCopies | None = None,
+        seed: int | None = None,
+        solver: str = DEFAULT_SEARCH_SOLVER,
+        record_lemmas: bool = False,
+    ) -> None:
         self.problem, self.n, self.layout = problem, n, layout
         self.spec = gadget_spec(problem, layout.designated)
         self.copies = copies or KnCopies(problem, n)
-        self.model = CandidateModel(problem, n, layout, self.spec, self.copies, seed=seed, solver=solver,
-                                    record_lemmas=record_lemmas)
+        self.model = CandidateModel(
+            problem,
+            n,
+            layout,
+            self.spec,
+            self.copies,
+            seed=seed,
+            solver=solver,
+            record_lemmas=record_lemmas,
+        )
         self.rng = random.Random(seed) if seed is not None else None
         self.stats = FinderStats()
 
@@ -373,7 +420,7 @@ class LayoutFinder:
     def close(self) -> None:
         self.model.close()
 
-    def __enter__(self) -> "LayoutFinder":
+    def __enter__(self) -> LayoutFinder:
         return self
 
     def __exit__(self, *exc: object) -> None:

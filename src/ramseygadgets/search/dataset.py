@@ -9,9 +9,10 @@ where the exhaustive enumeration was run, ``cross_check``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER
@@ -25,10 +26,14 @@ METHOD = f"cegar-sat (ramseygadgets.search, PySAT {DEFAULT_SEARCH_SOLVER})"
 def solution_record(result: SearchResult, cross_check: str | None = None) -> dict[str, Any]:
     """The JSON record of a proven-minimal search result."""
     if result.candidate is None or not result.edges_minimal or result.lower_bound != result.n:
-        raise ValueError(f"{result.problem_id}: only proven-minimal results can be shipped ({result.describe()})")
+        raise ValueError(
+            f"{result.problem_id}: only proven-minimal results can be shipped ({result.describe()})"
+        )
     n, m = result.n, result.m
     record: dict[str, Any] = {
-        "problem_id": result.problem_id, "n": n, "m": m,
+        "problem_id": result.problem_id,
+        "n": n,
+        "m": m,
         **result.candidate.to_json(result.problem.gadget),
         "method": METHOD,
         "seconds": round(result.seconds, 3),
@@ -42,8 +47,11 @@ def solution_record(result: SearchResult, cross_check: str | None = None) -> dic
     return record
 
 
-def write_solutions(records: Iterable[dict[str, Any]], path: Path = SOLUTIONS_PATH,
-                    command: str = "bench/solve_all.py --write-solutions") -> Path:
+def write_solutions(
+    records: Iterable[dict[str, Any]],
+    path: Path = SOLUTIONS_PATH,
+    command: str = "bench/solve_all.py --write-solutions",
+) -> Path:
     """Write records in catalog order (atomically: a temporary file, then a rename).
 
     ``command``: how the file was produced, recorded in its header.
@@ -56,7 +64,7 @@ def write_solutions(records: Iterable[dict[str, Any]], path: Path = SOLUTIONS_PA
         version = "unknown"
     data = {
         "description": "One minimal solution per RamseyGadgets problem: fewest vertices, then fewest edges. "
-                       "Found and proven minimal by the CEGAR SAT search (ramseygadgets.search).",
+        "Found and proven minimal by the CEGAR SAT search (ramseygadgets.search).",
         "minimal": "fewest vertices n (no solution on n-1 vertices), then fewest edges m among solutions on n vertices",
         "generator": f"ramseygadgets {version}: {command}",
         "solutions": rows,
@@ -64,6 +72,6 @@ def write_solutions(records: Iterable[dict[str, Any]], path: Path = SOLUTIONS_PA
     head = json.dumps({k: v for k, v in data.items() if k != "solutions"}, indent=1)[:-2]
     body = ",\n".join("  " + json.dumps(r, separators=(", ", ": ")) for r in rows)
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(f"{head},\n \"solutions\": [\n{body}\n ]\n}}\n")
+    tmp.write_text(f'{head},\n "solutions": [\n{body}\n ]\n}}\n')
     tmp.replace(path)
     return path

@@ -40,9 +40,9 @@ import multiprocessing as mp
 import shutil
 import signal
 import subprocess
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, combinations, product
-from typing import Callable, Iterable, Iterator
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings import GoodColorings
@@ -66,8 +66,10 @@ def nauty_tool(names: tuple[str, ...]) -> str:
         path = shutil.which(name)
         if path:
             return path
-    raise NautyMissing(f"nauty's {names[0]} is not installed (Debian: apt-get install nauty; it installs "
-                       f"{' or '.join(names)})")
+    raise NautyMissing(
+        f"nauty's {names[0]} is not installed (Debian: apt-get install nauty; it installs "
+        f"{' or '.join(names)})"
+    )
 
 
 def nauty_available() -> bool:
@@ -78,8 +80,16 @@ def nauty_available() -> bool:
     return True
 
 
-def iter_graphs(n: int, min_edges: int, max_edges: int, *, connected: bool = True, min_degree: int = 0,
-                res: int = 0, mod: int = 1) -> Iterator[Graph]:
+def iter_graphs(
+    n: int,
+    min_edges: int,
+    max_edges: int,
+    *,
+    connected: bool = True,
+    min_degree: int = 0,
+    res: int = 0,
+    mod: int = 1,
+) -> Iterator[Graph]:
     """Graphs on ``n`` vertices with ``min_edges..max_edges`` edges, one per isomorphism class.
 
     ``res/mod`` selects one of ``mod`` disjoint parts (geng's splitting).
@@ -89,9 +99,12 @@ def iter_graphs(n: int, min_edges: int, max_edges: int, *, connected: bool = Tru
     if mod > 1:
         geng.append(f"{res}/{mod}")
     listg = [nauty_tool(LISTG_NAMES), "-e", "-l0", "-q"]
-    with subprocess.Popen(geng, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as gen, \
-            subprocess.Popen(listg, stdin=gen.stdout, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             text=True) as lst:
+    with (
+        subprocess.Popen(geng, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as gen,
+        subprocess.Popen(
+            listg, stdin=gen.stdout, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        ) as lst,
+    ):
         assert gen.stdout is not None and lst.stdout is not None
         gen.stdout.close()  # listg owns the pipe now
         lines = lst.stdout
@@ -225,7 +238,9 @@ def _variable_triple(col: _Colorings, k: int) -> tuple[int, int, int] | None:
                 continue
             if col.query([ne(u1), ne(n1)]) or col.query([ne(u2), ne(n1)]):
                 continue
-            if not any(z >> u1 & 1 and z >> u2 & 1 for z in masks) and not col.query([ne(u1), ne(u2)]):
+            if not any(z >> u1 & 1 and z >> u2 & 1 for z in masks) and not col.query(
+                [ne(u1), ne(u2)]
+            ):
                 continue
             if not any(z >> n1 & 1 for z in masks) and not col.query([ne(n1)]):
                 continue
@@ -233,8 +248,9 @@ def _variable_triple(col: _Colorings, k: int) -> tuple[int, int, int] | None:
     return None
 
 
-def gadgets_in_graph(graph: Graph, F: Pattern, H: Pattern, wanted: Iterable[GadgetType]
-                     ) -> dict[GadgetType, Designated] | None:
+def gadgets_in_graph(
+    graph: Graph, F: Pattern, H: Pattern, wanted: Iterable[GadgetType]
+) -> dict[GadgetType, Designated] | None:
     """For each wanted gadget type, designated items that make ``graph`` a solution (if any).
 
     ``None`` when the graph is not (F,H)-good.
@@ -253,7 +269,10 @@ def gadgets_in_graph(graph: Graph, F: Pattern, H: Pattern, wanted: Iterable[Gadg
                 found[GadgetType.BLUE_DETERMINER] = Designated((forced.blue[0],))
             fixed = set(forced.red) | set(forced.blue)
             unforced = [i for i, e in enumerate(graph.edges) if e not in fixed]
-            for gadget, positive in ((GadgetType.POSITIVE_SENDER, True), (GadgetType.NEGATIVE_SENDER, False)):
+            for gadget, positive in (
+                (GadgetType.POSITIVE_SENDER, True),
+                (GadgetType.NEGATIVE_SENDER, False),
+            ):
                 if gadget in wanted:
                     pair = _sender(col, unforced, positive)
                     if pair is not None:
@@ -324,7 +343,9 @@ def may_be_edge_minimal(gadget: GadgetType, graph: Graph, in_f: int | None, in_h
     if gadget is GadgetType.RED_DETERMINER:
         return in_h == full and (in_f is None or _at_most_one(full & ~in_f))
     if gadget is GadgetType.BLUE_DETERMINER:
-        return _at_most_one(full & ~in_h) and (in_f is None or (in_f == full and _at_most_one(full & ~(in_f & in_h))))
+        return _at_most_one(full & ~in_h) and (
+            in_f is None or (in_f == full and _at_most_one(full & ~(in_f & in_h)))
+        )
     if gadget in (GadgetType.POSITIVE_SENDER, GadgetType.NEGATIVE_SENDER):
         return in_h == full and (in_f is None or in_f == full)
     both = in_h if in_f is None else in_f & in_h
@@ -334,8 +355,14 @@ def may_be_edge_minimal(gadget: GadgetType, graph: Graph, in_f: int | None, in_h
 def min_degree_bound(problem: Problem) -> int:
     """Least vertex degree of an edge-minimal solution on the smallest vertex count (restriction 4)."""
     delta = lambda p: min(p.graph.degree(v) for v in range(p.graph.n))  # noqa: E731
-    if problem.gadget in (GadgetType.RED_DETERMINER, GadgetType.POSITIVE_SENDER, GadgetType.NEGATIVE_SENDER):
-        return max(delta(problem.H), 1 if problem.gadget is GadgetType.RED_DETERMINER else delta(problem.F))
+    if problem.gadget in (
+        GadgetType.RED_DETERMINER,
+        GadgetType.POSITIVE_SENDER,
+        GadgetType.NEGATIVE_SENDER,
+    ):
+        return max(
+            delta(problem.H), 1 if problem.gadget is GadgetType.RED_DETERMINER else delta(problem.F)
+        )
     if problem.gadget is GadgetType.BLUE_DETERMINER:
         return delta(problem.F)
     return 1
@@ -402,9 +429,16 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def exhaustive_minimums(problems: Iterable[Problem], max_vertices: int, *, jobs: int = 1, parts: int | None = None,
-                        max_edges: dict[str, int] | None = None, min_vertices: dict[str, int] | None = None,
-                        on_level: Callable[[LevelScan], None] | None = None) -> dict[str, ExhaustiveMinimum]:
+def exhaustive_minimums(
+    problems: Iterable[Problem],
+    max_vertices: int,
+    *,
+    jobs: int = 1,
+    parts: int | None = None,
+    max_edges: dict[str, int] | None = None,
+    min_vertices: dict[str, int] | None = None,
+    on_level: Callable[[LevelScan], None] | None = None,
+) -> dict[str, ExhaustiveMinimum]:
     """Minimal (n, m) of each problem by exhaustive enumeration up to ``max_vertices`` vertices.
 
     ``max_edges`` (per problem id) stops a problem's scan at that edge count on its last vertex
@@ -430,18 +464,34 @@ def exhaustive_minimums(problems: Iterable[Problem], max_vertices: int, *, jobs:
         for n in range(min(first_n.values(), default=max_vertices + 1), max_vertices + 1):
             open_ = [p for p in problems if state[p.id].candidate is None and first_n[p.id] <= n]
             if not open_:
-                if all(state[p.id].candidate is not None or first_n[p.id] > max_vertices for p in problems):
+                if all(
+                    state[p.id].candidate is not None or first_n[p.id] > max_vertices
+                    for p in problems
+                ):
                     break
                 continue
             for p in open_:
                 state[p.id].searched_up_to = n - 1
             for m in range(n - 1, n * (n - 1) // 2 + 1):
-                active = [p for p in open_ if state[p.id].candidate is None
-                          and not (max_edges and p.id in max_edges and n == max_vertices and m > max_edges[p.id])]
+                active = [
+                    p
+                    for p in open_
+                    if state[p.id].candidate is None
+                    and not (
+                        max_edges
+                        and p.id in max_edges
+                        and n == max_vertices
+                        and m > max_edges[p.id]
+                    )
+                ]
                 if not active:
                     break
                 jobs_args = [(active, n, m, r, parts) for r in range(parts)]
-                scans = pool.map(_scan_part, jobs_args, chunksize=1) if pool else [_scan_part(a) for a in jobs_args]
+                scans = (
+                    pool.map(_scan_part, jobs_args, chunksize=1)
+                    if pool
+                    else [_scan_part(a) for a in jobs_args]
+                )
                 level = _merge(scans, n, m)
                 if on_level is not None:
                     on_level(level)
@@ -451,7 +501,9 @@ def exhaustive_minimums(problems: Iterable[Problem], max_vertices: int, *, jobs:
                         candidate = level.found[p.id]
                         verdict = verify(p, candidate)
                         if not verdict.correct:
-                            raise AssertionError(f"exhaustive scan: {p.id} candidate rejected: {verdict.reason}")
+                            raise AssertionError(
+                                f"exhaustive scan: {p.id} candidate rejected: {verdict.reason}"
+                            )
                         state[p.id].candidate = candidate
             for p in open_:
                 if state[p.id].candidate is None:

@@ -14,8 +14,9 @@ lowers the edge bound until UNSAT.  Every returned candidate is re-checked by
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.errors import RamseyGadgetsError
@@ -45,8 +46,13 @@ class LevelRecord:
     lemmas: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"n": self.n, "outcome": self.outcome, "seconds": round(self.seconds, 4),
-                "candidates": self.candidates, "lemmas": self.lemmas}
+        return {
+            "n": self.n,
+            "outcome": self.outcome,
+            "seconds": round(self.seconds, 4),
+            "candidates": self.candidates,
+            "lemmas": self.lemmas,
+        }
 
 
 class CandidateResult:
@@ -86,22 +92,35 @@ class SearchResult(CandidateResult):
     levels: list[LevelRecord] = field(default_factory=list)
     max_vertices: int | None = None
 
-
     def describe(self) -> str:
         if self.candidate is not None:
-            minimal = "minimal" if self.edges_minimal and self.lower_bound == self.n else "not proven minimal"
+            minimal = (
+                "minimal"
+                if self.edges_minimal and self.lower_bound == self.n
+                else "not proven minimal"
+            )
             return f"found on n = {self.n} vertices, m = {self.m} edges ({minimal})"
         if self.status == "timeout":
             return f"not found within limits: time limit reached (no solution below {self.lower_bound} vertices)"
-        return f"not found within limits: no solution on at most {self.max_vertices} vertices (proven)"
+        return (
+            f"not found within limits: no solution on at most {self.max_vertices} vertices (proven)"
+        )
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "problem_id": self.problem_id, "title": self.problem.title, "status": self.status,
-            "n": self.n, "m": self.m, "lower_bound": self.lower_bound,
-            "edges_minimal": self.edges_minimal, "seconds": round(self.seconds, 4),
-            "max_vertices": self.max_vertices, "layout": self.layout,
-            "solution": self.candidate.to_json(self.problem.gadget) if self.candidate is not None else None,
+            "problem_id": self.problem_id,
+            "title": self.problem.title,
+            "status": self.status,
+            "n": self.n,
+            "m": self.m,
+            "lower_bound": self.lower_bound,
+            "edges_minimal": self.edges_minimal,
+            "seconds": round(self.seconds, 4),
+            "max_vertices": self.max_vertices,
+            "layout": self.layout,
+            "solution": self.candidate.to_json(self.problem.gadget)
+            if self.candidate is not None
+            else None,
             "levels": [lv.to_json() for lv in self.levels],
         }
         return out
@@ -122,7 +141,9 @@ def smallest_vertex_count(problem: Problem) -> int:
 def _checked(problem: Problem, candidate: Candidate) -> Candidate:
     verdict = verify(problem, candidate)
     if not verdict.correct:  # never hand out a wrong answer
-        raise AssertionError(f"search produced a candidate the verifier rejects for {problem.id}: {verdict.reason}")
+        raise AssertionError(
+            f"search produced a candidate the verifier rejects for {problem.id}: {verdict.reason}"
+        )
     return candidate
 
 
@@ -131,11 +152,16 @@ class _Level:
 
     def __init__(self, problem: Problem, n: int, seed: int | None, solver: str) -> None:
         copies = KnCopies(problem, n)
-        self.finders = [LayoutFinder(problem, n, lay, copies=copies, seed=seed, solver=solver)
-                        for lay in layouts(problem.gadget, n)]
+        self.finders = [
+            LayoutFinder(problem, n, lay, copies=copies, seed=seed, solver=solver)
+            for lay in layouts(problem.gadget, n)
+        ]
 
     def stats(self) -> tuple[int, int]:
-        return (sum(f.stats.candidates for f in self.finders), sum(f.stats.lemmas for f in self.finders))
+        return (
+            sum(f.stats.candidates for f in self.finders),
+            sum(f.stats.lemmas for f in self.finders),
+        )
 
     def first(self, deadline: float | None) -> tuple[LayoutFinder, Candidate] | None:
         for finder in self.finders:
@@ -144,8 +170,12 @@ class _Level:
                 return finder, Candidate(graph, finder.layout.designated)
         return None
 
-    def minimize(self, best: tuple[LayoutFinder, Candidate], deadline: float | None,
-                 on_improve: Callable[[Candidate], None] | None = None) -> tuple[LayoutFinder, Candidate]:
+    def minimize(
+        self,
+        best: tuple[LayoutFinder, Candidate],
+        deadline: float | None,
+        on_improve: Callable[[Candidate], None] | None = None,
+    ) -> tuple[LayoutFinder, Candidate]:
         """Lower the edge bound layout by layout until no layout has a smaller solution."""
         for finder in self.finders:
             while True:
@@ -162,8 +192,15 @@ class _Level:
             f.close()
 
 
-def find_solution(problem: Problem | str, n: int, *, timeout: float | None = None, minimize_edges: bool = False,
-                  seed: int | None = None, solver: str = DEFAULT_SEARCH_SOLVER) -> SearchResult:
+def find_solution(
+    problem: Problem | str,
+    n: int,
+    *,
+    timeout: float | None = None,
+    minimize_edges: bool = False,
+    seed: int | None = None,
+    solver: str = DEFAULT_SEARCH_SOLVER,
+) -> SearchResult:
     """A solution on ``n`` vertices, or the proof that there is none (status ``none-up-to-limit``).
 
     With ``minimize_edges`` the solution has the fewest edges among solutions on ``n`` vertices.
@@ -173,14 +210,23 @@ def find_solution(problem: Problem | str, n: int, *, timeout: float | None = Non
         raise SearchError(f"vertex count must be positive, got {n}")
     start = time.monotonic()
     deadline = start + timeout if timeout is not None else None
-    result = SearchResult(problem.id, problem, "timeout", None, smallest_vertex_count(problem), 0.0, max_vertices=n)
+    result = SearchResult(
+        problem.id, problem, "timeout", None, smallest_vertex_count(problem), 0.0, max_vertices=n
+    )
     _run_level(problem, n, deadline, minimize_edges, seed, solver, result)
     result.seconds = time.monotonic() - start
     return result
 
 
-def _run_level(problem: Problem, n: int, deadline: float | None, minimize_edges: bool, seed: int | None,
-               solver: str, result: SearchResult) -> bool:
+def _run_level(
+    problem: Problem,
+    n: int,
+    deadline: float | None,
+    minimize_edges: bool,
+    seed: int | None,
+    solver: str,
+    result: SearchResult,
+) -> bool:
     """Decide level ``n`` into ``result``; True when a solution was found (or time ran out)."""
     t0 = time.monotonic()
     level = _Level(problem, n, seed, solver)
@@ -197,6 +243,7 @@ def _run_level(problem: Problem, n: int, deadline: float | None, minimize_edges:
         result.candidate, result.layout = _checked(problem, best[1]), best[0].layout.name
         record.outcome = "found"
         if minimize_edges:
+
             def improve(c: Candidate) -> None:
                 result.candidate = _checked(problem, c)
 
@@ -213,10 +260,17 @@ def _run_level(problem: Problem, n: int, deadline: float | None, minimize_edges:
         level.close()
 
 
-def solve(problem: Problem | str, *, max_vertices: int = DEFAULT_MAX_VERTICES, timeout: float | None = None,
-          minimize_edges: bool = True, seed: int | None = None, min_vertices: int | None = None,
-          solver: str = DEFAULT_SEARCH_SOLVER,
-          on_level: Callable[[LevelRecord], None] | None = None) -> SearchResult:
+def solve(
+    problem: Problem | str,
+    *,
+    max_vertices: int = DEFAULT_MAX_VERTICES,
+    timeout: float | None = None,
+    minimize_edges: bool = True,
+    seed: int | None = None,
+    min_vertices: int | None = None,
+    solver: str = DEFAULT_SEARCH_SOLVER,
+    on_level: Callable[[LevelRecord], None] | None = None,
+) -> SearchResult:
     """The minimal solution of ``problem`` (fewest vertices, then fewest edges) with its proof.
 
     Tries n = ``min_vertices`` (default: the smallest n the designated items fit on) up to
@@ -233,8 +287,12 @@ def solve(problem: Problem | str, *, max_vertices: int = DEFAULT_MAX_VERTICES, t
     first = smallest_vertex_count(problem)
     begin = first if min_vertices is None else max(first, min_vertices)
     if begin > max_vertices:
-        raise SearchError(f"max-vertices {max_vertices} is below the first vertex count to try ({begin})")
-    result = SearchResult(problem.id, problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices)
+        raise SearchError(
+            f"max-vertices {max_vertices} is below the first vertex count to try ({begin})"
+        )
+    result = SearchResult(
+        problem.id, problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices
+    )
     for n in range(begin, max_vertices + 1):
         done = _run_level(problem, n, deadline, minimize_edges, seed, solver, result)
         if on_level is not None:

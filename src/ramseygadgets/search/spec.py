@@ -109,12 +109,16 @@ def gadget_spec(problem: Problem, designated: Designated) -> GadgetSpec:
     if k is None:
         raise ValueError(f"{g.value} is defined only for F = K1,k; got F = {problem.F.name}")
     if g is GadgetType.CLAUSE:
+
         def enforcement(v: int, enforced: bool) -> RedDegree:
             return RedDegree(v, at_most=0) if enforced else RedDegree(v, at_least=1)
 
         vs = designated.vertices
-        witnesses = tuple(tuple(enforcement(v, p) for v, p in zip(vs, pattern))
-                          for pattern in product((True, False), repeat=3) if not all(pattern))
+        witnesses = tuple(
+            tuple(enforcement(v, p) for v, p in zip(vs, pattern))
+            for pattern in product((True, False), repeat=3)
+            if not all(pattern)
+        )
         return GadgetSpec(witnesses, (tuple(RedDegree(v, at_most=0) for v in vs),))
     u1, u2, n1 = designated.vertices
     non_enforcer = {v: RedDegree(v, at_most=k - 2) for v in (u1, u2, n1)}
@@ -140,7 +144,11 @@ def layouts(gadget: GadgetType, n: int) -> list[Layout]:
             out.append(Layout("f adjacent to e", Designated((E, F_ADJ)), ((0, 2), rest(3))))
         if n >= 4:  # (0 1), (2 3) and the exchange (0 2)(1 3)
             swap = tuple([2, 3, 0, 1] + list(range(4, n)))
-            out.append(Layout("f disjoint from e", Designated((E, F_DIS)), ((0, 1), (2, 3), rest(4)), (swap,)))
+            out.append(
+                Layout(
+                    "f disjoint from e", Designated((E, F_DIS)), ((0, 1), (2, 3), rest(4)), (swap,)
+                )
+            )
         return out
     if n < 3:
         return []

@@ -16,23 +16,40 @@ from ramseygadgets.harness.backends.base import BackendError
 SPEC_HELP = "openai/<model>, vllm/<model>, solver, random or replay:<file>"
 
 
-def make_backend(spec: str, *, problem_set: Any, base_url: str | None = None, retry: Any = None,
-                 on_retry: Any = None, tool_mode: str = "text", seed: int | None = None,
-                 engine_args: dict[str, Any] | None = None, replay: Any = None, max_connections: int = 256) -> Any:
+def make_backend(
+    spec: str,
+    *,
+    problem_set: Any,
+    base_url: str | None = None,
+    retry: Any = None,
+    on_retry: Any = None,
+    tool_mode: str = "text",
+    seed: int | None = None,
+    engine_args: dict[str, Any] | None = None,
+    replay: Any = None,
+    max_connections: int = 256,
+) -> Any:
     """The backend a ``--model`` spec names (a :class:`BackendError` for anything else)."""
     spec = spec.strip()
     if spec.startswith("openai/"):
         from ramseygadgets.harness.backends.openai_backend import OpenAIBackend
 
-        return OpenAIBackend(spec[len("openai/"):], base_url=base_url, retry=retry, on_retry=on_retry,
-                             max_connections=max_connections)
+        return OpenAIBackend(
+            spec[len("openai/") :],
+            base_url=base_url,
+            retry=retry,
+            on_retry=on_retry,
+            max_connections=max_connections,
+        )
     if spec.startswith("vllm/"):
         from ramseygadgets.harness.backends.vllm_backend import VLLMBackend
 
         if tool_mode != "text":
-            raise BackendError("vllm/ (offline engine) supports --tool-mode text only; serve the model with "
-                               "'vllm serve' and use openai/<model> for native tool calls")
-        return VLLMBackend(spec[len("vllm/"):], engine_args=engine_args or {})
+            raise BackendError(
+                "vllm/ (offline engine) supports --tool-mode text only; serve the model with "
+                "'vllm serve' and use openai/<model> for native tool calls"
+            )
+        return VLLMBackend(spec[len("vllm/") :], engine_args=engine_args or {})
     if spec == "solver":
         from ramseygadgets.harness.backends.solver import SolverBackend
 
@@ -44,7 +61,7 @@ def make_backend(spec: str, *, problem_set: Any, base_url: str | None = None, re
     if spec.startswith("replay:"):
         from ramseygadgets.harness.backends.replay import ReplayBackend, load_replay
 
-        return ReplayBackend(replay if replay is not None else load_replay(spec[len("replay:"):]))
+        return ReplayBackend(replay if replay is not None else load_replay(spec[len("replay:") :]))
     raise BackendError(f"unknown model {spec!r}; use {SPEC_HELP}")
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey

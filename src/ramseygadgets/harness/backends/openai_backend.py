@@ -44,10 +44,14 @@ def resolve_base_url(base_url: str | None) -> str:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port outside 0..65535
     except ValueError as exc:
-        raise BackendError(f"invalid server URL {url!r} ({exc}); fix --base-url / OPENAI_BASE_URL") from None
+        raise BackendError(
+            f"invalid server URL {url!r} ({exc}); fix --base-url / OPENAI_BASE_URL"
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BackendError(f"invalid server URL {url!r}: expected http(s)://host[:port]/...; "
-                           f"fix --base-url / OPENAI_BASE_URL")
+        raise BackendError(
+            f"invalid server URL {url!r}: expected http(s)://host[:port]/...; "
+            f"fix --base-url / OPENAI_BASE_URL"
+        )
     return url
 
 
@@ -65,14 +69,21 @@ def error_message(exc: BaseException) -> tuple[str, str, bool, float | None]:
         text = None
         if isinstance(body, dict):
             inner = body.get("error")
-            text = body.get("message") or (inner.get("message") if isinstance(inner, dict) else inner)
+            text = body.get("message") or (
+                inner.get("message") if isinstance(inner, dict) else inner
+            )
         text = " ".join(str(text or exc.message).split())[:300]
         retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
         return f"HTTP {status}: {text}", f"http-{status}", is_retryable_status(status), retry_after
     if isinstance(exc, openai.APIResponseValidationError):
         return f"unreadable response: {exc.message}"[:300], "invalid-response", True, None
     if isinstance(exc, (ValueError, KeyError, TypeError, AttributeError)):
-        return f"unreadable response: {type(exc).__name__}: {exc}"[:300], "invalid-response", True, None
+        return (
+            f"unreadable response: {type(exc).__name__}: {exc}"[:300],
+            "invalid-response",
+            True,
+            None,
+        )
     return f"{type(exc).__name__}: {exc}"[:300], "error", False, None
 
 
@@ -84,29 +95,58 @@ def completion_from_response(response: Any, prefix: str | None) -> Completion:
     choice = choices[0]
     message = choice.message
     extra = message.model_extra or {}
-    reasoning = extra.get("reasoning_content") or extra.get("reasoning") or getattr(message, "reasoning", None)
+    reasoning = (
+        extra.get("reasoning_content")
+        or extra.get("reasoning")
+        or getattr(message, "reasoning", None)
+    )
     content = message.content
     if prefix and not reasoning:
         content = prefix + (content or "")
-    calls = [{"id": c.id, "type": "function",
-              "function": {"name": c.function.name, "arguments": c.function.arguments}}
-             for c in (message.tool_calls or []) if getattr(c, "function", None) is not None]
+    calls = [
+        {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.function.name, "arguments": c.function.arguments},
+        }
+        for c in (message.tool_calls or [])
+        if getattr(c, "function", None) is not None
+    ]
     usage = Usage()
     if response.usage is not None:
         u = response.usage
         details = getattr(u, "completion_tokens_details", None)
-        reasoning_tokens = getattr(details, "reasoning_tokens", None) if details is not None else None
-        usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0, reasoning_tokens,
-                      u.total_tokens or (u.prompt_tokens or 0) + (u.completion_tokens or 0))
-    return Completion(content=content, reasoning=reasoning if isinstance(reasoning, str) else None,
-                      tool_calls=calls, finish_reason=choice.finish_reason, usage=usage)
+        reasoning_tokens = (
+            getattr(details, "reasoning_tokens", None) if details is not None else None
+        )
+        usage = Usage(
+            u.prompt_tokens or 0,
+            u.completion_tokens or 0,
+            reasoning_tokens,
+            u.total_tokens or (u.prompt_tokens or 0) + (u.completion_tokens or 0),
+        )
+    return Completion(
+        content=content,
+        reasoning=reasoning if isinstance(reasoning, str) else None,
+        tool_calls=calls,
+        finish_reason=choice.finish_reason,
+        usage=usage,
+    )
 
 
 class OpenAIBackend:
     """Async chat-completions client with bounded retries (see :mod:`..retry`)."""
 
-    def __init__(self, model: str, *, base_url: str | None = None, retry: RetryPolicy | None = None,
-                 on_retry: RetryCallback | None = None, max_connections: int = 256, check_model: bool = True):
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        on_retry: RetryCallback | None = None,
+        max_connections: int = 256,
+        check_model: bool = True,
+    ):
         if not model:
             raise BackendError("openai/ needs a model name, e.g. --model openai/Qwen/Qwen3-8B")
         self.model = model
@@ -121,21 +161,31 @@ class OpenAIBackend:
 
     def describe(self) -> dict[str, Any]:
         """What config.json records about the backend (never the API key)."""
-        return {"kind": "openai", "base_url": public_url(self.base_url), "openai_sdk": openai.__version__,
-                "retry": self.retry.to_json()}
+        return {
+            "kind": "openai",
+            "base_url": public_url(self.base_url),
+            "openai_sdk": openai.__version__,
+            "retry": self.retry.to_json(),
+        }
 
     @property
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
             import httpx2
 
-            limits = httpx2.Limits(max_connections=self._max_connections,
-                                   max_keepalive_connections=self._max_connections)
+            limits = httpx2.Limits(
+                max_connections=self._max_connections,
+                max_keepalive_connections=self._max_connections,
+            )
             self._client = openai.AsyncOpenAI(
-                api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY", base_url=self.base_url, max_retries=0,
+                api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY",
+                base_url=self.base_url,
+                max_retries=0,
                 timeout=self.retry.request_timeout,
                 http_client=openai.DefaultAsyncHttpxClient(
-                    limits=limits, timeout=httpx2.Timeout(self.retry.request_timeout, connect=10.0)))
+                    limits=limits, timeout=httpx2.Timeout(self.retry.request_timeout, connect=10.0)
+                ),
+            )
         return self._client
 
     async def start(self) -> None:
@@ -145,10 +195,14 @@ class OpenAIBackend:
             listing = await self.client.models.list(timeout=min(30.0, self.retry.request_timeout))
         except openai.APIConnectionError as exc:
             text, *_ = error_message(exc)
-            raise BackendError(f"cannot reach the model server at {where} ({text}); start it or fix "
-                               f"--base-url / OPENAI_BASE_URL") from None
+            raise BackendError(
+                f"cannot reach the model server at {where} ({text}); start it or fix "
+                f"--base-url / OPENAI_BASE_URL"
+            ) from None
         except openai.AuthenticationError:
-            raise BackendError(f"the server at {where} rejected the API key (HTTP 401); set OPENAI_API_KEY") from None
+            raise BackendError(
+                f"the server at {where} rejected the API key (HTTP 401); set OPENAI_API_KEY"
+            ) from None
         except openai.APIStatusError:
             return  # servers without /models: nothing to check
         if not self.check_model:
@@ -201,8 +255,12 @@ class OpenAIBackend:
                 if not retryable or retries >= self.retry.max_retries:
                     if retryable:
                         text = f"{text} (gave up after {retries} retries)"
-                    return Completion(error=text, error_kind=kind, retries=retries,
-                                      latency_s=time.perf_counter() - started)
+                    return Completion(
+                        error=text,
+                        error_kind=kind,
+                        retries=retries,
+                        latency_s=time.perf_counter() - started,
+                    )
                 delay = self.retry.delay(retries, self._rng, retry_after)
                 retries += 1
                 if self.on_retry is not None:

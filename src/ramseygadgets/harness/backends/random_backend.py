@@ -54,4 +54,6 @@ class RandomBackend:
 
         rng = random.Random(f"{self.seed}/{request.key.label()}/{request.round_no}")
         candidate = random_candidate(rng, request.problem.gadget, self.low, self.high)
-        return Completion(content=format_answer(candidate, request.problem.gadget), finish_reason="stop")
+        return Completion(
+            content=format_answer(candidate, request.problem.gadget), finish_reason="stop"
+        )

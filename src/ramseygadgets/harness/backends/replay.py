@@ -54,7 +54,9 @@ def load_replay(path: str) -> ReplayData:
     try:
         text = source.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise BackendError(f"cannot read replay file {source}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise BackendError(
+            f"cannot read replay file {source}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
     records: dict[SampleKey, dict[str, Any]] = {}
     counters: dict[tuple[str, str], int] = {}
     lines = text.split("\n")
@@ -109,11 +111,21 @@ class ReplayBackend:
     async def complete(self, request: ChatRequest) -> Completion:
         record = self.data.records.get(request.key)
         if record is None:
-            return Completion(error=f"{self.data.path} has no response for {request.key.label()}",
-                              error_kind="replay-missing")
+            return Completion(
+                error=f"{self.data.path} has no response for {request.key.label()}",
+                error_kind="replay-missing",
+            )
         if record.get("error"):
-            return Completion(error=f"recorded backend error: {record['error']}", error_kind="replay-missing",
-                              retries=int(record.get("retries") or 0))
-        return Completion(content=record.get("response"), reasoning=record.get("reasoning"),
-                          finish_reason=record.get("finish_reason"), usage=Usage.from_json(record.get("usage")),
-                          latency_s=float(record.get("latency_s") or 0.0), retries=int(record.get("retries") or 0))
+            return Completion(
+                error=f"recorded backend error: {record['error']}",
+                error_kind="replay-missing",
+                retries=int(record.get("retries") or 0),
+            )
+        return Completion(
+            content=record.get("response"),
+            reasoning=record.get("reasoning"),
+            finish_reason=record.get("finish_reason"),
+            usage=Usage.from_json(record.get("usage")),
+            latency_s=float(record.get("latency_s") or 0.0),
+            retries=int(record.get("retries") or 0),
+        )

@@ -32,7 +32,10 @@ class SolverBackend:
         self._lock = threading.Lock()
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "solver", "source": "shipped minimal solutions, else ramseygadgets.search.solve"}
+        return {
+            "kind": "solver",
+            "source": "shipped minimal solutions, else ramseygadgets.search.solve",
+        }
 
     async def start(self) -> None:
         return None
@@ -59,10 +62,14 @@ class SolverBackend:
             try:
                 candidate = await asyncio.to_thread(self.solution, problem)
             except Exception as exc:  # noqa: BLE001 - a failed search ends this sample, not the run
-                return Completion(error=f"reference search failed for {problem.id}: {type(exc).__name__}: {exc}",
-                                  error_kind="no-solution")
+                return Completion(
+                    error=f"reference search failed for {problem.id}: {type(exc).__name__}: {exc}",
+                    error_kind="no-solution",
+                )
         if candidate is None:
-            return Completion(content="I could not find a solution within my search limits.", finish_reason="stop")
+            return Completion(
+                content="I could not find a solution within my search limits.", finish_reason="stop"
+            )
         if request.key.setting == "multiround" and request.round_no == 1 and not request.last_round:
             return self._ask_tool(request, candidate)
         from ramseygadgets.answers import format_answer
@@ -75,10 +82,16 @@ class SolverBackend:
 
         arguments = {"edges": [list(e) for e in candidate.graph.edges]}
         if request.tool_mode == "native":
-            call = {"id": "call_solver_1", "type": "function",
-                    "function": {"name": coloring_tool.TOOL_NAME, "arguments": json.dumps(arguments)}}
+            call = {
+                "id": "call_solver_1",
+                "type": "function",
+                "function": {"name": coloring_tool.TOOL_NAME, "arguments": json.dumps(arguments)},
+            }
             return Completion(content=None, tool_calls=[call], finish_reason="tool_calls")
         # The text protocol of ramseygadgets.coloring_tool: a ```coloring_tool block holding the graph.
-        text = ("Let me check the good colorings of my graph first.\n\n```coloring_tool\n"
-                + json.dumps(arguments) + "\n```")
+        text = (
+            "Let me check the good colorings of my graph first.\n\n```coloring_tool\n"
+            + json.dumps(arguments)
+            + "\n```"
+        )
         return Completion(content=text, finish_reason="stop")

@@ -17,16 +17,23 @@ from ramseygadgets.harness.types import ChatRequest, Completion, Usage
 
 INSTALL_HINT = "pip install 'ramseygadgets[vllm]' (needs a CUDA GPU)"
 #: extra_body keys that go to ``LLM.chat`` instead of ``SamplingParams``.
-CHAT_KWARGS = ("chat_template_kwargs", "chat_template", "add_generation_prompt", "continue_final_message")
+CHAT_KWARGS = (
+    "chat_template_kwargs",
+    "chat_template",
+    "add_generation_prompt",
+    "continue_final_message",
+)
 
 
 def import_vllm() -> Any:
     try:
         import vllm
     except ImportError as exc:
-        raise BackendError(f"the vllm/ backend needs vLLM, which is not installed here ({exc.name or 'vllm'} "
-                           f"missing); install it with: {INSTALL_HINT}, or serve the model with 'vllm serve' "
-                           f"and use --model openai/<model>") from None
+        raise BackendError(
+            f"the vllm/ backend needs vLLM, which is not installed here ({exc.name or 'vllm'} "
+            f"missing); install it with: {INSTALL_HINT}, or serve the model with 'vllm serve' "
+            f"and use --model openai/<model>"
+        ) from None
     return vllm
 
 
@@ -42,8 +49,11 @@ class VLLMBackend:
         self.llm: Any = None
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "vllm-offline", "engine_args": self.engine_args,
-                "vllm_version": getattr(self.vllm, "__version__", None)}
+        return {
+            "kind": "vllm-offline",
+            "engine_args": self.engine_args,
+            "vllm_version": getattr(self.vllm, "__version__", None),
+        }
 
     def start_sync(self) -> None:
         if self.llm is None:
@@ -65,7 +75,9 @@ class VLLMBackend:
         try:
             return self.vllm.SamplingParams(**values)
         except TypeError as exc:
-            raise BackendError(f"vLLM SamplingParams rejected the sampling settings: {exc}") from None
+            raise BackendError(
+                f"vLLM SamplingParams rejected the sampling settings: {exc}"
+            ) from None
 
     def complete_batch(self, requests: list[ChatRequest]) -> list[list[Completion]]:
         if not requests:
@@ -75,9 +87,12 @@ class VLLMBackend:
         prefix = first.assistant_prefix
         if prefix:
             chat_kwargs.update(add_generation_prompt=False, continue_final_message=True)
-        outputs = self.llm.chat([outgoing_messages(r) for r in requests],
-                                sampling_params=[self.sampling_params(r) for r in requests],
-                                use_tqdm=False, **chat_kwargs)
+        outputs = self.llm.chat(
+            [outgoing_messages(r) for r in requests],
+            sampling_params=[self.sampling_params(r) for r in requests],
+            use_tqdm=False,
+            **chat_kwargs,
+        )
         results: list[list[Completion]] = []
         for request, output in zip(requests, outputs):
             prompt_tokens = len(getattr(output, "prompt_token_ids", None) or [])
@@ -85,7 +100,12 @@ class VLLMBackend:
             for choice in output.outputs:
                 generated = len(getattr(choice, "token_ids", None) or [])
                 text = (request.assistant_prefix or "") + (choice.text or "")
-                completions.append(Completion(content=text, finish_reason=choice.finish_reason,
-                                              usage=Usage(prompt_tokens, generated, None, prompt_tokens + generated)))
+                completions.append(
+                    Completion(
+                        content=text,
+                        finish_reason=choice.finish_reason,
+                        usage=Usage(prompt_tokens, generated, None, prompt_tokens + generated),
+                    )
+                )
             results.append(completions)
         return results
