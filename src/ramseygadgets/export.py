@@ -10,7 +10,6 @@ name and renamed, so an interrupted export never leaves a half-written file.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.files import make_output_dir
+from ramseygadgets.files import atomic_path, make_output_dir
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
@@ -113,13 +112,8 @@ def prompt_rows(problem: Problem, profile: ModelProfile) -> list[dict[str, Any]]
 
 
 def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
+    with atomic_path(path) as tmp:
         write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def _write_jsonl(rows: Sequence[dict[str, Any]], path: Path) -> None:

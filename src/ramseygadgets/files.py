@@ -1,7 +1,19 @@
-"""Output directories that fail with one clear sentence."""
+"""Output files and directories that are written whole or not at all, and fail with one sentence.
+
+Every file the project writes goes through :func:`atomic_write` (or :func:`atomic_path` for
+writers that want a path, such as matplotlib or pyarrow): the data goes to a fresh temporary
+file in the target's directory (``tempfile.mkstemp``: ``O_CREAT | O_EXCL``, a random name, so a
+planted symlink is never followed), is flushed and ``fsync``-ed, then renamed over the target
+(``os.replace`` is atomic on POSIX) and the directory is ``fsync``-ed. On any failure (disk
+full, Ctrl-C, permission) the temporary file is removed and the old target stays whole.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from ramseygadgets.errors import RamseyGadgetsError
@@ -20,4 +32,48 @@ def make_output_dir(
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise error(f"cannot create {what} {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or a new file in ``directory`` durable (best effort where unsupported)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a fresh temporary path beside ``path``; on normal exit it is fsynced and renamed
+    over ``path``, on any exception it is removed and ``path`` is left as it was."""
+    path = Path(path)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write(path: str | Path, data: str | bytes) -> Path:
+    """Replace ``path`` by ``data`` (text as UTF-8) atomically: readers see the old file or the
+    new one, never a mix; the old file survives a failure."""
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(payload)
     return path

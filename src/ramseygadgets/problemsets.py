@@ -43,7 +43,7 @@ from typing import Any
 
 from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem
 from ramseygadgets.errors import RamseyGadgetsError, UnknownPatternError
-from ramseygadgets.files import make_output_dir
+from ramseygadgets.files import atomic_write, make_output_dir
 from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem, SpecError, split_pattern_list
@@ -423,19 +423,6 @@ def export_row(record: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 # The output directory
 # ---------------------------------------------------------------------------------------------
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def read_results(path: Path) -> dict[str, dict[str, Any]]:
     """Records of ``results.jsonl`` by id (a torn last line, left by a kill, is ignored)."""
     out: dict[str, dict[str, Any]] = {}
@@ -501,8 +488,8 @@ class ProblemSetWriter:
         pairs = [export_row(r) for r in solved if "colors" not in r]
         multi = [export_row(r) for r in solved if "colors" in r]
         try:
-            _atomic_write(self.dir / PROBLEMS_FILE, "".join(json.dumps(r) + "\n" for r in pairs))
-            _atomic_write(self.dir / MULTICOLOR_FILE, "".join(json.dumps(r) + "\n" for r in multi))
+            atomic_write(self.dir / PROBLEMS_FILE, "".join(json.dumps(r) + "\n" for r in pairs))
+            atomic_write(self.dir / MULTICOLOR_FILE, "".join(json.dumps(r) + "\n" for r in multi))
             shipped = [r["shipped"] for r in solved if r.get("shipped")]
             solutions = {
                 "description": "Minimal solutions of a generated RamseyGadgets problem set (two colours).",
@@ -510,9 +497,9 @@ class ProblemSetWriter:
                 "generator": options.get("command", "ramseygadgets generate"),
                 "solutions": shipped,
             }
-            _atomic_write(self.dir / SOLUTIONS_FILE, json.dumps(solutions, indent=1) + "\n")
+            atomic_write(self.dir / SOLUTIONS_FILE, json.dumps(solutions, indent=1) + "\n")
             manifest = self.manifest(plan, records, options)
-            _atomic_write(self.dir / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
+            atomic_write(self.dir / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
         except OSError as exc:
             raise ProblemSetError(
                 f"cannot write the problem set to {self.dir}: {exc.strerror or exc}"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.files import make_output_dir
+from ramseygadgets.files import atomic_write, make_output_dir
 from ramseygadgets.harness.types import SampleKey
 
 CONFIG_FILE = "config.json"
@@ -36,25 +36,6 @@ class RunLogError(RamseyGadgetsError):
 
 def sample_key(record: dict[str, Any]) -> SampleKey:
     return SampleKey(str(record["problem_id"]), str(record["setting"]), int(record["run"]))
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old or the new file, never a mix."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def read_samples(path: Path, *, repair: bool = False) -> tuple[list[dict[str, Any]], int]:
@@ -179,7 +160,7 @@ class RunLog:
         return data
 
     def write_config(self, config: dict[str, Any]) -> None:
-        atomic_write_text(self.config_path, json.dumps(config, indent=2) + "\n")
+        atomic_write(self.config_path, json.dumps(config, indent=2) + "\n")
 
     # -- samples --------------------------------------------------------------------------
     def __contains__(self, key: SampleKey) -> bool:
@@ -238,7 +219,7 @@ class RunLog:
             text = "".join(
                 json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in keep
             )
-            atomic_write_text(self.samples_path, text)
+            atomic_write(self.samples_path, text)
             if self._fd is not None:
                 os.close(self._fd)
             self._fd = os.open(self.samples_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.files import make_output_dir
+from ramseygadgets.files import atomic_write, make_output_dir
 from ramseygadgets.report import figures as figs
 from ramseygadgets.report.html import problem_sections, render_html
 from ramseygadgets.report.metrics import (
@@ -111,8 +111,8 @@ def build_report(
     result = ReportResult(out, cells, stats, tables, [], warnings)
 
     for table in tables:
-        result.files.append(_write(out / f"{table.name}.md", table.to_markdown()))
-        result.files.append(_write(out / f"{table.name}.csv", table.to_csv()))
+        result.files.append(atomic_write(out / f"{table.name}.md", table.to_markdown()))
+        result.files.append(atomic_write(out / f"{table.name}.csv", table.to_csv()))
 
     by_size = [
         (st, value, sub) for st, groups in zip(stats, splits["size"]) for value, sub in groups
@@ -131,7 +131,9 @@ def build_report(
         result.files += [f.png, f.svg]
 
     result.files.append(
-        _write(out / "report.md", report_markdown(options.title, tables, result.figures, warnings))
+        atomic_write(
+            out / "report.md", report_markdown(options.title, tables, result.figures, warnings)
+        )
     )
 
     if options.html:
@@ -150,10 +152,10 @@ def build_report(
             seed=options.seed,
             collapsed=("per_problem",),
         )
-        result.files.append(_write(out / "report.html", html))
+        result.files.append(atomic_write(out / "report.html", html))
     summary_path = out / "summary.json"
     result.files.append(summary_path)
-    _write(summary_path, json.dumps(result.summary(), indent=2) + "\n")
+    atomic_write(summary_path, json.dumps(result.summary(), indent=2) + "\n")
     return result
 
 
@@ -172,11 +174,3 @@ def report_markdown(
     for f in figures:
         parts += [f"![{f.title}](figures/{f.png.name})", "", f"*{f.title}.* {f.caption}", ""]
     return "\n".join(parts)
-
-
-def _write(path: Path, text: str) -> Path:
-    """Write via a temporary file and rename, so an interrupted report never leaves half a file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.files import atomic_write
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
 from ramseygadgets.multicolor.colorings import MultiColorings
@@ -190,12 +190,7 @@ class CensusResult:
 
 
 def _atomic_write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with tmp.open("w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data))
 
 
 def _load_slice(path: Path, task: SliceTask, print_: str) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import all_problems, get_problem
+from ramseygadgets.files import atomic_write
 from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER
 from ramseygadgets.search.solve import SearchResult
 
@@ -71,7 +72,4 @@ def write_solutions(
     }
     head = json.dumps({k: v for k, v in data.items() if k != "solutions"}, indent=1)[:-2]
     body = ",\n".join("  " + json.dumps(r, separators=(", ", ": ")) for r in rows)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(f'{head},\n "solutions": [\n{body}\n ]\n}}\n')
-    tmp.replace(path)
-    return path
+    return atomic_write(path, f'{head},\n "solutions": [\n{body}\n ]\n}}\n')
