@@ -327,7 +327,7 @@ def count_copies(pattern: Pattern, graph: Graph, *, limit: int | None = None) ->
                 reach |= adj[w]
             for b in _bits(reach >> (a + 1)):
                 total += comb((adj[a] & adj[a + 1 + b]).bit_count(), 2)
-            if over is not None and total > 2 * limit:
+            if over is not None and total > 2 * (over - 1):
                 return over
         return total // 2
     if slug == "k4":
@@ -336,7 +336,7 @@ def count_copies(pattern: Pattern, graph: Graph, *, limit: int | None = None) ->
             common = adj[u] & adj[v]
             if common & (common - 1):
                 total += sum((adj[w] & common).bit_count() for w in _bits(common))
-                if over is not None and total > 12 * limit:
+                if over is not None and total > 12 * (over - 1):
                     return over
         return total // 12  # each K4 counted at its 6 edges, each inner edge twice
     return len(generic_copies(graph, pattern.graph, limit))

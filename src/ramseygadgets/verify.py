@@ -95,10 +95,10 @@ class _Models:
         for coloring, summary in self.found:
             if holds(summary):
                 return coloring
-        coloring = self.sat.solve(assumptions)
-        if coloring is not None:
-            self.found.append((coloring, self.summary(coloring)))
-        return coloring
+        found = self.sat.solve(assumptions)
+        if found is not None:
+            self.found.append((found, self.summary(found)))
+        return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,7 +256,8 @@ def verify(
 ) -> Verdict:
     """Decide whether ``graph`` with ``designated`` items solves ``problem`` exactly."""
     if isinstance(graph, Candidate):
-        graph, designated = graph.graph, graph.designated
+        designated = graph.designated
+        graph = graph.graph
     designated = designated or Designated()
     problem_with_designated = check_designated(graph, problem.gadget, designated)
     if problem_with_designated is not None:

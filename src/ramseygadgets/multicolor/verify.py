@@ -31,7 +31,8 @@ def verify_multi(
 ) -> Verdict:
     """Decide whether ``graph`` with its designated edges solves the multi-colour ``problem``."""
     if isinstance(graph, Candidate):
-        graph, designated = graph.graph, graph.designated
+        designated = graph.designated
+        graph = graph.graph
     designated = designated or Designated()
     core_type = problem.gadget_type
     problem_with_designated = check_designated(graph, core_type, designated)
