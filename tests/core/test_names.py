@@ -189,3 +189,31 @@ def test_any_labelling_gets_the_table_name() -> None:
 def test_the_paper_patterns_keep_the_papers_spelling() -> None:
     assert tuple(name for name, _, _ in PAPER_PATTERNS) == PAPER_NAMES
     assert get_pattern("paw").name == "TK3" and get_pattern("diamond").name == "K4-e"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("colorings", "K12", "K3"),
+        ("colorings", "K3", "K12"),
+        ("solve", "--F", "K12", "--H", "K3", "--gadget", "positive-sender"),
+        ("generate", "--F", "P3,K12", "--H", "K3", "--dry-run", "--out", "{tmp}"),
+        ("generate", "--spec", "K12 | K3 | K4", "--dry-run", "--out", "{tmp}"),
+    ],
+)
+def test_ambiguous_compact_name_is_refused_the_same_in_every_command(args, tmp_path) -> None:
+    """Issue 16.11: ``K12`` silently meant K1,2 (P3) in every command that takes a pattern."""
+    from typer.testing import CliRunner
+
+    from ramseygadgets.cli import app
+
+    result = CliRunner().invoke(
+        app, [a.replace("{tmp}", str(tmp_path / "out")) for a in args], input="0-1,1-2,0-2"
+    )
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert (
+        "'K12' is ambiguous: write K1,2 for the star with 2 leaves, or K_12 for the complete graph on 12 vertices"
+        in lines[0]
+    )
