@@ -206,12 +206,12 @@ def _family(key: str) -> tuple[str, str, Graph] | None:
     return (f"{kind}{k}", f"{kind.lower()}{k}", build(k)) if k >= smallest else None
 
 
-def _family_members(n: int) -> list[tuple[str, str, Graph]]:
+@lru_cache(maxsize=None)
+def _family_members(n: int) -> tuple[tuple[str, str, Graph], ...]:
     """Every family member on n vertices (n > 5), to name a graph by isomorphism."""
-    keys = [f"P{n}", f"C{n}", f"K{n}", f"K{n}E", f"W{n - 1}"]
+    keys = [f"P{n}", f"C{n}", f"K{n}", f"K{n}E", f"W{n - 1}", *(["PETERSEN"] if n == 10 else [])]
     keys += [f"K{a},{n - a}" for a in range(1, n // 2 + 1)]
-    members = [m for m in (_family(key) for key in keys) if m is not None]
-    return members + ([_family("PETERSEN")] if n == 10 else [])  # type: ignore[list-item]
+    return tuple(m for m in (_family(key) for key in keys) if m is not None)
 
 
 def generated_name(graph: Graph) -> str:
