@@ -24,7 +24,7 @@ import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from itertools import combinations
 from typing import Any
@@ -206,7 +206,7 @@ def _family(key: str) -> tuple[str, str, Graph] | None:
     return (f"{kind}{k}", f"{kind.lower()}{k}", build(k)) if k >= smallest else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _family_members(n: int) -> tuple[tuple[str, str, Graph], ...]:
     """Every family member on n vertices (n > 5), to name a graph by isomorphism."""
     keys = [f"P{n}", f"C{n}", f"K{n}", f"K{n}E", f"W{n - 1}", *(["PETERSEN"] if n == 10 else [])]
