@@ -217,3 +217,36 @@ def test_ambiguous_compact_name_is_refused_the_same_in_every_command(args, tmp_p
         "'K12' is ambiguous: write K1,2 for the star with 2 leaves, or K_12 for the complete graph on 12 vertices"
         in lines[0]
     )
+
+
+def test_records_with_any_name_read_back_to_the_same_problem() -> None:
+    from ramseygadgets.catalog import Problem
+    from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem
+    from ramseygadgets.problemsets import problem_of_record
+
+    tadpole = "0-1 1-2 2-3 3-4 4-0 0-5"  # C5 with a pendant edge: no table or family name
+    for F, H in (("K3", tadpole), ("K1,3", "bull"), ("P3", "K_12"), ("K3", "Petersen")):
+        problem = Problem.make(F, H, "positive-sender")
+        assert problem_of_record(problem.to_json()) == problem
+    multi = MultiProblem(ColoringSpec.of("P3", [tadpole, "K3"], "house"), "determiner", 2)
+    assert MultiProblem.from_json(multi.to_json()) == multi
+    assert "n6m6-" in multi.id and "house" in multi.id
+
+
+def test_names_are_accepted_by_every_command(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from ramseygadgets.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["colorings", "P3", "bull"], input="0-1,0-2,1-2,1-3,2-4")
+    assert result.exit_code == 0 and "(P3, bull)-good colorings: 8" in result.stdout
+    out = str(tmp_path / "gen")
+    result = runner.invoke(
+        app, ["generate", "--F", "K1,3", "--H", "house,kite,K2,3", "--dry-run", "--out", out]
+    )
+    assert result.exit_code == 0, result.output
+    for pid in ("k13_house_red_determiner", "k13_kite_clause_gadget", "k13_k23_negative_sender"):
+        assert pid in result.stdout
+    result = runner.invoke(app, ["generate", "--spec", "P3 | bull | W4", "--dry-run", "--out", out])
+    assert result.exit_code == 0 and "p3__bull__w4_green_determiner" in result.stdout
