@@ -177,33 +177,39 @@ def _petersen() -> Graph:
     return _from_networkx(nx.petersen_graph())
 
 
+_FAMILY = re.compile(r"(P|C|K|W)(\d+)(?:,(\d+)|(E))?")
+
+
+def _family_order(kind: str, numbers: list[str]) -> int:
+    """Vertices of a family member, computed before building it (absurd numbers: 10**9)."""
+    if any(len(x) > 3 for x in numbers):
+        return 10**9
+    return sum(int(x) for x in numbers) + (kind == "W")
+
+
 def _family(key: str) -> tuple[str, str, Graph] | None:
     """Patterns by family name: Pk, Ck, Kk, Ka,b, Kk-e, Wk, Petersen (refused before building
     when too large); ``None`` when ``key`` is no family member."""
     if key == "PETERSEN":
         return ("Petersen", "petersen", _petersen())
-    m = re.fullmatch(r"(P|C|K|W)(\d+)(E|,\d+)?", key)
+    m = _FAMILY.fullmatch(key)
     if m is None:
         return None
-    kind, first, rest = m.group(1), m.group(2), m.group(3) or ""
-    numbers = [first] + ([rest[1:]] if rest.startswith(",") else [])
-    if kind == "K" and rest.startswith(","):
-        n = sum(int(x) for x in numbers) if all(len(x) <= 3 for x in numbers) else 10**9
-    else:
-        n = int(first) + (kind == "W") if len(first) <= 3 else 10**9
-    if n > MAX_PATTERN_VERTICES:
+    kind, first, second, minus_edge = m.groups()
+    if _family_order(kind, [first] + ([second] if second else [])) > MAX_PATTERN_VERTICES:
         raise UnknownPatternError(
             f"pattern {key} is too large: at most {MAX_PATTERN_VERTICES} vertices are supported"
         )
     k = int(first)
-    if kind == "K" and rest.startswith(","):
-        a, b = sorted((k, int(rest[1:])))
+    if second is not None:
+        if kind != "K":
+            return None
+        a, b = sorted((k, int(second)))
         return (f"K{a},{b}", f"k{a}{b}", _complete_bipartite(a, b)) if a >= 1 else None
-    if rest == "E":
+    if minus_edge:
         return (f"K{k}-e", f"k{k}e", _complete_minus_edge(k)) if kind == "K" and k >= 3 else None
-    builders = {"P": (_path, 3), "C": (_cycle, 3), "K": (Graph.complete, 3), "W": (_wheel, 3)}
-    build, smallest = builders[kind]
-    return (f"{kind}{k}", f"{kind.lower()}{k}", build(k)) if k >= smallest else None
+    builders = {"P": _path, "C": _cycle, "K": Graph.complete, "W": _wheel}
+    return (f"{kind}{k}", f"{kind.lower()}{k}", builders[kind](k)) if k >= 3 else None
 
 
 @cache
