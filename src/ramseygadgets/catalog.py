@@ -66,8 +66,8 @@ class Problem:
     def to_json(self) -> dict[str, str]:
         return {
             "id": self.id,
-            "F": self.F.name,
-            "H": self.H.name,
+            "F": self.F.spec,
+            "H": self.H.spec,
             "gadget": self.gadget.value,
             "tier": self.tier,
             "title": self.title,

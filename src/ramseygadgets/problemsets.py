@@ -45,9 +45,8 @@ from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem
 from ramseygadgets.errors import RamseyGadgetsError, UnknownPatternError
 from ramseygadgets.files import atomic_write, make_output_dir
 from ramseygadgets.gadgets import Candidate, GadgetType
-from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem, SpecError, split_pattern_list
-from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern
+from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern, name_graph
 
 #: The paper's polynomial-time pairs: no clause or variable gadgets are asked for them.
 BUILTIN_POLYNOMIAL_PAIRS: tuple[tuple[str, str], ...] = tuple(sorted(POLYNOMIAL_PAIRS))
@@ -74,24 +73,6 @@ class ProblemSetError(RamseyGadgetsError):
 # ---------------------------------------------------------------------------------------------
 # Patterns
 # ---------------------------------------------------------------------------------------------
-def _families(n: int) -> list[str]:
-    return [f"P{n}", f"C{n}", f"K{n}", f"K1,{n - 1}", f"K{n}-e"]
-
-
-def name_graph(graph: Graph) -> Pattern:
-    """The pattern of a connected graph, with a family name (Pk, Ck, Kk, K1,k, Kk-e) where one
-    fits, else named by its canonical graph6."""
-    canonical = canonical_graph6(graph)
-    for name in _families(graph.n):
-        try:
-            pattern = get_pattern(name)
-        except UnknownPatternError:
-            continue
-        if pattern.graph.m == graph.m and canonical_graph6(pattern.graph) == canonical:
-            return pattern
-    return get_pattern(canonical)
-
-
 def connected_graphs(k: int) -> list[Pattern]:
     """Every connected graph on k vertices (k ≥ 3), one per isomorphism class (nauty geng -c)."""
     from ramseygadgets.search.exhaustive import iter_graphs
@@ -387,8 +368,8 @@ def export_row(record: dict[str, Any]) -> dict[str, Any]:
 
         row.update(
             {
-                "F": problem.F.name,
-                "H": problem.H.name,
+                "F": problem.F.spec,
+                "H": problem.H.spec,
                 "F_edges": [list(e) for e in problem.F.graph.edges],
                 "H_edges": [list(e) for e in problem.H.graph.edges],
             }

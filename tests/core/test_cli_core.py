@@ -258,7 +258,7 @@ def test_colorings_json_lists_count_forced_free_and_colorings() -> None:
 
 def test_colorings_forced_edges_and_text_output() -> None:
     # (K1,3, K3) on a bowtie: triangles 0-1-2 and 2-3-4 sharing vertex 2
-    result = run("colorings", "K13", "K3", "--limit", "3", stdin="0-1,0-2,1-2,2-3,2-4,3-4")
+    result = run("colorings", "K1,3", "K3", "--limit", "3", stdin="0-1,0-2,1-2,2-3,2-4,3-4")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].startswith("G: 5 vertices, 6 edges; (K1,3, K3)-good colorings:")

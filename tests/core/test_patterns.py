@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 import pytest
 from hypothesis import given
@@ -46,7 +48,6 @@ def test_paper_patterns_have_the_right_shape(name: str) -> None:
 @pytest.mark.parametrize(
     "spelling, name",
     [
-        ("K13", "K1,3"),
         ("K1_3", "K1,3"),
         ("K1,3", "K1,3"),
         ("k1,3", "K1,3"),
@@ -91,7 +92,11 @@ def test_spellings_and_isomorphic_inputs_resolve_to_the_paper_pattern(
         ("C6", 6, 6, None),
         ("K5", 5, 10, None),
         ("K1,4", 5, 4, 4),
-        ("K14", 5, 4, 4),
+        ("K1_4", 5, 4, 4),
+        ("K3,3", 6, 9, None),
+        ("W5", 6, 10, None),
+        ("Petersen", 10, 15, None),
+        ("K_12", 12, 66, None),
         ("K5-e", 5, 9, None),
         ("K1,11", 12, 11, 11),
         ("P12", 12, 11, None),
@@ -111,14 +116,33 @@ def test_star_k_detects_stars_only() -> None:
     assert get_pattern("0-1,0-2,0-3,0-4").star_k == 4 and get_pattern("0-1,0-2,0-3,0-4").is_star
 
 
-def test_custom_patterns_get_canonical_urlsafe_slugs() -> None:
+def test_custom_patterns_get_one_readable_name_whatever_the_labelling() -> None:
     a = get_pattern("0-1,1-2,2-3,3-4,4-0")  # C5 given by hand, two labellings
     b = get_pattern("0-2,2-4,4-1,1-3,3-0")
-    assert a.slug == b.slug and a.slug.startswith("g") and a.slug.isalnum()
-    assert isomorphic(a.graph, get_pattern("C5").graph)
+    assert a == b == get_pattern("C5") and (a.name, a.slug) == ("C5", "c5")
     house = get_pattern("0-1,1-2,2-3,3-0,0-4,1-4")
-    assert house.slug != a.slug and house.graph.m == 6
-    assert get_pattern(house.graph.to_graph6()).slug == house.slug
+    assert (house.name, house.slug) == ("house", "house")
+    assert get_pattern(house.graph.to_graph6()) == house
+    k33 = get_pattern("0-3,0-4,0-5,1-3,1-4,1-5,2-3,2-4,2-5")
+    assert (k33.name, k33.slug) == ("K3,3", "k33")
+
+
+def test_graphs_outside_table_and_families_get_a_generated_name_and_a_readable_spec() -> None:
+    edges = "0-1,1-2,2-3,3-4,4-5,5-6,6-0,0-2,0-3"  # 7 vertices, 9 edges, no family
+    relabelled = "6-5,5-4,4-3,3-2,2-1,1-0,0-6,6-4,6-3"
+    p = get_pattern(edges)
+    assert re.fullmatch(r"n7m9-[0-9a-f]{10}", p.name) and p.slug == p.name
+    assert get_pattern(relabelled) == p
+    assert get_pattern(p.spec) == p and p.spec == canonical_graph6(p.graph)
+    with pytest.raises(UnknownPatternError, match="generated name"):
+        get_pattern(p.name)
+
+
+def test_every_name_reads_back_through_its_spec() -> None:
+    for spec in ("K_12", "K11", "K3,3", "W6", "Petersen", "K12-e", "bull", "co-(P2∪P3)"):
+        p = get_pattern(spec)
+        assert get_pattern(p.spec) == p
+    assert get_pattern("K_12").spec == "K_12"
 
 
 def test_canonical_graph6_is_an_isomorphism_invariant() -> None:
@@ -137,9 +161,12 @@ def test_canonical_graph6_is_an_isomorphism_invariant() -> None:
         ("0-1,2-3", "must be connected"),  # disconnected
         ("0-1", "must be connected with at least 3 vertices"),  # too small
         ('{"edges": [[0,1],[1,2]], "n": 4}', "must be connected"),  # isolated vertex
-        ("K2", "unknown pattern"),
-        ("P2", "unknown pattern"),
-        ("K1,1", "unknown pattern"),
+        ("K2", "must be connected with at least 3 vertices"),
+        ("P2", "must be connected with at least 3 vertices"),
+        ("K1,1", "must be connected with at least 3 vertices"),
+        ("K_0", "needs k ≥ 3"),
+        ("K0,3", "unknown pattern"),
+        ("K3,10", "too large"),
         ("", "empty pattern"),
         ("   ", "empty pattern"),
         ("hello", "unknown pattern"),
@@ -158,12 +185,35 @@ def test_bad_patterns_are_rejected_with_a_clear_message(spec: str, words: str) -
     assert "\n" not in str(info.value)
 
 
-def test_size_limit_and_the_k1_digit_shorthand() -> None:
+def test_size_limit() -> None:
     assert get_pattern(f"P{MAX_PATTERN_VERTICES}").graph.n == MAX_PATTERN_VERTICES
-    assert get_pattern("K11").graph.m == 55  # K11 is complete: "K1" + one digit 2-9 means K1,k
-    assert get_pattern("K12") == get_pattern("P3")  # K12 = K1,2 by the same shorthand as K13 = K1,3
+    assert get_pattern("K11").graph.m == 55 and get_pattern("K10").graph.m == 45
     with pytest.raises(UnknownPatternError, match="too large"):
         get_pattern(f"C{MAX_PATTERN_VERTICES + 1}")
+
+
+@pytest.mark.parametrize(
+    "compact, star, complete",
+    [
+        ("K12", "K1,2", "K_12"),
+        ("K13", "K1,3", "K_13"),
+        ("k14", "K1,4", "K_14"),
+        (" K19 ", "K1,9", "K_19"),
+        ("K23", "K2,3", "K_23"),
+        ("K111", "K1,11", "K_111"),
+    ],
+)
+def test_compact_forms_with_two_readings_are_refused_with_both_spellings(
+    compact: str, star: str, complete: str
+) -> None:
+    """Issue 16.11: ``K12`` meant K1,2 (P3) while ``K11`` meant the complete graph."""
+    with pytest.raises(UnknownPatternError, match="ambiguous") as info:
+        get_pattern(compact)
+    message = str(info.value)
+    assert f"write {star} for" in message and f"or {complete} for the complete graph" in message
+    a, b = (int(x) for x in star[1:].split(","))
+    assert get_pattern(star).graph.m == a * b  # the comma spelling is read as Ka,b
+    assert get_pattern("K_12").graph.m == 66 and get_pattern("K_{12}") == get_pattern("K_12")
 
 
 @given(

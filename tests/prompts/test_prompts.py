@@ -119,9 +119,10 @@ def test_problems_outside_the_catalog_get_prompts():
     assert "K1,4, the star with 4 leaves" in system and "C5, the cycle on 5 vertices" in system
     assert "exactly k-1 = 3 of the edges at it are red" in system
     custom = Problem.make("0-1,1-2,2-0,2-3,3-4", "K3", "red-determiner")
+    assert custom.F.name == "co-banner"  # named from the table, whatever the input format
     assert (
-        "with the edges [0, 1], [0, 2], [1, 2], [2, 3], [3, 4]"
-        in build_prompt(custom, "zero-shot").messages[0]["content"]
+        "It has 5 vertices and 5 edges: on the vertices 0..4 its edges are [0, 1], [0, 2], "
+        "[1, 2], [2, 3], [3, 4]." in build_prompt(custom, "zero-shot").messages[0]["content"]
     )
 
 

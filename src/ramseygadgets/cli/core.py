@@ -171,8 +171,9 @@ DEFAULT_COUNT_CAP = 20_000
 def colorings(
     F: str = typer.Argument(
         ...,
-        help="Pattern forbidden in red: a name (P3, K1,3, K13, claw, K3, P4, TK3/paw, C4, "
-        "K4-e, K4, Pk, Ck, Kk, K1,k, Kk-e), an edge list or graph6.",
+        help="Pattern forbidden in red: a name (P3, K1,3/claw, K3, P4, TK3/paw, C4, K4-e, K4, "
+        "bull, house, kite, dart, gem, W4, K2,3, ... any connected graph on at most 5 vertices; "
+        "families Pk, Ck, Kk, Ka,b, Kk-e, Wk, Petersen), an edge list or graph6.",
     ),
     H: str = typer.Argument(..., help="Pattern forbidden in blue (same forms as F)."),
     file: str | None = typer.Argument(

@@ -133,8 +133,8 @@ def build_samples(
                 metadata={
                     "problem_id": problem.id,
                     "title": problem.title,
-                    "F": problem.F.name,
-                    "H": problem.H.name,
+                    "F": problem.F.spec,
+                    "H": problem.H.spec,
                     "gadget": problem.gadget.value,
                     "tier": problem.tier,
                     "setting": setting,
@@ -231,7 +231,7 @@ async def _multiround(state: TaskState, generate: Generate) -> TaskState:
         state.tools = [
             coloring_tool(problem_id=problem.id)
             if in_catalog(problem)
-            else coloring_tool(F=problem.F.name, H=problem.H.name)
+            else coloring_tool(F=problem.F.spec, H=problem.H.spec)
         ]
     tool_uses = 0
     for round_no in range(1, MULTIROUND_ROUNDS + 1):

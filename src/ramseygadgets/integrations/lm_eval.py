@@ -80,8 +80,8 @@ def dataset_rows(
             {
                 "problem_id": problem.id,
                 "setting": setting,
-                "F": problem.F.name,
-                "H": problem.H.name,
+                "F": problem.F.spec,
+                "H": problem.H.spec,
                 "gadget": problem.gadget.value,
                 "tier": problem.tier,
                 "min_vertices": problem_set.min_vertices(problem),

@@ -41,8 +41,8 @@ class SpecError(RamseyGadgetsError, ValueError):
 
 
 def split_pattern_list(text: str) -> list[str]:
-    """Split ``"P3,K1,3, K4"`` into patterns: commas separate items, except the comma of ``K1,k``
-    and commas inside brackets (edge lists such as ``[(0,1),(1,2)]``)."""
+    """Split ``"P3,K1,3, K4"`` into patterns: commas separate items, except the commas of ``Ka,b``
+    and ``K1,1,3`` and commas inside brackets (edge lists such as ``[(0,1),(1,2)]``)."""
     items: list[str] = []
     depth, current = 0, ""
     for ch in text:
@@ -58,7 +58,7 @@ def split_pattern_list(text: str) -> list[str]:
     items.append(current)
     merged: list[str] = []
     for item in (x.strip() for x in items):
-        if merged and re.fullmatch(r"\d+", item) and re.fullmatch(r"(?i)k1", merged[-1]):
+        if merged and re.fullmatch(r"\d+", item) and re.fullmatch(r"(?i)k\d+(,\d+)*", merged[-1]):
             merged[-1] = f"{merged[-1]},{item}"
         elif item:
             merged.append(item)
@@ -187,7 +187,7 @@ class ColoringSpec:
         return tuple(sorted(col.key for col in self.colors))
 
     def to_json(self) -> list[list[str]]:
-        return [[p.name for p in col.forbidden] for col in self.colors]
+        return [[p.spec for p in col.forbidden] for col in self.colors]
 
     @classmethod
     def from_json(cls, data: Any) -> ColoringSpec:

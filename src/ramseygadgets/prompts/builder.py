@@ -134,11 +134,15 @@ def pattern_info(pattern: Pattern) -> dict[str, Any]:
             break
     if kind == "other" and pattern.star_k is not None:
         kind = "star"
+    if kind == "other" and pattern.about:
+        kind = "named"  # a graph of the names table (bull, house, …): its name and description
     edges = ", ".join(f"[{u}, {v}]" for u, v in pattern.graph.edges)
     return {
         "name": pattern.name,
         "kind": kind,
+        "about": pattern.about,
         "n": pattern.graph.n,
+        "m": pattern.graph.m,
         "k": pattern.star_k,
         "edges": edges,
     }
