@@ -5,6 +5,7 @@ Each concern registers its commands on the shared :data:`app` in its own module.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 try:  # typer >= 0.2x vendors click as typer._click
@@ -24,9 +25,12 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # one more Ctrl-C must not change the code
         sys.stderr.write("interrupted\n")
         sys.exit(130)
     except typer.Exit as exc:
+        if exc.exit_code == 130:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         sys.exit(exc.exit_code)
     except click_exceptions.UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
