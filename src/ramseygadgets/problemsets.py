@@ -280,7 +280,8 @@ class ProblemSetPlan:
 
     problems: list[GeneratedProblem] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
-    #: the gadget types the request's pairs and specs have (planned or left out by a rule)
+    #: the gadget types of the request's pairs (all six) and specs (their colours' determiners
+    #: and the senders), whether planned or not
     types: set[str] = field(default_factory=set)
 
     @property
@@ -308,9 +309,9 @@ def pair_problems(
     symmetric = canonical_graph6(F.graph) == canonical_graph6(H.graph)
     for gadget in GadgetType:
         title = f"({F.name}, {H.name})-{gadget.value}"
+        plan.types.add(gadget.value)
         if gadget.is_hardness and F.star_k is None:
             continue  # defined only for stars: not a problem at all
-        plan.types.add(gadget.value)
         if not _wanted(gadget.value, wanted):
             continue
         if gadget in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER) and symmetric:
