@@ -224,7 +224,7 @@ def load_polynomial_pairs(source: str | None = "builtin") -> set[tuple[str, str]
         if text.lstrip().startswith("["):
             try:
                 pairs = json.loads(text)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 raise ProblemSetError(f"{source}: not valid JSON: {exc}") from None
         else:
             pairs = [line.split("#", 1)[0].split() for line in text.splitlines()]
@@ -293,9 +293,9 @@ def polynomial_reason(F: Pattern, H: Pattern, polynomial: set[tuple[str, str]]) 
     """Why (F, H) has no clause or variable gadget unless P = NP (None: it is treated as
     NP-hard): it is in the list of polynomial pairs, or both are stars."""
     if _pair_key(F, H) in polynomial:
-        return "polynomial pair (no hardness gadget unless P = NP)"
+        return "in the list of polynomial pairs"
     if F.star_k is not None and H.star_k is not None:
-        return "two stars: polynomial ((g,f)-factor), no hardness gadget unless P = NP"
+        return "two stars: goodness is a (g,f)-factor problem"
     return None
 
 
@@ -319,8 +319,9 @@ def pair_problems(
                 {"problem": title, "reason": "F ≅ H: exchanging the colours forbids determiners"}
             )
             continue
-        reason = polynomial_reason(F, H, polynomial) if gadget.is_hardness else None
-        if reason is not None:
+        why = polynomial_reason(F, H, polynomial) if gadget.is_hardness else None
+        if why is not None:
+            reason = f"polynomial pair ({why}): no hardness gadget unless P = NP"
             plan.skipped.append({"problem": title, "reason": reason})
             continue
         plan.problems.append(Problem(F, H, gadget))
