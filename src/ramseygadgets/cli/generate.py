@@ -228,6 +228,7 @@ def _report_rejected(rejected: list[str]) -> None:
             f"warning: {line}; left out, its problem is solved again",
             highlight=False,
             markup=False,
+            soft_wrap=True,
         )
 
 
