@@ -29,9 +29,9 @@ GENERATE_HELP = """Generate a new problem set: every pair (F, H) from the --F an
 
 Patterns: names (P3, K1,3, C5, K4-e, paw ...), graph6, or connected:k for every connected graph on k vertices; lists are comma-separated. A spec gives each colour's forbidden patterns, colours separated by '|': --spec "P3 | K3,C4 | K4".
 
-Rules: determiners need F and H non-isomorphic (for specs: a colour whose forbidden set no other colour shares); clause/variable gadgets only for F = K1,k, H not a star (two stars are polynomial), and pairs not in the polynomial list (built in: the paper's four, (P3,K3) (P3,K1,3) (P3,P4) (P3,TK3); --polynomial-pairs FILE or none); other pairs are treated as NP-hard. Problems not solved within --max-vertices / --timeout are recorded with their status, never dropped.
+Rules: determiners need F and H non-isomorphic (for specs: a colour whose forbidden set no other colour shares); clause/variable gadgets only for F = K1,k, H not a star (two stars are polynomial), and pairs not in the polynomial list (built in: the paper's four, (P3,K3) (P3,K1,3) (P3,P4) (P3,TK3); --polynomial-pairs FILE or none); other pairs are treated as NP-hard. Problems not solved within --max-vertices / --timeout are recorded with their status, never dropped. connected:k is counted first (OEIS A001349); plans above 100,000 problems need --force.
 
-OUT gets results.jsonl (checkpoint: one line per finished problem; re-running resumes), problems.jsonl (two-colour problems with solutions, for 'ramseygadgets eval --dataset OUT/problems.jsonl'), multicolor.jsonl, solutions.json and manifest.json. Exit 0: all solved; 1: some not solved within the limits (or a cross-check disagreement); 130: interrupted (finished work is kept).
+OUT gets results.jsonl (checkpoint: one line per finished problem; re-running resumes; every record read back is checked again, a failing one is named and its problem solved again), plan.json (the folder's one problem set: another is refused unless --extend; one run at a time), problems.jsonl (two-colour problems with solutions, for 'ramseygadgets eval --dataset OUT/problems.jsonl'), multicolor.jsonl, solutions.json and manifest.json. Exit 0: all solved; 1: some not solved within the limits (or a cross-check disagreement); 130: interrupted (finished work is kept).
 """
 
 
