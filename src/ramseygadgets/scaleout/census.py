@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError
@@ -222,7 +222,7 @@ def _is_count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _is_slice(result: Any) -> bool:
+def _is_slice(result: Any) -> TypeGuard[dict[str, Any]]:
     """Whether ``result`` has the shape of a :func:`census_slice` result (what merging reads)."""
     if not isinstance(result, dict) or not all(
         _is_count(result.get(k)) for k in ("n", "res", "mod", "graphs")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.multicolor.search import solve_multi
+from ramseygadgets.multicolor.search import MultiSearchResult, solve_multi
 from ramseygadgets.multicolor.spec import MultiProblem
 from ramseygadgets.problemsets import (
     GeneratedProblem,
@@ -24,6 +24,7 @@ from ramseygadgets.problemsets import (
     problem_of_record,
 )
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
+from ramseygadgets.search.solve import SearchResult
 from ramseygadgets.workers import deferred_sigint
 
 
@@ -44,6 +45,7 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
     problem = problem_of_record(json.loads(task.problem))
     record = problem_json(problem)
     started = time.monotonic()
+    result: MultiSearchResult | SearchResult
     if isinstance(problem, MultiProblem):
         result = solve_multi(problem, max_vertices=task.max_vertices, timeout=task.timeout)
         method = "cegar-sat, c colours (ramseygadgets.multicolor)"
@@ -52,10 +54,11 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
         from ramseygadgets.search import solve
         from ramseygadgets.search.dataset import METHOD, solution_record
 
-        result = solve(problem, max_vertices=task.max_vertices, timeout=task.timeout)
+        core = solve(problem, max_vertices=task.max_vertices, timeout=task.timeout)
         method = METHOD
-        proven = result.found and result.edges_minimal and result.lower_bound == result.n
-        shipped = solution_record(result) if proven else None
+        proven = core.found and core.edges_minimal and core.lower_bound == core.n
+        shipped = solution_record(core) if proven else None
+        result = core
     proven = bool(result.found and result.edges_minimal and result.lower_bound == result.n)
     gadget = problem.gadget_type if isinstance(problem, MultiProblem) else problem.gadget
     record.update(

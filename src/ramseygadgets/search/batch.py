@@ -51,7 +51,7 @@ def solve_many(
     ``on_start`` is called before each problem when ``jobs`` is 1 (workers give no such signal).
     """
     todo = list(problems)
-    options = {
+    options: dict[str, Any] = {
         "max_vertices": max_vertices,
         "timeout": timeout,
         "minimize_edges": minimize_edges,
