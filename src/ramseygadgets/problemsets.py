@@ -17,10 +17,16 @@ Building the set (:func:`plan_problem_set`):
 * multi-colour specs (``"P3 | K3,C4 | K4"``): a determiner for each colour without a twin colour
   (same forbidden set), and both senders.
 
-Output directory (:class:`ProblemSetWriter`):
+Output directory (:class:`ProblemSetWriter`, locked by one run at a time):
 
-* ``results.jsonl``: one record per finished problem, appended (and fsynced) as each finishes:
-  the checkpoint.  A re-run skips recorded problems; ``Ctrl-C`` loses only problems in flight;
+* ``plan.json``: the folder's one problem set (problems, what the rules left out, the requests
+  that made it), written before any solving; another set is refused unless extended;
+* ``results.jsonl``: one record per finished problem, appended (one write, fsynced) as each
+  finishes: the checkpoint.  Every record read back is checked (:func:`check_record`: types,
+  ranges, the solution through the verifier); a failing line is reported by file and line and
+  its problem solved again; of several records of a problem the strongest counts
+  (:func:`strength`).  A re-run skips recorded problems; ``Ctrl-C`` loses only problems in
+  flight;
 * ``problems.jsonl``: the two-colour problems with a solution, one row each with the fields of
   ``ramseygadgets export`` (``problems`` table) plus ``solution`` and ``status``: the file
   ``ramseygadgets eval --dataset`` reads;
@@ -28,7 +34,7 @@ Output directory (:class:`ProblemSetWriter`):
 * ``solutions.json``: the proven-minimal two-colour solutions in the format of
   ``data/solutions.json``;
 * ``manifest.json``: the options, the counts, the distribution of minimal sizes, and every
-  problem without a solution within the limits, with its status.
+  problem without a solution within the limits, with its status, of exactly the folder's plan.
 """
 
 from __future__ import annotations

@@ -78,13 +78,27 @@ def test_workers_of_a_killed_generate_die_with_it(tmp_path):
 
 
 def test_workers_of_a_killed_solve_jobs_die_with_it():
-    process = _start(["solve", "--all", "--jobs", "2", "--timeout", "120"])
+    """The pool of ``solve --jobs`` (``solve_many``) on two long problems, parent SIGKILLed."""
+    code = (
+        "from ramseygadgets.catalog import Problem\n"
+        "from ramseygadgets.search.batch import solve_many\n"
+        "slow = [Problem.make('K1,3', H, 'red-determiner') for H in ('K1,4', 'K5')]\n"
+        "solve_many(slow, jobs=2, timeout=120)\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     _kill_and_check(process, _wait_for_workers(process, 2))
 
 
 def test_a_pool_has_no_more_processes_than_tasks():
+    others = len(helpers.children(os.getpid()))  # e.g. a Ray node started by another test
     sizes = [size for _, size in LocalExecutor(12).run(helpers.siblings, [0, 1, 2])]
-    assert max(sizes) <= 3
+    assert max(sizes) - others <= 3
 
 
 def test_jobs_are_capped_at_the_problems_and_cores_and_that_is_said(tmp_path):
