@@ -272,3 +272,34 @@ def test_a_gadget_type_no_input_has_is_an_error(tmp_path):
     for name in ("purple-sender", "violet-determiner"):
         bad = runner.invoke(app, ["generate", "--F", "P3", "--H", "K3", "--gadgets", name])
         assert bad.exit_code == 2 and "unknown gadget" in bad.output
+
+
+@pytest.mark.skipif(not nauty_available(), reason="nauty is not installed")
+@pytest.mark.parametrize("gap", [0.0, 0.5])
+def test_a_double_ctrl_c_exits_130_with_the_set_written(tmp_path, gap):
+    """The console script, SIGINT twice ``gap`` seconds apart after the first record: exit 130
+    (never death by SIGINT, -2) and problems.jsonl and the manifest written."""
+    import subprocess
+    import sys
+    import time
+
+    script = Path(sys.executable).with_name("ramseygadgets")
+    args = ["generate", "--F", "K1,3", "--H", "K1,4,K3", "--gadgets", "red-determiner"]
+    process = subprocess.Popen(
+        [str(script), *args, "--jobs", "2", "--timeout", "120", "--out", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    results = tmp_path / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (results.exists() and results.read_text()):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    time.sleep(gap)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 130, output
+    assert [r["id"] for r in _lines(tmp_path / "problems.jsonl")] == ["k13_k3_red_determiner"]
+    assert json.loads((tmp_path / "manifest.json").read_text())["finished"] == 1
