@@ -11,12 +11,16 @@ full, Ctrl-C, permission) the temporary file is removed and the old target stays
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from ramseygadgets.errors import RamseyGadgetsError
+
+#: The lock file of a run directory (eval, generate): one writer at a time.
+LOCK_FILE = ".lock"
 
 
 def make_output_dir(
@@ -77,3 +81,28 @@ def atomic_write(path: str | Path, data: str | bytes) -> Path:
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         fh.write(payload)
     return path
+
+
+def lock_directory(
+    directory: Path, what: str, error: type[RamseyGadgetsError] = RamseyGadgetsError
+) -> int:
+    """Hold an exclusive ``flock`` on ``directory/.lock`` for this process; returns the file
+    descriptor (close it to release).  The lock file is opened with ``O_NOFOLLOW`` (a planted
+    symlink is refused) and holds the owner's pid, which the refusal names."""
+    path = Path(directory) / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        raise error(f"cannot lock {directory}: {path.name}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 64).decode(errors="replace").strip() or "another process"
+        os.close(fd)
+        raise error(
+            f"{directory} is in use by another {what} (pid {holder}); wait for it or "
+            f"choose another --out"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd

@@ -167,16 +167,15 @@ class _InterruptAfter(Executor):
 
 def test_ctrl_c_keeps_every_finished_problem_and_a_torn_line_is_repaired(tmp_path):
     plan = plan_problem_set(["P3"], ["K3", "P4"], gadgets="determiners,senders")
-    writer = ProblemSetWriter(tmp_path)
-    first = generate_problem_set(plan, writer, max_vertices=7, executor=_InterruptAfter(3))
+    with ProblemSetWriter(tmp_path) as writer:
+        first = generate_problem_set(plan, writer, max_vertices=7, executor=_InterruptAfter(3))
     assert first.interrupted and len(first.ran) == 3
     assert len(read_results(tmp_path / "results.jsonl")) == 3
     assert len(_lines(tmp_path / "problems.jsonl")) == 3  # the finished ones are already exported
     with (tmp_path / "results.jsonl").open("a") as fh:
         fh.write('{"id": "p3_p4_red_determiner", "status": "fou')  # a kill in the middle of a write
-    second = generate_problem_set(
-        plan, ProblemSetWriter(tmp_path), max_vertices=7, executor=LocalExecutor(1)
-    )
+    with ProblemSetWriter(tmp_path) as writer:
+        second = generate_problem_set(plan, writer, max_vertices=7, executor=LocalExecutor(1))
     assert not second.interrupted and second.skipped == 3 and len(second.ran) == 5
     assert len(_lines(tmp_path / "results.jsonl")) == 8
     assert json.loads((tmp_path / "manifest.json").read_text())["status"] == {"found": 8}
@@ -276,7 +275,6 @@ def test_a_real_ctrl_c_stops_the_workers_and_keeps_the_finished_problems(tmp_pat
 def test_ctrl_c_right_after_a_durable_write_still_counts_that_problem(tmp_path, monkeypatch):
     """Ctrl-C between the fsync of a record and the bookkeeping: the file is the truth."""
     plan = plan_problem_set(["P3"], ["K3"], gadgets="red-determiner")
-    writer = ProblemSetWriter(tmp_path)
     durable_write = ProblemSetWriter.record
 
     def write_then_interrupt(self, record):
@@ -285,7 +283,8 @@ def test_ctrl_c_right_after_a_durable_write_still_counts_that_problem(tmp_path, 
         raise KeyboardInterrupt
 
     monkeypatch.setattr(ProblemSetWriter, "record", write_then_interrupt)
-    outcome = generate_problem_set(plan, writer, max_vertices=6, executor=LocalExecutor(1))
+    with ProblemSetWriter(tmp_path) as writer:
+        outcome = generate_problem_set(plan, writer, max_vertices=6, executor=LocalExecutor(1))
     monkeypatch.setattr(ProblemSetWriter, "record", durable_write)
     assert outcome.interrupted
     assert [r["id"] for r in outcome.ran] == ["p3_k3_red_determiner"]

@@ -49,3 +49,33 @@ def die_once_marked(item: tuple[int, str]) -> int:
         Path(marker).write_text("killed once")
         os._exit(1)
     return x * x
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            if stat is not None and int(stat[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    stat = _stat(pid)
+    return stat is not None and stat[0] != "Z"
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()  # state, ppid, ... (the name may hold spaces)
+
+
+def siblings(_: Any) -> int:
+    """How many processes share this worker's parent (the pool's size, seen from inside)."""
+    return len(children(os.getppid()))

@@ -128,3 +128,34 @@ def test_bad_census_requests_are_one_line_errors():
         run_census([], [4])
     with pytest.raises(RamseyGadgetsError, match="positive"):
         run_census(problems(), [4], mod=0)
+
+
+@needs_nauty
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda result: result.update(graphs="many"),  # was a TypeError in the merge
+        lambda result: result["by_edges"].update({"3": {"graphs": 1, "good": [], "solved": {}}}),
+        lambda result: result["first"].update({"x": {"n": "5"}}),
+        lambda result: result.update(by_edges=[[[[]]]]),
+    ],
+    ids=["graphs-string", "good-list", "first-n-string", "by-edges-list"],
+)
+def test_a_slice_file_of_the_wrong_shape_is_computed_again(tmp_path, damage):
+    reference = run_census(problems()[:2], [4], mod=2)
+    run_census(problems()[:2], [4], mod=2, checkpoint_dir=tmp_path)
+    path = tmp_path / "n4-r1-of2.json"
+    data = json.loads(path.read_text())
+    damage(data["result"])
+    path.write_text(json.dumps(data))
+    again = run_census(problems()[:2], [4], mod=2, checkpoint_dir=tmp_path)
+    assert again.computed == ["n4-r1-of2"] and again.counts() == reference.counts()
+    assert json.loads(path.read_text())["result"]["graphs"] != "many"  # rewritten whole
+
+
+@needs_nauty
+def test_a_deeply_nested_slice_file_is_computed_again(tmp_path):
+    run_census(problems()[:2], [4], mod=1, checkpoint_dir=tmp_path)
+    (tmp_path / "n4-r0-of1.json").write_text("[" * 200_000 + "]" * 200_000)
+    again = run_census(problems()[:2], [4], mod=1, checkpoint_dir=tmp_path)
+    assert again.computed == ["n4-r0-of1"]

@@ -114,3 +114,14 @@ def test_finished_results_survive_ctrl_c(jobs):
     ) == 2
     assert len(outcome.unfinished) == 2
     assert all(r.found for r in outcome.results)
+
+
+@pytest.mark.parametrize(
+    ("F", "H", "why"),
+    [("P3", "K3", "in the list of polynomial pairs"), ("K1,3", "K1,4", "two stars")],
+)
+def test_a_hardness_gadget_of_a_polynomial_pair_is_refused(F, H, why):
+    result = runner.invoke(app, ["solve", "--F", F, "--H", H, "--gadget", "clause-gadget"])
+    assert result.exit_code == 2, result.output
+    assert f"({F}, {H}) is a polynomial pair ({why}" in result.output
+    assert "unless P = NP" in result.output and "n = " not in result.output  # nothing searched

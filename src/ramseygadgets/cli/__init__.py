@@ -5,6 +5,7 @@ Each concern registers its commands on the shared :data:`app` in its own module.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 try:  # typer >= 0.2x vendors click as typer._click
@@ -25,9 +26,9 @@ def main() -> None:
         code = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("interrupted\n")
-        sys.exit(130)
+        _exit(130)
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        _exit(exc.exit_code)
     except click_exceptions.UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
             sys.stdout.write(exc.ctx.get_help() + "\n")
@@ -39,7 +40,15 @@ def main() -> None:
     except click_exceptions.ClickException as exc:
         sys.stderr.write(f"error: {' '.join(exc.format_message().split())}\n")
         sys.exit(exc.exit_code)
-    sys.exit(code if isinstance(code, int) else 0)
+    _exit(code if isinstance(code, int) else 0)
+
+
+def _exit(code: int) -> None:
+    """Exit with ``code``; after a Ctrl-C (130) one more Ctrl-C during the interpreter's
+    shutdown (joining worker-pool threads) must not turn it into death by SIGINT (-2)."""
+    if code == 130:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)
 
 
 __all__ = ["app", "main"]

@@ -41,10 +41,25 @@ def _problems(
                 f"no {problem.title} exists: F and H are isomorphic, so exchanging the colours "
                 f"of a good coloring gives a good coloring with e of the other colour"
             )
+        _refuse_polynomial_hardness(problem)
         return [problem]
     if all_:
         return list(all_problems())
     return [get_problem(problem_id)]  # type: ignore[arg-type]
+
+
+def _refuse_polynomial_hardness(problem: Problem) -> None:
+    """A clause or variable gadget of a polynomial pair exists only if P = NP: no search."""
+    from ramseygadgets.problemsets import load_polynomial_pairs, polynomial_reason
+
+    if not problem.gadget.is_hardness:
+        return
+    reason = polynomial_reason(problem.F, problem.H, load_polynomial_pairs("builtin"))
+    if reason is not None:
+        raise RamseyGadgetsError(
+            f"({problem.F.name}, {problem.H.name}) is a polynomial pair ({reason}): a "
+            f"{problem.gadget.value} for it should not exist unless P = NP, so none is searched for"
+        )
 
 
 def _result_line(r: SearchResult) -> str:

@@ -12,7 +12,6 @@ Safety rules:
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Iterator
@@ -20,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.files import atomic_write, make_output_dir
+from ramseygadgets.files import atomic_write, lock_directory, make_output_dir
 from ramseygadgets.harness.types import SampleKey
 
 CONFIG_FILE = "config.json"
 SAMPLES_FILE = "samples.jsonl"
-LOCK_FILE = ".lock"
 #: Samples that ended with a backend error and were re-run on resume (kept for inspection).
 ERRORS_FILE = "errors.jsonl"
 
@@ -131,19 +129,7 @@ class RunLog:
         self.close()
 
     def _lock(self) -> None:
-        fd = os.open(self.directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 64).decode(errors="replace").strip() or "another process"
-            os.close(fd)
-            raise RunLogError(
-                f"{self.directory} is in use by another eval (pid {holder}); wait for it or "
-                f"choose another --out"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        self._lock_fd = fd
+        self._lock_fd = lock_directory(self.directory, "eval", RunLogError)
 
     # -- config ---------------------------------------------------------------------------
     def read_config(self) -> dict[str, Any] | None:

@@ -11,7 +11,8 @@ graph, so merged counts are the counts of the whole enumeration, whatever ``mod`
 
 Checkpoints: the parent writes each finished slice to ``DIR/n{n}-r{res}-of{mod}.json``
 (a temporary file, then an atomic rename) with a fingerprint of the problem list.  A re-run
-loads the slices already there and computes only the missing ones, so a lost worker or a
+loads the slices already there (a file that does not parse or has not the shape of a slice
+is computed again) and computes only the missing ones, so a lost worker or a
 Ctrl-C costs at most the slices in flight, and no slice is ever counted twice (each is merged
 once, from exactly one file or one fresh result).
 """
@@ -23,7 +24,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError
@@ -194,23 +195,56 @@ def _atomic_write_json(path: Path, data: Any) -> None:
 
 
 def _load_slice(path: Path, task: SliceTask, print_: str) -> dict[str, Any] | None:
+    """The slice saved in ``path``, or None when it must be computed again: unreadable, or
+    not of the shape :func:`census_slice` writes (a hand edit, a disk fault)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None  # unreadable (cannot happen with atomic writes, but then recompute it)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
     if data.get("fingerprint") != print_:
         raise CheckpointError(
             f"{path} belongs to another enumeration (different problems); use another "
             f"checkpoint directory"
         )
     result = data.get("result")
-    if not isinstance(result, dict) or (result.get("n"), result.get("res"), result.get("mod")) != (
+    if not _is_slice(result) or (result["n"], result["res"], result["mod"]) != (
         task.n,
         task.res,
         task.mod,
     ):
         return None
     return result
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_slice(result: Any) -> TypeGuard[dict[str, Any]]:
+    """Whether ``result`` has the shape of a :func:`census_slice` result (what merging reads)."""
+    if not isinstance(result, dict) or not all(
+        _is_count(result.get(k)) for k in ("n", "res", "mod", "graphs")
+    ):
+        return False
+    rows, first = result.get("by_edges"), result.get("first")
+    if not isinstance(rows, dict) or not isinstance(first, dict):
+        return False
+    for m, row in rows.items():
+        if not m.isdigit() or not isinstance(row, dict) or not _is_count(row.get("graphs")):
+            return False
+        for key in ("good", "solved"):
+            counts = row.get(key)
+            if not isinstance(counts, dict) or not all(map(_is_count, counts.values())):
+                return False
+    return all(
+        isinstance(e, dict)
+        and _is_count(e.get("n"))
+        and _is_count(e.get("m"))
+        and isinstance(e.get("graph6"), str)
+        for e in first.values()
+    )
 
 
 def run_census(

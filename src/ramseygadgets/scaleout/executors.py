@@ -6,7 +6,9 @@ each result as it arrives (a checkpoint), so a crash or Ctrl-C keeps everything 
 
 * :class:`LocalExecutor` (``jobs`` processes, default): a worker that dies (killed, out of
   memory) breaks the pool; the pool is rebuilt and only the unfinished tasks run again (each at
-  most ``retries`` more times).  Workers ignore SIGINT; on Ctrl-C the parent stops them.
+  most ``retries`` more times).  Workers ignore SIGINT; on Ctrl-C the parent stops them; a
+  killed parent takes its workers with it (:mod:`ramseygadgets.workers`).  The pool never has
+  more processes than tasks.
 * :class:`RayExecutor` (``--ray ADDRESS``): each item is a Ray task; Ray re-runs a task whose
   worker died (``max_retries``).  ``ADDRESS`` is ``auto`` (the cluster this machine belongs to),
   ``local`` (start a single-node cluster here), or a cluster address (``ray://head:10001`` or
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import signal
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -25,16 +26,13 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.workers import init_worker, usable_cores
 
 Task = Callable[[Any], Any]
 
 
 class ScaleoutError(RamseyGadgetsError):
     """A task failed for good, or the cluster cannot be reached."""
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Executor:
@@ -58,7 +56,8 @@ class Executor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def describe(self) -> str:
+    def describe(self, tasks: int | None = None) -> str:
+        """Where ``tasks`` tasks (None: any number) will run."""
         return "this process"
 
 
@@ -68,16 +67,20 @@ class LocalExecutor(Executor):
     name = "local"
 
     def __init__(self, jobs: int | None = None, retries: int = 2) -> None:
-        self.workers = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
+        self.workers = max(1, jobs if jobs is not None else usable_cores())
         self.retries = retries
 
-    def describe(self) -> str:
-        return f"{self.workers} local processes" if self.workers > 1 else "this process"
+    def describe(self, tasks: int | None = None) -> str:
+        workers = self.workers if tasks is None else min(self.workers, tasks)
+        return f"{workers} local processes" if workers > 1 else "this process"
 
-    def _pool(self) -> ProcessPoolExecutor:
+    def _pool(self, tasks: int) -> ProcessPoolExecutor:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         return ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=ctx, initializer=_ignore_sigint
+            max_workers=min(self.workers, tasks),
+            mp_context=ctx,
+            initializer=init_worker,
+            initargs=(os.getpid(),),
         )
 
     def run(
@@ -89,7 +92,7 @@ class LocalExecutor(Executor):
         attempts = [0] * len(items)
         todo = list(range(len(items)))
         while todo:
-            pool = self._pool()
+            pool = self._pool(len(todo))
             futures: dict[Future, int] = {pool.submit(fn, items[i]): i for i in todo}
             todo = []
             broken = False
@@ -171,7 +174,7 @@ class RayExecutor(Executor):
             self._started = True
         self.workers = int(ray.cluster_resources().get("CPU", 1))
 
-    def describe(self) -> str:
+    def describe(self, tasks: int | None = None) -> str:
         return f"Ray cluster {self.address!r} ({self.workers} CPUs)"
 
     def run(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.multicolor.search import solve_multi
+from ramseygadgets.multicolor.search import MultiSearchResult, solve_multi
 from ramseygadgets.multicolor.spec import MultiProblem
 from ramseygadgets.problemsets import (
     GeneratedProblem,
@@ -24,6 +24,8 @@ from ramseygadgets.problemsets import (
     problem_of_record,
 )
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
+from ramseygadgets.search.solve import SearchResult
+from ramseygadgets.workers import deferred_sigint
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
     problem = problem_of_record(json.loads(task.problem))
     record = problem_json(problem)
     started = time.monotonic()
+    result: MultiSearchResult | SearchResult
     if isinstance(problem, MultiProblem):
         result = solve_multi(problem, max_vertices=task.max_vertices, timeout=task.timeout)
         method = "cegar-sat, c colours (ramseygadgets.multicolor)"
@@ -51,10 +54,11 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
         from ramseygadgets.search import solve
         from ramseygadgets.search.dataset import METHOD, solution_record
 
-        result = solve(problem, max_vertices=task.max_vertices, timeout=task.timeout)
+        core = solve(problem, max_vertices=task.max_vertices, timeout=task.timeout)
         method = METHOD
-        proven = result.found and result.edges_minimal and result.lower_bound == result.n
-        shipped = solution_record(result) if proven else None
+        proven = core.found and core.edges_minimal and core.lower_bound == core.n
+        shipped = solution_record(core) if proven else None
+        result = core
     proven = bool(result.found and result.edges_minimal and result.lower_bound == result.n)
     gadget = problem.gadget_type if isinstance(problem, MultiProblem) else problem.gadget
     record.update(
@@ -96,42 +100,42 @@ def generate_problem_set(
     timeout: float | None = 60.0,
     executor: Executor | None = None,
     retry_unsolved: bool = False,
+    extend: bool = False,
     options: dict[str, Any] | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     order: Callable[[Sequence[GeneratedProblem]], list[GeneratedProblem]] | None = None,
 ) -> GenerateOutcome:
     """Solve every planned problem not yet recorded in ``writer``; checkpoint each; write the set.
 
-    Ctrl-C stops the run, keeps every finished record and still writes the output files.
+    The folder's plan is adopted first (:meth:`ProblemSetWriter.adopt_plan`: another problem
+    set is refused unless ``extend``).  Ctrl-C stops the solving, keeps every finished record
+    and still writes the output files; a second Ctrl-C during that write is held off until it
+    is done.
     """
     outcome = GenerateOutcome()
     started = time.monotonic()
-    todo = [p for p in plan.problems if not writer.done(p.id, retry_unsolved)]
+    options = dict(options or {})
+    plan = writer.adopt_plan(plan, options, extend=extend)
+    todo = [p for p in plan.problems if not writer.done(p.id, retry_unsolved, max_vertices)]
     outcome.skipped = len(plan.problems) - len(todo)
     if order is not None:
         todo = order(todo)
     tasks = [SolveTask(json.dumps(problem_json(p)), max_vertices, timeout) for p in todo]
     executor = executor or LocalExecutor()
-    prior = dict(writer.results)
     try:
         for _, record in executor.run(solve_task, tasks):
             writer.record(record)
-            outcome.ran.append(record)
             if on_result is not None:
                 on_result(record)
     except KeyboardInterrupt:
         outcome.interrupted = True
-        # Ctrl-C may land between a durable write and the bookkeeping: trust the file.
-        writer.reload()
-        outcome.ran = [
-            writer.results[p.id]
-            for p in todo
-            if p.id in writer.results and writer.results[p.id] != prior.get(p.id)
-        ]
-    outcome.seconds = time.monotonic() - started
-    options = dict(options or {})
-    options.update({"max_vertices": max_vertices, "timeout": timeout})
-    outcome.manifest = writer.finish(plan, options)
+    with deferred_sigint() as caught:
+        writer.reload()  # Ctrl-C may land between a durable write and the bookkeeping
+        outcome.ran = list(writer.new)
+        outcome.seconds = time.monotonic() - started
+        options.update({"max_vertices": max_vertices, "timeout": timeout})
+        outcome.manifest = writer.finish(plan, options)
+    outcome.interrupted = outcome.interrupted or bool(caught)
     return outcome
 
 

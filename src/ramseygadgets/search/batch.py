@@ -1,13 +1,14 @@
 """Solve many problems, in parallel worker processes, keeping every finished result on Ctrl-C.
 
 Workers ignore SIGINT; the parent catches it, terminates the pool and returns what finished.
+Workers die with the parent if it is killed (:mod:`ramseygadgets.workers`).
 Each problem's own time limit is enforced inside :func:`~ramseygadgets.search.solve.solve`.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
-import signal
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, SearchResult, solve
+from ramseygadgets.workers import init_worker
 
 
 @dataclass
@@ -26,10 +28,6 @@ class BatchOutcome:
     seconds: float = 0.0
     unfinished: list[str] = field(default_factory=list)
     partial: dict[str, Any] | None = None  # what an interrupted single problem had proven
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _solve_one(args: tuple[Problem, dict[str, Any]]) -> SearchResult:
@@ -53,7 +51,7 @@ def solve_many(
     ``on_start`` is called before each problem when ``jobs`` is 1 (workers give no such signal).
     """
     todo = list(problems)
-    options = {
+    options: dict[str, Any] = {
         "max_vertices": max_vertices,
         "timeout": timeout,
         "minimize_edges": minimize_edges,
@@ -79,7 +77,9 @@ def solve_many(
             ctx = (
                 mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
             )
-            pool = ctx.Pool(processes=min(jobs, len(todo)), initializer=_ignore_sigint)
+            pool = ctx.Pool(
+                processes=min(jobs, len(todo)), initializer=init_worker, initargs=(os.getpid(),)
+            )
             try:
                 for result in pool.imap_unordered(
                     _solve_one, [(p, options) for p in todo], chunksize=1

@@ -1,0 +1,75 @@
+"""Worker processes that leave Ctrl-C to their parent and never outlive it; Ctrl-C held off
+while a durable write finishes.
+
+A worker pool's parent catches SIGINT and stops the pool itself, so workers ignore SIGINT.  If
+the parent is killed outright (SIGKILL, out of memory), nothing can stop the pool, so each
+worker arranges to die with it: on Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` has the kernel
+kill the worker when its parent exits; elsewhere a watchdog thread polls ``getppid()`` once a
+second.  Either way a worker whose parent is already gone when it starts exits at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+PR_SET_PDEATHSIG = 1
+WATCHDOG_SECONDS = 1.0
+
+
+def init_worker(parent: int) -> None:
+    """Pool initializer (``initializer=init_worker, initargs=(os.getpid(),)``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process (SIGKILL) as soon as the process ``parent`` is no longer its parent."""
+    if not _parent_death_signal():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+
+def _parent_death_signal() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_SECONDS)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask where the OS has one)."""
+    with contextlib.suppress(AttributeError, OSError):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def deferred_sigint() -> Iterator[list[int]]:
+    """Hold Ctrl-C (SIGINT) off during a block that must finish, such as the durable write of
+    what is done; yields the list of signals that arrived meanwhile (to act on afterwards).
+    Outside the main thread (where no handler can be set) the block runs unprotected."""
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGINT, previous)
