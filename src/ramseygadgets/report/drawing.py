@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.colorings import Coloring
-from ramseygadgets.files import make_output_dir
+from ramseygadgets.files import atomic_path, make_output_dir
 from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
 
@@ -244,6 +244,10 @@ def save_picture(
     if caption:
         fig.text(0.5, 0.03, caption, ha="center", va="center", fontsize=9, wrap=True)
     make_output_dir(path.parent, "the drawing directory")
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ramseygadgets"}):
-        fig.savefig(path, dpi=150, metadata={"Date": None} if suffix == ".svg" else None)
+    with (
+        matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ramseygadgets"}),
+        atomic_path(path) as tmp,
+    ):
+        metadata = {"Date": None} if suffix == ".svg" else None
+        fig.savefig(tmp, format=suffix[1:], dpi=150, metadata=metadata)
     return path

@@ -14,7 +14,7 @@ Definitions (all for one model and one setting, a :class:`Cell`):
   c are correct, ``1 − C(n − c, k) / C(n, k)``, averaged over problems (problems with n < k
   are left out).  pass@1 equals the mean accuracy when every problem has R samples.
 * **Average total tokens**: the mean of ``usage.total_tokens`` over the samples obtained (no
-  backend error) that report it.
+  backend error) that report it (a count of 0, as the reference solver records, is no report).
 * **Outcomes** (mutually exclusive): correct, wrong (parsed, verifier said no), parse-failure,
   truncated (finish_reason ``length`` and not correct), error (backend error), missing.
 * **Accuracy without truncated samples**: as above with every sample whose finish_reason is
@@ -154,6 +154,13 @@ class Cell:
     @property
     def run_ids(self) -> list[int]:
         return sorted({r for _, r in self.expected})
+
+    def keys_by_problem(self) -> dict[str, list[tuple[str, int]]]:
+        """The expected ``(problem, run)`` keys grouped by problem, runs in increasing order."""
+        grouped: dict[str, list[tuple[str, int]]] = {}
+        for key in sorted(self.expected):
+            grouped.setdefault(key[0], []).append(key)
+        return grouped
 
     def restrict(self, problems: Iterable[str]) -> Cell:
         keep = set(problems)
@@ -319,7 +326,7 @@ def cell_stats(
     tokens = [
         s.usage.total_tokens
         for s in cell.samples.values()
-        if s.usage.total_tokens is not None and not s.error
+        if s.usage.total_tokens and not s.error  # 0: not reported (e.g. the reference solver)
     ]
     outcomes = {name: 0 for name in OUTCOMES}
     for key in cell.expected:

@@ -359,8 +359,9 @@ def per_problem_table(cells: Sequence[Cell]) -> Table:
     records: list[Record] = []
     for cell in cells:
         infos = cell.infos()
+        grouped = cell.keys_by_problem()
         for problem in cell.problems:
-            keys = sorted(k for k in cell.expected if k[0] == problem)
+            keys = grouped[problem]
             samples = [cell.samples.get(k) for k in keys]
             solved = sum(1 for s in samples if s is not None and s.correct)
             info = infos[problem]
