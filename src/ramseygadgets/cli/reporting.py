@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
@@ -13,6 +15,10 @@ from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json, read_text_input
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.terminal import terminal_text
+
+if TYPE_CHECKING:
+    from ramseygadgets.report.metrics import CellStats
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
@@ -65,27 +71,52 @@ def report(
         print_json(result.summary())
         return
     for warning in result.warnings:
-        err_console.print(f"warning: {warning}", markup=False, highlight=False)
-    table = RichTable(
-        title="Table 1: accuracy % (mean ± sd over runs), Pass@k, average total tokens"
-    )
-    for column in ("model", "setting", "accuracy %", "Pass@k %", "avg tokens", "missing"):
-        table.add_column(column, no_wrap=column in ("model", "setting"))
-    for st in result.stats:
-        accuracy = (
-            "—"
-            if st.mean is None
-            else f"{100 * st.mean:.2f} ± " + ("—" if st.std is None else f"{100 * st.std:.2f}")
+        err_console.print(
+            f"warning: {terminal_text(warning, markup=False)}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )
-        passed = "—" if st.pass_at_runs is None else f"{100 * st.pass_at_runs:.2f} (k={st.runs})"
-        tokens = "—" if st.avg_tokens is None else f"{st.avg_tokens:,.0f}"
-        table.add_row(st.model, st.setting, accuracy, passed, tokens, str(st.missing))
-    console.print(table)
+    console.print(table1_console(result.stats))
+    where = terminal_text(result.out_dir)
     console.print(
-        f"wrote {len(result.files)} files to {result.out_dir}"
-        + (f" (open {result.out_dir / 'report.html'})" if html else ""),
+        f"wrote {len(result.files)} files to {where}"
+        + (f" (open {where}/report.html)" if html else ""),
         highlight=False,
     )
+
+
+def table1_console(stats: Sequence[CellStats]) -> RichTable:
+    """Table 1 for the terminal, readable at 80 columns: names wrap, numbers never do."""
+    ks = {st.runs for st in stats}
+    k = ks.pop() if len(ks) == 1 else None
+    table = RichTable(
+        title="Table 1: accuracy % (mean ± sd over runs), Pass@k, avg total tokens",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    table.add_column("model", overflow="fold", min_width=8)
+    table.add_column("setting", overflow="fold", min_width=7)
+    for column in ("accuracy %", f"pass@{k} %" if k else "pass@k %", "tokens", "missing"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for st in stats:
+        accuracy = "—" if st.mean is None else f"{100 * st.mean:.2f}"
+        if st.mean is not None:
+            accuracy += " ± " + ("—" if st.std is None else f"{100 * st.std:.2f}")
+        passed = "—" if st.pass_at_runs is None else f"{100 * st.pass_at_runs:.2f}"
+        if k is None:
+            passed += f" (k={st.runs})"
+        tokens = "—" if st.avg_tokens is None else f"{st.avg_tokens:,.0f}"
+        table.add_row(
+            terminal_text(st.model),
+            terminal_text(st.setting),
+            accuracy,
+            passed,
+            tokens,
+            str(st.missing),
+        )
+    return table
 
 
 @app.command()

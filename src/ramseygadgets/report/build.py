@@ -29,6 +29,7 @@ from ramseygadgets.report.tables import (
     STD_NOTE,
     Table,
     breakdown_table,
+    markdown_text,
     outcomes_table,
     per_problem_table,
     stats_record,
@@ -241,12 +242,16 @@ def report_markdown(
     figures: Sequence[figs.FigureFiles],
     warnings: Sequence[str],
 ) -> str:
-    parts = [f"# {title}", "", "## Definitions", "", *[f"- {d}" for d in DEFINITIONS], ""]
+    """The Markdown report; every text that may hold names from the runs (title, warnings,
+    captions) is escaped with :func:`markdown_text`."""
+    parts = [f"# {markdown_text(title)}", "", "## Definitions", ""]
+    parts += [*[f"- {d}" for d in DEFINITIONS], ""]
     if warnings:
-        parts += ["## Warnings", "", *[f"- {w}" for w in warnings], ""]
+        parts += ["## Warnings", "", *[f"- {markdown_text(w)}" for w in warnings], ""]
     parts += ["## Tables", ""]
     parts += [t.to_markdown() for t in tables if t.name != "per_problem"]
     parts += ["Per-problem results: per_problem.md / per_problem.csv.", "", "## Figures", ""]
     for f in figures:
-        parts += [f"![{f.title}](figures/{f.png.name})", "", f"*{f.title}.* {f.caption}", ""]
+        caption = markdown_text(f.caption)
+        parts += [f"![{f.title}](figures/{f.png.name})", "", f"*{f.title}.* {caption}", ""]
     return "\n".join(parts)

@@ -28,13 +28,13 @@ Definitions (all for one model and one setting, a :class:`Cell`):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 import numpy as np
 
-from ramseygadgets.catalog import all_problems, paper_pairs
+from ramseygadgets.catalog import all_problems, find_problem, paper_pairs
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.report.runs import (
@@ -84,6 +84,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 @cache
 def shipped_min_vertices(problem_id: str) -> int | None:
     """The shipped minimal solution's vertex count, or ``None`` when there is none."""
+    if find_problem(problem_id) is None:
+        return None
     try:
         from ramseygadgets.solutions import get_solution
 
@@ -172,6 +174,22 @@ class Cell:
             list(self.sources),
             list(self.notes),
         )
+
+    def partition(self, group_of: Mapping[str, object]) -> dict[object, Cell]:
+        """The cell split by ``group_of[problem]`` into sub-cells, in one pass over its keys."""
+        parts: dict[object, Cell] = {}
+        for key in self.expected:
+            group = group_of[key[0]]
+            part = parts.get(group)
+            if part is None:
+                part = parts[group] = Cell(
+                    self.model, self.setting, sources=list(self.sources), notes=list(self.notes)
+                )
+            part.expected.add(key)
+            sample = self.samples.get(key)
+            if sample is not None:
+                part.samples[key] = sample
+        return parts
 
     def infos(self) -> dict[str, ProblemInfo]:
         by_problem: dict[str, list[Sample]] = {}
@@ -367,12 +385,8 @@ class Breakdown:
 
 def breakdown(cell: Cell, split: Breakdown, **kwargs) -> list[tuple[object, CellStats]]:
     """Statistics of the cell restricted to each group of problems (e.g. per tier)."""
-    groups: dict[object, list[str]] = {}
-    for problem, info in cell.infos().items():
-        groups.setdefault(split.key(info), []).append(problem)
-    out = [
-        (value, cell_stats(cell.restrict(problems), **kwargs)) for value, problems in groups.items()
-    ]
+    group_of = {problem: split.key(info) for problem, info in cell.infos().items()}
+    out = [(value, cell_stats(part, **kwargs)) for value, part in cell.partition(group_of).items()]
     return sorted(
         out, key=lambda item: (item[0] is None, split.order(item[0]) if item[0] is not None else 0)
     )

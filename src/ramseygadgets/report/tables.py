@@ -22,6 +22,7 @@ from ramseygadgets.report.metrics import (
     problem_sort_key,
 )
 from ramseygadgets.report.runs import EXAMPLE_HINT, setting_sort_key
+from ramseygadgets.terminal import terminal_text
 
 Record = dict[str, Any]
 
@@ -49,11 +50,9 @@ class Table:
         return [[(c.text(r), c.sort(r)) for c in self.columns] for r in self.records]
 
     def to_markdown(self) -> str:
-        def cell(text: str) -> str:
-            return text.replace("|", "\\|").replace("\n", " ")
-
+        cell = markdown_text
         lines = (
-            [f"### {self.title}", "", self.caption, ""]
+            [f"### {self.title}", "", markdown_text(self.caption), ""]
             if self.caption
             else [f"### {self.title}", ""]
         )
@@ -73,8 +72,29 @@ class Table:
         writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
         for r in self.records:
-            writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
+            writer.writerow({k: csv_value(v) for k, v in r.items()})
         return buffer.getvalue()
+
+
+#: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_value(value: Any) -> Any:
+    """A CSV cell that spreadsheets show as text: ``None`` is empty, and a string that starts
+    like a formula gets a leading ``'`` (numbers stay numbers)."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def markdown_text(text: str) -> str:
+    """Text for a Markdown table cell or paragraph: ``&``, ``<`` and ``>`` as HTML entities (no
+    raw HTML such as ``<script>``), ``|`` escaped, no line breaks or control characters."""
+    text = terminal_text(text, markup=False)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
 
 
 # ---------------------------------------------------------------------------------------------
