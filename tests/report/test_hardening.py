@@ -180,14 +180,15 @@ HOSTILE_LABEL = '=HYPERLINK("http://x")[/bold]\x1b[2J\x1b]0;owned\x07<script>ale
 
 
 def test_hostile_names_are_neutralised_in_every_output(tmp_path, run_dir_factory, sample):
-    problem = "@SUM(1+1)_k4_red_determiner"
+    problem, setting = "@SUM(1+1)_k4_red_determiner", "+cmd|' /C calc'!A0"
     path = run_dir_factory(
         problems=[PROBLEMS[0], problem],
-        settings=["zero-shot"],
+        settings=["zero-shot", setting],
         runs=1,
         samples=[
             sample(PROBLEMS[0], "zero-shot", 0, "correct"),
             outside_record(problem, "zero-shot", 0),
+            outside_record(problem, setting, 0),
         ],
         model_label=HOSTILE_LABEL,
     )

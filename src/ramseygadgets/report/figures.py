@@ -108,16 +108,16 @@ def accuracy_vs_tokens(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles
     """One point per model and setting with token data; the caption names those without."""
     settings, settings_note = figure_settings(st.setting for st in stats)
     shown = [st for st in stats if st.setting in settings and st.mean is not None]
-    points = [st for st in shown if st.avg_tokens]
-    models = sorted({st.model for st in points})
+    points = [(st, st.mean, st.avg_tokens) for st in shown if st.mean is not None and st.avg_tokens]
+    models = sorted({st.model for st, _, _ in points})
     colors = model_colors(models)
     fig = _new_figure(7.5, 4.8)
     ax = fig.add_subplot()
-    for st in points:
+    for st, mean, avg_tokens in points:
         marker = MARKERS[settings.index(st.setting) % len(MARKERS)]
         ax.errorbar(
-            [st.avg_tokens],
-            [100 * st.mean],
+            [avg_tokens],
+            [100 * mean],
             yerr=_yerr([st]),
             fmt=marker,
             color=colors[st.model],
@@ -125,7 +125,7 @@ def accuracy_vs_tokens(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles
             capsize=3,
             alpha=0.9,
         )
-    tokens = [st.avg_tokens for st in points if st.avg_tokens]
+    tokens = [avg_tokens for _, _, avg_tokens in points]
     if tokens and max(tokens) / max(min(tokens), 1) > 20:
         ax.set_xscale("log")
     if not points:
@@ -146,7 +146,7 @@ def accuracy_vs_tokens(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles
             [], [], color="#444", marker=MARKERS[i % len(MARKERS)], linestyle="", label=plain(s)
         )
         for i, s in enumerate(settings)
-        if any(st.setting == s for st in points)
+        if any(st.setting == s for st, _, _ in points)
     ]
     if handles:
         ax.legend(
@@ -192,7 +192,7 @@ def accuracy_vs_size(
         for model in models:
             points = sorted(
                 (
-                    (size, st)
+                    (size, st, st.mean)
                     for cell, size, st in by_size
                     if cell.setting == setting
                     and cell.model == model
@@ -205,7 +205,7 @@ def accuracy_vs_size(
                 continue
             ax.errorbar(
                 [p[0] for p in points],
-                [100 * p[1].mean for p in points],
+                [100 * p[2] for p in points],
                 yerr=_yerr([p[1] for p in points]),
                 marker="o",
                 color=colors[model],

@@ -70,7 +70,7 @@ class Table:
             fields.extend(k for k in r if k not in fields)
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
+        writer.writerow({k: csv_value(k) for k in fields})  # column names may be setting names
         for r in self.records:
             writer.writerow({k: csv_value(v) for k, v in r.items()})
         return buffer.getvalue()
@@ -201,14 +201,7 @@ MISSING_NOTE = (
 def table1(stats: Sequence[CellStats]) -> Table:
     records = [stats_record(st) for st in stats]
     max_runs = max((st.runs for st in stats), default=0)
-    unbiased = [
-        Column(
-            f"pass@{k} %",
-            lambda r, k=k: fmt_pct(r.get(f"unbiased_pass_at_{k}_pct")),
-            lambda r, k=k: r.get(f"unbiased_pass_at_{k}_pct"),
-        )
-        for k in range(1, max_runs)
-    ]
+    unbiased = [_unbiased_pass_column(k) for k in range(1, max_runs)]
     columns = [
         _text("model"),
         _text("setting"),
@@ -237,6 +230,15 @@ def table1(stats: Sequence[CellStats]) -> Table:
     )
 
 
+def _unbiased_pass_column(k: int) -> Column:
+    key = f"unbiased_pass_at_{k}_pct"
+    return Column(f"pass@{k} %", lambda r: fmt_pct(r.get(key)), lambda r: r.get(key))
+
+
+def _setting_column(setting: str) -> Column:
+    return Column(setting, lambda r: r.get(setting, "—"), lambda r: r.get(f"{setting}__sort"))
+
+
 def table1_wide(stats: Sequence[CellStats]) -> Table:
     """The paper's layout: one row per model, per setting ``mean ± sd / Pass@k / tokens``."""
     settings = sorted({st.setting for st in stats}, key=setting_sort_key)
@@ -248,10 +250,7 @@ def table1_wide(stats: Sequence[CellStats]) -> Table:
             f"{fmt_mean_std(r)} / {fmt_pct(r['pass_at_k_pct'])} / {fmt_tokens(r['avg_total_tokens'])}"
         )
         row[f"{st.setting}__sort"] = r["mean_accuracy_pct"]
-    columns = [_text("model")] + [
-        Column(s, lambda r, s=s: r.get(s, "—"), lambda r, s=s: r.get(f"{s}__sort"))
-        for s in settings
-    ]
+    columns = [_text("model")] + [_setting_column(s) for s in settings]
     records = [by_model[m] for m in sorted(by_model)]
     return Table(
         "table1_wide",
