@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -76,6 +77,8 @@ def check(
     """Parse a raw model reply and verify its answer. Exit 0: correct, 1: wrong or unparsable, 2: unusable input."""
     problem = get_problem(problem_id)
     parsed = parse_answer(read_text_input(reply_file), problem.gadget, max_vertices=max_vertices)
+    witness = None
+    result: dict[str, Any]
     if parsed.candidate is None:
         result = {
             "parsed": False,
@@ -85,12 +88,14 @@ def check(
         }
     else:
         verdict = verify(problem, parsed.candidate)
+        witness = verdict.witness
         result = {
             "parsed": True,
             "parse_error": None,
             "correct": verdict.correct,
             "reason": verdict.reason,
         }
+    result["witness"] = witness.to_json() if witness is not None else None
     if as_json:
         print_json(result)
     else:
@@ -109,6 +114,8 @@ def check(
         )
         console.print(f"{mark} {problem.title}: ", end="", highlight=False)
         console.print(result["reason"], markup=False, highlight=False)
+        if witness is not None:  # as 'verify' shows it
+            console.print(f"  witness coloring: {witness.describe()}", highlight=False)
     raise typer.Exit(0 if result["correct"] else 1)
 
 
