@@ -277,3 +277,27 @@ def test_console_table_fits_80_columns(tmp_path, run_dir_factory, sample):
     assert len(rows) == len(settings)  # one line per row: no number wrapped onto a second line
     for line in rows:
         assert "50.00 ± 0.00" in line and "100.00" in line and "123,456" in line
+
+
+def test_accuracy_vs_tokens_leaves_out_cells_without_token_counts(
+    tmp_path, run_dir_factory, sample
+):
+    solver = run_dir_factory(  # the reference solver records 0 tokens: no token data
+        problems=PROBLEMS,
+        settings=["zero-shot"],
+        runs=1,
+        samples=[sample(p, "zero-shot", 0, "correct", tokens=0) for p in PROBLEMS],
+        model_label="solver",
+    )
+    model = two_problem_run(run_dir_factory, sample, model_label="a-model")
+    out = tmp_path / "out"
+    assert report(str(solver), str(model), "--out", str(out), "--no-html").exit_code == 0
+    svg = (out / "figures" / "accuracy_vs_tokens.svg").read_text()
+    assert "a-model" in svg and "solver" not in svg
+    assert (
+        "Left out, no token counts recorded: solver · zero-shot." in (out / "report.md").read_text()
+    )
+    (solver_row,) = [
+        r for r in csv.DictReader((out / "table1.csv").open()) if r["model"] == "solver"
+    ]
+    assert solver_row["avg_total_tokens"] == ""
