@@ -15,6 +15,7 @@ from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt
+from ramseygadgets.terminal import terminal_text
 from ramseygadgets.verify import verify
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
@@ -106,14 +107,15 @@ def check(
                 highlight=False,
             )
             for note in parsed.notes:
-                console.print(f"  note: {note}", markup=False, highlight=False, style="dim")
+                note_text = terminal_text(note, markup=False)  # may quote labels from the reply
+                console.print(f"  note: {note_text}", markup=False, highlight=False, style="dim")
         mark = (
             "[green]CORRECT[/green]"
             if result["correct"]
             else ("[red]INCORRECT[/red]" if result["parsed"] else "[red]UNPARSABLE[/red]")
         )
         console.print(f"{mark} {problem.title}: ", end="", highlight=False)
-        console.print(result["reason"], markup=False, highlight=False)
+        console.print(terminal_text(result["reason"], markup=False), markup=False, highlight=False)
         if witness is not None:  # as 'verify' shows it
             console.print(f"  witness coloring: {witness.describe()}", highlight=False)
     raise typer.Exit(0 if result["correct"] else 1)
