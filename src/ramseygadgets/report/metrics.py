@@ -295,16 +295,22 @@ def _run_accuracies(correct: np.ndarray, expected: np.ndarray) -> list[float]:
     return [float(c / n) for c, n in zip(solved, sizes) if n > 0]
 
 
+def _resample_weights(problems: int, resamples: int, seed: int) -> np.ndarray:
+    """How often each problem is drawn in each resample (rows: resamples).  With one problem
+    every resample is that problem, so one row stands for all (the interval is the point)."""
+    if problems == 1:
+        return np.ones((1, 1), dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(problems, np.full(problems, 1.0 / problems), size=resamples)
+
+
 def bootstrap_mean_accuracy(
     correct: np.ndarray, expected: np.ndarray, resamples: int, seed: int
 ) -> Interval | None:
     """Percentile bootstrap over problems (rows) of the mean of per-run accuracies."""
     if correct.shape[0] == 0 or resamples <= 0:
         return None
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(
-        correct.shape[0], np.full(correct.shape[0], 1.0 / correct.shape[0]), size=resamples
-    )
+    weights = _resample_weights(correct.shape[0], resamples, seed)
     solved = weights @ correct
     sizes = weights @ expected
     per_run = np.where(sizes > 0, solved / np.where(sizes > 0, sizes, 1), np.nan)
@@ -318,8 +324,7 @@ def bootstrap_mean(values: np.ndarray, resamples: int, seed: int) -> Interval | 
     """Percentile bootstrap of the mean of per-problem values."""
     if values.size == 0 or resamples <= 0:
         return None
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(values.size, np.full(values.size, 1.0 / values.size), size=resamples)
+    weights = _resample_weights(values.size, resamples, seed)
     stats = weights @ values / values.size
     low, high = np.percentile(stats, [2.5, 97.5])
     return Interval(float(low), float(high))
