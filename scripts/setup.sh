@@ -9,6 +9,7 @@ need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ${need_apt[*]} (apt-get)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q >/dev/null
     apt-get install -y -q --no-install-recommends "${need_apt[@]}" >/dev/null
@@ -18,7 +19,12 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating the virtual environment .venv"
+  "$PYTHON" -m venv .venv
+fi
+echo "setup: upgrading pip, setuptools and wheel"
 .venv/bin/python -m pip install -q --upgrade pip setuptools wheel
+echo "setup: installing ramseygadgets with its test extras (about 2 minutes)"
 .venv/bin/python -m pip install -q -e '.[test,inspect,lm-eval,ray]'  # ray: ~8 s, for the scale-out tests
 echo "setup: done (.venv/bin/ramseygadgets)"

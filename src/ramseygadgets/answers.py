@@ -612,9 +612,12 @@ def parse_label_list(value: str) -> list[Label]:
             continue
         label = _label((kind, text))
         if pending_range:
-            if not isinstance(label, int) or label < out[-1] or label - out[-1] > 10_000:
+            start = out[-1]  # an int: checked when the range mark was read
+            if not isinstance(label, int) or not isinstance(start, int):
                 raise _AnswerError(MALFORMED, f"cannot read the vertex range in {value[:80]!r}")
-            out.extend(range(out[-1] + 1, label + 1))
+            if label < start or label - start > 10_000:
+                raise _AnswerError(MALFORMED, f"cannot read the vertex range in {value[:80]!r}")
+            out.extend(range(start + 1, label + 1))
             pending_range = False
         else:
             out.append(label)
@@ -876,11 +879,13 @@ def _check_present(data: dict[str, Any], gadget: GadgetType) -> None:
     names = (*gadget.edge_names, *gadget.vertex_names)
     missing = [name for name in names if name not in data]
     if missing:
-        what = "designated edge" if missing[0] in ("e", "f") else "designated vertex"
-        plural = "s" if len(missing) > 1 else ""
+        if missing[0] in ("e", "f"):
+            what = "designated edges" if len(missing) > 1 else "designated edge"
+        else:
+            what = "designated vertices" if len(missing) > 1 else "designated vertex"
         raise _AnswerError(
             MISSING_ITEM,
-            f"the answer is missing the {what}{plural} {', '.join(missing)} "
+            f"the answer is missing the {what} {', '.join(missing)} "
             f"(a {gadget.value} answer needs {', '.join(names)})",
         )
 
@@ -894,17 +899,36 @@ def _natural_key(name: str) -> tuple[Any, ...]:
 def _relabel(
     data: dict[str, Any], gadget: GadgetType
 ) -> tuple[dict[str, Any], dict[str, int] | None, list[str]]:
-    """Apply the label rules (1-based shift, named labels); return input for ``from_json``."""
+    """Apply the label rules (1-based shift, named labels); return input for ``from_json``, the
+    map from named labels to vertices (``None`` for integer labels) and notes on what was done."""
+    labels = _answer_labels(data, gadget)
+    n = data.get("n")
+    mapping, label_map, notes = _label_mapping(labels, n)
+    out = _mapped_answer(data, gadget, mapping)
+    if "vertex_set" in data:
+        out["n"] = _vertex_set_size(data["vertex_set"], labels, mapping)
+    if n is not None:
+        out["n"] = max(n, out.get("n", 0))
+    return out, label_map, notes
+
+
+def _answer_labels(data: dict[str, Any], gadget: GadgetType) -> list[Label]:
+    """Every vertex label the answer uses: in its edges, its designated edges and vertices, and
+    its listed vertex set."""
     item_edges = [data[name] for name in gadget.edge_names if name in data]
     labels: list[Label] = [x for pair in (*data["edges"], *item_edges) for x in pair]
     labels += [data[name] for name in gadget.vertex_names if name in data]
     labels += list(data.get("vertex_set", ()))
+    return labels
+
+
+def _label_mapping(
+    labels: list[Label], n: int | None
+) -> tuple[dict[Label, int], dict[str, int] | None, list[str]]:
+    """Labels to vertices 0, 1, ...: names in natural order; integers shifted down by one when
+    they are 1-based (1 used, 0 not, and no ``n`` saying otherwise); else integers as given."""
     ints = {x for x in labels if isinstance(x, int)}
     names = {x for x in labels if isinstance(x, str)}
-    n = data.get("n")
-    notes: list[str] = []
-    label_map: dict[str, int] | None = None
-    mapping: dict[Label, int]
     if ints and names:
         raise _AnswerError(
             MALFORMED,
@@ -912,23 +936,35 @@ def _relabel(
             f"(e.g. {min(ints)} and {sorted(names)[0]!r})",
         )
     if names:
-        ordered = sorted(names, key=_natural_key)
-        mapping = {name: i for i, name in enumerate(ordered)}
-        label_map = dict(mapping)  # type: ignore[arg-type]
-        shown = ", ".join(ordered[:4]) + (", ..." if len(ordered) > 4 else "")
-        notes.append(f"named vertex labels numbered in natural order ({shown} -> 0, 1, ...)")
-        if n is not None and n < len(ordered):
-            raise _AnswerError(MALFORMED, f"n = {n} but the answer names {len(ordered)} vertices")
-    elif ints and 0 not in ints and 1 in ints and (n is None or n == max(ints)):
-        mapping = {x: x - 1 for x in ints}
-        notes.append("1-based vertex labels shifted down by one")
-    else:
-        mapping = {x: x for x in ints}
-        if n is not None and ints and max(ints) >= n:
-            raise _AnswerError(
-                MALFORMED,
-                f"n = {n} but the answer uses vertex {max(ints)} (vertices are 0..{n - 1})",
-            )
+        return _named_label_mapping(names, n)
+    if ints and 0 not in ints and 1 in ints and (n is None or n == max(ints)):
+        return {x: x - 1 for x in ints}, None, ["1-based vertex labels shifted down by one"]
+    if n is not None and ints and max(ints) >= n:
+        raise _AnswerError(
+            MALFORMED,
+            f"n = {n} but the answer uses vertex {max(ints)} (vertices are 0..{n - 1})",
+        )
+    return {x: x for x in ints}, None, []
+
+
+def _named_label_mapping(
+    names: set[str], n: int | None
+) -> tuple[dict[Label, int], dict[str, int], list[str]]:
+    """Named labels numbered in natural order (``v2`` before ``v10``)."""
+    ordered = sorted(names, key=_natural_key)
+    if n is not None and n < len(ordered):
+        raise _AnswerError(MALFORMED, f"n = {n} but the answer names {len(ordered)} vertices")
+    mapping: dict[Label, int] = {name: i for i, name in enumerate(ordered)}
+    label_map = {name: i for i, name in enumerate(ordered)}
+    shown = ", ".join(ordered[:4]) + (", ..." if len(ordered) > 4 else "")
+    note = f"named vertex labels numbered in natural order ({shown} -> 0, 1, ...)"
+    return mapping, label_map, [note]
+
+
+def _mapped_answer(
+    data: dict[str, Any], gadget: GadgetType, mapping: dict[Label, int]
+) -> dict[str, Any]:
+    """The edges and designated items with every label replaced by its vertex."""
     out: dict[str, Any] = {"edges": [[mapping[u], mapping[v]] for u, v in data["edges"]]}
     for name in gadget.edge_names:
         if name in data:
@@ -936,17 +972,19 @@ def _relabel(
     for name in gadget.vertex_names:
         if name in data:
             out[name] = mapping[data[name]]
-    if "vertex_set" in data:
-        listed = set(data["vertex_set"])
-        unlisted = [x for x in labels if x not in listed]
-        if unlisted:
-            raise _AnswerError(
-                MALFORMED, f"vertex {unlisted[0]} is used but not in the listed vertex set"
-            )
-        out["n"] = max(mapping[x] for x in listed) + 1
-    if n is not None:
-        out["n"] = max(n, out.get("n", 0))
-    return out, label_map, notes
+    return out
+
+
+def _vertex_set_size(listed: list[Label], labels: list[Label], mapping: dict[Label, int]) -> int:
+    """The vertex count of an answer that lists its vertices (isolated ones included); every
+    label used must be listed."""
+    listed_set = set(listed)
+    unlisted = [x for x in labels if x not in listed_set]
+    if unlisted:
+        raise _AnswerError(
+            MALFORMED, f"vertex {unlisted[0]} is used but not in the listed vertex set"
+        )
+    return max(mapping[x] for x in listed) + 1
 
 
 def _read(

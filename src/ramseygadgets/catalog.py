@@ -111,14 +111,20 @@ def in_catalog(problem: Problem) -> bool:
     return _index().get(problem.id) == problem
 
 
+def find_problem(problem_id: str) -> Problem | None:
+    """The catalog problem with this id or title, or ``None`` (a dictionary lookup: use it where
+    ids outside the catalog are expected, e.g. in reports)."""
+    return _index().get(problem_id.strip().lower())
+
+
 def get_problem(problem_id: str) -> Problem:
-    """Look a problem up by id (``k13_k4_red_determiner``) or title (``K1,3-K4-red-determiner``)."""
-    key = problem_id.strip().lower()
-    found = _index().get(key)
+    """Look a problem up by id (``k13_k4_red_determiner``) or title (``K1,3-K4-red-determiner``);
+    an unknown id raises :class:`UnknownProblemError` with the closest ids as suggestions."""
+    found = find_problem(problem_id)
     if found is not None:
         return found
     ids = [p.id for p in all_problems()]
-    close = difflib.get_close_matches(key, ids, n=3, cutoff=0.6)
+    close = difflib.get_close_matches(problem_id.strip().lower(), ids, n=3, cutoff=0.6)
     hint = (
         f"; did you mean {', '.join(close)}?"
         if close

@@ -19,7 +19,7 @@ from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.files import atomic_path, make_output_dir
+from ramseygadgets.files import atomic_path, atomic_write, make_output_dir
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
@@ -186,10 +186,10 @@ def export_dataset(
             counts=counts,
             settings=SETTINGS,
             profile=profile.name,
-            profile_note=profile.description,
+            profile_note=profile.description.strip().rstrip("."),
             format_example=format_example(GadgetType.RED_DETERMINER),
         )
-        _atomic_write(files["card"], lambda tmp: tmp.write_text(card + "\n", encoding="utf-8"))
+        atomic_write(files["card"], card + "\n")
     except OSError as exc:
         raise ExportError(f"cannot write the export to {out}: {exc.strerror or exc}") from None
     return ExportResult(out, files, counts)

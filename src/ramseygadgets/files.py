@@ -6,6 +6,8 @@ file in the target's directory (``tempfile.mkstemp``: ``O_CREAT | O_EXCL``, a ra
 planted symlink is never followed), is flushed and ``fsync``-ed, then renamed over the target
 (``os.replace`` is atomic on POSIX) and the directory is ``fsync``-ed. On any failure (disk
 full, Ctrl-C, permission) the temporary file is removed and the old target stays whole.
+A set of files that belong together (a report) is written with :func:`staged_directory`:
+all of them or none replace the old set.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,12 +56,19 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a fresh temporary path beside ``path``; on normal exit it is fsynced and renamed
     over ``path``, on any exception it is removed and ``path`` is left as it was."""
     path = Path(path)
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give the mode a plain open would
     os.close(fd)
     tmp = Path(name)
     try:
@@ -106,3 +116,33 @@ def lock_directory(
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     return fd
+
+
+@contextlib.contextmanager
+def staged_directory(target: str | Path) -> Iterator[Path]:
+    """Yield a fresh hidden directory inside ``target`` in which to write a set of files (paths
+    relative to it as they will be relative to ``target``); on normal exit the files are fsynced
+    and renamed into ``target`` together, on any exception the staging directory is removed and
+    ``target`` is left as it was.
+
+    Everything that can fail for want of space or permission (writing, fsync, creating
+    subdirectories) happens before the first rename, and renames need no space, so a set of files
+    such as a report is replaced as a whole or not at all (short of a kill between renames).
+    """
+    target = Path(target)
+    stage = Path(tempfile.mkdtemp(prefix=".staging.", dir=target))
+    try:
+        yield stage
+        files = sorted(p for p in stage.rglob("*") if p.is_file())
+        for path in files:
+            with open(path, "rb+") as fh:
+                os.fsync(fh.fileno())
+        directories = sorted({target / p.parent.relative_to(stage) for p in files})
+        for directory in directories:
+            directory.mkdir(parents=True, exist_ok=True)
+        for path in files:
+            os.replace(path, target / path.relative_to(stage))
+        for directory in directories:
+            fsync_dir(directory)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

@@ -164,6 +164,8 @@ def test_hardness_answers_named_compact_and_vertex_set():
     assert triple.candidate.designated.vertices == (0, 2, 3)
     missing = parse_answer('{"edges": [[0,1],[1,2]], "i1": 0, "i2": 1}', CLAUSE)
     assert missing.error_kind == MISSING_ITEM and "i3" in missing.error
+    two = parse_answer('{"edges": [[0,1],[1,2]], "i1": 0}', CLAUSE)
+    assert "missing the designated vertices i2, i3 " in two.error and "vertexs" not in two.error
 
 
 def test_parse_answer_accepts_problem_or_gadget_name():

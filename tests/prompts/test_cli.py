@@ -77,9 +77,14 @@ def test_check_exit_codes_and_json(tmp_path, solutions):
         "parse_error": None,
         "correct": True,
         "reason": "G is good and edge e = 0-1 is red in every good coloring",
+        "witness": None,
     }
     wrong = run("check", "p3_k3_blue_determiner", str(good), "--json")
     assert wrong.exit_code == 1 and json.loads(wrong.stdout)["parsed"] is True
+    witness = json.loads(wrong.stdout)["witness"]  # the good coloring with e red, as verify shows
+    assert witness is not None and [0, 1] in witness["red"]
+    shown = run("check", "p3_k3_blue_determiner", str(good))
+    assert "witness coloring: red: 0-1" in shown.stdout
     unparsable = run("check", problem.id, "-", "--json", input="I give up.")
     data = json.loads(unparsable.stdout)
     assert (

@@ -35,6 +35,7 @@ def test_jsonl_export_loads_with_datasets(tmp_path, solutions):
         ["zero-shot", "structural-hint", "size-hint", "example-hint", "multiround"]
     )
     card = result.files["card"].read_text()
+    assert ".)." not in card  # a profile description's full stop inside the parentheses
     for field in (*problems.column_names, *prompts.column_names):
         assert f"`{field}`" in card or f"`{field}`," in card or field in card, field
     # every exported solution is correct, and every reference answer parses back to it

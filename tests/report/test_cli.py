@@ -174,3 +174,44 @@ def test_eval_then_report_end_to_end(tmp_path):
     assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="graph"') == 3 + 3 * 4 + 2
     for name in ("table2.md", "by_tier.csv", "by_size.csv", "figures/accuracy_vs_size.svg"):
         assert (out / name).is_file()
+
+
+def test_show_draws_an_incorrect_answer_with_the_verifiers_counterexample(tmp_path):
+    """As report.html does: a good coloring would make a wrong answer look right."""
+    answer = tmp_path / "answer.txt"
+    answer.write_text("0 1\n1 2\n2 0\n2 3\n")
+    options = ["--e", "0-1", "--f", "2-3", "--json"]
+    verified = runner.invoke(app, ["verify", "p3_k3_positive_sender", str(answer), *options])
+    assert verified.exit_code == 1 and json.loads(verified.output)["witness"] is not None
+    out = tmp_path / "g.svg"
+    shown = runner.invoke(
+        app, ["show", "p3_k3_positive_sender", str(answer), *options, "--out", str(out)]
+    )
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.output)
+    assert data["coloring_kind"] == "counterexample" and not data["correct"]
+    assert data["coloring"] == json.loads(verified.output)["witness"]
+
+
+def test_show_accepts_a_raw_model_reply_as_check_does(tmp_path):
+    problem_id = "k13_k4_red_determiner"
+    solution = get_solution(problem_id).candidate.to_json(get_problem(problem_id).gadget)
+    reply = tmp_path / "reply.txt"
+    reply.write_text(
+        "Thinking about claws and K4s...\n\nThe final answer is:\n```json\n"
+        + json.dumps(solution)
+        + "\n```\n"
+    )
+    assert runner.invoke(app, ["check", problem_id, str(reply)]).exit_code == 0
+    result = runner.invoke(
+        app, ["show", problem_id, str(reply), "--out", str(tmp_path / "g.png"), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["correct"] and data["coloring_kind"] == "good"
+    assert_good(problem_id, get_solution(problem_id).candidate.graph, data["coloring"])
+    junk = tmp_path / "junk.txt"
+    junk.write_text("There is no graph in this reply.")
+    bad = runner.invoke(app, ["show", problem_id, str(junk), "--out", str(tmp_path / "j.png")])
+    assert bad.exit_code == 2 and bad.output.startswith("error: no answer to draw")
+    assert bad.output.count("\n") == 1

@@ -56,6 +56,20 @@ def test_solve_a_pair_outside_the_catalog():
     assert data["results"][0]["problem_id"] == "p3_c5_red_determiner"
 
 
+def test_printed_solution_pastes_into_verify():
+    result = runner.invoke(app, ["solve", "p3_k3_red_determiner"])
+    (line,) = [x for x in result.output.splitlines() if x.strip().startswith("solution: ")]
+    answer = line.split("solution: ", 1)[1]
+    verified = runner.invoke(app, ["verify", "p3_k3_red_determiner", "-"], input=answer)
+    assert verified.exit_code == 0, verified.output
+
+
+def test_not_found_within_limits_suggests_max_vertices():
+    result = runner.invoke(app, ["solve", "p3_k3_red_determiner", "--max-vertices", "4"])
+    assert result.exit_code == 1
+    assert "(proven); search larger graphs with --max-vertices 8" in result.output
+
+
 def test_not_found_within_limits_exits_1():
     code, data = _json(["k13_k4_blue_determiner", "--max-vertices", "7"])
     assert code == 1 and data["results"][0]["status"] == "none-up-to-limit"

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.terminal import terminal_text
 
 app = typer.Typer(
     name="ramseygadgets",
@@ -36,8 +37,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``error: message`` on one line to stderr and exit."""
-    err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    """Print ``error: message`` on one line to stderr (control characters removed) and exit."""
+    text = terminal_text(message, markup=False)
+    err_console.print(f"error: {text}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -14,6 +15,7 @@ from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt
+from ramseygadgets.terminal import terminal_text
 from ramseygadgets.verify import verify
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
@@ -76,6 +78,8 @@ def check(
     """Parse a raw model reply and verify its answer. Exit 0: correct, 1: wrong or unparsable, 2: unusable input."""
     problem = get_problem(problem_id)
     parsed = parse_answer(read_text_input(reply_file), problem.gadget, max_vertices=max_vertices)
+    witness = None
+    result: dict[str, Any]
     if parsed.candidate is None:
         result = {
             "parsed": False,
@@ -85,12 +89,14 @@ def check(
         }
     else:
         verdict = verify(problem, parsed.candidate)
+        witness = verdict.witness
         result = {
             "parsed": True,
             "parse_error": None,
             "correct": verdict.correct,
             "reason": verdict.reason,
         }
+    result["witness"] = witness.to_json() if witness is not None else None
     if as_json:
         print_json(result)
     else:
@@ -101,14 +107,17 @@ def check(
                 highlight=False,
             )
             for note in parsed.notes:
-                console.print(f"  note: {note}", markup=False, highlight=False, style="dim")
+                note_text = terminal_text(note, markup=False)  # may quote labels from the reply
+                console.print(f"  note: {note_text}", markup=False, highlight=False, style="dim")
         mark = (
             "[green]CORRECT[/green]"
             if result["correct"]
             else ("[red]INCORRECT[/red]" if result["parsed"] else "[red]UNPARSABLE[/red]")
         )
         console.print(f"{mark} {problem.title}: ", end="", highlight=False)
-        console.print(result["reason"], markup=False, highlight=False)
+        console.print(terminal_text(result["reason"], markup=False), markup=False, highlight=False)
+        if witness is not None:  # as 'verify' shows it
+            console.print(f"  witness coloring: {witness.describe()}", highlight=False)
     raise typer.Exit(0 if result["correct"] else 1)
 
 

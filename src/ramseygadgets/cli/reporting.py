@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
@@ -13,6 +15,14 @@ from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json, read_text_input
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.terminal import terminal_text
+
+if TYPE_CHECKING:
+    from ramseygadgets.catalog import Problem
+    from ramseygadgets.colorings import Coloring
+    from ramseygadgets.gadgets import Candidate
+    from ramseygadgets.report.metrics import CellStats
+    from ramseygadgets.verify import Verdict
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
@@ -65,27 +75,52 @@ def report(
         print_json(result.summary())
         return
     for warning in result.warnings:
-        err_console.print(f"warning: {warning}", markup=False, highlight=False)
-    table = RichTable(
-        title="Table 1: accuracy % (mean ± sd over runs), Pass@k, average total tokens"
-    )
-    for column in ("model", "setting", "accuracy %", "Pass@k %", "avg tokens", "missing"):
-        table.add_column(column, no_wrap=column in ("model", "setting"))
-    for st in result.stats:
-        accuracy = (
-            "—"
-            if st.mean is None
-            else f"{100 * st.mean:.2f} ± " + ("—" if st.std is None else f"{100 * st.std:.2f}")
+        err_console.print(
+            f"warning: {terminal_text(warning, markup=False)}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )
-        passed = "—" if st.pass_at_runs is None else f"{100 * st.pass_at_runs:.2f} (k={st.runs})"
-        tokens = "—" if st.avg_tokens is None else f"{st.avg_tokens:,.0f}"
-        table.add_row(st.model, st.setting, accuracy, passed, tokens, str(st.missing))
-    console.print(table)
+    console.print(table1_console(result.stats))
+    where = terminal_text(result.out_dir)
     console.print(
-        f"wrote {len(result.files)} files to {result.out_dir}"
-        + (f" (open {result.out_dir / 'report.html'})" if html else ""),
+        f"wrote {len(result.files)} files to {where}"
+        + (f" (open {where}/report.html)" if html else ""),
         highlight=False,
     )
+
+
+def table1_console(stats: Sequence[CellStats]) -> RichTable:
+    """Table 1 for the terminal, readable at 80 columns: names wrap, numbers never do."""
+    ks = {st.runs for st in stats}
+    k = ks.pop() if len(ks) == 1 else None
+    table = RichTable(
+        title="Table 1: accuracy % (mean ± sd over runs), Pass@k, avg total tokens",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    table.add_column("model", overflow="fold", min_width=8)
+    table.add_column("setting", overflow="fold", min_width=7)
+    for column in ("accuracy %", f"pass@{k} %" if k else "pass@k %", "tokens", "missing"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for st in stats:
+        accuracy = "—" if st.mean is None else f"{100 * st.mean:.2f}"
+        if st.mean is not None:
+            accuracy += " ± " + ("—" if st.std is None else f"{100 * st.std:.2f}")
+        passed = "—" if st.pass_at_runs is None else f"{100 * st.pass_at_runs:.2f}"
+        if k is None:
+            passed += f" (k={st.runs})"
+        tokens = "—" if st.avg_tokens is None else f"{st.avg_tokens:,.0f}"
+        table.add_row(
+            terminal_text(st.model),
+            terminal_text(st.setting),
+            accuracy,
+            passed,
+            tokens,
+            str(st.missing),
+        )
+    return table
 
 
 @app.command()
@@ -94,8 +129,8 @@ def show(
     problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner."),
     file: str | None = typer.Argument(
         None,
-        help="Answer file (JSON, edge list or graph6; '-': stdin). "
-        "Default: the shipped minimal solution.",
+        help="Answer file (JSON, edge list or graph6, or a raw model reply as for 'check'; "
+        "'-': stdin). Default: the shipped minimal solution.",
     ),
     out: str | None = typer.Option(
         None, "--out", "-o", help="Output .png or .svg (default PROBLEM_ID.png)."
@@ -112,9 +147,8 @@ def show(
     ),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Draw a graph with a good coloring (red/blue) and its designated items marked, to PNG or SVG."""
-    from ramseygadgets.cli.core import read_candidate
-    from ramseygadgets.colorings import GoodColorings
+    """Draw a graph with its designated items marked, to PNG or SVG: a correct answer with a good
+    coloring (red/blue), an incorrect one with the verifier's counterexample coloring."""
     from ramseygadgets.report.drawing import graph_picture, save_picture
     from ramseygadgets.verify import verify
 
@@ -128,21 +162,15 @@ def show(
         candidate = get_solution(problem.id).candidate
         source = "shipped minimal solution"
     else:
-        candidate = read_candidate(
-            read_text_input(file), problem.gadget, e, f, vertices, max_vertices
-        )
+        text = read_text_input(file)
+        candidate = read_answer(text, problem, e, f, vertices, max_vertices)
         source = "stdin" if file == "-" else file
     verdict = verify(problem, candidate)
-    with GoodColorings(candidate.graph, problem.F, problem.H) as sat:
-        coloring = sat.solve()
+    coloring, kind, what = drawn_coloring(problem, candidate, verdict)
     picture = graph_picture(candidate.graph, candidate.designated, problem.gadget, coloring)
     graph = candidate.graph
-    what = (
-        "a good coloring"
-        if coloring is not None
-        else f"no ({problem.F.name}, {problem.H.name})-good coloring exists"
-    )
-    caption = f"{graph.n} vertices, {graph.m} edges; {what}; {'correct' if verdict.correct else 'incorrect'}"
+    verdict_word = "correct" if verdict.correct else "incorrect"
+    caption = f"{graph.n} vertices, {graph.m} edges; {what}; {verdict_word}"
     try:
         save_picture(picture, target, title=problem.title, caption=caption)
     except OSError as exc:
@@ -156,11 +184,61 @@ def show(
                 "n": graph.n,
                 "m": graph.m,
                 "coloring": coloring.to_json() if coloring is not None else None,
+                "coloring_kind": kind,
                 "correct": verdict.correct,
                 "reason": verdict.reason,
             }
         )
         return
     mark = "[green]correct[/green]" if verdict.correct else "[red]incorrect[/red]"
-    console.print(f"{problem.title} ({source}): {mark}: {verdict.reason}", highlight=False)
-    console.print(f"wrote {target} ({graph.n} vertices, {graph.m} edges, {what})", highlight=False)
+    where = terminal_text(source)
+    console.print(f"{problem.title} ({where}): {mark}: ", end="", highlight=False)
+    console.print(verdict.reason, markup=False, highlight=False)
+    console.print(
+        f"wrote {terminal_text(target)} ({graph.n} vertices, {graph.m} edges, {what})",
+        highlight=False,
+    )
+
+
+def read_answer(
+    text: str,
+    problem: Problem,
+    e: str | None,
+    f: str | None,
+    vertices: str | None,
+    max_vertices: int,
+) -> Candidate:
+    """An answer as ``verify`` reads it (JSON, edge list, graph6 with the designated options),
+    else, without designated options, a raw model reply as ``check`` reads it."""
+    from ramseygadgets.answers import parse_answer
+    from ramseygadgets.cli.core import read_candidate
+
+    try:
+        return read_candidate(text, problem.gadget, e, f, vertices, max_vertices)
+    except RamseyGadgetsError as exc:
+        if e is not None or f is not None or vertices is not None:
+            raise
+        parsed = parse_answer(text, problem.gadget, max_vertices=max_vertices)
+        if parsed.candidate is None:
+            raise RamseyGadgetsError(
+                f"no answer to draw: not an answer file ({exc}), and as a model reply: "
+                f"{parsed.error}"
+            ) from None
+        return parsed.candidate
+
+
+def drawn_coloring(
+    problem: Problem, candidate: Candidate, verdict: Verdict
+) -> tuple[Coloring | None, str | None, str]:
+    """The coloring to draw, its kind and a caption phrase: a good coloring for a correct answer,
+    the verifier's counterexample for an incorrect one (as report.html draws them), else a good
+    coloring if the graph has one (the designated items are what is wrong), else none."""
+    from ramseygadgets.colorings import GoodColorings
+
+    if verdict.witness is not None and not verdict.correct:
+        return verdict.witness, "counterexample", "the verifier's counterexample coloring"
+    with GoodColorings(candidate.graph, problem.F, problem.H) as sat:
+        coloring = sat.solve()
+    if coloring is None:
+        return None, None, f"no ({problem.F.name}, {problem.H.name})-good coloring exists"
+    return coloring, "good", "a good coloring"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -64,7 +66,10 @@ def _refuse_polynomial_hardness(problem: Problem) -> None:
 
 def _result_line(r: SearchResult) -> str:
     mark = "[green]✓[/green]" if r.found else "[yellow]✗[/yellow]"
-    return f"{mark} {r.problem_id}: {r.describe()}  [dim]{r.seconds:.2f} s[/dim]"
+    hint = ""
+    if r.status == "none-up-to-limit" and r.max_vertices is not None:
+        hint = f"; search larger graphs with --max-vertices {r.max_vertices + 4}"
+    return f"{mark} {r.problem_id}: {r.describe()}{hint}  [dim]{r.seconds:.2f} s[/dim]"
 
 
 def _summary_table(results: list[SearchResult]) -> Table:
@@ -121,8 +126,7 @@ def solve(
 ) -> None:
     """Find minimal gadgets (fewest vertices, then fewest edges) with a proof that none is smaller.
 
-    Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted (the
-    finished results are still printed).
+    Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted (the finished results are still printed). Solutions are printed as JSON answers that 'ramseygadgets verify PROBLEM_ID -' reads.
     """
     problems = _problems(problem_id, all_, F, H, gadget)
     options = {
@@ -161,7 +165,10 @@ def solve(
 
 
 def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
+    levels: list[LevelRecord] = []
+
     def on_level(level: LevelRecord) -> None:
+        levels.append(level)
         if show:
             console.print(
                 f"  n = {level.n}: {level.outcome} ({level.candidates} candidates, {level.lemmas} lemmas, "
@@ -172,11 +179,8 @@ def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
     if show:
         console.print(f"solving {problem.title} ({problem.id})", highlight=False)
     outcome = BatchOutcome()
-    levels: list[LevelRecord] = []
     try:
-        result = solve_problem(
-            problem, on_level=lambda lv: (levels.append(lv), on_level(lv)), **options
-        )
+        result = solve_problem(problem, on_level=on_level, **options)
     except KeyboardInterrupt:
         outcome.interrupted = True
         outcome.unfinished = [problem.id]
@@ -196,9 +200,8 @@ def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
     if show:
         console.print(_result_line(result))
         if result.candidate is not None:
-            console.print(
-                f"  solution: {result.candidate.to_json(problem.gadget)}", highlight=False
-            )
+            answer = json.dumps(result.candidate.to_json(problem.gadget))
+            console.print(f"  solution: {answer}", markup=False, highlight=False)
     return outcome
 
 

@@ -16,6 +16,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ramseygadgets.terminal import terminal_text
+
 
 @dataclass
 class EvalStats:
@@ -75,7 +77,7 @@ class EvalProgress:
         self._progress: Progress | None = None
         self._task: Any = None
         self._console = console
-        self._title = title
+        self._title = terminal_text(title)
         self._last = 0.0
 
     def __enter__(self) -> EvalProgress:

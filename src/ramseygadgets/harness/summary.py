@@ -16,6 +16,8 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
+from ramseygadgets.terminal import terminal_text
+
 
 @dataclass
 class SettingSummary:
@@ -94,14 +96,17 @@ def _pct(x: float | None) -> str:
 
 def summary_table(rows: list[SettingSummary], title: str) -> Table:
     """Setting, samples, accuracy ± sd over runs, pass@k, tokens per sample, then the failure
-    counts (truncated, errors and retries only when there are any)."""
+    counts (truncated, errors and retries only when there are any).  ``title`` is plain text
+    (names in it are printed as written)."""
     k = rows[0].k if rows else 5
     optional = [
         name
         for name, attr in (("truncated", "truncated"), ("errors", "errors"), ("retries", "retries"))
         if any(getattr(r, attr) for r in rows)
     ]
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(
+        title=terminal_text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
+    )
     table.add_column("setting", no_wrap=True)
     for name in ("samples", "accuracy %", f"pass@{k} %", "tokens", "wrong", "unparsed", *optional):
         table.add_column(name, justify="right", no_wrap=True)
@@ -111,7 +116,7 @@ def summary_table(rows: list[SettingSummary], title: str) -> Table:
         )
         wrong = r.samples - r.correct - r.parse_failures - r.truncated - r.errors
         cells = [
-            r.setting,
+            terminal_text(r.setting),
             f"{r.samples}/{r.expected}",
             acc,
             _pct(r.pass_at_k),

@@ -12,9 +12,11 @@ nav a { margin-right: 12px; }
 .note { color: #555; font-size: 13px; }
 .warn { background: #fff4e5; border-left: 4px solid #f0a020; padding: 6px 10px; }
 table.sortable { border-collapse: collapse; margin: 10px 0 18px; font-size: 13px; }
-table.sortable th, table.sortable td { border: 1px solid #ddd; padding: 3px 7px; white-space: nowrap; }
-table.sortable td.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.sortable th { background: #f4f4f4; cursor: pointer; user-select: none; white-space: nowrap; }
+table.sortable th, table.sortable td { border: 1px solid #ddd; padding: 3px 6px; }
+table.sortable td { max-width: 22em; overflow-wrap: anywhere; }
+table.sortable td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.sortable th { background: #f4f4f4; cursor: pointer; user-select: none; vertical-align: bottom;
+                    min-width: 4em; }
 table.sortable th[aria-sort=ascending]::after { content: " \\25B2"; font-size: 10px; }
 table.sortable th[aria-sort=descending]::after { content: " \\25BC"; font-size: 10px; }
 .scroll { overflow-x: auto; }

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.files import atomic_write, make_output_dir
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.files import make_output_dir, staged_directory
 from ramseygadgets.report import figures as figs
 from ramseygadgets.report.html import problem_sections, render_html
 from ramseygadgets.report.metrics import (
@@ -28,6 +29,7 @@ from ramseygadgets.report.tables import (
     STD_NOTE,
     Table,
     breakdown_table,
+    markdown_text,
     outcomes_table,
     per_problem_table,
     stats_record,
@@ -45,7 +47,7 @@ DEFINITIONS = (
     "unbiased estimator 1 − C(n−c, j)/C(n, j) of Chen et al. (2021), n expected and c correct samples of a "
     "problem, averaged over problems.",
     "Average total tokens: mean of usage.total_tokens (prompt + completion, summed over rounds) over the "
-    "samples obtained without a backend error that report it.",
+    "samples obtained without a backend error that report it (0 counts as not reported).",
     "Outcomes apart from wrong answers: parse failures, truncated responses (finish_reason length) and backend "
     "errors; accuracy is also shown with truncated samples removed.",
     "Several run directories of one model label are combined: disjoint problem sets are joined run by run, "
@@ -71,6 +73,8 @@ class ReportResult:
     figures: list[figs.FigureFiles]
     warnings: list[str]
     files: list[Path] = field(default_factory=list)
+    by_size: list[tuple[CellStats, object, CellStats]] = field(default_factory=list, repr=False)
+    by_tier: list[tuple[CellStats, object, CellStats]] = field(default_factory=list, repr=False)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -83,6 +87,10 @@ class ReportResult:
 
 ProgressHook = Callable[[str, int], Callable[[], None]]
 
+#: A run whose recorded samples are more than this share backend errors or truncations is
+#: reported with a warning: its accuracy measures the backend or the token limit.
+FAILED_SHARE_WARNING = 0.5
+
 
 def build_report(
     runs: Sequence[Run],
@@ -90,13 +98,60 @@ def build_report(
     options: ReportOptions = ReportOptions(),
     progress: ProgressHook | None = None,
 ) -> ReportResult:
-    """Compute every table and figure and write them under ``out_dir``.
+    """Compute every table and figure and write them under ``out_dir``, all files together: on
+    any failure (a full disk) the report already there stays whole and nothing else is left.
 
     ``progress(description, total)`` may return a callback advanced once per problem card drawn.
     """
     out = make_output_dir(out_dir, "the report directory")
-    kwargs = {"resamples": options.resamples, "seed": options.seed}
+    runs, warnings = usable_runs(runs)
+    result = compute_report(out, runs, warnings, options)
+    try:
+        with staged_directory(out) as stage:
+            write_report(result, stage, options, progress)
+    except OSError as exc:
+        raise RamseyGadgetsError(
+            f"cannot write the report to {out}: {exc.strerror or exc}; "
+            "the report there (if any) is unchanged"
+        ) from None
+    return result
+
+
+def usable_runs(runs: Sequence[Run]) -> tuple[list[Run], list[str]]:
+    """The runs with samples, and the warnings of all runs: a run with no samples (e.g. an
+    ``eval`` whose start failed) is left out; a run whose samples are mostly backend errors or
+    truncations is kept but flagged."""
     warnings = [w for run in runs for w in run.warnings]
+    kept: list[Run] = []
+    for run in runs:
+        where = run.source or run.label
+        if not run.samples:
+            warnings.append(f"{where}: no samples recorded; left out of the report")
+            continue
+        kept.append(run)
+        errors = sum(1 for s in run.samples if s.outcome == "error")
+        truncated = sum(1 for s in run.samples if s.outcome == "truncated")
+        if errors + truncated > FAILED_SHARE_WARNING * len(run.samples):
+            warnings.append(
+                f"{where}: {errors} of {len(run.samples)} samples are backend errors and "
+                f"{truncated} truncated (finish_reason length); its accuracy reflects the "
+                "backend or the token limit more than the model"
+            )
+    if runs and not kept:
+        raise RamseyGadgetsError(
+            "nothing to report: no run has any samples recorded ("
+            + ", ".join(run.source or run.label for run in runs[:3])
+            + (", ..." if len(runs) > 3 else "")
+            + ")"
+        )
+    return kept, warnings
+
+
+def compute_report(
+    out: Path, runs: Sequence[Run], warnings: list[str], options: ReportOptions
+) -> ReportResult:
+    """Cells, statistics and tables (no files yet)."""
+    kwargs = {"resamples": options.resamples, "seed": options.seed}
     cells = build_cells(runs)
     for cell in cells:
         warnings.extend(f"{cell.model} · {cell.setting}: {note}" for note in cell.notes)
@@ -109,54 +164,76 @@ def build_report(
     tables += [breakdown_table(cells, split, splits[name]) for name, split in BREAKDOWNS.items()]
     tables.append(per_problem_table(cells))
     result = ReportResult(out, cells, stats, tables, [], warnings)
-
-    for table in tables:
-        result.files.append(atomic_write(out / f"{table.name}.md", table.to_markdown()))
-        result.files.append(atomic_write(out / f"{table.name}.csv", table.to_csv()))
-
-    by_size = [
-        (st, value, sub) for st, groups in zip(stats, splits["size"]) for value, sub in groups
-    ]
-    by_tier = [
-        (st, value, sub) for st, groups in zip(stats, splits["tier"]) for value, sub in groups
-    ]
-    figure_dir = out / "figures"
-    result.figures = [
-        figs.accuracy_vs_tokens(stats, figure_dir),
-        figs.accuracy_vs_size(by_size, figure_dir),
-        figs.accuracy_by_tier(by_tier, figure_dir),
-        figs.outcomes(stats, figure_dir),
-    ]
-    for f in result.figures:
-        result.files += [f.png, f.svg]
-
-    result.files.append(
-        atomic_write(
-            out / "report.md", report_markdown(options.title, tables, result.figures, warnings)
-        )
-    )
-
-    if options.html:
-        total = sum(len(c.problems) for c in cells)
-        advance = progress("drawing problems", total) if progress else None
-        sections = problem_sections(cells, drawings=options.drawings, advance=advance)
-        html = render_html(
-            title=options.title,
-            tables=tables,
-            figures=result.figures,
-            problems=sections,
-            definitions=DEFINITIONS,
-            warnings=warnings,
-            sources=sorted({s for c in cells for s in c.sources}),
-            resamples=options.resamples,
-            seed=options.seed,
-            collapsed=("per_problem",),
-        )
-        result.files.append(atomic_write(out / "report.html", html))
-    summary_path = out / "summary.json"
-    result.files.append(summary_path)
-    atomic_write(summary_path, json.dumps(result.summary(), indent=2) + "\n")
+    result.by_size = _flatten(stats, splits["size"])
+    result.by_tier = _flatten(stats, splits["tier"])
     return result
+
+
+def _flatten(
+    stats: Sequence[CellStats], groups: Sequence[Sequence[tuple[object, CellStats]]]
+) -> list[tuple[CellStats, object, CellStats]]:
+    return [(st, value, sub) for st, per_cell in zip(stats, groups) for value, sub in per_cell]
+
+
+def write_report(
+    result: ReportResult, stage: Path, options: ReportOptions, progress: ProgressHook | None
+) -> None:
+    """Write every file of the report under ``stage`` (as it will lie under ``result.out_dir``);
+    ``result.figures`` and ``result.files`` get the final paths."""
+    staged: list[Path] = []
+    for table in result.tables:
+        staged.append(write_text(stage / f"{table.name}.md", table.to_markdown()))
+        staged.append(write_text(stage / f"{table.name}.csv", table.to_csv()))
+    figure_dir = stage / "figures"
+    figures = [
+        figs.accuracy_vs_tokens(result.stats, figure_dir),
+        figs.accuracy_vs_size(result.by_size, figure_dir),
+        figs.accuracy_by_tier(result.by_tier, figure_dir),
+        figs.outcomes(result.stats, figure_dir),
+    ]
+    staged += [path for f in figures for path in (f.png, f.svg)]
+    markdown = report_markdown(options.title, result.tables, figures, result.warnings)
+    staged.append(write_text(stage / "report.md", markdown))
+    if options.html:
+        staged.append(
+            write_text(stage / "report.html", report_html(result, figures, options, progress))
+        )
+    final = {
+        path: result.out_dir / path.relative_to(stage) for path in [*staged, stage / "summary.json"]
+    }
+    result.figures = [replace(f, png=final[f.png], svg=final[f.svg]) for f in figures]
+    result.files = list(final.values())
+    write_text(stage / "summary.json", json.dumps(result.summary(), indent=2) + "\n")
+
+
+def write_text(path: Path, text: str) -> Path:
+    """A new file of the staging directory (made durable when the report is committed)."""
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def report_html(
+    result: ReportResult,
+    figures: Sequence[figs.FigureFiles],
+    options: ReportOptions,
+    progress: ProgressHook | None,
+) -> str:
+    cells = result.cells
+    total = sum(len(c.problems) for c in cells)
+    advance = progress("drawing problems", total) if progress else None
+    sections = problem_sections(cells, drawings=options.drawings, advance=advance)
+    return render_html(
+        title=options.title,
+        tables=result.tables,
+        figures=figures,
+        problems=sections,
+        definitions=DEFINITIONS,
+        warnings=result.warnings,
+        sources=sorted({s for c in cells for s in c.sources}),
+        resamples=options.resamples,
+        seed=options.seed,
+        collapsed=("per_problem",),
+    )
 
 
 def report_markdown(
@@ -165,12 +242,16 @@ def report_markdown(
     figures: Sequence[figs.FigureFiles],
     warnings: Sequence[str],
 ) -> str:
-    parts = [f"# {title}", "", "## Definitions", "", *[f"- {d}" for d in DEFINITIONS], ""]
+    """The Markdown report; every text that may hold names from the runs (title, warnings,
+    captions) is escaped with :func:`markdown_text`."""
+    parts = [f"# {markdown_text(title)}", "", "## Definitions", ""]
+    parts += [*[f"- {d}" for d in DEFINITIONS], ""]
     if warnings:
-        parts += ["## Warnings", "", *[f"- {w}" for w in warnings], ""]
+        parts += ["## Warnings", "", *[f"- {markdown_text(w)}" for w in warnings], ""]
     parts += ["## Tables", ""]
     parts += [t.to_markdown() for t in tables if t.name != "per_problem"]
     parts += ["Per-problem results: per_problem.md / per_problem.csv.", "", "## Figures", ""]
     for f in figures:
-        parts += [f"![{f.title}](figures/{f.png.name})", "", f"*{f.title}.* {f.caption}", ""]
+        caption = markdown_text(f.caption)
+        parts += [f"![{f.title}](figures/{f.png.name})", "", f"*{f.title}.* {caption}", ""]
     return "\n".join(parts)

@@ -9,15 +9,18 @@ the HTML report) and :func:`save_picture` renders it with matplotlib to PNG or S
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ramseygadgets.colorings import Coloring
-from ramseygadgets.files import make_output_dir
+from ramseygadgets.files import atomic_path, make_output_dir
 from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
 
@@ -41,24 +44,183 @@ class GraphPicture:
     vertex_marks: Mapping[int, str]  # vertex -> "i1" / "u1" ...
 
 
+#: Drawing margin: positions lie in [MARGIN, 1 - MARGIN]².
+MARGIN = 0.08
+#: Spring-layout seeds tried per graph before the circular layout (whose clearance is enough
+#: up to 12 vertices per component: vertex to the chord of its neighbours, R(1 − cos 2π/n)).
+LAYOUT_SEEDS = 3
+
+
+def vertex_radius(n: int) -> float:
+    """The radius of a vertex disc in units of the drawing's side (as :func:`picture_svg` draws
+    it: 9 px of 220 up to 16 vertices, 7 px beyond)."""
+    return (9 if n <= 16 else 7) / 220
+
+
 @lru_cache(maxsize=4096)
 def layout(graph: Graph, seed: int = 0) -> tuple[tuple[float, float], ...]:
-    """Seeded spring layout (networkx) from a circular start, scaled into [0.08, 0.92]²; cached per
+    """Vertex positions in [MARGIN, 1 − MARGIN]² in which no edge passes within a vertex radius
+    (plus a margin) of a vertex not on it wherever the seeded spring layouts allow; connected
+    components are laid out separately and placed side by side at the same scale.  Cached per
     graph (reports draw the same answer many times)."""
-    import networkx as nx
-
     if graph.n == 0:
         return ()
+    needed = CLEARANCE * vertex_radius(graph.n)
+    tries: list[list[tuple[float, float]]] = []
+    for layout_seed in [*range(seed, seed + LAYOUT_SEEDS), None]:
+        tries.append(_arranged(graph, layout_seed))
+        if clearance(graph, tries[-1]) >= needed:
+            return _rounded(tries[-1])
+    best = max(tries, key=lambda pos: clearance(graph, pos))
+    return _rounded(_repaired(graph, best, needed))
+
+
+def _rounded(positions: Sequence[tuple[float, float]]) -> tuple[tuple[float, float], ...]:
+    return tuple((round(x, 4), round(y, 4)) for x, y in positions)
+
+
+#: Clearance asked for, in vertex radii (a little more than one, for the edge's stroke).
+CLEARANCE = 1.25
+
+
+def clearance(graph: Graph, positions: Sequence[tuple[float, float]]) -> float:
+    """The smallest distance from a vertex to an edge not incident to it (∞ without such pairs)."""
+    if not graph.edges or graph.n < 3:
+        return math.inf
+    points = np.asarray(positions, dtype=float)
+    ends = np.asarray(graph.edges)
+    a, b = points[ends[:, 0]][:, None, :], points[ends[:, 1]][:, None, :]  # (m, 1, 2)
+    d = b - a
+    length2 = np.maximum((d * d).sum(axis=2), 1e-18)  # (m, 1)
+    t = np.clip(((points[None, :, :] - a) * d).sum(axis=2) / length2, 0.0, 1.0)  # (m, n)
+    gaps = np.hypot(*np.moveaxis(points[None, :, :] - (a + t[:, :, None] * d), 2, 0))
+    vertices = np.arange(graph.n)[None, :]
+    incident = (vertices == ends[:, :1]) | (vertices == ends[:, 1:])
+    gaps = np.where(incident, np.inf, gaps)
+    return float(gaps.min())
+
+
+def _segment_distance(
+    p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]
+) -> float:
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length2))
+    return math.hypot(px - (ax + t * dx), py - (ay + t * dy))
+
+
+def _arranged(graph: Graph, seed: int | None) -> list[tuple[float, float]]:
+    """Each component's spring layout (``seed``; ``None``: its circular layout) at a size
+    growing with √(its vertices), placed in rows left to right, the whole scaled into the
+    drawing area."""
+    import networkx as nx
+
     g = graph.to_networkx()
-    start = nx.circular_layout(g)
-    pos = nx.spring_layout(g, pos=start, seed=seed, iterations=60) if graph.n > 2 else start
-    xs = [float(pos[v][0]) for v in range(graph.n)]
-    ys = [float(pos[v][1]) for v in range(graph.n)]
+    components = sorted(
+        (sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0])
+    )
+    shapes = [_component_shape(g.subgraph(c), c, seed) for c in components]
+    return _fit(graph.n, _pack(shapes))
+
+
+def _component_shape(
+    g: Any, vertices: list[int], seed: int | None
+) -> dict[int, tuple[float, float]]:
+    """Positions of one component with its larger side √k units long (k vertices), from (0, 0)."""
+    import networkx as nx
+
+    if len(vertices) == 1:
+        return {vertices[0]: (0.0, 0.0)}
+    pos = nx.circular_layout(g)
+    if seed is not None and len(vertices) > 2:
+        pos = nx.spring_layout(g, pos=pos, seed=seed, iterations=80)
+    xs = [float(pos[v][0]) for v in vertices]
+    ys = [float(pos[v][1]) for v in vertices]
+    span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
+    scale = math.sqrt(len(vertices)) / span
+    return {v: ((x - min(xs)) * scale, (y - min(ys)) * scale) for v, x, y in zip(vertices, xs, ys)}
+
+
+def _pack(shapes: list[dict[int, tuple[float, float]]]) -> dict[int, tuple[float, float]]:
+    """Components in rows (largest first), one unit apart, rows about as wide as the whole is
+    tall."""
+    sizes = [_extent(shape) for shape in shapes]
+    area = sum((w + 1) * (h + 1) for w, h in sizes)
+    row_width = max(max(w for w, _ in sizes), math.sqrt(area))
+    out: dict[int, tuple[float, float]] = {}
+    x = y = row_height = 0.0
+    for shape, (w, h) in zip(shapes, sizes):
+        if x > 0 and x + w > row_width:
+            x, y, row_height = 0.0, y + row_height + 1, 0.0
+        out.update({v: (x + px, y + py) for v, (px, py) in shape.items()})
+        x, row_height = x + w + 1, max(row_height, h)
+    return out
+
+
+def _extent(shape: dict[int, tuple[float, float]]) -> tuple[float, float]:
+    xs = [p[0] for p in shape.values()]
+    ys = [p[1] for p in shape.values()]
+    return max(xs) - min(xs), max(ys) - min(ys)
+
+
+def _fit(n: int, pos: dict[int, tuple[float, float]]) -> list[tuple[float, float]]:
+    """Scale uniformly and centre into [MARGIN, 1 − MARGIN]²."""
+    xs = [pos[v][0] for v in range(n)]
+    ys = [pos[v][1] for v in range(n)]
     span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
     cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
-    return tuple(
-        (0.5 + 0.84 * (x - cx) / span, 0.5 - 0.84 * (y - cy) / span) for x, y in zip(xs, ys)
-    )
+    inner = 1 - 2 * MARGIN
+    return [(0.5 + inner * (x - cx) / span, 0.5 + inner * (y - cy) / span) for x, y in zip(xs, ys)]
+
+
+def _repaired(
+    graph: Graph, positions: list[tuple[float, float]], needed: float
+) -> list[tuple[float, float]]:
+    """Push vertices off the edges they are too close to and fit into the drawing area again,
+    until every vertex is clear (pushing may widen the drawing, so a few times)."""
+    for _ in range(5):
+        positions = _fit(graph.n, dict(enumerate(_pushed(graph, positions, needed * 1.1))))
+        if clearance(graph, positions) >= needed:
+            break
+    return positions
+
+
+def _pushed(
+    graph: Graph, positions: list[tuple[float, float]], needed: float, rounds: int = 50
+) -> list[tuple[float, float]]:
+    """Move every vertex that lies closer than ``needed`` to an edge not on it away from that
+    edge, a step at a time, until all are clear (or ``rounds`` passes)."""
+    pos = [list(p) for p in positions]
+    for _ in range(rounds):
+        moved = False
+        for u, v in graph.edges:
+            for w in range(graph.n):
+                if w in (u, v):
+                    continue
+                a, b, p = pos[u], pos[v], pos[w]
+                d = _segment_distance((p[0], p[1]), (a[0], a[1]), (b[0], b[1]))
+                if d >= needed:
+                    continue
+                nx_, ny_ = _away_from(p, a, b)
+                step = (needed - d) * 0.6 + 1e-3
+                p[0], p[1] = p[0] + nx_ * step, p[1] + ny_ * step
+                moved = True
+        if not moved:
+            break
+    return [(p[0], p[1]) for p in pos]
+
+
+def _away_from(p: list[float], a: list[float], b: list[float]) -> tuple[float, float]:
+    """Unit vector from the segment ab towards p (perpendicular when p lies on the line)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy or 1.0
+    t = max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2))
+    qx, qy = a[0] + t * dx - p[0], a[1] + t * dy - p[1]
+    norm = math.hypot(qx, qy)
+    if norm < 1e-9:
+        qx, qy, norm = -dy, dx, math.sqrt(length2)
+    return -qx / norm, -qy / norm
 
 
 def coloring_from_json(graph: Graph, data: Mapping[str, Any] | None) -> tuple[str | None, ...]:
@@ -244,6 +406,10 @@ def save_picture(
     if caption:
         fig.text(0.5, 0.03, caption, ha="center", va="center", fontsize=9, wrap=True)
     make_output_dir(path.parent, "the drawing directory")
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ramseygadgets"}):
-        fig.savefig(path, dpi=150, metadata={"Date": None} if suffix == ".svg" else None)
+    with (
+        matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ramseygadgets"}),
+        atomic_path(path) as tmp,
+    ):
+        metadata = {"Date": None} if suffix == ".svg" else None
+        fig.savefig(tmp, format=suffix[1:], dpi=150, metadata=metadata)
     return path

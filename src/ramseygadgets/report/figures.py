@@ -7,13 +7,17 @@
 * ``accuracy_by_tier``: mean accuracy per tier, one panel per setting (Figure 6);
 * ``outcomes``: share of correct / wrong / parse-failure / truncated / error / missing samples.
 
+A figure shows at most :data:`MAX_FIGURE_SETTINGS` settings (the paper has five; the first in
+display order) and says in its caption which further settings are in the tables only.  Model
+labels are drawn as plain text (``$`` never starts mathtext).
+
 Each is written as PNG and SVG; the SVG keeps text as text (``svg.fonttype = none``) and is
 deterministic (fixed hash salt, no date).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +27,11 @@ from matplotlib.figure import Figure
 
 from ramseygadgets.report.metrics import CellStats
 from ramseygadgets.report.runs import OUTCOMES, setting_sort_key
+from ramseygadgets.terminal import terminal_text
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+#: Settings a figure shows at most (panels, markers, bars); further ones are in the tables.
+MAX_FIGURE_SETTINGS = 6
 OUTCOME_COLORS = {
     "correct": "#2ca02c",
     "wrong": "#d62728",
@@ -42,6 +49,22 @@ class FigureFiles:
     caption: str
     png: Path
     svg: Path
+
+
+def figure_settings(settings: Iterable[str]) -> tuple[list[str], str]:
+    """The settings a figure shows (display order, at most :data:`MAX_FIGURE_SETTINGS`) and a
+    caption sentence naming how many are left out (empty when none)."""
+    ordered = sorted(set(settings), key=setting_sort_key)
+    shown = ordered[:MAX_FIGURE_SETTINGS]
+    left = len(ordered) - len(shown)
+    if not left:
+        return shown, ""
+    return shown, f" Shown: the first {len(shown)} settings; {left} more are in the tables only."
+
+
+def plain(label: str) -> str:
+    """A label drawn as written: control characters removed, ``$`` escaped (no mathtext)."""
+    return terminal_text(label, markup=False).replace("$", r"\$")
 
 
 def model_colors(models: Sequence[str]) -> dict[str, tuple[float, ...]]:
@@ -82,19 +105,19 @@ def _panels(count: int) -> tuple[int, int]:
 
 
 def accuracy_vs_tokens(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
-    models = sorted({st.model for st in stats})
-    settings = sorted({st.setting for st in stats}, key=setting_sort_key)
+    """One point per model and setting with token data; the caption names those without."""
+    settings, settings_note = figure_settings(st.setting for st in stats)
+    shown = [st for st in stats if st.setting in settings and st.mean is not None]
+    points = [(st, st.mean, st.avg_tokens) for st in shown if st.mean is not None and st.avg_tokens]
+    models = sorted({st.model for st, _, _ in points})
     colors = model_colors(models)
     fig = _new_figure(7.5, 4.8)
     ax = fig.add_subplot()
-    tokens = [st.avg_tokens for st in stats if st.avg_tokens]
-    for st in stats:
-        if st.mean is None or st.avg_tokens is None:
-            continue
+    for st, mean, avg_tokens in points:
         marker = MARKERS[settings.index(st.setting) % len(MARKERS)]
         ax.errorbar(
-            [st.avg_tokens],
-            [100 * st.mean],
+            [avg_tokens],
+            [100 * mean],
             yerr=_yerr([st]),
             fmt=marker,
             color=colors[st.model],
@@ -102,25 +125,37 @@ def accuracy_vs_tokens(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles
             capsize=3,
             alpha=0.9,
         )
+    tokens = [avg_tokens for _, _, avg_tokens in points]
     if tokens and max(tokens) / max(min(tokens), 1) > 20:
         ax.set_xscale("log")
+    if not points:
+        ax.text(
+            0.5, 0.5, "no run reports token usage", ha="center", va="center", transform=ax.transAxes
+        )
+        ax.set_xticks([])
     ax.set_xlabel("average total tokens per sample")
     ax.set_ylabel("mean accuracy (%)")
     ax.set_ylim(-2, 102)
     ax.grid(alpha=0.3)
     handles = [
-        matplotlib.lines.Line2D([], [], color=colors[m], marker="o", linestyle="", label=m)
+        matplotlib.lines.Line2D([], [], color=colors[m], marker="o", linestyle="", label=plain(m))
         for m in models
     ]
     handles += [
         matplotlib.lines.Line2D(
-            [], [], color="#444", marker=MARKERS[i % len(MARKERS)], linestyle="", label=s
+            [], [], color="#444", marker=MARKERS[i % len(MARKERS)], linestyle="", label=plain(s)
         )
         for i, s in enumerate(settings)
+        if any(st.setting == s for st, _, _ in points)
     ]
-    ax.legend(
-        handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False
-    )
+    if handles:
+        ax.legend(
+            handles=handles,
+            loc="center left",
+            bbox_to_anchor=(1.01, 0.5),
+            fontsize=8,
+            frameon=False,
+        )
     ax.set_title("Accuracy vs. token cost")
     return _save(
         fig,
@@ -128,15 +163,25 @@ def accuracy_vs_tokens(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles
         "accuracy_vs_tokens",
         "Accuracy vs. token cost",
         "Mean accuracy against average total tokens per sample; one point per model (colour) and setting "
-        "(marker); bars: 95% bootstrap CI over problems.",
+        "(marker); bars: 95% bootstrap CI over problems." + _no_tokens_note(shown) + settings_note,
     )
+
+
+def _no_tokens_note(stats: Sequence[CellStats]) -> str:
+    """Caption sentence naming the cells left out for want of token counts."""
+    left = [f"{st.model} · {st.setting}" for st in stats if not st.avg_tokens]
+    if not left:
+        return ""
+    named = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+    return f" Left out, no token counts recorded: {named}."
 
 
 def accuracy_vs_size(
     by_size: Sequence[tuple[CellStats, object, CellStats]], out_dir: Path
 ) -> FigureFiles:
     """``by_size``: (cell stats, minimal size, stats restricted to that size)."""
-    settings = sorted({cell.setting for cell, _, _ in by_size}, key=setting_sort_key) or ["(none)"]
+    shown, settings_note = figure_settings(cell.setting for cell, _, _ in by_size)
+    settings = shown or ["(none)"]
     models = sorted({cell.model for cell, _, _ in by_size})
     colors = model_colors(models)
     rows, cols = _panels(len(settings))
@@ -147,7 +192,7 @@ def accuracy_vs_size(
         for model in models:
             points = sorted(
                 (
-                    (size, st)
+                    (size, st, st.mean)
                     for cell, size, st in by_size
                     if cell.setting == setting
                     and cell.model == model
@@ -160,14 +205,14 @@ def accuracy_vs_size(
                 continue
             ax.errorbar(
                 [p[0] for p in points],
-                [100 * p[1].mean for p in points],
+                [100 * p[2] for p in points],
                 yerr=_yerr([p[1] for p in points]),
                 marker="o",
                 color=colors[model],
                 capsize=2,
-                label=model,
+                label=plain(model),
             )
-        ax.set_title(setting)
+        ax.set_title(plain(setting))
         ax.set_xlabel("minimal solution size (vertices)")
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
@@ -178,7 +223,7 @@ def accuracy_vs_size(
     if models:
         fig.legend(
             handles=[
-                matplotlib.lines.Line2D([], [], color=colors[m], marker="o", label=m)
+                matplotlib.lines.Line2D([], [], color=colors[m], marker="o", label=plain(m))
                 for m in models
             ],
             loc="outside right center",
@@ -191,17 +236,19 @@ def accuracy_vs_size(
         "accuracy_vs_size",
         "Accuracy vs. minimal solution size",
         "Mean accuracy by the number of vertices of the problem's minimal solution, one panel per setting; "
-        "bars: 95% bootstrap CI over problems.",
+        "bars: 95% bootstrap CI over problems." + settings_note,
     )
 
 
 def accuracy_by_tier(
     by_tier: Sequence[tuple[CellStats, object, CellStats]], out_dir: Path
 ) -> FigureFiles:
-    settings = sorted({cell.setting for cell, _, _ in by_tier}, key=setting_sort_key) or ["(none)"]
+    shown, settings_note = figure_settings(cell.setting for cell, _, _ in by_tier)
+    settings = shown or ["(none)"]
     models = sorted({cell.model for cell, _, _ in by_tier})
     tiers = sorted({str(t) for _, t, _ in by_tier})
-    tier_colors = {t: c for t, c in zip(tiers, ("#4c9be8", "#e8704c", "#8c8c8c", "#9467bd"))}
+    palette = ("#4c9be8", "#e8704c", "#8c8c8c", "#9467bd")
+    tier_colors = {t: palette[i % len(palette)] for i, t in enumerate(tiers)}
     rows, cols = _panels(len(settings))
     fig = _new_figure(max(4.2, 1.1 * len(models) + 1.5) * cols, 3.4 * rows)
     axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
@@ -227,12 +274,14 @@ def accuracy_by_tier(
                     ys,
                     width=width,
                     color=tier_colors[tier],
-                    label=tier,
+                    label=plain(tier),
                     yerr=_yerr(points),
                     capsize=2,
                 )
-        ax.set_xticks(range(len(models)), models, rotation=20, ha="right", fontsize=8)
-        ax.set_title(setting)
+        ax.set_xticks(
+            range(len(models)), [plain(m) for m in models], rotation=20, ha="right", fontsize=8
+        )
+        ax.set_title(plain(setting))
         ax.set_ylim(0, 102)
         ax.grid(alpha=0.3, axis="y")
         if i % cols == 0:
@@ -241,7 +290,7 @@ def accuracy_by_tier(
         axes[j // cols][j % cols].axis("off")
     if tiers:
         fig.legend(
-            handles=[matplotlib.patches.Patch(color=tier_colors[t], label=t) for t in tiers],
+            handles=[matplotlib.patches.Patch(color=tier_colors[t], label=plain(t)) for t in tiers],
             loc="outside right center",
             fontsize=8,
             frameon=False,
@@ -252,12 +301,14 @@ def accuracy_by_tier(
         "accuracy_by_tier",
         "Accuracy by difficulty tier",
         "Mean accuracy on the easy (determiner) and hard problems, one panel per setting; bars: 95% "
-        "bootstrap CI over problems.",
+        "bootstrap CI over problems." + settings_note,
     )
 
 
 def outcomes(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
-    labels = [f"{st.model} · {st.setting}" for st in stats]
+    settings, settings_note = figure_settings(st.setting for st in stats)
+    stats = [st for st in stats if st.setting in settings]
+    labels = [plain(f"{st.model} · {st.setting}") for st in stats]
     fig = _new_figure(8, max(2.2, 0.32 * len(stats) + 1.2))
     ax = fig.add_subplot()
     left = [0.0] * len(stats)
@@ -279,5 +330,5 @@ def outcomes(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
         "outcomes",
         "Sample outcomes",
         "Share of each outcome per model and setting: wrong answers apart from parse failures, truncated "
-        "responses (finish_reason length), backend errors and missing samples.",
+        "responses (finish_reason length), backend errors and missing samples." + settings_note,
     )

@@ -19,9 +19,9 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
-from ramseygadgets.catalog import get_problem
+from ramseygadgets.catalog import find_problem
 from ramseygadgets.colorings import GoodColorings
-from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
+from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.report.assets import CSS, JS, TEMPLATE
 from ramseygadgets.report.drawing import MAX_DRAWN_VERTICES, graph_picture, picture_svg
@@ -83,18 +83,11 @@ def representative(samples: Sequence[Sample]) -> Sample | None:
     return None
 
 
-def _problem(problem_id: str):
-    try:
-        return get_problem(problem_id)
-    except UnknownProblemError:
-        return None
-
-
 def draw_sample(sample: Sample, problem_id: str) -> tuple[Markup | None, str]:
     """SVG of the sample's answer and a caption; ``(None, note)`` when it cannot be drawn."""
     if sample.candidate is None:
         return None, ""
-    problem = _problem(problem_id)
+    problem = find_problem(problem_id)
     try:
         gadget = problem.gadget if problem else GadgetType(sample.gadget)
         candidate = Candidate.from_json(sample.candidate, gadget, max_vertices=MAX_DRAWN_VERTICES)
@@ -119,7 +112,7 @@ def draw_sample(sample: Sample, problem_id: str) -> tuple[Markup | None, str]:
 
 def reference_drawing(problem_id: str) -> Markup | None:
     """The shipped minimal solution with a good coloring, or ``None`` when none is shipped."""
-    problem = _problem(problem_id)
+    problem = find_problem(problem_id)
     if problem is None:
         return None
     try:
@@ -144,17 +137,17 @@ def problem_sections(
     cells: Sequence[Cell], *, drawings: bool = True, advance: Callable[[], None] | None = None
 ) -> list[ProblemSection]:
     """One section per problem (catalog order), one card per model and setting."""
-    by_problem: dict[str, list[Cell]] = {}
-    for cell in cells:
-        for p in cell.problems:
-            by_problem.setdefault(p, []).append(cell)
+    by_problem: dict[str, list[tuple[Cell, list[tuple[str, int]]]]] = {}
+    for cell in sorted(cells, key=lambda c: (c.model, setting_sort_key(c.setting))):
+        for p, keys in cell.keys_by_problem().items():
+            by_problem.setdefault(p, []).append((cell, keys))
     sections: list[ProblemSection] = []
     for problem_id in sorted(by_problem, key=problem_sort_key):
         samples_all = [
-            s for c in by_problem[problem_id] for (p, _), s in c.samples.items() if p == problem_id
+            c.samples[k] for c, keys in by_problem[problem_id] for k in keys if k in c.samples
         ]
         info = problem_info(problem_id, samples_all)
-        problem = _problem(problem_id)
+        problem = find_problem(problem_id)
         section = ProblemSection(
             problem_id,
             problem.title if problem else problem_id,
@@ -162,10 +155,7 @@ def problem_sections(
             info.min_vertices,
             reference_drawing(problem_id) if drawings else None,
         )
-        for cell in sorted(
-            by_problem[problem_id], key=lambda c: (c.model, setting_sort_key(c.setting))
-        ):
-            keys = [k for k in cell.expected if k[0] == problem_id]
+        for cell, keys in by_problem[problem_id]:
             samples = [cell.samples[k] for k in keys if k in cell.samples]
             card = Card(
                 cell.model, cell.setting, "missing", sum(s.correct for s in samples), len(keys)

@@ -14,7 +14,7 @@ Definitions (all for one model and one setting, a :class:`Cell`):
   c are correct, ``1 − C(n − c, k) / C(n, k)``, averaged over problems (problems with n < k
   are left out).  pass@1 equals the mean accuracy when every problem has R samples.
 * **Average total tokens**: the mean of ``usage.total_tokens`` over the samples obtained (no
-  backend error) that report it.
+  backend error) that report it (a count of 0, as the reference solver records, is no report).
 * **Outcomes** (mutually exclusive): correct, wrong (parsed, verifier said no), parse-failure,
   truncated (finish_reason ``length`` and not correct), error (backend error), missing.
 * **Accuracy without truncated samples**: as above with every sample whose finish_reason is
@@ -28,13 +28,13 @@ Definitions (all for one model and one setting, a :class:`Cell`):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 import numpy as np
 
-from ramseygadgets.catalog import all_problems, paper_pairs
+from ramseygadgets.catalog import all_problems, find_problem, paper_pairs
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.report.runs import (
@@ -84,6 +84,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 @cache
 def shipped_min_vertices(problem_id: str) -> int | None:
     """The shipped minimal solution's vertex count, or ``None`` when there is none."""
+    if find_problem(problem_id) is None:
+        return None
     try:
         from ramseygadgets.solutions import get_solution
 
@@ -155,6 +157,13 @@ class Cell:
     def run_ids(self) -> list[int]:
         return sorted({r for _, r in self.expected})
 
+    def keys_by_problem(self) -> dict[str, list[tuple[str, int]]]:
+        """The expected ``(problem, run)`` keys grouped by problem, runs in increasing order."""
+        grouped: dict[str, list[tuple[str, int]]] = {}
+        for key in sorted(self.expected):
+            grouped.setdefault(key[0], []).append(key)
+        return grouped
+
     def restrict(self, problems: Iterable[str]) -> Cell:
         keep = set(problems)
         return Cell(
@@ -165,6 +174,22 @@ class Cell:
             list(self.sources),
             list(self.notes),
         )
+
+    def partition(self, group_of: Mapping[str, object]) -> dict[object, Cell]:
+        """The cell split by ``group_of[problem]`` into sub-cells, in one pass over its keys."""
+        parts: dict[object, Cell] = {}
+        for key in self.expected:
+            group = group_of[key[0]]
+            part = parts.get(group)
+            if part is None:
+                part = parts[group] = Cell(
+                    self.model, self.setting, sources=list(self.sources), notes=list(self.notes)
+                )
+            part.expected.add(key)
+            sample = self.samples.get(key)
+            if sample is not None:
+                part.samples[key] = sample
+        return parts
 
     def infos(self) -> dict[str, ProblemInfo]:
         by_problem: dict[str, list[Sample]] = {}
@@ -270,16 +295,22 @@ def _run_accuracies(correct: np.ndarray, expected: np.ndarray) -> list[float]:
     return [float(c / n) for c, n in zip(solved, sizes) if n > 0]
 
 
+def _resample_weights(problems: int, resamples: int, seed: int) -> np.ndarray:
+    """How often each problem is drawn in each resample (rows: resamples).  With one problem
+    every resample is that problem, so one row stands for all (the interval is the point)."""
+    if problems == 1:
+        return np.ones((1, 1), dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(problems, np.full(problems, 1.0 / problems), size=resamples)
+
+
 def bootstrap_mean_accuracy(
     correct: np.ndarray, expected: np.ndarray, resamples: int, seed: int
 ) -> Interval | None:
     """Percentile bootstrap over problems (rows) of the mean of per-run accuracies."""
     if correct.shape[0] == 0 or resamples <= 0:
         return None
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(
-        correct.shape[0], np.full(correct.shape[0], 1.0 / correct.shape[0]), size=resamples
-    )
+    weights = _resample_weights(correct.shape[0], resamples, seed)
     solved = weights @ correct
     sizes = weights @ expected
     per_run = np.where(sizes > 0, solved / np.where(sizes > 0, sizes, 1), np.nan)
@@ -293,8 +324,7 @@ def bootstrap_mean(values: np.ndarray, resamples: int, seed: int) -> Interval | 
     """Percentile bootstrap of the mean of per-problem values."""
     if values.size == 0 or resamples <= 0:
         return None
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(values.size, np.full(values.size, 1.0 / values.size), size=resamples)
+    weights = _resample_weights(values.size, resamples, seed)
     stats = weights @ values / values.size
     low, high = np.percentile(stats, [2.5, 97.5])
     return Interval(float(low), float(high))
@@ -319,7 +349,7 @@ def cell_stats(
     tokens = [
         s.usage.total_tokens
         for s in cell.samples.values()
-        if s.usage.total_tokens is not None and not s.error
+        if s.usage.total_tokens and not s.error  # 0: not reported (e.g. the reference solver)
     ]
     outcomes = {name: 0 for name in OUTCOMES}
     for key in cell.expected:
@@ -360,12 +390,8 @@ class Breakdown:
 
 def breakdown(cell: Cell, split: Breakdown, **kwargs) -> list[tuple[object, CellStats]]:
     """Statistics of the cell restricted to each group of problems (e.g. per tier)."""
-    groups: dict[object, list[str]] = {}
-    for problem, info in cell.infos().items():
-        groups.setdefault(split.key(info), []).append(problem)
-    out = [
-        (value, cell_stats(cell.restrict(problems), **kwargs)) for value, problems in groups.items()
-    ]
+    group_of = {problem: split.key(info) for problem, info in cell.infos().items()}
+    out = [(value, cell_stats(part, **kwargs)) for value, part in cell.partition(group_of).items()]
     return sorted(
         out, key=lambda item: (item[0] is None, split.order(item[0]) if item[0] is not None else 0)
     )

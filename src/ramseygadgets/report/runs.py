@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import all_problems, get_problem
-from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
+from ramseygadgets.catalog import find_problem
+from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.harness.runlog import CONFIG_FILE, SAMPLES_FILE, read_samples
 
@@ -62,14 +62,10 @@ def setting_sort_key(setting: str) -> tuple[int, str]:
 def example_hint_applies(problem_id: str) -> bool:
     """Whether the example-hint setting exists for a problem: F = K1,3 and the P3 problem with the
     same H and gadget type is in the catalog (30 problems).  Problems outside the catalog: False."""
-    try:
-        problem = get_problem(problem_id)
-    except UnknownProblemError:
+    problem = find_problem(problem_id)
+    if problem is None or problem.F.name != "K1,3":
         return False
-    if problem.F.name != "K1,3":
-        return False
-    counterpart = f"p3_{problem.H.slug}_{problem.gadget.slug}"
-    return any(p.id == counterpart for p in all_problems())
+    return find_problem(f"p3_{problem.H.slug}_{problem.gadget.slug}") is not None
 
 
 @dataclass(frozen=True)
@@ -192,36 +188,34 @@ class Sample:
 
 def problem_tier(problem_id: str) -> str:
     """Tier from the catalog, or from the gadget named in the id for problems outside it."""
+    problem = find_problem(problem_id)
+    if problem is not None:
+        return problem.tier
     try:
-        return get_problem(problem_id).tier
-    except UnknownProblemError:
-        gadget = problem_gadget(problem_id)
-        try:
-            return GadgetType(gadget).tier
-        except ValueError:
-            return "unknown"
+        return GadgetType(problem_gadget(problem_id)).tier
+    except ValueError:
+        return "unknown"
 
 
 def problem_gadget(problem_id: str) -> str:
-    try:
-        return get_problem(problem_id).gadget.value
-    except UnknownProblemError:
-        for g in GadgetType:
-            if problem_id.endswith("_" + g.slug):
-                return g.value
-        return "unknown"
+    problem = find_problem(problem_id)
+    if problem is not None:
+        return problem.gadget.value
+    for g in GadgetType:
+        if problem_id.endswith("_" + g.slug):
+            return g.value
+    return "unknown"
 
 
 def problem_pair(problem_id: str) -> str:
     """``(F, H)`` as display text, e.g. ``(K1,3, K4)``."""
-    try:
-        p = get_problem(problem_id)
-        return f"({p.F.name}, {p.H.name})"
-    except UnknownProblemError:
-        for g in GadgetType:
-            if problem_id.endswith("_" + g.slug):
-                return problem_id[: -len(g.slug) - 1]
-        return "unknown"
+    problem = find_problem(problem_id)
+    if problem is not None:
+        return f"({problem.F.name}, {problem.H.name})"
+    for g in GadgetType:
+        if problem_id.endswith("_" + g.slug):
+            return problem_id[: -len(g.slug) - 1]
+    return "unknown"
 
 
 @dataclass

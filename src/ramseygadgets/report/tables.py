@@ -22,6 +22,7 @@ from ramseygadgets.report.metrics import (
     problem_sort_key,
 )
 from ramseygadgets.report.runs import EXAMPLE_HINT, setting_sort_key
+from ramseygadgets.terminal import terminal_text
 
 Record = dict[str, Any]
 
@@ -49,11 +50,9 @@ class Table:
         return [[(c.text(r), c.sort(r)) for c in self.columns] for r in self.records]
 
     def to_markdown(self) -> str:
-        def cell(text: str) -> str:
-            return text.replace("|", "\\|").replace("\n", " ")
-
+        cell = markdown_text
         lines = (
-            [f"### {self.title}", "", self.caption, ""]
+            [f"### {self.title}", "", markdown_text(self.caption), ""]
             if self.caption
             else [f"### {self.title}", ""]
         )
@@ -71,10 +70,31 @@ class Table:
             fields.extend(k for k in r if k not in fields)
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
+        writer.writerow({k: csv_value(k) for k in fields})  # column names may be setting names
         for r in self.records:
-            writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
+            writer.writerow({k: csv_value(v) for k, v in r.items()})
         return buffer.getvalue()
+
+
+#: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_value(value: Any) -> Any:
+    """A CSV cell that spreadsheets show as text: ``None`` is empty, and a string that starts
+    like a formula gets a leading ``'`` (numbers stay numbers)."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def markdown_text(text: str) -> str:
+    """Text for a Markdown table cell or paragraph: ``&``, ``<`` and ``>`` as HTML entities (no
+    raw HTML such as ``<script>``), ``|`` escaped, no line breaks or control characters."""
+    text = terminal_text(text, markup=False)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,14 +201,7 @@ MISSING_NOTE = (
 def table1(stats: Sequence[CellStats]) -> Table:
     records = [stats_record(st) for st in stats]
     max_runs = max((st.runs for st in stats), default=0)
-    unbiased = [
-        Column(
-            f"pass@{k} %",
-            lambda r, k=k: fmt_pct(r.get(f"unbiased_pass_at_{k}_pct")),
-            lambda r, k=k: r.get(f"unbiased_pass_at_{k}_pct"),
-        )
-        for k in range(1, max_runs)
-    ]
+    unbiased = [_unbiased_pass_column(k) for k in range(1, max_runs)]
     columns = [
         _text("model"),
         _text("setting"),
@@ -217,6 +230,15 @@ def table1(stats: Sequence[CellStats]) -> Table:
     )
 
 
+def _unbiased_pass_column(k: int) -> Column:
+    key = f"unbiased_pass_at_{k}_pct"
+    return Column(f"pass@{k} %", lambda r: fmt_pct(r.get(key)), lambda r: r.get(key))
+
+
+def _setting_column(setting: str) -> Column:
+    return Column(setting, lambda r: r.get(setting, "—"), lambda r: r.get(f"{setting}__sort"))
+
+
 def table1_wide(stats: Sequence[CellStats]) -> Table:
     """The paper's layout: one row per model, per setting ``mean ± sd / Pass@k / tokens``."""
     settings = sorted({st.setting for st in stats}, key=setting_sort_key)
@@ -228,10 +250,7 @@ def table1_wide(stats: Sequence[CellStats]) -> Table:
             f"{fmt_mean_std(r)} / {fmt_pct(r['pass_at_k_pct'])} / {fmt_tokens(r['avg_total_tokens'])}"
         )
         row[f"{st.setting}__sort"] = r["mean_accuracy_pct"]
-    columns = [_text("model")] + [
-        Column(s, lambda r, s=s: r.get(s, "—"), lambda r, s=s: r.get(f"{s}__sort"))
-        for s in settings
-    ]
+    columns = [_text("model")] + [_setting_column(s) for s in settings]
     records = [by_model[m] for m in sorted(by_model)]
     return Table(
         "table1_wide",
@@ -359,8 +378,9 @@ def per_problem_table(cells: Sequence[Cell]) -> Table:
     records: list[Record] = []
     for cell in cells:
         infos = cell.infos()
+        grouped = cell.keys_by_problem()
         for problem in cell.problems:
-            keys = sorted(k for k in cell.expected if k[0] == problem)
+            keys = grouped[problem]
             samples = [cell.samples.get(k) for k in keys]
             solved = sum(1 for s in samples if s is not None and s.correct)
             info = infos[problem]
