@@ -51,6 +51,14 @@ class ProblemSet:
         found = self.solution(problem)
         return found.graph.n if found is not None else None
 
+    def first(self, limit: int | None) -> ProblemSet:
+        """The first ``limit`` problems (all of them for ``None``), as ``eval --limit`` runs."""
+        if limit is None:
+            return self
+        kept = self.problems[:limit]
+        solutions = {p.id: self.solutions[p.id] for p in kept if p.id in self.solutions}
+        return ProblemSet(kept, solutions, self.source, self.content_hash)
+
     def size_range(self) -> tuple[int, int]:
         """Smallest and largest known minimal size (4..10 for the paper's dataset)."""
         sizes = [c.graph.n for c in self.solutions.values()]

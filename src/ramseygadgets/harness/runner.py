@@ -5,8 +5,9 @@ config mismatch refuses, recorded samples are skipped); then drive the pending c
 async backends with a pool of ``max_concurrency`` workers, batch backends (vLLM offline) in
 waves — and append each finished, scored sample to ``samples.jsonl`` at once.
 
-Stopping: Ctrl-C / SIGTERM cancel the calls in flight (their samples are simply not recorded)
-and return an outcome marked ``interrupted``; when the first samples all fail with the same
+Stopping: Ctrl-C / SIGTERM cancel the calls in flight (their samples are simply not recorded),
+finish the durable write of the samples already scored and return an outcome marked
+``interrupted`` with the signal's number; when the first samples all fail with the same
 backend error (wrong model name, server down, bad key) the run stops with that error instead
 of failing every remaining sample.
 """
@@ -14,6 +15,7 @@ of failing every remaining sample.
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import time
 from collections.abc import Iterator
@@ -31,6 +33,8 @@ from ramseygadgets.harness.config import check_compatible, dataset_hash, make_co
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.problems import ProblemSet, select_problems
 from ramseygadgets.harness.progress import EvalProgress, EvalStats
+from ramseygadgets.harness.records import FieldError, check_runs
+from ramseygadgets.harness.results import write_results
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.runlog import RunLog, RunLogError
 from ramseygadgets.harness.scoring import sample_record
@@ -53,6 +57,7 @@ class EvalOptions:
     runs: int | None = None
     problems: list[str] | None = None
     tier: str | None = None
+    limit: int | None = None
     dataset: str | None = None
     max_concurrency: int | None = (
         None  # default: DEFAULT_CONCURRENCY, or DEFAULT_BATCH for batch backends
@@ -87,6 +92,12 @@ class EvalOutcome:
     interrupted: bool = False
     aborted: str | None = None
     moved_errors: int = 0
+    signum: int = signal.SIGINT
+
+    @property
+    def exit_code(self) -> int:
+        """Exit status of an interrupted run: 128 + the signal (130 Ctrl-C, 143 SIGTERM)."""
+        return 128 + int(self.signum)
 
     @property
     def complete(self) -> bool:
@@ -96,10 +107,17 @@ class EvalOutcome:
 def model_label(model: str, profile: Any | None) -> str:
     """Short display name: the profile's name (unless ``default``), else the model's last part."""
     if profile is not None and profile.name != "default":
-        return profile.name
+        return str(profile.name)
     if model.startswith("replay:"):
         return "replay:" + Path(model.split(":", 1)[1]).stem
     return model.rstrip("/").split("/")[-1] or model
+
+
+def default_out(label: str) -> Path:
+    """``runs/<label>`` with the label made one safe path component: characters other than
+    letters, digits and ``._+-`` become ``_``, and a name of dots (``..``) cannot climb out."""
+    name = re.sub(r"[^A-Za-z0-9._+-]", "_", label).lstrip(".")[:120] or "model"
+    return Path("runs") / name
 
 
 def resolve_profile(name: str | None, profiles_file: str | None, model: str) -> Any:
@@ -201,6 +219,7 @@ class Evaluation:
         self._queued: list[dict[str, Any]] = []
         self._writer: asyncio.Future[None] | None = None
         self.write_error: RunLogError | None = None
+        self.signal = signal.SIGINT
 
     # -- setup ------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -227,10 +246,14 @@ class Evaluation:
             )
         settings = list(dict.fromkeys(settings))
         runs = o.runs if o.runs is not None else (replay.runs() if replay else 5)
-        if runs < 1:
-            raise RamseyGadgetsError(f"--runs must be at least 1, got {runs}")
+        try:
+            check_runs(runs)
+        except FieldError as exc:
+            raise RamseyGadgetsError(f"--runs {exc.problem}") from None
+        if o.limit is not None and o.limit < 1:
+            raise RamseyGadgetsError(f"--limit must be at least 1, got {o.limit}")
         problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
-        self.problem_set = select_problems(problem_ids, o.tier, o.dataset)
+        self.problem_set = select_problems(problem_ids, o.tier, o.dataset).first(o.limit)
         self.settings, self.runs = settings, runs
         self.profile = resolve_profile(o.profile, o.profiles_file, o.model)
         self.sampling = resolve_sampling(o, self.profile)
@@ -297,7 +320,7 @@ class Evaluation:
         self.log = RunLog(self.options.out).open()
         recorded = self.log.read_config()
         if recorded is None:
-            self.log.write_config(self.config)
+            self.log.set_config(self.config)  # written with the first sample
         else:
             check_compatible(recorded, self.config, str(self.options.out))
             self.config = recorded
@@ -432,6 +455,8 @@ class Evaluation:
                         interrupted = self._run_batch(pending)
                     else:
                         interrupted = asyncio.run(self._run_async(pending))
+            if self.log.records and self.write_error is None:
+                write_results(self.log.directory)
         finally:
             if self.log is not None:
                 self.log.close()
@@ -446,6 +471,7 @@ class Evaluation:
             interrupted,
             self.aborted,
             self.moved_errors,
+            self.signal,
         )
 
     async def _run_async(self, pending: list[SampleKey]) -> bool:
@@ -455,15 +481,16 @@ class Evaluation:
         assert main is not None
         interrupted = False
 
-        def on_signal() -> None:
+        def on_signal(signum: int) -> None:
             nonlocal interrupted
             interrupted = True
+            self.signal = signal.Signals(signum)
             main.cancel()
 
         installed = []
         for sig in (signal.SIGINT, signal.SIGTERM):
             try:
-                loop.add_signal_handler(sig, on_signal)
+                loop.add_signal_handler(sig, on_signal, sig)
                 installed.append(sig)
             except (RuntimeError, ValueError, NotImplementedError):  # not the main thread
                 pass
@@ -533,6 +560,7 @@ class Evaluation:
             self._queue_record(record)
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
+        self.signal = signal.Signals(signum)
         if self._writing:
             self._interrupt_pending = True
         else:
