@@ -77,3 +77,27 @@ def atomic_write(path: str | Path, data: str | bytes) -> Path:
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         fh.write(payload)
     return path
+
+
+def read_capped(
+    path: str | Path,
+    limit: int,
+    what: str = "file",
+    error: type[RamseyGadgetsError] = RamseyGadgetsError,
+) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; anything else (missing, a
+    directory or FIFO, too large, unreadable) is ``error`` naming the cause."""
+    path = Path(path)
+    if not path.is_file():
+        problem = "it is a directory" if path.is_dir() else "no such file"
+        if path.exists() and not path.is_dir():
+            problem = "not a regular file"
+        raise error(f"cannot read {what} {path}: {problem}")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise error(f"{what} {path} is larger than {limit // 2**20} MiB; refusing to read it")
+    return data

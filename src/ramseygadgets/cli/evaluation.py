@@ -37,16 +37,20 @@ def _key_values(pairs: list[str] | None, option: str) -> dict[str, Any]:
             raise RamseyGadgetsError(f"{option} takes KEY=VALUE, got {pair!r}")
         try:
             out[key.strip()] = json.loads(value)
+        except RecursionError:
+            raise RamseyGadgetsError(f"{option} {key.strip()}: JSON nested too deeply") from None
         except ValueError:
             out[key.strip()] = value
     return out
 
 
 def _extra_body(text: str | None) -> dict[str, Any]:
+    from ramseygadgets.harness.records import parse_json
+
     if not text:
         return {}
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except ValueError as exc:
         raise RamseyGadgetsError(f"--extra-body must be a JSON object: {exc}") from None
     if not isinstance(data, dict):
@@ -57,9 +61,12 @@ def _extra_body(text: str | None) -> dict[str, Any]:
 
 
 def resume_hint(out: Path) -> str:
+    """The command that resumes this run (URL credentials redacted)."""
+    from ramseygadgets.harness.backends.base import redact
+
     program = Path(sys.argv[0]).name if sys.argv else ""
     if program in ("ramseygadgets", "__main__.py"):
-        return "ramseygadgets " + shlex.join(sys.argv[1:])
+        return redact("ramseygadgets " + shlex.join(sys.argv[1:]))
     return f"the same command (its --out {out} holds the configuration)"
 
 
@@ -85,6 +92,9 @@ def eval_command(
         None, "--problems", "-p", help="Problem ids, comma-separated (default: all)."
     ),
     tier: str | None = typer.Option(None, "--tier", help="Only the easy or the hard tier."),
+    limit: int | None = typer.Option(
+        None, "--limit", help="Only the first N problems (after --problems/--tier)."
+    ),
     dataset: str | None = typer.Option(
         None, "--dataset", help="Problem-set file (JSONL) instead of the 70-problem catalog."
     ),
@@ -144,7 +154,7 @@ def eval_command(
 ) -> None:
     from ramseygadgets.harness.retry import RetryPolicy
     from ramseygadgets.harness.runlog import SAMPLES_FILE, read_samples
-    from ramseygadgets.harness.runner import EvalOptions, Evaluation, model_label
+    from ramseygadgets.harness.runner import EvalOptions, Evaluation, default_out, model_label
     from ramseygadgets.harness.summary import summarize, summary_table
 
     options = EvalOptions(
@@ -154,6 +164,7 @@ def eval_command(
         runs=runs,
         problems=_split(problems),
         tier=tier,
+        limit=limit,
         dataset=dataset,
         max_concurrency=max_concurrency,
         temperature=temperature,
@@ -176,7 +187,7 @@ def eval_command(
     evaluation = Evaluation(options, err_console)
     evaluation.prepare()
     if out is None:
-        options.out = Path("runs") / model_label(model, evaluation.profile).replace("/", "_")
+        options.out = default_out(model_label(model, evaluation.profile))
     outcome = evaluation.run()
     records, _ = read_samples(Path(options.out) / SAMPLES_FILE)
     rows = summarize(records, outcome.config)
@@ -213,7 +224,7 @@ def eval_command(
             highlight=False,
             soft_wrap=True,
         )
-        raise typer.Exit(130)
+        raise typer.Exit(outcome.exit_code)
     if outcome.aborted:
         fail(
             f"{outcome.aborted.rstrip('.')}. Stopped after {outcome.stats.recorded}/{outcome.total} samples; "

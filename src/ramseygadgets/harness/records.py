@@ -41,12 +41,17 @@ class FieldError(ValueError):
         self.field, self.problem = field, problem
 
 
+class JSONTooDeepError(ValueError):
+    """JSON nested deeper than the parser's recursion limit."""
+
+
 def parse_json(text: str | bytes) -> Any:
-    """``json.loads`` whose only failure is ``ValueError`` (also for absurdly deep nesting)."""
+    """``json.loads`` whose only failure is ``ValueError`` (:class:`JSONTooDeepError` for
+    absurdly deep nesting, never a ``RecursionError``)."""
     try:
         return json.loads(text)
     except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
+        raise JSONTooDeepError("JSON nested too deeply") from None
 
 
 def _shown(value: Any) -> str:

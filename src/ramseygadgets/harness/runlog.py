@@ -28,6 +28,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import atomic_write, make_output_dir
 from ramseygadgets.harness.records import (
     FieldError,
+    JSONTooDeepError,
     check_config,
     check_run,
     check_sample_fields,
@@ -114,6 +115,8 @@ def _rewrite_end(path: Path, *, truncate_to: int | None = None, append: bytes = 
 def _parse_line(raw: bytes, path: Path, number: int, runs: int | None) -> dict[str, Any]:
     try:
         record = parse_json(raw)
+    except JSONTooDeepError as exc:
+        raise RunLogError(f"{path} line {number}: {exc}; fix or delete that line") from None
     except ValueError:
         raise _TornLine(
             f"{path} line {number} is not a sample record (malformed JSON); fix or delete that line"
@@ -150,7 +153,9 @@ class RunLog:
 
     # -- lifecycle ------------------------------------------------------------------------
     def open(self) -> RunLog:
-        self._created_dirs = [p for p in (self.directory, *self.directory.parents) if not p.exists()]
+        self._created_dirs = [
+            p for p in (self.directory, *self.directory.parents) if not p.exists()
+        ]
         make_output_dir(self.directory, "run directory", RunLogError)
         if not os.access(self.directory, os.W_OK):
             raise RunLogError(f"run directory {self.directory} is not writable")

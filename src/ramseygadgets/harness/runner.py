@@ -29,6 +29,7 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.backends import make_backend
+from ramseygadgets.harness.backends.base import redact
 from ramseygadgets.harness.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.problems import ProblemSet, select_problems
@@ -542,7 +543,7 @@ class Evaluation:
                         raise
                     except Exception as exc:  # noqa: BLE001 - a backend bug ends this sample, recorded
                         completion = Completion(
-                            error=f"backend failed: {type(exc).__name__}: {exc}"[:300],
+                            error=redact(f"backend failed: {type(exc).__name__}: {exc}")[:300],
                             error_kind="backend-exception",
                         )
                     if conversation.multiround:
