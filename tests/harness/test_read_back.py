@@ -128,7 +128,7 @@ GOOD = json.dumps({"problem_id": PROBLEM, "setting": "zero-shot", "run": 0, "res
 )
 def test_a_bad_replay_line_names_file_line_and_field(tmp_path, raw, field):
     path = write_replay(
-        tmp_path, GOOD, '{"problem_id": "%s", "setting": "zero-shot", %s}' % (PROBLEM, raw)
+        tmp_path, GOOD, f'{{"problem_id": "{PROBLEM}", "setting": "zero-shot", {raw}}}'
     )
     result = run_eval("--model", f"replay:{path}", "--out", str(tmp_path / "run"))
     one_error_line(result, f"replay file {path} line 2", field)
