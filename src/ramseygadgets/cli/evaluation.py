@@ -133,7 +133,7 @@ def eval_command(
         "text", "--tool-mode", help="Multiround coloring tool: text protocol or native tool calls."
     ),
     max_retries: int = typer.Option(
-        8, "--max-retries", min=0, help="Retries per call on 429/5xx/timeouts/drops."
+        8, "--max-retries", min=0, help="Retries per call on 429, 5xx, timeouts, drops."
     ),
     retry_delay: float = typer.Option(
         1.0, "--retry-delay", min=0.0, help="Base backoff delay in seconds (doubles per retry)."
@@ -147,15 +147,15 @@ def eval_command(
     engine_arg: list[str] | None = typer.Option(
         None, "--engine-arg", help="vllm/: LLM(...) argument KEY=VALUE (repeatable)."
     ),
-    progress: bool = typer.Option(
-        True, "--progress/--no-progress", help="Show the live progress bar."
+    no_progress: bool = typer.Option(
+        False, "--no-progress", help="Hide the live progress bar."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     from ramseygadgets.harness.retry import RetryPolicy
     from ramseygadgets.harness.runlog import SAMPLES_FILE, read_samples
     from ramseygadgets.harness.runner import EvalOptions, Evaluation, default_out, model_label
-    from ramseygadgets.harness.summary import summarize, summary_table
+    from ramseygadgets.harness.summary import summarize, summary_tables
 
     options = EvalOptions(
         out=out or Path("runs"),
@@ -182,7 +182,7 @@ def eval_command(
         retry=RetryPolicy(max_retries, retry_delay, max(60.0, retry_delay), request_timeout),
         retry_errors=not keep_errors,
         engine_args=_key_values(engine_arg, "--engine-arg"),
-        progress=progress and err_console.is_terminal,
+        progress=not no_progress and err_console.is_terminal,
     )
     evaluation = Evaluation(options, err_console)
     evaluation.prepare()
@@ -209,7 +209,8 @@ def eval_command(
         )
     else:
         title = f"{outcome.config.get('model_label', model)}: {outcome.stats.recorded}/{outcome.total} samples in {where}"
-        console.print(summary_table(rows, title))
+        for table in summary_tables(rows, title, console.width):
+            console.print(table)
         if outcome.skipped:
             err_console.print(
                 f"resumed: {outcome.skipped} samples were already recorded, ran {outcome.stats.done}",

@@ -145,6 +145,7 @@ class RunLog:
         self._lock_fd: int | None = None
         self._fd: int | None = None
         self._created_dirs: list[Path] = []
+        self._locked = False
         self.records: dict[SampleKey, dict[str, Any]] = {}
         self.torn_bytes = 0
         self.duplicates = 0
@@ -159,8 +160,8 @@ class RunLog:
         make_output_dir(self.directory, "run directory", RunLogError)
         if not os.access(self.directory, os.W_OK):
             raise RunLogError(f"run directory {self.directory} is not writable")
-        self._lock()
         try:
+            self._lock()
             config = self.read_config()
             runs = config.get("runs") if config else None
             records, self.torn_bytes = read_samples(self.samples_path, repair=True, runs=runs)
@@ -176,19 +177,23 @@ class RunLog:
         return self
 
     def close(self) -> None:
-        for attr in ("_fd", "_lock_fd"):
-            fd = getattr(self, attr)
-            if fd is not None:
-                os.close(fd)
-                setattr(self, attr, None)
-        self._remove_if_empty()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._remove_if_empty()  # while the lock is still held
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+        self._locked = False
 
     def _remove_if_empty(self) -> None:
-        """Leave nothing behind when no run was recorded (the lock, directories created)."""
+        """Leave nothing behind when no run was recorded: the lock (only when this process got
+        it; another eval's lock stays) and the directories :meth:`open` created."""
         if self.config_path.exists() or self.samples_path.exists():
             return
         try:
-            (self.directory / LOCK_FILE).unlink(missing_ok=True)
+            if self._locked:
+                (self.directory / LOCK_FILE).unlink(missing_ok=True)
             for directory in self._created_dirs:
                 directory.rmdir()
         except OSError:
@@ -207,22 +212,23 @@ class RunLog:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except OSError as exc:
             raise RunLogError(f"cannot create the lock {path}: {exc.strerror or exc}") from None
+        self._lock_fd = fd
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            self._lock_fd = None
             holder = os.read(fd, 64).decode(errors="replace").strip() or "another process"
             os.close(fd)
             raise RunLogError(
                 f"{self.directory} is in use by another eval (pid {holder}); wait for it or "
                 f"choose another --out"
             ) from None
+        self._locked = True
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, str(os.getpid()).encode(), 0)
         except OSError as exc:
-            os.close(fd)
             raise RunLogError(f"cannot write the lock {path}: {exc.strerror or exc}") from None
-        self._lock_fd = fd
 
     # -- config ---------------------------------------------------------------------------
     def read_config(self) -> dict[str, Any] | None:
