@@ -147,9 +147,7 @@ def eval_command(
     engine_arg: list[str] | None = typer.Option(
         None, "--engine-arg", help="vllm/: LLM(...) argument KEY=VALUE (repeatable)."
     ),
-    no_progress: bool = typer.Option(
-        False, "--no-progress", help="Hide the live progress bar."
-    ),
+    no_progress: bool = typer.Option(False, "--no-progress", help="Hide the live progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     from ramseygadgets.harness.retry import RetryPolicy
@@ -209,7 +207,8 @@ def eval_command(
         )
     else:
         title = f"{outcome.config.get('model_label', model)}: {outcome.stats.recorded}/{outcome.total} samples in {where}"
-        for table in summary_tables(rows, title, console.width):
+        console.print(title, markup=False, highlight=False, soft_wrap=False)
+        for table in summary_tables(rows, console.width):
             console.print(table)
         if outcome.skipped:
             err_console.print(

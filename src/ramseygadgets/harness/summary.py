@@ -120,12 +120,10 @@ OUTCOME_COLUMNS: tuple[tuple[str, Callable[[SettingSummary], str]], ...] = (
 
 
 def _table(
-    rows: list[SettingSummary],
-    title: str | None,
-    columns: Iterable[tuple[str, Callable[[SettingSummary], str]]],
+    rows: list[SettingSummary], columns: Iterable[tuple[str, Callable[[SettingSummary], str]]]
 ) -> Table:
     k = rows[0].k if rows else 5
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("setting", no_wrap=True)
     columns = list(columns)
     for header, _ in columns:
@@ -135,7 +133,7 @@ def _table(
     return table
 
 
-def summary_tables(rows: list[SettingSummary], title: str, width: int = 80) -> list[Table]:
+def summary_tables(rows: list[SettingSummary], width: int = 80) -> list[Table]:
     """Setting, samples, accuracy ± sd over runs, pass@k, tokens per sample, then the outcome
     counts (truncated, errors and retries only when there are any): one table when it fits
     ``width`` columns, else an accuracy table and an outcome table."""
@@ -144,10 +142,10 @@ def summary_tables(rows: list[SettingSummary], title: str, width: int = 80) -> l
         for header, cell in OUTCOME_COLUMNS
         if header in ("wrong", "unparsed") or any(cell(r) != "0" for r in rows)
     ]
-    whole = _table(rows, title, [*ACCURACY_COLUMNS, *outcomes])
+    whole = _table(rows, [*ACCURACY_COLUMNS, *outcomes])
     if _width(whole) <= width:
         return [whole]
-    return [_table(rows, title, ACCURACY_COLUMNS), _table(rows, None, outcomes)]
+    return [_table(rows, ACCURACY_COLUMNS), _table(rows, outcomes)]
 
 
 def _width(table: Table) -> int:
