@@ -134,15 +134,18 @@ def check_config(config: Mapping[str, Any]) -> None:
         _check_optional(config, name, lambda v: isinstance(v, str), "a string")
 
 
-def encodable_json(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """One JSON line for ``record`` that encodes as UTF-8, and the record it holds.
+def encodable_json(record: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+    """One JSON line for ``record`` as UTF-8 (without the newline), and the record it holds.
 
     Lone surrogates become U+FFFD and the record gets :data:`SURROGATES_FLAG`; values JSON
     cannot hold are written as text.
     """
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-    if not _SURROGATE.search(text):
-        return text, record
+    try:
+        return text.encode("utf-8"), record
+    except UnicodeEncodeError:  # only lone surrogates fail to encode
+        pass
     repaired = parse_json(_SURROGATE.sub("\ufffd", text))
     repaired[SURROGATES_FLAG] = True
-    return json.dumps(repaired, ensure_ascii=False, separators=(",", ":")), repaired
+    line = json.dumps(repaired, ensure_ascii=False, separators=(",", ":"))
+    return line.encode("utf-8"), repaired

@@ -293,10 +293,10 @@ class RunLog:
         lines, stored = [], []
         for record in records:
             line, kept = encodable_json(record)
-            lines.append(line + "\n")
+            lines.append(line)
             stored.append(kept)
         self._write_pending_config()
-        self._write_durably("".join(lines).encode("utf-8"))
+        self._write_durably(b"\n".join(lines) + b"\n")
         for key, record in zip(keys, stored):
             self.records[key] = record
 
@@ -327,7 +327,7 @@ class RunLog:
         failed = [r for r in self.records.values() if r.get("error")]
         if not failed:
             return 0
-        archive = "".join(encodable_json(r)[0] + "\n" for r in failed).encode("utf-8")
+        archive = b"".join(encodable_json(r)[0] + b"\n" for r in failed)
         path = self.directory / ERRORS_FILE
         try:
             fd = os.open(path, _APPEND_FLAGS, 0o644)
@@ -337,7 +337,7 @@ class RunLog:
                 os.close(fd)
         except OSError as exc:
             raise RunLogError(f"cannot write {path}: {exc.strerror or exc}") from None
-        write_file(self.samples_path, "".join(encodable_json(r)[0] + "\n" for r in keep))
+        write_file(self.samples_path, b"".join(encodable_json(r)[0] + b"\n" for r in keep))
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -353,7 +353,7 @@ def _write_all(fd: int, data: bytes) -> None:
     os.fsync(fd)
 
 
-def write_file(path: Path, text: str) -> None:
+def write_file(path: Path, text: str | bytes) -> None:
     """:func:`~ramseygadgets.files.atomic_write`, with a failure (disk full) as one sentence."""
     try:
         atomic_write(path, text)
