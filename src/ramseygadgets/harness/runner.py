@@ -295,6 +295,11 @@ class Evaluation:
             backend=getattr(self.backend, "describe", lambda: {})(),
         )
 
+    @property
+    def concurrency(self) -> int:
+        """Samples in flight (async) or conversations per wave (batch backends)."""
+        return self.options.max_concurrency or DEFAULT_CONCURRENCY
+
     def prompt(self, problem: Problem, setting: str) -> Any:
         from ramseygadgets.prompts import build_prompt
 
@@ -456,7 +461,7 @@ class Evaluation:
                         interrupted = self._run_batch(pending)
                     else:
                         interrupted = asyncio.run(self._run_async(pending))
-            if self.log.records and self.write_error is None:
+            if self.log is not None and self.log.records and self.write_error is None:
                 write_results(self.log.directory)
         finally:
             if self.log is not None:
@@ -500,7 +505,7 @@ class Evaluation:
             await self.backend.start()
             workers = [
                 asyncio.create_task(self._worker(queue))
-                for _ in range(min(self.options.max_concurrency, len(pending)))
+                for _ in range(min(self.concurrency, len(pending)))
             ]
             self._workers = workers
             try:
@@ -584,7 +589,7 @@ class Evaluation:
     def _batch_waves(self, pending: list[SampleKey]) -> bool:
         try:
             self.backend.start_sync()
-            size = self.options.max_concurrency
+            size = self.concurrency
             for start in range(0, len(pending), size):
                 active = [self.conversation(k) for k in pending[start : start + size]]
                 while active and self.aborted is None:
