@@ -101,13 +101,14 @@ class _TornLine(RunLogError):
 
 def _rewrite_end(path: Path, *, truncate_to: int | None = None, append: bytes = b"") -> None:
     try:
-        with open(path, "r+b") as fh:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+        try:
             if truncate_to is not None:
-                fh.truncate(truncate_to)
-            fh.seek(0, os.SEEK_END)
-            fh.write(append)
-            fh.flush()
-            os.fsync(fh.fileno())
+                os.ftruncate(fd, truncate_to)
+            os.lseek(fd, 0, os.SEEK_END)
+            _write_all(fd, append)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise RunLogError(f"cannot repair {path}: {exc.strerror or exc}") from None
 
