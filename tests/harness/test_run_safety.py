@@ -188,3 +188,17 @@ def test_a_failed_preflight_leaves_nothing_and_other_options_then_run(mock_serve
     again = run_eval(*args, "--base-url", server.base_url, "--runs", "1", "--setting", "zero-shot")
     assert again.exit_code == 0, again.output
     assert len(lines(out / "samples.jsonl")) == 1
+
+
+def test_a_directory_with_a_config_but_no_samples_takes_other_options(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "config.json").write_text(
+        json.dumps({"format_version": 1, "model": "openai/x", "runs": 5})
+    )
+    (out / "samples.jsonl").write_text("")  # what a failed pre-flight left before
+    result = run_eval(
+        "--problems", PROBLEM, "--runs", "1", "--setting", "zero-shot", "--out", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "config.json").read_text())["model"] == "solver"

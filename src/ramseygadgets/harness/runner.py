@@ -325,7 +325,7 @@ class Evaluation:
         """Open the run directory, check its config, and return the samples still to run."""
         self.log = RunLog(self.options.out).open()
         recorded = self.log.read_config()
-        if recorded is None:
+        if recorded is None or not self.log.records:  # no samples: nothing to stay compatible with
             self.log.set_config(self.config)  # written with the first sample
         else:
             check_compatible(recorded, self.config, str(self.options.out))
