@@ -103,7 +103,7 @@ def lock_directory(
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as exc:
-        raise error(f"cannot lock {directory}: {path.name}: {exc.strerror or exc}") from None
+        raise error(f"cannot create the lock {path}: {exc.strerror or exc}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -113,8 +113,13 @@ def lock_directory(
             f"{directory} is in use by another {what} (pid {holder}); wait for it or "
             f"choose another --out"
         ) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+    except OSError as exc:
+        path.unlink(missing_ok=True)  # ours: we hold it
+        os.close(fd)
+        raise error(f"cannot write the lock {path}: {exc.strerror or exc}") from None
     return fd
 
 
@@ -146,3 +151,27 @@ def staged_directory(target: str | Path) -> Iterator[Path]:
             fsync_dir(directory)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def read_capped(
+    path: str | Path,
+    limit: int,
+    what: str = "file",
+    error: type[RamseyGadgetsError] = RamseyGadgetsError,
+) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; anything else (missing, a
+    directory or FIFO, too large, unreadable) is ``error`` naming the cause."""
+    path = Path(path)
+    if not path.is_file():
+        problem = "it is a directory" if path.is_dir() else "no such file"
+        if path.exists() and not path.is_dir():
+            problem = "not a regular file"
+        raise error(f"cannot read {what} {path}: {problem}")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise error(f"{what} {path} is larger than {limit // 2**20} MiB; refusing to read it")
+    return data

@@ -183,6 +183,8 @@ def load_profiles(path: str | Path) -> dict[str, ModelProfile]:
             data = yaml.safe_load(text)
         else:
             raise ProfileError(f"profiles file {path} must end in .toml, .yaml or .yml")
+    except RecursionError:
+        raise ProfileError(f"profiles file {path}: nested too deeply") from None
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"profiles file {path} is not valid TOML: {exc}") from None
     except yaml.YAMLError as exc:

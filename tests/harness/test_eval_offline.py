@@ -361,7 +361,7 @@ def test_problem_set_file(tmp_path):
         (("--setting", "zero-shot,bogus"), "unknown setting 'bogus'"),
         (("--problems", "k13_k4_red_determinr"), "did you mean k13_k4_red_determiner"),
         (("--tier", "medium"), "--tier must be easy or hard"),
-        (("--runs", "0"), "--runs must be at least 1"),
+        (("--runs", "0"), "--runs must be an integer in 1..1000"),
         (("--tool-mode", "json"), "--tool-mode must be text or native"),
         (("--model-profile", "qwen9"), "unknown model profile 'qwen9'"),
         (("--extra-body", "[1]"), "--extra-body must be a JSON object"),

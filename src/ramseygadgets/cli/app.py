@@ -27,6 +27,25 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from ramseygadgets import __version__
+
+        typer.echo(f"ramseygadgets {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    pass
+
+
 console = Console(soft_wrap=True)
 err_console = Console(stderr=True)
 

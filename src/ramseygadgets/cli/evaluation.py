@@ -12,6 +12,7 @@ import typer
 
 from ramseygadgets.cli.app import app, console, err_console, fail, guarded, print_json
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.terminal import terminal_text
 
 EVAL_HELP = """Run a model on the benchmark: every (problem, setting, run) is one sample, appended to OUT/samples.jsonl as soon as it finishes; OUT/config.json records the configuration.
 
@@ -37,16 +38,20 @@ def _key_values(pairs: list[str] | None, option: str) -> dict[str, Any]:
             raise RamseyGadgetsError(f"{option} takes KEY=VALUE, got {pair!r}")
         try:
             out[key.strip()] = json.loads(value)
+        except RecursionError:
+            raise RamseyGadgetsError(f"{option} {key.strip()}: JSON nested too deeply") from None
         except ValueError:
             out[key.strip()] = value
     return out
 
 
 def _extra_body(text: str | None) -> dict[str, Any]:
+    from ramseygadgets.harness.records import parse_json
+
     if not text:
         return {}
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except ValueError as exc:
         raise RamseyGadgetsError(f"--extra-body must be a JSON object: {exc}") from None
     if not isinstance(data, dict):
@@ -57,9 +62,12 @@ def _extra_body(text: str | None) -> dict[str, Any]:
 
 
 def resume_hint(out: Path) -> str:
+    """The command that resumes this run (URL credentials redacted)."""
+    from ramseygadgets.harness.backends.base import redact
+
     program = Path(sys.argv[0]).name if sys.argv else ""
     if program in ("ramseygadgets", "__main__.py"):
-        return "ramseygadgets " + shlex.join(sys.argv[1:])
+        return redact("ramseygadgets " + shlex.join(sys.argv[1:]))
     return f"the same command (its --out {out} holds the configuration)"
 
 
@@ -85,6 +93,9 @@ def eval_command(
         None, "--problems", "-p", help="Problem ids, comma-separated (default: all)."
     ),
     tier: str | None = typer.Option(None, "--tier", help="Only the easy or the hard tier."),
+    limit: int | None = typer.Option(
+        None, "--limit", help="Only the first N problems (after --problems/--tier)."
+    ),
     dataset: str | None = typer.Option(
         None, "--dataset", help="Problem-set file (JSONL) instead of the 70-problem catalog."
     ),
@@ -123,7 +134,7 @@ def eval_command(
         "text", "--tool-mode", help="Multiround coloring tool: text protocol or native tool calls."
     ),
     max_retries: int = typer.Option(
-        8, "--max-retries", min=0, help="Retries per call on 429/5xx/timeouts/drops."
+        8, "--max-retries", min=0, help="Retries per call on 429, 5xx, timeouts, drops."
     ),
     retry_delay: float = typer.Option(
         1.0, "--retry-delay", min=0.0, help="Base backoff delay in seconds (doubles per retry)."
@@ -137,15 +148,13 @@ def eval_command(
     engine_arg: list[str] | None = typer.Option(
         None, "--engine-arg", help="vllm/: LLM(...) argument KEY=VALUE (repeatable)."
     ),
-    progress: bool = typer.Option(
-        True, "--progress/--no-progress", help="Show the live progress bar."
-    ),
+    no_progress: bool = typer.Option(False, "--no-progress", help="Hide the live progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     from ramseygadgets.harness.retry import RetryPolicy
     from ramseygadgets.harness.runlog import SAMPLES_FILE, read_samples
-    from ramseygadgets.harness.runner import EvalOptions, Evaluation, model_label
-    from ramseygadgets.harness.summary import summarize, summary_table
+    from ramseygadgets.harness.runner import EvalOptions, Evaluation, default_out, model_label
+    from ramseygadgets.harness.summary import summarize, summary_tables
 
     options = EvalOptions(
         out=out or Path("runs"),
@@ -154,6 +163,7 @@ def eval_command(
         runs=runs,
         problems=_split(problems),
         tier=tier,
+        limit=limit,
         dataset=dataset,
         max_concurrency=max_concurrency,
         temperature=temperature,
@@ -171,12 +181,12 @@ def eval_command(
         retry=RetryPolicy(max_retries, retry_delay, max(60.0, retry_delay), request_timeout),
         retry_errors=not keep_errors,
         engine_args=_key_values(engine_arg, "--engine-arg"),
-        progress=progress and err_console.is_terminal,
+        progress=not no_progress and err_console.is_terminal,
     )
     evaluation = Evaluation(options, err_console)
     evaluation.prepare()
     if out is None:
-        options.out = Path("runs") / model_label(model, evaluation.profile).replace("/", "_")
+        options.out = default_out(model_label(model, evaluation.profile))
     outcome = evaluation.run()
     records, _ = read_samples(Path(options.out) / SAMPLES_FILE)
     rows = summarize(records, outcome.config)
@@ -198,7 +208,9 @@ def eval_command(
         )
     else:
         title = f"{outcome.config.get('model_label', model)}: {outcome.stats.recorded}/{outcome.total} samples in {where}"
-        console.print(summary_table(rows, title))
+        console.print(terminal_text(title), markup=False, highlight=False, soft_wrap=False)
+        for table in summary_tables(rows, console.width):
+            console.print(table)
         if outcome.skipped:
             err_console.print(
                 f"resumed: {outcome.skipped} samples were already recorded, ran {outcome.stats.done}",
@@ -213,7 +225,7 @@ def eval_command(
             highlight=False,
             soft_wrap=True,
         )
-        raise typer.Exit(130)
+        raise typer.Exit(outcome.exit_code)
     if outcome.aborted:
         fail(
             f"{outcome.aborted.rstrip('.')}. Stopped after {outcome.stats.recorded}/{outcome.total} samples; "

@@ -111,7 +111,7 @@ def _show(value: Any) -> str:
 
 def differences(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
     """Human-readable differences in the identity fields (empty when the configs agree)."""
-    diffs = []
+    diffs: list[str] = []
     for name in IDENTITY_FIELDS:
         old, new = recorded.get(name), current.get(name)
         if old == new:

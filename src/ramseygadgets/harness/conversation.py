@@ -123,7 +123,7 @@ class Conversation:
         from ramseygadgets.prompts import multiround_step
 
         step = multiround_step(self.problem, self.round_no, completion.content or "")
-        return None if step.final else [step.followup]
+        return None if step.final or step.followup is None else [step.followup]
 
     def _native_tool_turn(self, completion: Completion) -> list[dict[str, Any]] | None:
         from ramseygadgets.coloring_tool import TOOL_NAME, run_coloring_tool

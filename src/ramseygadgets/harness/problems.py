@@ -10,7 +10,6 @@ Records exported by ``ramseygadgets export`` (extra fields such as prompts) are 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,12 @@ from typing import Any
 
 from ramseygadgets.catalog import Problem, all_problems, get_problem, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.files import read_capped
 from ramseygadgets.gadgets import Candidate
+from ramseygadgets.harness.records import JSONTooDeepError, parse_json
+
+#: Largest problem-set file read (the size cap of graph input).
+MAX_PROBLEM_FILE_BYTES = 32 * 2**20
 
 
 class ProblemSetError(RamseyGadgetsError):
@@ -50,6 +54,14 @@ class ProblemSet:
     def min_vertices(self, problem: Problem) -> int | None:
         found = self.solution(problem)
         return found.graph.n if found is not None else None
+
+    def first(self, limit: int | None) -> ProblemSet:
+        """The first ``limit`` problems (all of them for ``None``), as ``eval --limit`` runs."""
+        if limit is None:
+            return self
+        kept = self.problems[:limit]
+        solutions = {p.id: self.solutions[p.id] for p in kept if p.id in self.solutions}
+        return ProblemSet(kept, solutions, self.source, self.content_hash)
 
     def size_range(self) -> tuple[int, int]:
         """Smallest and largest known minimal size (4..10 for the paper's dataset)."""
@@ -86,8 +98,7 @@ def select_problems(
                 wanted.append(get_problem(raw))
             else:
                 wanted.append(base.get(raw.strip()))
-        seen: set[str] = set()
-        problems = [p for p in wanted if not (p.id in seen or seen.add(p.id))]
+        problems = list({p.id: p for p in wanted}.values())  # first occurrence order
     if tier is not None:
         if tier not in ("easy", "hard"):
             raise ProblemSetError(f"--tier must be easy or hard, got {tier!r}")
@@ -102,7 +113,9 @@ def _records(text: str, path: Path) -> list[dict[str, Any]]:
     stripped = text.lstrip()
     if stripped.startswith("[") or stripped.startswith("{") and "\n{" not in stripped.strip():
         try:
-            data = json.loads(text)
+            data = parse_json(text)
+        except JSONTooDeepError as exc:
+            raise ProblemSetError(f"{path}: {exc}") from None
         except ValueError:
             data = None
         if isinstance(data, dict):
@@ -114,19 +127,17 @@ def _records(text: str, path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
-        except ValueError:
-            raise ProblemSetError(f"{path} line {number} is not valid JSON") from None
+            records.append(parse_json(line))
+        except ValueError as exc:
+            reason = exc if isinstance(exc, JSONTooDeepError) else "not valid JSON"
+            raise ProblemSetError(f"{path} line {number}: {reason}") from None
     return records
 
 
 def load_problem_file(path: str | Path) -> ProblemSet:
     """Problems (and minimal solutions) from a problem-set file; see the module docstring."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ProblemSetError(f"cannot read problem set {path}: {exc.strerror}") from None
+    raw = read_capped(path, MAX_PROBLEM_FILE_BYTES, "problem set", ProblemSetError)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

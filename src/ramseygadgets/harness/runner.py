@@ -5,8 +5,9 @@ config mismatch refuses, recorded samples are skipped); then drive the pending c
 async backends with a pool of ``max_concurrency`` workers, batch backends (vLLM offline) in
 waves — and append each finished, scored sample to ``samples.jsonl`` at once.
 
-Stopping: Ctrl-C / SIGTERM cancel the calls in flight (their samples are simply not recorded)
-and return an outcome marked ``interrupted``; when the first samples all fail with the same
+Stopping: Ctrl-C / SIGTERM cancel the calls in flight (their samples are simply not recorded),
+finish the durable write of the samples already scored and return an outcome marked
+``interrupted`` with the signal's number; when the first samples all fail with the same
 backend error (wrong model name, server down, bad key) the run stops with that error instead
 of failing every remaining sample.
 """
@@ -14,6 +15,7 @@ of failing every remaining sample.
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import time
 from collections.abc import Iterator
@@ -27,10 +29,13 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.backends import make_backend
+from ramseygadgets.harness.backends.base import redact
 from ramseygadgets.harness.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.problems import ProblemSet, select_problems
 from ramseygadgets.harness.progress import EvalProgress, EvalStats
+from ramseygadgets.harness.records import FieldError, check_runs
+from ramseygadgets.harness.results import write_results
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.runlog import RunLog, RunLogError
 from ramseygadgets.harness.scoring import sample_record
@@ -53,6 +58,7 @@ class EvalOptions:
     runs: int | None = None
     problems: list[str] | None = None
     tier: str | None = None
+    limit: int | None = None
     dataset: str | None = None
     max_concurrency: int | None = (
         None  # default: DEFAULT_CONCURRENCY, or DEFAULT_BATCH for batch backends
@@ -87,6 +93,12 @@ class EvalOutcome:
     interrupted: bool = False
     aborted: str | None = None
     moved_errors: int = 0
+    signum: int = signal.SIGINT
+
+    @property
+    def exit_code(self) -> int:
+        """Exit status of an interrupted run: 128 + the signal (130 Ctrl-C, 143 SIGTERM)."""
+        return 128 + int(self.signum)
 
     @property
     def complete(self) -> bool:
@@ -96,10 +108,17 @@ class EvalOutcome:
 def model_label(model: str, profile: Any | None) -> str:
     """Short display name: the profile's name (unless ``default``), else the model's last part."""
     if profile is not None and profile.name != "default":
-        return profile.name
+        return str(profile.name)
     if model.startswith("replay:"):
         return "replay:" + Path(model.split(":", 1)[1]).stem
     return model.rstrip("/").split("/")[-1] or model
+
+
+def default_out(label: str) -> Path:
+    """``runs/<label>`` with the label made one safe path component: characters other than
+    letters, digits and ``._+-`` become ``_``, and a name of dots (``..``) cannot climb out."""
+    name = re.sub(r"[^A-Za-z0-9._+-]", "_", label).lstrip(".")[:120] or "model"
+    return Path("runs") / name
 
 
 def resolve_profile(name: str | None, profiles_file: str | None, model: str) -> Any:
@@ -201,6 +220,7 @@ class Evaluation:
         self._queued: list[dict[str, Any]] = []
         self._writer: asyncio.Future[None] | None = None
         self.write_error: RunLogError | None = None
+        self.signal = signal.SIGINT
 
     # -- setup ------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -227,10 +247,14 @@ class Evaluation:
             )
         settings = list(dict.fromkeys(settings))
         runs = o.runs if o.runs is not None else (replay.runs() if replay else 5)
-        if runs < 1:
-            raise RamseyGadgetsError(f"--runs must be at least 1, got {runs}")
+        try:
+            check_runs(runs)
+        except FieldError as exc:
+            raise RamseyGadgetsError(f"--runs {exc.problem}") from None
+        if o.limit is not None and o.limit < 1:
+            raise RamseyGadgetsError(f"--limit must be at least 1, got {o.limit}")
         problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
-        self.problem_set = select_problems(problem_ids, o.tier, o.dataset)
+        self.problem_set = select_problems(problem_ids, o.tier, o.dataset).first(o.limit)
         self.settings, self.runs = settings, runs
         self.profile = resolve_profile(o.profile, o.profiles_file, o.model)
         self.sampling = resolve_sampling(o, self.profile)
@@ -271,6 +295,11 @@ class Evaluation:
             backend=getattr(self.backend, "describe", lambda: {})(),
         )
 
+    @property
+    def concurrency(self) -> int:
+        """Samples in flight (async) or conversations per wave (batch backends)."""
+        return self.options.max_concurrency or DEFAULT_CONCURRENCY
+
     def prompt(self, problem: Problem, setting: str) -> Any:
         from ramseygadgets.prompts import build_prompt
 
@@ -296,8 +325,8 @@ class Evaluation:
         """Open the run directory, check its config, and return the samples still to run."""
         self.log = RunLog(self.options.out).open()
         recorded = self.log.read_config()
-        if recorded is None:
-            self.log.write_config(self.config)
+        if recorded is None or not self.log.records:  # no samples: nothing to stay compatible with
+            self.log.set_config(self.config)  # written with the first sample
         else:
             check_compatible(recorded, self.config, str(self.options.out))
             self.config = recorded
@@ -432,6 +461,8 @@ class Evaluation:
                         interrupted = self._run_batch(pending)
                     else:
                         interrupted = asyncio.run(self._run_async(pending))
+            if self.log is not None and self.log.records and self.write_error is None:
+                write_results(self.log.directory)
         finally:
             if self.log is not None:
                 self.log.close()
@@ -446,6 +477,7 @@ class Evaluation:
             interrupted,
             self.aborted,
             self.moved_errors,
+            self.signal,
         )
 
     async def _run_async(self, pending: list[SampleKey]) -> bool:
@@ -455,15 +487,16 @@ class Evaluation:
         assert main is not None
         interrupted = False
 
-        def on_signal() -> None:
+        def on_signal(signum: int) -> None:
             nonlocal interrupted
             interrupted = True
+            self.signal = signal.Signals(signum)
             main.cancel()
 
         installed = []
         for sig in (signal.SIGINT, signal.SIGTERM):
             try:
-                loop.add_signal_handler(sig, on_signal)
+                loop.add_signal_handler(sig, on_signal, sig)
                 installed.append(sig)
             except (RuntimeError, ValueError, NotImplementedError):  # not the main thread
                 pass
@@ -472,7 +505,7 @@ class Evaluation:
             await self.backend.start()
             workers = [
                 asyncio.create_task(self._worker(queue))
-                for _ in range(min(self.options.max_concurrency, len(pending)))
+                for _ in range(min(self.concurrency, len(pending)))
             ]
             self._workers = workers
             try:
@@ -515,7 +548,7 @@ class Evaluation:
                         raise
                     except Exception as exc:  # noqa: BLE001 - a backend bug ends this sample, recorded
                         completion = Completion(
-                            error=f"backend failed: {type(exc).__name__}: {exc}"[:300],
+                            error=redact(f"backend failed: {type(exc).__name__}: {exc}")[:300],
                             error_kind="backend-exception",
                         )
                     if conversation.multiround:
@@ -533,6 +566,7 @@ class Evaluation:
             self._queue_record(record)
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
+        self.signal = signal.Signals(signum)
         if self._writing:
             self._interrupt_pending = True
         else:
@@ -555,7 +589,7 @@ class Evaluation:
     def _batch_waves(self, pending: list[SampleKey]) -> bool:
         try:
             self.backend.start_sync()
-            size = self.options.max_concurrency
+            size = self.concurrency
             for start in range(0, len(pending), size):
                 active = [self.conversation(k) for k in pending[start : start + size]]
                 while active and self.aborted is None:

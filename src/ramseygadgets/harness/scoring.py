@@ -7,11 +7,14 @@ reply holds no readable answer), else the verifier's ``correct``/``reason``/``wi
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.conversation import Conversation
+
+if TYPE_CHECKING:
+    from ramseygadgets.answers import ParsedAnswer
 
 
 def utc_now() -> str:
@@ -28,15 +31,17 @@ def judge(
     from ramseygadgets.answers import parse_answer
     from ramseygadgets.verify import verify
 
+    parsed: ParsedAnswer | None = None
+    parse_error: str | None
     try:
-        parsed = parse_answer(
+        answer = parse_answer(
             response or "", problem.gadget, reasoning=reasoning, max_vertices=max_vertices
         )
     except Exception as exc:  # noqa: BLE001 - the parser promises not to raise; never lose a sample if it does
-        parsed = None
         parse_error = f"parser failed: {type(exc).__name__}: {exc}"
     else:
-        parse_error = None if parsed.ok else (parsed.error or "no answer found")
+        parsed = answer
+        parse_error = None if answer.ok else (answer.error or "no answer found")
     if parse_error is not None or parsed is None or parsed.candidate is None:
         parse_error = parse_error or "no answer found"
         kind = getattr(parsed, "error_kind", None) if parsed is not None else "parser-failure"

@@ -9,11 +9,13 @@ full tables, confidence intervals and figures.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from rich import box
+from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from ramseygadgets.terminal import terminal_text
@@ -94,36 +96,60 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}"
 
 
-def summary_table(rows: list[SettingSummary], title: str) -> Table:
-    """Setting, samples, accuracy ± sd over runs, pass@k, tokens per sample, then the failure
-    counts (truncated, errors and retries only when there are any).  ``title`` is plain text
-    (names in it are printed as written)."""
+def _accuracy(r: SettingSummary) -> str:
+    return _pct(r.accuracy) + ("" if r.accuracy_std is None else f" ± {100 * r.accuracy_std:.1f}")
+
+
+def _wrong(r: SettingSummary) -> int:
+    return r.samples - r.correct - r.parse_failures - r.truncated - r.errors
+
+
+#: (header, cell) of the accuracy columns; ``{k}`` in a header is the number of runs.
+ACCURACY_COLUMNS: tuple[tuple[str, Callable[[SettingSummary], str]], ...] = (
+    ("samples", lambda r: f"{r.samples}/{r.expected}"),
+    ("accuracy %", _accuracy),
+    ("pass@{k} %", lambda r: _pct(r.pass_at_k)),
+    ("tokens", lambda r: "-" if r.avg_tokens is None else f"{r.avg_tokens:,.0f}"),
+)
+#: The outcome columns; the last three appear only when some setting has any.
+OUTCOME_COLUMNS: tuple[tuple[str, Callable[[SettingSummary], str]], ...] = (
+    ("wrong", lambda r: str(_wrong(r))),
+    ("unparsed", lambda r: str(r.parse_failures)),
+    ("truncated", lambda r: str(r.truncated)),
+    ("errors", lambda r: str(r.errors)),
+    ("retries", lambda r: str(r.retries)),
+)
+
+
+def _table(
+    rows: list[SettingSummary], columns: Iterable[tuple[str, Callable[[SettingSummary], str]]]
+) -> Table:
     k = rows[0].k if rows else 5
-    optional = [
-        name
-        for name, attr in (("truncated", "truncated"), ("errors", "errors"), ("retries", "retries"))
-        if any(getattr(r, attr) for r in rows)
-    ]
-    table = Table(
-        title=terminal_text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
-    )
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("setting", no_wrap=True)
-    for name in ("samples", "accuracy %", f"pass@{k} %", "tokens", "wrong", "unparsed", *optional):
-        table.add_column(name, justify="right", no_wrap=True)
+    columns = list(columns)
+    for header, _ in columns:
+        table.add_column(header.format(k=k), justify="right", no_wrap=True)
     for r in rows:
-        acc = _pct(r.accuracy) + (
-            "" if r.accuracy_std is None else f" ± {100 * r.accuracy_std:.1f}"
-        )
-        wrong = r.samples - r.correct - r.parse_failures - r.truncated - r.errors
-        cells = [
-            terminal_text(r.setting),
-            f"{r.samples}/{r.expected}",
-            acc,
-            _pct(r.pass_at_k),
-            "-" if r.avg_tokens is None else f"{r.avg_tokens:,.0f}",
-            str(wrong),
-            str(r.parse_failures),
-        ]
-        cells += [str(getattr(r, name)) for name in optional]
-        table.add_row(*cells)
+        table.add_row(terminal_text(r.setting), *(cell(r) for _, cell in columns))
     return table
+
+
+def summary_tables(rows: list[SettingSummary], width: int = 80) -> list[Table]:
+    """Setting, samples, accuracy ± sd over runs, pass@k, tokens per sample, then the outcome
+    counts (truncated, errors and retries only when there are any): one table when it fits
+    ``width`` columns, else an accuracy table and an outcome table."""
+    outcomes = [
+        (header, cell)
+        for header, cell in OUTCOME_COLUMNS
+        if header in ("wrong", "unparsed") or any(cell(r) != "0" for r in rows)
+    ]
+    whole = _table(rows, [*ACCURACY_COLUMNS, *outcomes])
+    if _width(whole) <= width:
+        return [whole]
+    return [_table(rows, ACCURACY_COLUMNS), _table(rows, outcomes)]
+
+
+def _width(table: Table) -> int:
+    console = Console(width=10_000)
+    return Measurement.get(console, console.options, table).maximum

@@ -27,7 +27,7 @@ A directory that no reader accepts is searched one level down for run directorie
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +36,8 @@ from typing import Any
 from ramseygadgets.catalog import find_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
-from ramseygadgets.harness.runlog import CONFIG_FILE, SAMPLES_FILE, read_samples
+from ramseygadgets.harness.records import FieldError, check_config, parse_json
+from ramseygadgets.harness.runlog import CONFIG_FILE, SAMPLES_FILE, RunLogError, read_samples
 
 #: The paper's settings, in display order.  Unknown settings sort after these, alphabetically.
 SETTINGS_ORDER = ("zero-shot", "structural-hint", "size-hint", "example-hint", "multiround")
@@ -84,7 +85,9 @@ class Usage:
             value = data.get(key)
             return (
                 int(value)
-                if isinstance(value, (int, float)) and not isinstance(value, bool)
+                if isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
                 else None
             )
 
@@ -368,16 +371,17 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and ((path / SAMPLES_FILE).is_file() or (path / CONFIG_FILE).is_file())
 
 
-def read_samples_file(path: Path, warnings: list[str]) -> list[Sample]:
-    """The records of a ``samples.jsonl`` (read with the harness's own reader, never repaired).
+def read_samples_file(path: Path, warnings: list[str], runs: int | None = None) -> list[Sample]:
+    """The records of a ``samples.jsonl`` (read with the harness's own reader, which checks every
+    field and a run index below ``runs``; never repaired).
 
     A torn last line (a run killed while writing) is skipped with a warning; a record whose
     key was already seen is skipped with a warning (the first record of a key is used).
     """
     try:
-        records, torn = read_samples(path, repair=False)
-    except OSError as exc:
-        raise RunFormatError(f"cannot read {path}: {exc.strerror}") from None
+        records, torn = read_samples(path, repair=False, runs=runs)
+    except RunLogError as exc:
+        raise RunFormatError(str(exc)) from None
     if torn:
         warnings.append(f"{path}: unfinished last line ({torn} bytes) skipped")
     samples: list[Sample] = []
@@ -402,17 +406,24 @@ def read_run_dir(path: Path) -> list[Run]:
     config_path = path / CONFIG_FILE
     if config_path.is_file():
         try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise RunFormatError(f"cannot read {config_path}: {exc}") from None
+            config = parse_json(config_path.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise RunFormatError(
+                f"cannot read {config_path}: {getattr(exc, 'strerror', None) or exc}"
+            ) from None
         if not isinstance(config, dict):
             raise RunFormatError(f"{config_path} must hold a JSON object")
+        try:
+            check_config(config)
+        except FieldError as exc:
+            raise RunFormatError(f"{config_path}: {exc}") from None
     else:
         warnings.append(
             f"{path}: no {CONFIG_FILE}; the expected samples are inferred from those recorded"
         )
     samples_path = path / SAMPLES_FILE
-    samples = read_samples_file(samples_path, warnings) if samples_path.is_file() else []
+    bound = config.get("runs")
+    samples = read_samples_file(samples_path, warnings, bound) if samples_path.is_file() else []
     model = str(
         config.get("model") or (samples[0].record.get("model") if samples else None) or path.name
     )

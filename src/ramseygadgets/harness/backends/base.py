@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
@@ -10,6 +12,25 @@ from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey
 
 #: ``on_retry(key, attempt, reason, delay_s)``: called before each retry sleep.
 RetryCallback = Callable[[SampleKey, int, str, float], None]
+
+
+#: ``scheme://user:password@`` in a URL: the credentials part is never shown.
+_URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
+#: Environment variables whose values are secrets (the API key).
+SECRET_VARIABLES = ("OPENAI_API_KEY",)
+#: What a secret is replaced by.
+REDACTED = "***"
+
+
+def redact(text: str) -> str:
+    """``text`` with the API key's value (when it has at least 4 characters) and any URL
+    credentials (``user:pass@``) replaced by ``***``: applied to every error text that is stored
+    or printed."""
+    for name in SECRET_VARIABLES:
+        secret = (os.environ.get(name) or "").strip()
+        if len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    return _URL_CREDENTIALS.sub(rf"\g<scheme>{REDACTED}@", text)
 
 
 class BackendError(RamseyGadgetsError):

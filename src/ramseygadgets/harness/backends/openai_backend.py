@@ -16,7 +16,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
-from ramseygadgets.harness.backends.base import BackendError, RetryCallback, outgoing_messages
+from ramseygadgets.harness.backends.base import (
+    BackendError,
+    RetryCallback,
+    outgoing_messages,
+    redact,
+)
 from ramseygadgets.harness.retry import RetryPolicy, is_retryable_status, parse_retry_after
 from ramseygadgets.harness.types import ChatRequest, Completion, Usage
 
@@ -45,24 +50,30 @@ def resolve_base_url(base_url: str | None) -> str:
         parts.port  # noqa: B018 - raises ValueError for a port outside 0..65535
     except ValueError as exc:
         raise BackendError(
-            f"invalid server URL {url!r} ({exc}); fix --base-url / OPENAI_BASE_URL"
+            f"invalid server URL {redact(url)!r} ({exc}); fix --base-url / OPENAI_BASE_URL"
         ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BackendError(
-            f"invalid server URL {url!r}: expected http(s)://host[:port]/...; "
+            f"invalid server URL {redact(url)!r}: expected http(s)://host[:port]/...; "
             f"fix --base-url / OPENAI_BASE_URL"
         )
     return url
 
 
 def error_message(exc: BaseException) -> tuple[str, str, bool, float | None]:
-    """(one-line text, kind, retryable, retry-after seconds) for an SDK exception."""
+    """(one-line text, kind, retryable, retry-after seconds) for an SDK exception; the text has
+    the API key and URL credentials redacted (a server may echo the Authorization header)."""
+    text, kind, retryable, retry_after = _classify(exc)
+    return redact(text)[:300], kind, retryable, retry_after
+
+
+def _classify(exc: BaseException) -> tuple[str, str, bool, float | None]:
     if isinstance(exc, openai.APITimeoutError):
         return "request timed out", "timeout", True, None
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
         detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
-        return f"connection failed{detail}"[:300], "connection", True, None
+        return f"connection failed{detail}", "connection", True, None
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         body = exc.body
@@ -72,19 +83,19 @@ def error_message(exc: BaseException) -> tuple[str, str, bool, float | None]:
             text = body.get("message") or (
                 inner.get("message") if isinstance(inner, dict) else inner
             )
-        text = " ".join(str(text or exc.message).split())[:300]
+        text = " ".join(str(text or exc.message).split())
         retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
         return f"HTTP {status}: {text}", f"http-{status}", is_retryable_status(status), retry_after
     if isinstance(exc, openai.APIResponseValidationError):
-        return f"unreadable response: {exc.message}"[:300], "invalid-response", True, None
+        return f"unreadable response: {exc.message}", "invalid-response", True, None
     if isinstance(exc, (ValueError, KeyError, TypeError, AttributeError)):
         return (
-            f"unreadable response: {type(exc).__name__}: {exc}"[:300],
+            f"unreadable response: {type(exc).__name__}: {exc}",
             "invalid-response",
             True,
             None,
         )
-    return f"{type(exc).__name__}: {exc}"[:300], "error", False, None
+    return f"{type(exc).__name__}: {exc}", "error", False, None
 
 
 def completion_from_response(response: Any, prefix: str | None) -> Completion:

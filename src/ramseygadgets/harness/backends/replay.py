@@ -10,14 +10,21 @@ finish reason are kept.  Samples missing from the file end with an error naming 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.files import read_capped
 from ramseygadgets.harness.backends.base import BackendError
+from ramseygadgets.harness.records import (
+    FieldError,
+    JSONTooDeepError,
+    check_run,
+    check_sample_fields,
+    parse_json,
+)
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Usage
 
 
@@ -39,6 +46,10 @@ class ReplayData:
         return list(dict.fromkeys(k.problem_id for k in self.records))
 
 
+#: Largest replay file read (a run's samples.jsonl with long reasoning traces fits easily).
+MAX_REPLAY_BYTES = 1024 * 2**20
+
+
 def _canonical_id(raw: Any) -> str:
     text = str(raw)
     try:
@@ -48,15 +59,16 @@ def _canonical_id(raw: Any) -> str:
 
 
 def load_replay(path: str) -> ReplayData:
+    """The responses of a replay file (at most :data:`MAX_REPLAY_BYTES`), every field checked:
+    a bad line is an error naming the file, the line and the field."""
     source = Path(path)
     if source.is_dir():
         source = source / "samples.jsonl"
+    raw = read_capped(source, MAX_REPLAY_BYTES, "replay file", BackendError)
     try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BackendError(
-            f"cannot read replay file {source}: {getattr(exc, 'strerror', None) or exc}"
-        ) from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BackendError(f"replay file {source} is not UTF-8 text") from None
     records: dict[SampleKey, dict[str, Any]] = {}
     counters: dict[tuple[str, str], int] = {}
     lines = text.split("\n")
@@ -64,22 +76,37 @@ def load_replay(path: str) -> ReplayData:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = parse_json(line)
+        except JSONTooDeepError as exc:
+            raise BackendError(f"replay file {source} line {number}: {exc}") from None
         except ValueError:
             if number == len(lines):  # a torn last line of a killed run
                 continue
             raise BackendError(f"replay file {source} line {number} is not valid JSON") from None
-        if not isinstance(record, dict) or "problem_id" not in record or "setting" not in record:
-            raise BackendError(f"replay file {source} line {number} needs problem_id and setting")
-        problem_id, setting = _canonical_id(record["problem_id"]), str(record["setting"])
-        run = record.get("run")
-        if run is None:
-            run = counters.get((problem_id, setting), 0)
-        counters[(problem_id, setting)] = int(run) + 1
-        records.setdefault(SampleKey(problem_id, setting, int(run)), record)
+        try:
+            key = _replay_key(record, counters)
+        except FieldError as exc:
+            raise BackendError(f"replay file {source} line {number}: {exc}") from None
+        counters[(key.problem_id, key.setting)] = key.run + 1
+        records.setdefault(key, record)
     if not records:
         raise BackendError(f"replay file {source} holds no responses")
     return ReplayData(source, records)
+
+
+def _replay_key(record: Any, counters: dict[tuple[str, str], int]) -> SampleKey:
+    """The sample a replay record answers, its fields checked (:mod:`..records`)."""
+    if not isinstance(record, dict):
+        raise FieldError("problem_id", "is missing: the line is not a JSON object")
+    for name in ("problem_id", "setting"):
+        if not isinstance(record.get(name), str):
+            raise FieldError(name, "must be a string (problem_id and setting are required)")
+    check_sample_fields(record)
+    problem_id, setting = _canonical_id(record["problem_id"]), record["setting"]
+    run = record.get("run")
+    if run is None:
+        run = counters.get((problem_id, setting), 0)
+    return SampleKey(problem_id, setting, check_run(run))
 
 
 class ReplayBackend:
