@@ -59,17 +59,35 @@ def usable_cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+class SigintGate:
+    """A SIGINT handler that raises ``KeyboardInterrupt`` for the first Ctrl-C only, and only
+    while open; every Ctrl-C is counted.  Close it before a write that must finish."""
+
+    def __init__(self) -> None:
+        self.caught = 0
+        self.open = True
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.caught += 1
+        if self.open:
+            self.open = False
+            raise KeyboardInterrupt
+
+    def close(self) -> None:
+        self.open = False
+
+
 @contextlib.contextmanager
-def deferred_sigint() -> Iterator[list[int]]:
-    """Hold Ctrl-C (SIGINT) off during a block that must finish, such as the durable write of
-    what is done; yields the list of signals that arrived meanwhile (to act on afterwards).
-    Outside the main thread (where no handler can be set) the block runs unprotected."""
-    caught: list[int] = []
+def sigint_gate() -> Iterator[SigintGate]:
+    """Install a :class:`SigintGate` for the block: the first Ctrl-C interrupts the work, later
+    ones (and any after ``close()``) are held off so that the durable write of what is done
+    finishes.  Outside the main thread (where no handler can be set) the default stays."""
+    gate = SigintGate()
     if threading.current_thread() is not threading.main_thread():
-        yield caught
+        yield gate
         return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    previous = signal.signal(signal.SIGINT, gate)
     try:
-        yield caught
+        yield gate
     finally:
         signal.signal(signal.SIGINT, previous)

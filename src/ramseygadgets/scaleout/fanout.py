@@ -25,7 +25,7 @@ from ramseygadgets.problemsets import (
 )
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.search.solve import SearchResult
-from ramseygadgets.workers import deferred_sigint
+from ramseygadgets.workers import sigint_gate
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,8 @@ def generate_problem_set(
 
     The folder's plan is adopted first (:meth:`ProblemSetWriter.adopt_plan`: another problem
     set is refused unless ``extend``).  Ctrl-C stops the solving, keeps every finished record
-    and still writes the output files; a second Ctrl-C during that write is held off until it
-    is done.
+    and still writes the output files; any further Ctrl-C is held off until that write is done
+    (:func:`ramseygadgets.workers.sigint_gate`).
     """
     outcome = GenerateOutcome()
     started = time.monotonic()
@@ -122,20 +122,22 @@ def generate_problem_set(
         todo = order(todo)
     tasks = [SolveTask(json.dumps(problem_json(p)), max_vertices, timeout) for p in todo]
     executor = executor or LocalExecutor()
-    try:
-        for _, record in executor.run(solve_task, tasks):
-            writer.record(record)
-            if on_result is not None:
-                on_result(record)
-    except KeyboardInterrupt:
-        outcome.interrupted = True
-    with deferred_sigint() as caught:
+    with sigint_gate() as gate:
+        try:
+            for _, record in executor.run(solve_task, tasks):
+                writer.record(record)
+                if on_result is not None:
+                    on_result(record)
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+        finally:
+            gate.close()  # from here on a Ctrl-C waits for the write below
         writer.reload()  # Ctrl-C may land between a durable write and the bookkeeping
         outcome.ran = list(writer.new)
         outcome.seconds = time.monotonic() - started
         options.update({"max_vertices": max_vertices, "timeout": timeout})
         outcome.manifest = writer.finish(plan, options)
-    outcome.interrupted = outcome.interrupted or bool(caught)
+    outcome.interrupted = outcome.interrupted or gate.caught > 0
     return outcome
 
 

@@ -37,8 +37,8 @@ colorings come from the core solver, in which free edges take both colours).
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import shutil
-import signal
 import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -52,6 +52,7 @@ from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.verify import verify
+from ramseygadgets.workers import init_worker
 
 GENG_NAMES = ("geng", "nauty-geng")
 LISTG_NAMES = ("listg", "nauty-listg")
@@ -425,10 +426,6 @@ class ExhaustiveMinimum:
         return self.candidate.graph.m if self.candidate else None
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def exhaustive_minimums(
     problems: Iterable[Problem],
     max_vertices: int,
@@ -459,7 +456,7 @@ def exhaustive_minimums(
     pool = None
     if jobs > 1:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        pool = ctx.Pool(processes=jobs, initializer=_ignore_sigint)
+        pool = ctx.Pool(processes=jobs, initializer=init_worker, initargs=(os.getpid(),))
     try:
         for n in range(min(first_n.values(), default=max_vertices + 1), max_vertices + 1):
             open_ = [p for p in problems if state[p.id].candidate is None and first_n[p.id] <= n]
