@@ -26,5 +26,5 @@ fi
 echo "setup: upgrading pip, setuptools and wheel"
 .venv/bin/python -m pip install -q --upgrade pip setuptools wheel
 echo "setup: installing ramseygadgets with its test extras (about 2 minutes)"
-.venv/bin/python -m pip install -q -e '.[test,inspect,lm-eval,ray]'  # ray: ~8 s, for the scale-out tests
+.venv/bin/python -m pip install -q -e '.[test,lint,inspect,lm-eval,ray]'  # ray: ~8 s, for the scale-out tests
 echo "setup: done (.venv/bin/ramseygadgets)"

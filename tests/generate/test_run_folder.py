@@ -247,7 +247,10 @@ def test_a_read_only_folder_is_refused_before_any_solving(read_only_dir, monkeyp
     monkeypatch.setattr(LocalExecutor, "run", lambda self, fn, items, **kw: solved.append(items))
     result = runner.invoke(app, [*RED, "--out", str(read_only_dir)])
     assert result.exit_code == 2, result.output
-    assert f"cannot write to {read_only_dir}" in result.output or "cannot create the lock" in result.output
+    assert (
+        f"cannot write to {read_only_dir}" in result.output
+        or "cannot create the lock" in result.output
+    )
     assert solved == []
 
 

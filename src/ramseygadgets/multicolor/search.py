@@ -29,7 +29,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
@@ -94,12 +94,15 @@ class MultiCandidateModel(CandidateModel):
         solver: str = DEFAULT_SEARCH_SOLVER,
     ) -> None:
         self.multi = problem
+        self.colour_copies = copies
+        # The core model is duck-typed here: it reads ``copies.kn`` and hands ``spec.witnesses``
+        # to :meth:`_add_witness`, which this class overrides; the c-colour parts live here.
         super().__init__(
-            problem,
+            cast(Any, problem),
             n,
             layout,
-            _Witnesses((problem.kind,)),
-            copies,  # type: ignore[arg-type]
+            cast(Any, _Witnesses((problem.kind,))),
+            cast(Any, copies),
             seed=seed,
             solver=solver,
         )
@@ -120,7 +123,7 @@ class MultiCandidateModel(CandidateModel):
                 lits = [w(t, k) for k in range(c)]
                 self.clauses.append(lits)
                 self.clauses += [[-a, -b] for i, a in enumerate(lits) for b in lits[i + 1 :]]
-        for k, per in enumerate(self.copies.copies):
+        for k, per in enumerate(self.colour_copies.copies):
             for copy in per:
                 self.clauses.append([-x[t] for t in copy] + [-w(t, k) for t in copy])
         return w
@@ -146,7 +149,7 @@ class MultiCandidateModel(CandidateModel):
     def add_coloring_lemma(self, colors: list[int]) -> int:
         """Every solution contains a forbidden copy monochromatic in its colour under ``colors`` (K_n)."""
         lits = []
-        for k, masks in enumerate(self.copies.masks):
+        for k, masks in enumerate(self.colour_copies.masks):
             colored = sum(1 << t for t, col in enumerate(colors) if col == k)
             for i, mask in enumerate(masks):
                 if mask & ~colored == 0:
@@ -158,7 +161,7 @@ class MultiCandidateModel(CandidateModel):
         var = self.y.get((color, index))
         if var is None:
             var = self.y[(color, index)] = self.new_var()
-            for t in self.copies.copies[color][index]:
+            for t in self.colour_copies.copies[color][index]:
                 self.solver.add_clause([-var, self.x[t]])
         return var
 

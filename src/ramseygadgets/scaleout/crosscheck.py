@@ -38,7 +38,9 @@ def cross_check(
         executor=executor,
         on_slice=on_slice,
     )
-    agree, disagree, undecided = [], [], []
+    agree: list[dict[str, Any]] = []
+    disagree: list[dict[str, Any]] = []
+    undecided: list[dict[str, Any]] = []
     for record, problem in zip(records, problems):
         seen = census.minimum(problem.id)
         n = record.get("n")

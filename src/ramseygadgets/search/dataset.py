@@ -26,7 +26,13 @@ METHOD = f"cegar-sat (ramseygadgets.search, PySAT {DEFAULT_SEARCH_SOLVER})"
 
 def solution_record(result: SearchResult, cross_check: str | None = None) -> dict[str, Any]:
     """The JSON record of a proven-minimal search result."""
-    if result.candidate is None or not result.edges_minimal or result.lower_bound != result.n:
+    if (
+        result.candidate is None
+        or result.n is None
+        or result.m is None
+        or not result.edges_minimal
+        or result.lower_bound != result.n
+    ):
         raise ValueError(
             f"{result.problem_id}: only proven-minimal results can be shipped ({result.describe()})"
         )
