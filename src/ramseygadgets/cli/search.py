@@ -11,10 +11,12 @@ from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import canonical_graph6
 from ramseygadgets.search.batch import BatchOutcome, solve_many
+from ramseygadgets.search.cegar import DEFAULT_ENGINE
 from ramseygadgets.search.solve import (
     DEFAULT_MAX_VERTICES,
     LevelRecord,
     SearchResult,
+    check_engine,
 )
 from ramseygadgets.search.solve import (
     solve as solve_problem,
@@ -102,6 +104,11 @@ def solve(
     seed: int | None = typer.Option(
         None, "--seed", help="Symmetry seed (random SAT variable order)."
     ),
+    engine: str = typer.Option(
+        DEFAULT_ENGINE,
+        "--engine",
+        help="Finder engine: lazy (witnesses checked by the oracle; default) or eager (original).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:
     """Find minimal gadgets (fewest vertices, then fewest edges) with a proof that none is smaller.
@@ -109,8 +116,10 @@ def solve(
     Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted (the
     finished results are still printed).
     """
+    check_engine(engine)
     problems = _problems(problem_id, all_, F, H, gadget)
     options = {
+        "engine": engine,
         "max_vertices": max_vertices,
         "timeout": timeout,
         "minimize_edges": minimize_edges,
@@ -150,7 +159,7 @@ def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
         if show:
             console.print(
                 f"  n = {level.n}: {level.outcome} ({level.candidates} candidates, {level.lemmas} lemmas, "
-                f"{level.seconds:.2f} s)",
+                f"{level.arrowing} arrowing, {level.seconds:.2f} s)",
                 highlight=False,
             )
 
@@ -158,10 +167,13 @@ def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
         console.print(f"solving {problem.title} ({problem.id})", highlight=False)
     outcome = BatchOutcome()
     levels: list[LevelRecord] = []
+
+    def record(level: LevelRecord) -> None:
+        levels.append(level)
+        on_level(level)
+
     try:
-        result = solve_problem(
-            problem, on_level=lambda lv: (levels.append(lv), on_level(lv)), **options
-        )
+        result = solve_problem(problem, on_level=record, **options)
     except KeyboardInterrupt:
         outcome.interrupted = True
         outcome.unfinished = [problem.id]

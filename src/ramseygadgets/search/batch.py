@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ramseygadgets.catalog import Problem
+from ramseygadgets.search.cegar import DEFAULT_ENGINE
 from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, SearchResult, solve
 
 
@@ -45,6 +46,7 @@ def solve_many(
     timeout: float | None = None,
     minimize_edges: bool = True,
     seed: int | None = None,
+    engine: str = DEFAULT_ENGINE,
     on_start: Callable[[Problem], None] | None = None,
     on_result: Callable[[SearchResult], None] | None = None,
 ) -> BatchOutcome:
@@ -53,11 +55,12 @@ def solve_many(
     ``on_start`` is called before each problem when ``jobs`` is 1 (workers give no such signal).
     """
     todo = list(problems)
-    options = {
+    options: dict[str, Any] = {
         "max_vertices": max_vertices,
         "timeout": timeout,
         "minimize_edges": minimize_edges,
         "seed": seed,
+        "engine": engine,
     }
     outcome = BatchOutcome()
     start = time.monotonic()
