@@ -273,12 +273,11 @@ class CandidateModel:
 
     def pruning_clause(self, check: LexMaxCheck, graph: Graph) -> list[int] | None:
         """A clause that excludes ``graph`` because it is not lex-maximal in its orbit, if found."""
-        value: list[bool | None] = [None] * (self.kn.m + 1)
-        for t in range(self.kn.m):
-            value[self.x[t]] = False
+        adjacency = [0] * self.n
         for u, v in graph.edges:
-            value[self.x[self.kn.edge_id(u, v)]] = True
-        return check.pruning_clause(value)
+            adjacency[u] |= 1 << v
+            adjacency[v] |= 1 << u
+        return check.pruning_clause(adjacency)
 
     # -- edge bound ----------------------------------------------------------------------------------
     def bound_edges(self, at_most: int) -> list[int]:

@@ -1,31 +1,27 @@
-"""SAT modulo symmetries: prune every partial graph that is not lex-maximal in its orbit.
+"""Canonicity check: exclude candidate graphs that are not lex-maximal in their orbit.
 
-After Kirchweger and Szeider (SMS, CP 2021): a CaDiCaL user propagator (IPASIR-UP, through
-PySAT's ``Cadical195.connect_propagator``) watches the edge variables x_ij of the candidate
-graph.  The adjacency vector of a graph G on vertices 0..n−1 lists x_ij (i < j) in *column
-order* — (0,1), (0,2), (1,2), (0,3), (1,3), (2,3), … — so the entries of columns ≤ p depend
-only on where the vertices 0..p go.  For a vertex permutation σ of the problem's symmetry group
-write σ(G) for the graph with σ(G)_ij = G_σ(i)σ(j).
+The idea of SAT modulo symmetries (Kirchweger and Szeider, CP 2021), applied to the complete
+candidates of the CEGAR loop.  The adjacency vector of a graph G on 0..n−1 lists x_ij (i < j) in
+*column order* — (0,1), (0,2), (1,2), (0,3), (1,3), (2,3), … — so its entries in columns ≤ p
+depend only on vertices 0..p.  For a vertex permutation σ of the problem's symmetry group (the
+layout's class permutations and swaps) σ(G) is the graph with σ(G)_ij = G_σ(i)σ(j).
 
-**Pruning rule.**  A partial assignment A is pruned when some σ satisfies σ(G) >_lex G for
-*every* completion G of A: along the column order every entry before some position k is equal
-in both vectors for every completion (both entries assigned and equal, or the same variable),
-and at k σ(A) has an assigned 1 where A has an assigned 0.  The clause "not all of these
-assigned literals" is then falsified by A and excludes only graphs that are not the lex-maximal
-member of their orbit.
+**Pruning clause.**  If σ(G) >_lex G, let k be the first position where the vectors differ
+(G_k = 0, σ(G)_k = 1).  The clause "some entry compared up to and including k has another
+value" (the entries at positions < k that are the same variable in both vectors are omitted) is
+false for G, and every graph G' that falsifies it has σ(G') >_lex G' too: so it excludes only
+graphs that are not the lex-maximal member of their orbit.
 
-**Soundness.**  The lex-maximal graph G* of an orbit is never excluded: no σ gives σ(G*) >_lex
-G*.  The problem (designated items, witness and bad conditions, lemmas) is invariant under the
-group, so G solves it iff σ(G) does; hence a solution exists iff a lex-maximal one does, and
-UNSAT with the propagator still proves that no solution exists.  The search for σ is cut off
-after ``budget`` steps; a cut-off check prunes less, never wrongly.  The static lex-leader
-constraints of :mod:`.cegar` keep the same representative (lex-maximal in the same order), so
-the two are sound together.
+**Soundness.**  The lex-maximal member G* of an orbit is never excluded.  Everything else in the
+finder (designated items, witness and bad conditions, lemmas) is invariant under the group, so
+G solves the problem iff σ(G) does; a solution exists iff a lex-maximal one does, and UNSAT
+still proves that none exists.  The static lex-leader constraints of :mod:`.cegar` use the same
+order and also keep the lex-maximal member, so all are sound together.  The search for σ is cut
+off after ``budget`` steps; a cut-off check excludes nothing (it only prunes less).
 
-**Finding σ.**  Depth-first over positions p = 0, 1, …: choose σ(p) among the vertices the
-group allows there, compare column p (entries (i, p), i < p, against (σ(i), σ(p))); a column
-that is definitely equal goes one position deeper, one that is definitely greater prunes,
-anything else (smaller, or undecided) abandons the branch.
+**Finding σ.**  Depth-first over positions p = 0, 1, …: choose σ(p) among the vertices the group
+allows there and compare column p of G with column p of σ(G) (bitmasks); an equal column goes one
+position deeper, a greater one is the answer, a smaller one abandons the branch.
 """
 
 from __future__ import annotations
@@ -34,8 +30,6 @@ from collections.abc import Sequence
 
 #: Vertices allowed at each position, for one coset of the symmetry group.
 Coset = tuple[tuple[int, ...], ...]
-
-GREATER, EQUAL, FAIL = 1, 0, -1
 
 
 def column_order(n: int) -> list[tuple[int, int]]:
@@ -53,14 +47,14 @@ def group_cosets(
     """
     class_of = {v: tuple(cls) for cls in classes for v in cls}
     identity = tuple(range(n))
-    out = []
-    for s in (identity, *(tuple(s) for s in swaps)):
-        out.append(tuple(tuple(s[v] for v in class_of.get(p, (p,))) for p in range(n)))
-    return out
+    return [
+        tuple(tuple(s[v] for v in class_of.get(p, (p,))) for p in range(n))
+        for s in (identity, *(tuple(s) for s in swaps))
+    ]
 
 
 class LexMaxCheck:
-    """Finds a group element σ with σ(G) >_lex G for every completion (module docstring).
+    """Finds σ with σ(G) >_lex G for a graph G and returns the pruning clause (module docstring).
 
     ``var[i][j]`` is the SAT variable of edge {i, j}; ``budget`` bounds the steps of one check.
     """
@@ -69,59 +63,58 @@ class LexMaxCheck:
         self, n: int, var: Sequence[Sequence[int]], cosets: Sequence[Coset], *, budget: int = 5000
     ) -> None:
         self.n, self.var, self.cosets, self.budget = n, var, list(cosets), budget
-        self.value_now: Sequence[bool | None] = ()
         self.left = 0
 
-    # -- the minimality check --------------------------------------------------------------------
-    def pruning_clause(self, value: Sequence[bool | None]) -> list[int] | None:
-        """A clause falsified by ``value`` that only lex-non-maximal graphs falsify, or ``None``."""
-        self.value_now = value
+    def pruning_clause(self, adjacency: Sequence[int]) -> list[int] | None:
+        """The clause excluding G (``adjacency[v]``: bitmask of v's neighbours), or ``None``."""
         for coset in self.cosets:
             self.left = self.budget
-            sigma = [-1] * self.n
-            used = [False] * self.n
-            clause = self._extend(0, sigma, used, coset, [])
-            if clause is not None:
-                return sorted(set(clause))
+            sigma = [0] * self.n
+            if self._extend(0, sigma, 0, coset, adjacency):
+                return self._clause(sigma, adjacency)
         return None
 
     def _extend(
-        self, p: int, sigma: list[int], used: list[bool], coset: Coset, lits: list[int]
-    ) -> list[int] | None:
+        self, p: int, sigma: list[int], used: int, coset: Coset, adjacency: Sequence[int]
+    ) -> bool:
+        """Choose σ(p), σ(p+1), … ; True when σ(G) >_lex G has been decided."""
         if p == self.n:
-            return None
+            return False
+        column = adjacency[p] & ((1 << p) - 1)
         for v in coset[p]:
-            if used[v]:
+            if used >> v & 1:
                 continue
             self.left -= 1
             if self.left < 0:
-                return None
+                return False
+            row = adjacency[v]
+            image = 0
+            for i in range(p):
+                image |= (row >> sigma[i] & 1) << i
             sigma[p] = v
-            outcome, column = self._compare_column(p, sigma)
-            if outcome == GREATER:
-                return lits + column
-            if outcome == EQUAL:
-                used[v] = True
-                found = self._extend(p + 1, sigma, used, coset, lits + column)
-                used[v] = False
-                if found is not None or self.left < 0:
-                    return found
-        return None
-
-    def _compare_column(self, p: int, sigma: list[int]) -> tuple[int, list[int]]:
-        """Compare column p of G and σ(G); the clause literals of the assigned entries used."""
-        var, value = self.var, self.value_now
-        lits: list[int] = []
-        vp = sigma[p]
-        for i in range(p):
-            a, b = var[i][p], var[sigma[i]][vp]
-            if a == b:
+            diff = column ^ image
+            if diff:
+                if image & diff & -diff:  # first difference: σ(G) has the edge, G has not
+                    return True
                 continue
-            va, vb = value[a], value[b]
-            if va is None or vb is None:
-                return FAIL, lits
-            lits.append(-a if va else a)
-            lits.append(-b if vb else b)
-            if va != vb:
-                return (GREATER if vb else FAIL), lits
-        return EQUAL, lits
+            if self._extend(p + 1, sigma, used | 1 << v, coset, adjacency):
+                return True
+            if self.left < 0:
+                return False
+        return False
+
+    def _clause(self, sigma: list[int], adjacency: Sequence[int]) -> list[int]:
+        """Negations of the entries of G and σ(G) compared up to the first difference."""
+        var, lits = self.var, set()
+        for j in range(self.n):
+            for i in range(j):
+                a, b = var[i][j], var[sigma[i]][sigma[j]]
+                if a == b:
+                    continue
+                in_a = bool(adjacency[j] >> i & 1)
+                in_b = bool(adjacency[sigma[j]] >> sigma[i] & 1)
+                lits.add(-a if in_a else a)
+                lits.add(-b if in_b else b)
+                if in_a != in_b:
+                    return sorted(lits)
+        raise AssertionError("σ(G) equals G: no difference to prune on")
