@@ -1,0 +1,114 @@
+"""Push the frontier: time to prove "no solution on at most n vertices", eager against lazy engine.
+
+    .venv/bin/python bench/frontier.py                                  # 8 problems, n = 7 … 11
+    .venv/bin/python bench/frontier.py --problems k3_k4e_red --max-n 10 --timeout 600
+    .venv/bin/python bench/frontier.py --engines lazy --min-n 11 --max-n 12 --timeout 3000
+
+For each problem and n = min-n, min-n + 1, … both engines decide the vertex count n alone with
+:func:`ramseygadgets.search.find_solution` (solutions are monotone in n, so "none on n" proves
+"none on at most n").  An engine stops at its first solution or timeout.  Times are CPU seconds
+of this process (``time.process_time``: the engines run in it, one after the other), so the
+ratio does not depend on other load on the machine; wall seconds are recorded too.  Each level
+is appended to ``--out`` as one JSON line when it ends (with the finder's counts: candidates,
+lemmas, arrowing lemmas, pruned candidates), so nothing is lost when the run is cut short.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.search import find_solution
+from ramseygadgets.search.cegar import ENGINES
+
+#: The hardest pairs found so far (issue 14): F = K3 against K4−e and K4, four gadget types.
+FRONTIER = {
+    f"k3_{h_id}_{g_id}": ("K3", h, gadget)
+    for h_id, h in (("k4e", "K4-e"), ("k4", "K4"))
+    for g_id, gadget in (
+        ("red", "red-determiner"),
+        ("blue", "blue-determiner"),
+        ("pos", "positive-sender"),
+        ("neg", "negative-sender"),
+    )
+}
+
+
+def run_level(problem: Problem, n: int, engine: str, timeout: float) -> dict:
+    cpu, wall = time.process_time(), time.monotonic()
+    result = find_solution(problem, n, timeout=timeout, engine=engine)
+    level = result.levels[-1]
+    return {
+        "problem": problem.title,
+        "n": n,
+        "engine": engine,
+        "outcome": level.outcome,
+        "cpu_seconds": round(time.process_time() - cpu, 3),
+        "wall_seconds": round(time.monotonic() - wall, 3),
+        "candidates": level.candidates,
+        "lemmas": level.lemmas,
+        "arrowing_lemmas": level.arrowing,
+        "pruned": level.pruned,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--problems", nargs="*", default=list(FRONTIER), choices=list(FRONTIER))
+    parser.add_argument("--engines", nargs="*", default=list(ENGINES), choices=list(ENGINES))
+    parser.add_argument("--min-n", type=int, default=7)
+    parser.add_argument("--max-n", type=int, default=11)
+    parser.add_argument(
+        "--timeout", type=float, default=300.0, help="wall seconds per engine and level"
+    )
+    parser.add_argument("--out", type=Path, default=Path("frontier.jsonl"))
+    args = parser.parse_args()
+    rows: list[dict] = []
+    with args.out.open("a") as out:
+        for key in args.problems:
+            problem = Problem.make(*FRONTIER[key])
+            alive = list(args.engines)
+            for n in range(args.min_n, args.max_n + 1):
+                for engine in list(alive):
+                    row = run_level(problem, n, engine, args.timeout)
+                    rows.append(row)
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+                    print(json.dumps(row), flush=True)
+                    if row["outcome"] != "none":
+                        alive.remove(engine)
+                if not alive:
+                    break
+    print_summary(rows)
+    return 0
+
+
+def print_summary(rows: list[dict]) -> None:
+    """Per problem: the largest n both engines proved, with the CPU-time ratio there."""
+    by_problem: dict[str, dict[tuple[str, int], dict]] = {}
+    for row in rows:
+        by_problem.setdefault(row["problem"], {})[(row["engine"], row["n"])] = row
+    print("\n| problem | n | eager CPU s | lazy CPU s | ratio |")
+    print("|---|---|---|---|---|")
+    for title, levels in by_problem.items():
+        for n in sorted({n for _, n in levels}):
+            eager, lazy = levels.get(("eager", n)), levels.get(("lazy", n))
+            cell = lambda r: (  # noqa: E731
+                "—" if r is None else f"{r['cpu_seconds']:.2f} ({r['outcome']})"
+            )
+            ratio = (
+                f"{eager['cpu_seconds'] / max(lazy['cpu_seconds'], 1e-3):.1f}×"
+                if eager and lazy and eager["outcome"] == lazy["outcome"] != "timeout"
+                else ""
+            )
+            print(f"| {title} | {n} | {cell(eager)} | {cell(lazy)} | {ratio} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
