@@ -53,6 +53,8 @@ def run_level(problem: Problem, n: int, engine: str, timeout: float) -> dict:
         "lemmas": level.lemmas,
         "arrowing_lemmas": level.arrowing,
         "pruned": level.pruned,
+        # the verifier-checked solution (find_solution re-checks it with verify)
+        "solution": result.candidate.to_json(problem.gadget) if result.candidate else None,
     }
 
 

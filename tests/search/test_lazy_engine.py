@@ -32,6 +32,22 @@ def test_an_unknown_engine_is_refused():
         solve("p3_k3_red_determiner", engine="fast")
 
 
+def test_auto_runs_lazy_unless_f_is_a_star():
+    star = solve("p3_k3_red_determiner")
+    other = solve(Problem.make("K3", "P4", "red-determiner"))
+    assert {lv.engine for lv in star.levels} == {"eager"}
+    assert {lv.engine for lv in other.levels} == {"lazy"}
+    assert other.levels[-1].to_json()["engine"] == "lazy"
+
+
+def test_the_lazy_engine_proves_every_shipped_minimum():
+    shipped = load_solutions()
+    for p in all_problems():
+        result = solve(p, engine="lazy")
+        assert (result.n, result.m) == (shipped[p.id].n, shipped[p.id].m), p.id
+        assert result.lower_bound == result.n and result.edges_minimal, p.id
+
+
 def _graphs_with(n: int, required: tuple[tuple[int, int], ...]):
     optional = [e for e in Graph.complete(n).edges if e not in required]
     for bits in product((False, True), repeat=len(optional)):
@@ -53,7 +69,9 @@ def test_no_lemma_of_the_lazy_engine_excludes_a_solution(F, H, gadget, n):
     problem = Problem.make(F, H, gadget)
     kn = Graph.complete(n)
     for layout in layouts(problem.gadget, n):
-        finder = LayoutFinder(problem, n, layout, copies=KnCopies(problem, n), record_lemmas=True)
+        finder = LayoutFinder(
+            problem, n, layout, copies=KnCopies(problem, n), record_lemmas=True, engine="lazy"
+        )
         finder.canonicity = None  # pruning clauses drop non-canonical solutions, tested below
         best = finder.find()
         while best is not None:
@@ -103,7 +121,7 @@ def test_the_canonicity_check_prunes_exactly_the_non_lex_maximal_graphs(gadget, 
     kn = Graph.complete(n)
     rng = random.Random(7)
     for layout in layouts(problem.gadget, n):
-        finder = LayoutFinder(problem, n, layout)
+        finder = LayoutFinder(problem, n, layout, engine="lazy")
         check, model = finder.canonicity, finder.model
         assert check is not None
         graphs = list(_graphs_with(n, layout.designated.edges))
@@ -138,7 +156,8 @@ def test_engines_and_the_exhaustive_scan_agree_beyond_the_catalog():
     scanned = exhaustive_minimums(problems, 7)
     agreed = 0
     for p in problems:
-        lazy, eager = solve(p, max_vertices=7), solve(p, max_vertices=7, engine="eager")
+        lazy = solve(p, max_vertices=7, engine="lazy")
+        eager = solve(p, max_vertices=7, engine="eager")
         assert (lazy.n, lazy.m, lazy.lower_bound) == (eager.n, eager.m, eager.lower_bound), p.title
         assert (scanned[p.id].n, scanned[p.id].m) == (lazy.n, lazy.m), p.title
         agreed += lazy.found
@@ -154,7 +173,7 @@ def test_engines_agree_on_the_frontier_problems_up_to_nine_vertices():
             if gadget in (GadgetType.CLAUSE, GadgetType.VARIABLE):
                 continue
             p = Problem.make("K3", H, gadget)
-            lazy = solve(p, max_vertices=9, minimize_edges=False)
+            lazy = solve(p, max_vertices=9, minimize_edges=False, engine="lazy")
             eager = solve(p, max_vertices=9, minimize_edges=False, engine="eager")
             assert (lazy.status, lazy.n, lazy.lower_bound) == (
                 eager.status,

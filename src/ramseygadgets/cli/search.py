@@ -107,7 +107,8 @@ def solve(
     engine: str = typer.Option(
         DEFAULT_ENGINE,
         "--engine",
-        help="Finder engine: lazy (witnesses checked by the oracle; default) or eager (original).",
+        help="Finder engine: auto (default: lazy unless F is a star), lazy (witnesses checked "
+        "by a coloring oracle) or eager (witnesses encoded in the SAT model).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:

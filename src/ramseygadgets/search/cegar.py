@@ -55,9 +55,24 @@ from ramseygadgets.search.spec import (
 DEFAULT_SEARCH_SOLVER = "minisat22"
 
 #: Finder engines: ``lazy`` checks the witness conditions in the for-all step (arrowing lemmas),
-#: ``eager`` encodes them in the exists part (the original finder).
-ENGINES = ("lazy", "eager")
-DEFAULT_ENGINE = "lazy"
+#: ``eager`` encodes them in the exists part (the original finder); ``auto`` picks per problem.
+ENGINES = ("auto", "lazy", "eager")
+DEFAULT_ENGINE = "auto"
+
+
+def resolve_engine(problem: Problem, engine: str) -> str:
+    """The engine that runs: ``auto`` is lazy unless F is a star K1,k (measured: bench/).
+
+    For F = K1,k witnesses are easy to encode and the eager engine is faster on the 70 problems
+    (4.3 against 5.4 CPU seconds); for any other F the lazy engine is (8–10× at 9 vertices on
+    (K3, K4−e)).  Red-degree conditions (clause and variable gadgets) always run eagerly.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if engine == "auto":
+        return "eager" if problem.F.star_k is not None else "lazy"
+    return engine
+
 
 #: PySAT backends whose solve can be interrupted at a deadline; others check it between calls.
 _NOT_INTERRUPTIBLE = ("cadical", "kissat")
@@ -464,10 +479,8 @@ class LayoutFinder:
     ) -> None:
         self.problem, self.n, self.layout = problem, n, layout
         self.spec = gadget_spec(problem, layout.designated)
-        if engine not in ENGINES:
-            raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
         #: the lazy engine needs conditions on edge colours only; red degrees use the eager one
-        self.lazy = engine == "lazy" and edge_colors_only(self.spec)
+        self.lazy = resolve_engine(problem, engine) == "lazy" and edge_colors_only(self.spec)
         self.copies = copies or KnCopies(problem, n)
         self.model = CandidateModel(
             problem,

@@ -53,7 +53,7 @@ class LevelRecord:
     lemmas: int = 0
     arrowing: int = 0
     pruned: int = 0
-    engine: str = DEFAULT_ENGINE
+    engine: str = "eager"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -254,7 +254,7 @@ def _run_level(
     """Decide level ``n`` into ``result``; True when a solution was found (or time ran out)."""
     t0 = time.monotonic()
     level = _Level(problem, n, seed, solver, engine)
-    record = LevelRecord(n, "timeout", 0.0, engine=engine)
+    record = LevelRecord(n, "timeout", 0.0)
     result.levels.append(record)
     try:
         best = level.first(deadline)
@@ -281,6 +281,7 @@ def _run_level(
     finally:
         record.seconds = time.monotonic() - t0
         level.record_stats(record)
+        record.engine = "lazy" if any(f.lazy for f in level.finders) else "eager"
         level.close()
 
 
