@@ -22,8 +22,10 @@ import time
 from pathlib import Path
 
 from ramseygadgets.catalog import Problem
+from ramseygadgets.gadgets import Candidate
 from ramseygadgets.search import find_solution
 from ramseygadgets.search.cegar import ENGINES
+from ramseygadgets.search.exhaustive import gadgets_in_graph
 
 #: The hardest pairs found so far (issue 14): F = K3 against K4−e and K4, four gadget types.
 FRONTIER = {
@@ -53,9 +55,17 @@ def run_level(problem: Problem, n: int, engine: str, timeout: float) -> dict:
         "lemmas": level.lemmas,
         "arrowing_lemmas": level.arrowing,
         "pruned": level.pruned,
-        # the verifier-checked solution (find_solution re-checks it with verify)
+        # the verifier-checked solution (find_solution re-checks it with verify) and a second
+        # check by the exhaustive scan's independent gadget detector
         "solution": result.candidate.to_json(problem.gadget) if result.candidate else None,
+        "detector_agrees": second_check(problem, result.candidate) if result.candidate else None,
     }
+
+
+def second_check(problem: Problem, candidate: Candidate) -> bool:
+    """The exhaustive scan's detector also finds a gadget of this type in the graph."""
+    found = gadgets_in_graph(candidate.graph, problem.F, problem.H, [problem.gadget])
+    return found is not None and problem.gadget in found
 
 
 def main() -> int:
