@@ -10,7 +10,7 @@ import pytest
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.graphs import Graph
-from ramseygadgets.search import SearchError, solve
+from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder
 from ramseygadgets.search.exhaustive import exhaustive_minimums, nauty_available
 from ramseygadgets.search.minimality import column_order
@@ -180,3 +180,16 @@ def test_engines_agree_on_the_frontier_problems_up_to_nine_vertices():
                 eager.n,
                 eager.lower_bound,
             ), p.title
+
+
+def test_the_lazy_engine_decides_small_frontier_problems():
+    """(K3, K4−e): blue-determiner and positive sender need exactly 9 vertices; no
+    red-determiner on 9 (the eager engine agrees in the slow test below, about 8× slower)."""
+    for gadget in ("blue-determiner", "positive-sender"):
+        p = Problem.make("K3", "K4-e", gadget)
+        below, at = find_solution(p, 8, engine="lazy"), find_solution(p, 9, engine="lazy")
+        assert below.status == "none-up-to-limit" and at.status == "found", gadget
+        assert verify(p, at.candidate).correct
+    red = find_solution(Problem.make("K3", "K4-e", "red-determiner"), 9, engine="lazy")
+    assert red.status == "none-up-to-limit" and red.lower_bound == 10
+    assert red.levels[-1].engine == "lazy" and red.levels[-1].pruned > 0
