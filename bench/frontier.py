@@ -73,7 +73,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--problems", nargs="*", default=list(FRONTIER), choices=list(FRONTIER))
-    parser.add_argument("--engines", nargs="*", default=list(ENGINES), choices=list(ENGINES))
+    parser.add_argument("--engines", nargs="*", default=["lazy", "eager"], choices=list(ENGINES))
     parser.add_argument("--min-n", type=int, default=7)
     parser.add_argument("--max-n", type=int, default=11)
     parser.add_argument(

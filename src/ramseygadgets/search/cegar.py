@@ -22,6 +22,14 @@ excludes G itself.
 UNSAT of the exists part therefore proves that no solution on n vertices (with these designated
 items) exists; a candidate with no counterexample is a solution.  Edge minimisation adds
 Σ x_t ≤ m−1 (incremental totalizer) after each solution until UNSAT.
+
+That is the *eager* engine.  The *lazy* engine (determiners and senders) leaves the witnesses
+out of the exists part and asks a :class:`ColoringOracle` over K_n instead: a candidate without
+a witness coloring yields an *arrowing lemma* ¬∧_{t∈S} x_t for the edge set S of the failed
+query's core (no graph containing S has a witness coloring), a bad good coloring the usual
+lemma; candidates that are not lex-maximal in their orbit are cut by the canonicity check of
+:mod:`.minimality` before the oracle sees them (the static lex-leader constraints then use the
+same column order).
 """
 
 from __future__ import annotations

@@ -301,7 +301,9 @@ def solve(
 
     Tries n = ``min_vertices`` (default: the smallest n the designated items fit on) up to
     ``max_vertices``.  ``timeout`` (seconds) bounds the whole call; on timeout the result says
-    how far the proof got (``lower_bound``) and carries any solution found so far.
+    how far the proof got (``lower_bound``) and carries any solution found so far.  ``engine``:
+    ``auto`` (lazy unless F is a star), ``lazy`` or ``eager`` (:mod:`.cegar`); all give the same
+    answer, and each level records which one ran and what it enumerated.
     """
     problem = resolve_problem(problem)
     check_engine(engine)
