@@ -3,6 +3,7 @@
     .venv/bin/python bench/frontier.py                                  # 8 problems, n = 7 … 11
     .venv/bin/python bench/frontier.py --problems k3_k4e_red --max-n 10 --timeout 600
     .venv/bin/python bench/frontier.py --engines lazy --min-n 11 --max-n 12 --timeout 3000
+    .venv/bin/python bench/frontier.py --summary bench/results/frontier.jsonl   # table of a record
 
 For each problem and n = min-n, min-n + 1, … both engines decide the vertex count n alone with
 :func:`ramseygadgets.search.find_solution` (solutions are monotone in n, so "none on n" proves
@@ -80,7 +81,13 @@ def main() -> int:
         "--timeout", type=float, default=300.0, help="wall seconds per engine and level"
     )
     parser.add_argument("--out", type=Path, default=Path("frontier.jsonl"))
+    parser.add_argument(
+        "--summary", type=Path, help="print the table of a recorded run instead of running"
+    )
     args = parser.parse_args()
+    if args.summary:
+        print_summary([json.loads(line) for line in args.summary.read_text().splitlines() if line])
+        return 0
     rows: list[dict] = []
     with args.out.open("a") as out:
         for key in args.problems:
@@ -102,24 +109,34 @@ def main() -> int:
 
 
 def print_summary(rows: list[dict]) -> None:
-    """Per problem: the largest n both engines proved, with the CPU-time ratio there."""
+    """Per problem and n: CPU seconds of each engine (the fastest record of each) and the ratio.
+
+    A timeout shows as "> t": the ratio is then a lower bound.
+    """
     by_problem: dict[str, dict[tuple[str, int], dict]] = {}
     for row in rows:
-        by_problem.setdefault(row["problem"], {})[(row["engine"], row["n"])] = row
-    print("\n| problem | n | eager CPU s | lazy CPU s | ratio |")
+        key = (row["engine"], row["n"])
+        levels = by_problem.setdefault(row["problem"], {})
+        if key not in levels or row["cpu_seconds"] < levels[key]["cpu_seconds"]:
+            levels[key] = row
+    print("\n| problem | n | eager CPU s | lazy CPU s | eager / lazy |")
     print("|---|---|---|---|---|")
     for title, levels in by_problem.items():
         for n in sorted({n for _, n in levels}):
             eager, lazy = levels.get(("eager", n)), levels.get(("lazy", n))
-            cell = lambda r: (  # noqa: E731
-                "—" if r is None else f"{r['cpu_seconds']:.2f} ({r['outcome']})"
-            )
-            ratio = (
-                f"{eager['cpu_seconds'] / max(lazy['cpu_seconds'], 1e-3):.1f}×"
-                if eager and lazy and eager["outcome"] == lazy["outcome"] != "timeout"
-                else ""
-            )
-            print(f"| {title} | {n} | {cell(eager)} | {cell(lazy)} | {ratio} |")
+            ratio = ""
+            if eager and lazy and lazy["outcome"] != "timeout":
+                bound = "> " if eager["outcome"] == "timeout" else ""
+                ratio = f"{bound}{eager['cpu_seconds'] / max(lazy['cpu_seconds'], 1e-3):.1f}×"
+            print(f"| {title} | {n} | {_cell(eager)} | {_cell(lazy)} | {ratio} |")
+
+
+def _cell(row: dict | None) -> str:
+    if row is None:
+        return "—"
+    if row["outcome"] == "timeout":
+        return f"> {row['cpu_seconds']:.1f} (timeout)"
+    return f"{row['cpu_seconds']:.2f} ({row['outcome']})"
 
 
 if __name__ == "__main__":
