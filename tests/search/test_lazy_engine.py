@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from itertools import permutations, product
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +15,11 @@ from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder
-from ramseygadgets.search.exhaustive import exhaustive_minimums, nauty_available
+from ramseygadgets.search.exhaustive import (
+    exhaustive_minimums,
+    gadgets_in_graph,
+    nauty_available,
+)
 from ramseygadgets.search.minimality import column_order
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.solutions import load_solutions
@@ -193,3 +200,21 @@ def test_the_lazy_engine_decides_small_frontier_problems():
     red = find_solution(Problem.make("K3", "K4-e", "red-determiner"), 9, engine="lazy")
     assert red.status == "none-up-to-limit" and red.lower_bound == 10
     assert red.levels[-1].engine == "lazy" and red.levels[-1].pruned > 0
+
+
+def test_every_frontier_solution_on_record_passes_two_independent_checks():
+    """The solutions bench/frontier.py recorded (11 to 12 vertices, beyond any enumeration) pass
+    the verifier and the exhaustive scan's gadget detector, on exactly the recorded n."""
+    path = Path(__file__).parents[2] / "bench" / "results" / "frontier.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line]
+    solved = [r for r in rows if r["outcome"] == "found" and r.get("solution")]
+    assert len({r["problem"] for r in solved}) >= 3
+    for row in solved:
+        match = re.fullmatch(r"\((.+), (.+)\)-(.+)", row["problem"])
+        assert match is not None
+        problem = Problem.make(*match.groups())
+        candidate = Candidate.from_json(row["solution"], problem.gadget, max_vertices=None)
+        assert candidate.graph.n <= row["n"]
+        assert verify(problem, candidate).correct, row["problem"]
+        found = gadgets_in_graph(candidate.graph, problem.F, problem.H, [problem.gadget])
+        assert found is not None and problem.gadget in found, row["problem"]
