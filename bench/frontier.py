@@ -4,6 +4,7 @@
     .venv/bin/python bench/frontier.py --problems k3_k4e_red --max-n 10 --timeout 600
     .venv/bin/python bench/frontier.py --engines lazy --min-n 11 --max-n 12 --timeout 3000
     .venv/bin/python bench/frontier.py --summary bench/results/frontier.jsonl   # table of a record
+    .venv/bin/python bench/frontier.py --pairs        # both engines on 28 smaller non-star pairs
 
 For each problem and n = min-n, min-n + 1, … both engines decide the vertex count n alone with
 :func:`ramseygadgets.search.find_solution` (solutions are monotone in n, so "none on n" proves
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.search import find_solution
+from ramseygadgets.search import find_solution, solve
 from ramseygadgets.search.cegar import ENGINES
 from ramseygadgets.search.exhaustive import gadgets_in_graph
 
@@ -84,7 +85,14 @@ def main() -> int:
     parser.add_argument(
         "--summary", type=Path, help="print the table of a recorded run instead of running"
     )
+    parser.add_argument(
+        "--pairs",
+        action="store_true",
+        help="instead: minimal (n, m) of the PAIRS with both engines (120 s each), CPU seconds",
+    )
     args = parser.parse_args()
+    if args.pairs:
+        return compare_pairs()
     if args.summary:
         print_summary([json.loads(line) for line in args.summary.read_text().splitlines() if line])
         return 0
@@ -105,6 +113,44 @@ def main() -> int:
                 if not alive:
                     break
     print_summary(rows)
+    return 0
+
+
+#: Smaller pairs with F not a star (minimal sizes 6 to 10, some undecided in 120 s).
+PAIRS = [
+    (F, H)
+    for F, H in (
+        ("K3", "P4"),
+        ("K3", "C4"),
+        ("C4", "K3"),
+        ("P4", "K4"),
+        ("TK3", "K4"),
+        ("K3", "K3"),
+        ("C4", "C4"),
+    )
+]
+GADGETS = ("red-determiner", "blue-determiner", "positive-sender", "negative-sender")
+
+
+def compare_pairs() -> int:
+    """Both engines on every PAIRS problem: the same answer, and their CPU seconds."""
+    totals = {engine: 0.0 for engine in ("lazy", "eager")}
+    for F, H in PAIRS:
+        for gadget in GADGETS:
+            problem = Problem.make(F, H, gadget)
+            answers = {}
+            for engine in totals:
+                cpu = time.process_time()
+                r = solve(problem, engine=engine, max_vertices=10, timeout=120)
+                seconds = time.process_time() - cpu
+                answers[engine] = (r.status, r.n, r.m, r.lower_bound)
+                if r.status != "timeout":
+                    totals[engine] += seconds
+                print(problem.title, engine, answers[engine], f"{seconds:.2f} CPU s", flush=True)
+            if len(set(answers.values())) != 1:
+                print(f"ENGINES DISAGREE on {problem.title}: {answers}")
+                return 1
+    print(f"decided pairs, CPU s in all: lazy {totals['lazy']:.1f}, eager {totals['eager']:.1f}")
     return 0
 
 
