@@ -4,6 +4,7 @@ enumeration on a representative subset, in the same run, reported as a ratio.
     .venv/bin/python bench/solve_all.py                      # 70 problems on 2 jobs + subset ratio
     .venv/bin/python bench/solve_all.py --write-solutions    # also rewrite data/solutions.json
     .venv/bin/python bench/solve_all.py --write-solutions --cross-check 9   # + exhaustive check n ≤ 9
+    .venv/bin/python bench/solve_all.py --compare-engines --no-subset      # lazy vs eager on the 70
 
 *Finder*: :func:`ramseygadgets.search.solve` (CEGAR SAT, minimal n then m, proofs of both).
 *Exhaustive*: :func:`ramseygadgets.search.exhaustive.exhaustive_minimums` (nauty geng + verifier),
@@ -23,6 +24,7 @@ from rich.table import Table
 from ramseygadgets.catalog import Problem, all_problems, get_problem
 from ramseygadgets.search import solve
 from ramseygadgets.search.batch import solve_many
+from ramseygadgets.search.cegar import DEFAULT_ENGINE, ENGINES
 from ramseygadgets.search.dataset import solution_record, write_solutions
 from ramseygadgets.search.exhaustive import exhaustive_minimums, nauty_available
 
@@ -73,11 +75,19 @@ def main() -> int:
     parser.add_argument(
         "--beyond", action="store_true", help="also solve pairs beyond the paper (11-13 vertices)"
     )
+    parser.add_argument(
+        "--engine", choices=ENGINES, default=DEFAULT_ENGINE, help="finder engine (default lazy)"
+    )
+    parser.add_argument(
+        "--compare-engines",
+        action="store_true",
+        help="also solve the 70 with every engine in this process and compare CPU times",
+    )
     args = parser.parse_args()
 
     console.print(f"machine: {os.cpu_count()} cores; jobs = {args.jobs}")
     problems = list(all_problems())
-    outcome = solve_many(problems, jobs=args.jobs)
+    outcome = solve_many(problems, jobs=args.jobs, engine=args.engine)
     if outcome.interrupted:
         console.print("interrupted")
         return 130
@@ -108,6 +118,8 @@ def main() -> int:
         f"{results['k13_k4_red_determiner'].n}/{results['k13_k4_blue_determiner'].n} vertices"
     )
 
+    if args.compare_engines:
+        compare_engines(problems)
     if not args.no_subset and nauty_available():
         compare_subset()
 
@@ -201,6 +213,33 @@ def solve_beyond() -> None:
             proof if r.found else r.describe(),
             f"{r.seconds:.1f}",
         )
+    console.print(table)
+
+
+def compare_engines(problems: list[Problem]) -> None:
+    """Every engine on the 70 in this one process: same (n, m), CPU seconds per engine."""
+    cpu: dict[str, dict[str, float]] = {}
+    sizes: dict[str, set[tuple[int | None, int | None]]] = {p.id: set() for p in problems}
+    for engine in ENGINES:
+        cpu[engine] = {}
+        for p in problems:
+            t0 = time.process_time()
+            r = solve(p, engine=engine)
+            cpu[engine][p.id] = time.process_time() - t0
+            sizes[p.id].add((r.n, r.m))
+    disagree = [pid for pid, found in sizes.items() if len(found) != 1]
+    if disagree:
+        console.print(f"[red]ENGINES DISAGREE on {', '.join(disagree)}[/red]")
+    lazy, eager = cpu["lazy"], cpu["eager"]
+    console.print(
+        f"[bold]70 problems, CPU seconds in one process: lazy {sum(lazy.values()):.2f}, eager "
+        f"{sum(eager.values()):.2f}; same (n, m) on all: {not disagree}[/bold]"
+    )
+    table = Table(title="per problem, slowest first (CPU seconds)")
+    for column in ("problem", "lazy", "eager", "eager / lazy"):
+        table.add_column(column)
+    for pid in sorted(lazy, key=lambda pid: -max(lazy[pid], eager[pid]))[:12]:
+        table.add_row(pid, f"{lazy[pid]:.3f}", f"{eager[pid]:.3f}", f"{eager[pid] / lazy[pid]:.2f}")
     console.print(table)
 
 

@@ -11,7 +11,7 @@ import sys
 try:  # typer >= 0.2x vendors click as typer._click
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover - older typer on top of click
-    from click import exceptions as click_exceptions
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
 
 import typer
 

@@ -13,10 +13,12 @@ from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import canonical_graph6
 from ramseygadgets.search.batch import BatchOutcome, solve_many
+from ramseygadgets.search.cegar import DEFAULT_ENGINE
 from ramseygadgets.search.solve import (
     DEFAULT_MAX_VERTICES,
     LevelRecord,
     SearchResult,
+    check_engine,
 )
 from ramseygadgets.search.solve import (
     solve as solve_problem,
@@ -122,14 +124,22 @@ def solve(
     seed: int | None = typer.Option(
         None, "--seed", help="Symmetry seed (random SAT variable order)."
     ),
+    engine: str = typer.Option(
+        DEFAULT_ENGINE,
+        "--engine",
+        help="Finder engine: auto (default: lazy unless F is a star), lazy (witnesses checked "
+        "by a coloring oracle) or eager (witnesses encoded in the SAT model).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:
     """Find minimal gadgets (fewest vertices, then fewest edges) with a proof that none is smaller.
 
     Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted (the finished results are still printed). Solutions are printed as JSON answers that 'ramseygadgets verify PROBLEM_ID -' reads.
     """
+    check_engine(engine)
     problems = _problems(problem_id, all_, F, H, gadget)
     options = {
+        "engine": engine,
         "max_vertices": max_vertices,
         "timeout": timeout,
         "minimize_edges": minimize_edges,
@@ -172,7 +182,7 @@ def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
         if show:
             console.print(
                 f"  n = {level.n}: {level.outcome} ({level.candidates} candidates, {level.lemmas} lemmas, "
-                f"{level.seconds:.2f} s)",
+                f"{level.arrowing} arrowing, {level.seconds:.2f} s)",
                 highlight=False,
             )
 

@@ -249,7 +249,7 @@ async def _multiround(state: TaskState, generate: Generate) -> TaskState:
             step = await anyio.to_thread.run_sync(
                 multiround_step, problem, round_no, state.output.completion
             )
-            if step.final:
+            if step.final or step.followup is None:
                 break
             followup = step.followup
         state.messages.append(chat_message(followup))
@@ -402,7 +402,7 @@ def ramsey_gadgets(
         pass_k: also report the unbiased pass@k for this k (k ≤ epochs).
     """
     chosen = _profile(profile, profiles_file)
-    metrics: list[Metric] = [accuracy(), accuracy_std(), pass_at()]
+    metrics: list[Any] = [accuracy(), accuracy_std(), pass_at()]
     if pass_k is not None:
         metrics.append(pass_at(int(pass_k)))
     return Task(

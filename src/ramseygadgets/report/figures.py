@@ -67,9 +67,9 @@ def plain(label: str) -> str:
     return terminal_text(label, markup=False).replace("$", r"\$")
 
 
-def model_colors(models: Sequence[str]) -> dict[str, tuple[float, ...]]:
+def model_colors(models: Sequence[str]) -> dict[str, tuple[float, float, float, float]]:
     cmap = matplotlib.colormaps["tab10"]
-    return {m: cmap(i % 10) for i, m in enumerate(models)}
+    return {m: tuple(cmap(i % 10)) for i, m in enumerate(models)}  # type: ignore[misc]
 
 
 def _new_figure(width: float, height: float) -> Figure:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ramseygadgets.catalog import Problem
+from ramseygadgets.search.cegar import DEFAULT_ENGINE
 from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, SearchResult, solve
 from ramseygadgets.workers import init_worker
 
@@ -43,6 +44,7 @@ def solve_many(
     timeout: float | None = None,
     minimize_edges: bool = True,
     seed: int | None = None,
+    engine: str = DEFAULT_ENGINE,
     on_start: Callable[[Problem], None] | None = None,
     on_result: Callable[[SearchResult], None] | None = None,
 ) -> BatchOutcome:
@@ -56,6 +58,7 @@ def solve_many(
         "timeout": timeout,
         "minimize_edges": minimize_edges,
         "seed": seed,
+        "engine": engine,
     }
     outcome = BatchOutcome()
     start = time.monotonic()

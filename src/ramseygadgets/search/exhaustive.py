@@ -41,6 +41,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain, combinations, product
 
@@ -446,70 +447,95 @@ def exhaustive_minimums(
     """
     problems = list(problems)
     state = {p.id: ExhaustiveMinimum(p) for p in problems}
-    first_n = {p.id: _first_vertex_count(p) for p in problems}
-    if min_vertices:
-        for pid, n in min_vertices.items():
-            if pid in first_n:
-                first_n[pid] = max(first_n[pid], n)
-                state[pid].searched_up_to = n - 1
+    first_n = _first_vertex_counts(problems, state, min_vertices or {})
     parts = parts or (1 if jobs <= 1 else 4 * jobs)
-    pool = None
-    if jobs > 1:
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        pool = ctx.Pool(processes=jobs, initializer=init_worker, initargs=(os.getpid(),))
-    try:
+    with _part_scanner(jobs) as scan_parts:
         for n in range(min(first_n.values(), default=max_vertices + 1), max_vertices + 1):
             open_ = [p for p in problems if state[p.id].candidate is None and first_n[p.id] <= n]
-            if not open_:
-                if all(
-                    state[p.id].candidate is not None or first_n[p.id] > max_vertices
-                    for p in problems
-                ):
-                    break
-                continue
-            for p in open_:
-                state[p.id].searched_up_to = n - 1
-            for m in range(n - 1, n * (n - 1) // 2 + 1):
-                active = [
-                    p
-                    for p in open_
-                    if state[p.id].candidate is None
-                    and not (
-                        max_edges
-                        and p.id in max_edges
-                        and n == max_vertices
-                        and m > max_edges[p.id]
-                    )
-                ]
-                if not active:
-                    break
-                jobs_args = [(active, n, m, r, parts) for r in range(parts)]
-                scans = (
-                    pool.map(_scan_part, jobs_args, chunksize=1)
-                    if pool
-                    else [_scan_part(a) for a in jobs_args]
-                )
-                level = _merge(scans, n, m)
-                if on_level is not None:
-                    on_level(level)
-                for p in active:
-                    state[p.id].graphs += level.graphs
-                    if p.id in level.found:
-                        candidate = level.found[p.id]
-                        verdict = verify(p, candidate)
-                        if not verdict.correct:
-                            raise AssertionError(
-                                f"exhaustive scan: {p.id} candidate rejected: {verdict.reason}"
-                            )
-                        state[p.id].candidate = candidate
-            for p in open_:
-                if state[p.id].candidate is None:
-                    state[p.id].searched_up_to = n
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+            if open_:
+                edge_limits = (max_edges or {}) if n == max_vertices else {}
+                scan = _LevelScanner(state, scan_parts, parts, edge_limits, on_level)
+                scan.vertex_count(open_, n)
+            elif all(
+                state[p.id].candidate is not None or first_n[p.id] > max_vertices for p in problems
+            ):
+                break
     return state
+
+
+def _first_vertex_counts(
+    problems: list[Problem], state: dict[str, ExhaustiveMinimum], min_vertices: dict[str, int]
+) -> dict[str, int]:
+    """The first vertex count to scan per problem (counts below ``min_vertices`` count as done)."""
+    first_n = {p.id: _first_vertex_count(p) for p in problems}
+    for pid, n in min_vertices.items():
+        if pid in first_n:
+            first_n[pid] = max(first_n[pid], n)
+            state[pid].searched_up_to = n - 1
+    return first_n
+
+
+ScanParts = Callable[[list[tuple[list[Problem], int, int, int, int]]], list[LevelScan]]
+
+
+@contextmanager
+def _part_scanner(jobs: int) -> Iterator[ScanParts]:
+    """A function that scans res/mod parts: in this process, or in ``jobs`` worker processes."""
+    if jobs <= 1:
+        yield lambda parts: [_scan_part(a) for a in parts]
+        return
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    pool = ctx.Pool(processes=jobs, initializer=init_worker, initargs=(os.getpid(),))
+    try:
+        yield lambda parts: pool.map(_scan_part, parts, chunksize=1)
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+@dataclass
+class _LevelScanner:
+    """Scans one vertex count edge count by edge count and records what it finds in ``state``."""
+
+    state: dict[str, ExhaustiveMinimum]
+    scan_parts: ScanParts
+    parts: int
+    edge_limits: dict[str, int]
+    on_level: Callable[[LevelScan], None] | None
+
+    def vertex_count(self, open_: list[Problem], n: int) -> None:
+        for p in open_:
+            self.state[p.id].searched_up_to = n - 1
+        for m in range(n - 1, n * (n - 1) // 2 + 1):
+            active = [p for p in open_ if self._still_scanning(p, m)]
+            if not active:
+                break
+            self.edge_count(active, n, m)
+        for p in open_:
+            if self.state[p.id].candidate is None:
+                self.state[p.id].searched_up_to = n
+
+    def _still_scanning(self, problem: Problem, m: int) -> bool:
+        limit = self.edge_limits.get(problem.id)
+        return self.state[problem.id].candidate is None and (limit is None or m <= limit)
+
+    def edge_count(self, active: list[Problem], n: int, m: int) -> None:
+        """Scan level (n, m) for the active problems; verify and record each first solution."""
+        level = _merge(
+            self.scan_parts([(active, n, m, r, self.parts) for r in range(self.parts)]), n, m
+        )
+        if self.on_level is not None:
+            self.on_level(level)
+        for p in active:
+            self.state[p.id].graphs += level.graphs
+            if p.id in level.found:
+                candidate = level.found[p.id]
+                verdict = verify(p, candidate)
+                if not verdict.correct:
+                    raise AssertionError(
+                        f"exhaustive scan: {p.id} candidate rejected: {verdict.reason}"
+                    )
+                self.state[p.id].candidate = candidate
 
 
 def _merge(scans: list[LevelScan], n: int, m: int) -> LevelScan:

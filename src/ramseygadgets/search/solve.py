@@ -21,7 +21,14 @@ from typing import Any, Literal
 from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, KnCopies, LayoutFinder, SearchTimeout
+from ramseygadgets.search.cegar import (
+    DEFAULT_ENGINE,
+    DEFAULT_SEARCH_SOLVER,
+    ENGINES,
+    KnCopies,
+    LayoutFinder,
+    SearchTimeout,
+)
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.verify import verify
 
@@ -44,14 +51,20 @@ class LevelRecord:
     seconds: float
     candidates: int = 0
     lemmas: int = 0
+    arrowing: int = 0
+    pruned: int = 0
+    engine: str = "eager"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "n": self.n,
             "outcome": self.outcome,
             "seconds": round(self.seconds, 4),
+            "engine": self.engine,
             "candidates": self.candidates,
             "lemmas": self.lemmas,
+            "arrowing_lemmas": self.arrowing,
+            "pruned_as_not_lex_max": self.pruned,
         }
 
 
@@ -138,6 +151,11 @@ def smallest_vertex_count(problem: Problem) -> int:
     return n
 
 
+def check_engine(engine: str) -> None:
+    if engine not in ENGINES:
+        raise SearchError(f"unknown search engine {engine!r}; choose one of {', '.join(ENGINES)}")
+
+
 def _checked(problem: Problem, candidate: Candidate) -> Candidate:
     verdict = verify(problem, candidate)
     if not verdict.correct:  # never hand out a wrong answer
@@ -150,18 +168,21 @@ def _checked(problem: Problem, candidate: Candidate) -> Candidate:
 class _Level:
     """All layouts of one vertex count, sharing K_n's copies."""
 
-    def __init__(self, problem: Problem, n: int, seed: int | None, solver: str) -> None:
+    def __init__(
+        self, problem: Problem, n: int, seed: int | None, solver: str, engine: str
+    ) -> None:
         copies = KnCopies(problem, n)
         self.finders = [
-            LayoutFinder(problem, n, lay, copies=copies, seed=seed, solver=solver)
+            LayoutFinder(problem, n, lay, copies=copies, seed=seed, solver=solver, engine=engine)
             for lay in layouts(problem.gadget, n)
         ]
 
-    def stats(self) -> tuple[int, int]:
-        return (
-            sum(f.stats.candidates for f in self.finders),
-            sum(f.stats.lemmas for f in self.finders),
-        )
+    def record_stats(self, record: LevelRecord) -> None:
+        stats = [f.stats for f in self.finders]
+        record.candidates = sum(s.candidates for s in stats)
+        record.lemmas = sum(s.lemmas for s in stats)
+        record.arrowing = sum(s.arrowing for s in stats)
+        record.pruned = sum(s.pruned for s in stats)
 
     def first(self, deadline: float | None) -> tuple[LayoutFinder, Candidate] | None:
         for finder in self.finders:
@@ -200,12 +221,14 @@ def find_solution(
     minimize_edges: bool = False,
     seed: int | None = None,
     solver: str = DEFAULT_SEARCH_SOLVER,
+    engine: str = DEFAULT_ENGINE,
 ) -> SearchResult:
     """A solution on ``n`` vertices, or the proof that there is none (status ``none-up-to-limit``).
 
     With ``minimize_edges`` the solution has the fewest edges among solutions on ``n`` vertices.
     """
     problem = resolve_problem(problem)
+    check_engine(engine)
     if n < 1:
         raise SearchError(f"vertex count must be positive, got {n}")
     start = time.monotonic()
@@ -213,7 +236,7 @@ def find_solution(
     result = SearchResult(
         problem.id, problem, "timeout", None, smallest_vertex_count(problem), 0.0, max_vertices=n
     )
-    _run_level(problem, n, deadline, minimize_edges, seed, solver, result)
+    _run_level(problem, n, deadline, minimize_edges, seed, solver, engine, result)
     result.seconds = time.monotonic() - start
     return result
 
@@ -225,11 +248,12 @@ def _run_level(
     minimize_edges: bool,
     seed: int | None,
     solver: str,
+    engine: str,
     result: SearchResult,
 ) -> bool:
     """Decide level ``n`` into ``result``; True when a solution was found (or time ran out)."""
     t0 = time.monotonic()
-    level = _Level(problem, n, seed, solver)
+    level = _Level(problem, n, seed, solver, engine)
     record = LevelRecord(n, "timeout", 0.0)
     result.levels.append(record)
     try:
@@ -256,7 +280,8 @@ def _run_level(
         return True
     finally:
         record.seconds = time.monotonic() - t0
-        record.candidates, record.lemmas = level.stats()
+        level.record_stats(record)
+        record.engine = "lazy" if any(f.lazy for f in level.finders) else "eager"
         level.close()
 
 
@@ -269,15 +294,19 @@ def solve(
     seed: int | None = None,
     min_vertices: int | None = None,
     solver: str = DEFAULT_SEARCH_SOLVER,
+    engine: str = DEFAULT_ENGINE,
     on_level: Callable[[LevelRecord], None] | None = None,
 ) -> SearchResult:
     """The minimal solution of ``problem`` (fewest vertices, then fewest edges) with its proof.
 
     Tries n = ``min_vertices`` (default: the smallest n the designated items fit on) up to
     ``max_vertices``.  ``timeout`` (seconds) bounds the whole call; on timeout the result says
-    how far the proof got (``lower_bound``) and carries any solution found so far.
+    how far the proof got (``lower_bound``) and carries any solution found so far.  ``engine``:
+    ``auto`` (lazy unless F is a star), ``lazy`` or ``eager`` (:mod:`.cegar`); all give the same
+    answer, and each level records which one ran and what it enumerated.
     """
     problem = resolve_problem(problem)
+    check_engine(engine)
     if max_vertices < 1:
         raise SearchError(f"--max-vertices must be positive, got {max_vertices}")
     if timeout is not None and timeout <= 0:
@@ -294,7 +323,7 @@ def solve(
         problem.id, problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices
     )
     for n in range(begin, max_vertices + 1):
-        done = _run_level(problem, n, deadline, minimize_edges, seed, solver, result)
+        done = _run_level(problem, n, deadline, minimize_edges, seed, solver, engine, result)
         if on_level is not None:
             on_level(result.levels[-1])
         if done:

@@ -122,9 +122,10 @@ def gadget_spec(problem: Problem, designated: Designated) -> GadgetSpec:
         return GadgetSpec(witnesses, (tuple(RedDegree(v, at_most=0) for v in vs),))
     u1, u2, n1 = designated.vertices
     non_enforcer = {v: RedDegree(v, at_most=k - 2) for v in (u1, u2, n1)}
-    witnesses = ((non_enforcer[u1], non_enforcer[u2]), (non_enforcer[n1],))
-    bad = ((non_enforcer[u1], non_enforcer[n1]), (non_enforcer[u2], non_enforcer[n1]))
-    return GadgetSpec(witnesses, bad)
+    return GadgetSpec(
+        ((non_enforcer[u1], non_enforcer[u2]), (non_enforcer[n1],)),
+        ((non_enforcer[u1], non_enforcer[n1]), (non_enforcer[u2], non_enforcer[n1])),
+    )
 
 
 def layouts(gadget: GadgetType, n: int) -> list[Layout]:

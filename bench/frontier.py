@@ -1,0 +1,189 @@
+"""Push the frontier: time to prove "no solution on at most n vertices", eager against lazy engine.
+
+    .venv/bin/python bench/frontier.py                                  # 8 problems, n = 7 … 11
+    .venv/bin/python bench/frontier.py --problems k3_k4e_red --max-n 10 --timeout 600
+    .venv/bin/python bench/frontier.py --engines lazy --min-n 11 --max-n 12 --timeout 3000
+    .venv/bin/python bench/frontier.py --summary bench/results/frontier.jsonl   # table of a record
+    .venv/bin/python bench/frontier.py --pairs        # both engines on 28 smaller non-star pairs
+
+For each problem and n = min-n, min-n + 1, … both engines decide the vertex count n alone with
+:func:`ramseygadgets.search.find_solution` (solutions are monotone in n, so "none on n" proves
+"none on at most n").  An engine stops at its first solution or timeout.  Times are CPU seconds
+of this process (``time.process_time``: the engines run in it, one after the other), so the
+ratio does not depend on other load on the machine; wall seconds are recorded too.  Each level
+is appended to ``--out`` as one JSON line when it ends (with the finder's counts: candidates,
+lemmas, arrowing lemmas, pruned candidates), so nothing is lost when the run is cut short.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.gadgets import Candidate
+from ramseygadgets.search import find_solution, solve
+from ramseygadgets.search.cegar import ENGINES
+from ramseygadgets.search.exhaustive import gadgets_in_graph
+
+#: The hardest pairs found so far (issue 14): F = K3 against K4−e and K4, four gadget types.
+FRONTIER = {
+    f"k3_{h_id}_{g_id}": ("K3", h, gadget)
+    for h_id, h in (("k4e", "K4-e"), ("k4", "K4"))
+    for g_id, gadget in (
+        ("red", "red-determiner"),
+        ("blue", "blue-determiner"),
+        ("pos", "positive-sender"),
+        ("neg", "negative-sender"),
+    )
+}
+
+
+def run_level(problem: Problem, n: int, engine: str, timeout: float) -> dict:
+    cpu, wall = time.process_time(), time.monotonic()
+    result = find_solution(problem, n, timeout=timeout, engine=engine)
+    level = result.levels[-1]
+    return {
+        "problem": problem.title,
+        "n": n,
+        "engine": engine,
+        "outcome": level.outcome,
+        "cpu_seconds": round(time.process_time() - cpu, 3),
+        "wall_seconds": round(time.monotonic() - wall, 3),
+        "candidates": level.candidates,
+        "lemmas": level.lemmas,
+        "arrowing_lemmas": level.arrowing,
+        "pruned": level.pruned,
+        # the verifier-checked solution (find_solution re-checks it with verify) and a second
+        # check by the exhaustive scan's independent gadget detector
+        "solution": result.candidate.to_json(problem.gadget) if result.candidate else None,
+        "detector_agrees": second_check(problem, result.candidate) if result.candidate else None,
+    }
+
+
+def second_check(problem: Problem, candidate: Candidate) -> bool:
+    """The exhaustive scan's detector also finds a gadget of this type in the graph."""
+    found = gadgets_in_graph(candidate.graph, problem.F, problem.H, [problem.gadget])
+    return found is not None and problem.gadget in found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--problems", nargs="*", default=list(FRONTIER), choices=list(FRONTIER))
+    parser.add_argument("--engines", nargs="*", default=["lazy", "eager"], choices=list(ENGINES))
+    parser.add_argument("--min-n", type=int, default=7)
+    parser.add_argument("--max-n", type=int, default=11)
+    parser.add_argument(
+        "--timeout", type=float, default=300.0, help="wall seconds per engine and level"
+    )
+    parser.add_argument("--out", type=Path, default=Path("frontier.jsonl"))
+    parser.add_argument(
+        "--summary", type=Path, help="print the table of a recorded run instead of running"
+    )
+    parser.add_argument(
+        "--pairs",
+        action="store_true",
+        help="instead: minimal (n, m) of the PAIRS with both engines (120 s each), CPU seconds",
+    )
+    args = parser.parse_args()
+    if args.pairs:
+        return compare_pairs()
+    if args.summary:
+        print_summary([json.loads(line) for line in args.summary.read_text().splitlines() if line])
+        return 0
+    rows: list[dict] = []
+    with args.out.open("a") as out:
+        for key in args.problems:
+            problem = Problem.make(*FRONTIER[key])
+            alive = list(args.engines)
+            for n in range(args.min_n, args.max_n + 1):
+                for engine in list(alive):
+                    row = run_level(problem, n, engine, args.timeout)
+                    rows.append(row)
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+                    print(json.dumps(row), flush=True)
+                    if row["outcome"] != "none":
+                        alive.remove(engine)
+                if not alive:
+                    break
+    print_summary(rows)
+    return 0
+
+
+#: Smaller pairs with F not a star (minimal sizes 6 to 10, some undecided in 120 s).
+PAIRS = [
+    (F, H)
+    for F, H in (
+        ("K3", "P4"),
+        ("K3", "C4"),
+        ("C4", "K3"),
+        ("P4", "K4"),
+        ("TK3", "K4"),
+        ("K3", "K3"),
+        ("C4", "C4"),
+    )
+]
+GADGETS = ("red-determiner", "blue-determiner", "positive-sender", "negative-sender")
+
+
+def compare_pairs() -> int:
+    """Both engines on every PAIRS problem: the same answer, and their CPU seconds."""
+    totals = {engine: 0.0 for engine in ("lazy", "eager")}
+    for F, H in PAIRS:
+        for gadget in GADGETS:
+            problem = Problem.make(F, H, gadget)
+            answers = {}
+            for engine in totals:
+                cpu = time.process_time()
+                r = solve(problem, engine=engine, max_vertices=10, timeout=120)
+                seconds = time.process_time() - cpu
+                answers[engine] = (r.status, r.n, r.m, r.lower_bound)
+                if r.status != "timeout":
+                    totals[engine] += seconds
+                print(problem.title, engine, answers[engine], f"{seconds:.2f} CPU s", flush=True)
+            if len(set(answers.values())) != 1:
+                print(f"ENGINES DISAGREE on {problem.title}: {answers}")
+                return 1
+    print(f"decided pairs, CPU s in all: lazy {totals['lazy']:.1f}, eager {totals['eager']:.1f}")
+    return 0
+
+
+def print_summary(rows: list[dict]) -> None:
+    """Per problem and n: CPU seconds of each engine (the fastest record of each) and the ratio.
+
+    A timeout shows as "> t": the ratio is then a lower bound.
+    """
+    by_problem: dict[str, dict[tuple[str, int], dict]] = {}
+    for row in rows:
+        key = (row["engine"], row["n"])
+        levels = by_problem.setdefault(row["problem"], {})
+        if key not in levels or row["cpu_seconds"] < levels[key]["cpu_seconds"]:
+            levels[key] = row
+    print("\n| problem | n | eager CPU s | lazy CPU s | eager / lazy |")
+    print("|---|---|---|---|---|")
+    for title, levels in by_problem.items():
+        for n in sorted({n for _, n in levels}):
+            eager, lazy = levels.get(("eager", n)), levels.get(("lazy", n))
+            ratio = ""
+            if eager and lazy and lazy["outcome"] != "timeout":
+                bound = "> " if eager["outcome"] == "timeout" else ""
+                ratio = f"{bound}{eager['cpu_seconds'] / max(lazy['cpu_seconds'], 1e-3):.1f}×"
+            print(f"| {title} | {n} | {_cell(eager)} | {_cell(lazy)} | {ratio} |")
+
+
+def _cell(row: dict | None) -> str:
+    if row is None:
+        return "—"
+    if row["outcome"] == "timeout":
+        return f"> {row['cpu_seconds']:.1f} (timeout)"
+    return f"{row['cpu_seconds']:.2f} ({row['outcome']})"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Canonicity check: exclude candidate graphs that are not lex-maximal in their orbit.
+
+The idea of SAT modulo symmetries (Kirchweger and Szeider, CP 2021), applied to the complete
+candidates of the CEGAR loop.  The adjacency vector of a graph G on 0..n−1 lists x_ij (i < j) in
+*column order* — (0,1), (0,2), (1,2), (0,3), (1,3), (2,3), … — so its entries in columns ≤ p
+depend only on vertices 0..p.  For a vertex permutation σ of the problem's symmetry group (the
+layout's class permutations and swaps) σ(G) is the graph with σ(G)_ij = G_σ(i)σ(j).
+
+**Pruning clause.**  If σ(G) >_lex G, let k be the first position where the vectors differ
+(G_k = 0, σ(G)_k = 1).  The clause "some entry compared up to and including k has another
+value" (the entries at positions < k that are the same variable in both vectors are omitted) is
+false for G, and every graph G' that falsifies it has σ(G') >_lex G' too: so it excludes only
+graphs that are not the lex-maximal member of their orbit.
+
+**Soundness.**  The lex-maximal member G* of an orbit is never excluded.  Everything else in the
+finder (designated items, witness and bad conditions, lemmas) is invariant under the group, so
+G solves the problem iff σ(G) does; a solution exists iff a lex-maximal one does, and UNSAT
+still proves that none exists.  The static lex-leader constraints of :mod:`.cegar` use the same
+order and also keep the lex-maximal member, so all are sound together.  The search for σ is cut
+off after ``budget`` steps; a cut-off check excludes nothing (it only prunes less).
+
+**Finding σ.**  Depth-first over positions p = 0, 1, …: choose σ(p) among the vertices the group
+allows there and compare column p of G with column p of σ(G) (bitmasks); an equal column goes one
+position deeper, a greater one is the answer, a smaller one abandons the branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+#: Vertices allowed at each position, for one coset of the symmetry group.
+Coset = tuple[tuple[int, ...], ...]
+
+
+def column_order(n: int) -> list[tuple[int, int]]:
+    """The pairs (i, j), i < j, in column order: (0,1), (0,2), (1,2), (0,3), …"""
+    return [(i, j) for j in range(n) for i in range(j)]
+
+
+def group_cosets(
+    n: int, classes: Sequence[Sequence[int]], swaps: Sequence[Sequence[int]]
+) -> list[Coset]:
+    """The group ⟨permutations inside each class, swaps⟩ as cosets s·(class permutations).
+
+    Each coset is given by the vertices allowed at each position: σ(p) ∈ s(class of p).  The
+    swaps must map classes onto classes (true for every layout of :mod:`.spec`).
+    """
+    class_of = {v: tuple(cls) for cls in classes for v in cls}
+    identity = tuple(range(n))
+    return [
+        tuple(tuple(s[v] for v in class_of.get(p, (p,))) for p in range(n))
+        for s in (identity, *(tuple(s) for s in swaps))
+    ]
+
+
+class LexMaxCheck:
+    """Finds σ with σ(G) >_lex G for a graph G and returns the pruning clause (module docstring).
+
+    ``var[i][j]`` is the SAT variable of edge {i, j}; ``budget`` bounds the steps of one check.
+    """
+
+    def __init__(
+        self, n: int, var: Sequence[Sequence[int]], cosets: Sequence[Coset], *, budget: int = 5000
+    ) -> None:
+        self.n, self.var, self.cosets, self.budget = n, var, list(cosets), budget
+        self.left = 0
+
+    def pruning_clause(self, adjacency: Sequence[int]) -> list[int] | None:
+        """The clause excluding G (``adjacency[v]``: bitmask of v's neighbours), or ``None``."""
+        for coset in self.cosets:
+            self.left = self.budget
+            sigma = [0] * self.n
+            if self._extend(0, sigma, 0, coset, adjacency):
+                return self._clause(sigma, adjacency)
+        return None
+
+    def _extend(
+        self, p: int, sigma: list[int], used: int, coset: Coset, adjacency: Sequence[int]
+    ) -> bool:
+        """Choose σ(p), σ(p+1), … ; True when σ(G) >_lex G has been decided."""
+        if p == self.n:
+            return False
+        column = adjacency[p] & ((1 << p) - 1)
+        for v in coset[p]:
+            if used >> v & 1:
+                continue
+            self.left -= 1
+            if self.left < 0:
+                return False
+            row = adjacency[v]
+            image = 0
+            for i in range(p):
+                image |= (row >> sigma[i] & 1) << i
+            sigma[p] = v
+            diff = column ^ image
+            if diff:
+                if image & diff & -diff:  # first difference: σ(G) has the edge, G has not
+                    return True
+                continue
+            if self._extend(p + 1, sigma, used | 1 << v, coset, adjacency):
+                return True
+            if self.left < 0:
+                return False
+        return False
+
+    def _clause(self, sigma: list[int], adjacency: Sequence[int]) -> list[int]:
+        """Negations of the entries of G and σ(G) compared up to the first difference."""
+        var, lits = self.var, set()
+        for j in range(self.n):
+            for i in range(j):
+                a, b = var[i][j], var[sigma[i]][sigma[j]]
+                if a == b:
+                    continue
+                in_a = bool(adjacency[j] >> i & 1)
+                in_b = bool(adjacency[sigma[j]] >> sigma[i] & 1)
+                lits.add(-a if in_a else a)
+                lits.add(-b if in_b else b)
+                if in_a != in_b:
+                    return sorted(lits)
+        raise AssertionError("σ(G) equals G: no difference to prune on")
