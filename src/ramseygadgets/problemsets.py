@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -423,19 +423,44 @@ def export_row(record: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 # The output directory
 # ---------------------------------------------------------------------------------------------
-def read_results(path: Path) -> dict[str, dict[str, Any]]:
-    """Records of ``results.jsonl`` by id (a torn last line, left by a kill, is ignored)."""
-    out: dict[str, dict[str, Any]] = {}
+def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+    """Every record of a checkpoint JSONL file in order (a torn last line, left by a kill, is
+    ignored; a missing file has none)."""
     if not path.exists():
-        return out
+        return
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
             record = json.loads(line)
         except ValueError:
             continue
         if isinstance(record, dict) and "id" in record:
-            out[record["id"]] = record
-    return out
+            yield record
+
+
+def append_record(path: Path, record: dict[str, Any]) -> None:
+    """Append one record as a JSON line to a checkpoint file (durable before returning)."""
+    try:
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise ProblemSetError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def repair_torn_tail(path: Path) -> None:
+    """Cut a partial last line (a kill during a write) so that appends start on a new line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as fh:
+            fh.truncate(data.rfind(b"\n") + 1)
+
+
+def read_results(path: Path) -> dict[str, dict[str, Any]]:
+    """Records of ``results.jsonl`` by id, the last one of each id."""
+    return {record["id"]: record for record in iter_records(path)}
 
 
 class ProblemSetWriter:
@@ -445,21 +470,11 @@ class ProblemSetWriter:
         self.dir = make_output_dir(out_dir, "the problem-set directory", ProblemSetError)
         self.results_path = self.dir / RESULTS_FILE
         self.results = read_results(self.results_path)
-        self._repair_torn_tail()
+        repair_torn_tail(self.results_path)
 
     def reload(self) -> None:
         """Re-read ``results.jsonl`` (the durable truth) into ``results``."""
         self.results = read_results(self.results_path)
-
-    def _repair_torn_tail(self) -> None:
-        """Cut a partial last line (a kill during a write) so that appends start on a new line."""
-        if not self.results_path.exists():
-            return
-        data = self.results_path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            with self.results_path.open("r+b") as fh:
-                fh.truncate(cut)
 
     def done(self, problem_id: str, retry_unsolved: bool = False) -> bool:
         record = self.results.get(problem_id)
@@ -467,15 +482,7 @@ class ProblemSetWriter:
 
     def record(self, record: dict[str, Any]) -> None:
         """Append one finished problem to ``results.jsonl`` (durable before returning)."""
-        try:
-            with self.results_path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(record) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-        except OSError as exc:
-            raise ProblemSetError(
-                f"cannot write {self.results_path}: {exc.strerror or exc}"
-            ) from None
+        append_record(self.results_path, record)
         self.results[record["id"]] = record
 
     def finish(self, plan: ProblemSetPlan, options: dict[str, Any]) -> dict[str, Any]:
