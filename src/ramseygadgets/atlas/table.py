@@ -6,6 +6,7 @@ mean, how the facts were proven and how to recompute it, and ends with the graph
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -43,6 +44,15 @@ Summary: {summary}.
 """
 
 
+def md_name(pattern_name: str) -> str:
+    """A graph's label for a Markdown cell: names as they are, graph6 labels as code (their
+    characters ``|``, `` ` ``, ``*`` would otherwise break the table)."""
+    label = graph_label(get_pattern(pattern_name))
+    if re.fullmatch(r"[A-Za-z0-9,\-]+", label):
+        return label
+    return f"`` {label.replace('|', chr(92) + '|')} ``"
+
+
 def _seconds(fact: dict[str, Any]) -> str:
     seconds = fact.get("seconds")
     text = fact.get("engine", "?")
@@ -65,6 +75,14 @@ def result_cells(entry: Entry) -> tuple[str, str]:
     if entry.status == "minimal":
         return f"**{s['n']}**", m
     return f"none ≤ {entry.bound - 1}; ≤ {s['n']}", m
+
+
+def swap_cell(entry: Entry) -> str:
+    """The colour-swap twin, e.g. ``(C4, K3)-blue-determiner``."""
+    if not entry.swap:
+        return "–"
+    twin = entry.swap.rpartition(")-")[2]
+    return f"({md_name(entry.H)}, {md_name(entry.F)})-{twin}"
 
 
 def prover_cell(entry: Entry) -> str:
@@ -98,9 +116,9 @@ def table(atlas: Atlas) -> list[str]:
     ]
     for e in atlas.entries.values():
         n, m = result_cells(e)
-        F, H = graph_label(get_pattern(e.F)), graph_label(get_pattern(e.H))
+        F, H = md_name(e.F), md_name(e.H)
         rows.append(
-            f"| {e.section} | {F} | {H} | {e.gadget} | {n} | {m} | {e.swap or '–'} | "
+            f"| {e.section} | {F} | {H} | {e.gadget} | {n} | {m} | {swap_cell(e)} | "
             f"{prover_cell(e)} | {scan_cell(e)} |"
         )
     return rows
@@ -123,7 +141,7 @@ def graph_legend(atlas: Atlas) -> list[str]:
     for name in names:
         p = get_pattern(name)
         edges = " ".join(f"{u}-{v}" for u, v in p.graph.edges)
-        lines.append(f"| {graph_label(p)} | {p.graph.n} | {edges} |")
+        lines.append(f"| {md_name(name)} | {p.graph.n} | {edges} |")
     return lines
 
 
