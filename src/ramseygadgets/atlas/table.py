@@ -33,6 +33,16 @@ Clause and variable gadgets (F = K1,k only) are asked unless the pair is polynom
 project's list: the paper's four, and any two stars); left out: {not_asked}. In the *stars*
 section K1,2 appears as P3.
 
+How facts are proven. *cegar* (`ramseygadgets.search.solve`): for n = the proven bound, n + 1, …
+an exact CEGAR SAT search over every graph on n vertices and every placement of the designated
+items; UNSAT at n proves that no solution has n vertices, hence none has fewer (adding an
+isolated vertex keeps a solution); at the first satisfiable n the edge bound is lowered until
+UNSAT (m minimal). Each entry keeps the levels it enumerated. *shipped*: the paper's 70
+solutions (`data/solutions.json`), found the same way. *scan*: nauty's geng enumerates every
+connected graph up to isomorphism (with the restrictions proven in `docs/search.md`) and tests
+every choice of designated items with code shared with neither prover. Every solution passes
+the verifier (and, up to 12 edges, the brute force over all 2^m colorings) in the tests.
+
 Columns: **n** the fewest vertices of a solution (bold: proven minimal, i.e. no solution on
 n − 1 vertices) and **m** the fewest edges on n vertices (*≤ m*: not proven); for open problems *none ≤ k* is the
 largest k with "no solution on at most k vertices" proven (and *≤ n* a solution found above it).
@@ -104,8 +114,10 @@ def scan_cell(entry: Entry) -> str:
         return "–"
     if not check["agree"]:
         return f"**DISAGREES** {check['census']}"
-    up_to = check.get("up_to")
-    return f"agrees (≤ {up_to})"
+    text = f"agrees (≤ {check.get('up_to')})"
+    if check["census"][1] != check["m"]:
+        text += f"; m = {check['census'][1]}"
+    return text
 
 
 def table(atlas: Atlas) -> list[str]:
