@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.atlas import Atlas, AtlasOptions, load_atlas, run_atlas
+from ramseygadgets.atlas import Atlas, AtlasError, AtlasOptions, load_atlas, run_atlas
 from ramseygadgets.cli import app
 from ramseygadgets.problemsets import iter_records
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
@@ -114,3 +114,18 @@ def test_cli_run_and_table(tmp_path):
     table = runner.invoke(app, ["atlas", "table", "--data", str(out / "atlas.json")])
     assert table.exit_code == 0 and "| paper | P3 | P3 | negative-sender | **3** |" in table.output
     assert table.output == (out / "atlas.md").read_text()
+
+
+def test_a_wrong_recorded_solution_is_refused(tmp_path):
+    bogus = {
+        "id": SMALL[1],
+        "status": "found",
+        "n": 3,
+        "m": 2,
+        "lower_bound": 3,
+        "edges_minimal": True,
+        "solution": {"edges": [[0, 1], [0, 2]], "e": [0, 1], "f": [0, 1]},
+    }
+    (tmp_path / "results.jsonl").write_text(json.dumps(bogus) + "\n")
+    with pytest.raises(AtlasError, match="negative-sender: the recorded solution is wrong"):
+        run_atlas(tmp_path, _options(), executor=LocalExecutor(1), base=Atlas())

@@ -50,6 +50,7 @@ from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.scaleout.fanout import DEFAULT_ENGINE, generate_problem_set, hardest_last
 from ramseygadgets.search import smallest_vertex_count
 from ramseygadgets.solutions import Solution, load_solutions
+from ramseygadgets.verify import verify
 
 CHECKS_FILE = "crosscheck.jsonl"
 ATLAS_JSON = "atlas.json"
@@ -227,7 +228,17 @@ def build_atlas(
         entry = atlas.entries.get(check.get("id", ""))
         if entry is not None:
             entry.add_cross_check(check)
+    verify_solutions(atlas)
     return atlas
+
+
+def verify_solutions(atlas: Atlas) -> None:
+    """Every solution, whatever file it came from, must pass the verifier."""
+    for entry in atlas.entries.values():
+        if entry.solution is not None:
+            verdict = verify(entry.problem, entry.candidate())
+            if not verdict.correct:
+                raise AtlasError(f"{entry.title}: the recorded solution is wrong: {verdict.reason}")
 
 
 # ---------------------------------------------------------------------------------------------
