@@ -129,3 +129,10 @@ def test_a_wrong_recorded_solution_is_refused(tmp_path):
     (tmp_path / "results.jsonl").write_text(json.dumps(bogus) + "\n")
     with pytest.raises(AtlasError, match="negative-sender: the recorded solution is wrong"):
         run_atlas(tmp_path, _options(), executor=LocalExecutor(1), base=Atlas())
+
+
+def test_no_search_only_cross_checks_the_recorded_results(tmp_path):
+    searched = run_atlas(tmp_path, _options(cross_check_up_to=0), base=Atlas())
+    assert len(searched.searched) == 4 and searched.checked == []
+    checked = run_atlas(tmp_path, _options(search=False), base=Atlas())
+    assert checked.searched == [] and sorted(c["id"] for c in checked.checked) == sorted(SMALL)

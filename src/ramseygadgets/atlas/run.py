@@ -76,6 +76,7 @@ class AtlasOptions:
     retry_unsolved: bool = False
     cross_check_up_to: int = DEFAULT_CROSS_CHECK
     only: tuple[str, ...] = ()  # problem ids (empty: every problem of the sections)
+    search: bool = True  # False: only cross-check and rebuild the atlas from the checkpoints
 
     def selects(self, entry: Entry) -> bool:
         """Whether this run works on the entry's problem."""
@@ -354,7 +355,10 @@ def run_atlas(
     outcome = AtlasOutcome(atlas)
     executor = executor or LocalExecutor(1)
     try:
-        outcome.interrupted = _search(atlas, plan, writer, options, executor, outcome, on_result)
+        if options.search:
+            outcome.interrupted = _search(
+                atlas, plan, writer, options, executor, outcome, on_result
+            )
         if not outcome.interrupted and options.cross_check_up_to > 0:
             outcome.interrupted = _cross_check(
                 atlas, options, checks_path, executor, outcome, on_check

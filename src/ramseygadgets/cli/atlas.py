@@ -69,6 +69,9 @@ def run(
     retry_unsolved: bool = typer.Option(
         False, "--retry-unsolved", help="Re-run recorded open problems."
     ),
+    search: bool = typer.Option(
+        True, "--search/--no-search", help="--no-search: only cross-check and rebuild the atlas."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
     from ramseygadgets.atlas import AtlasOptions, load_atlas, run_atlas
@@ -82,7 +85,7 @@ def run(
     prior = Atlas() if base == "none" else load_atlas(None if base == "builtin" else base)
     only = tuple(problem or ())
     options = AtlasOptions(
-        sections, engine, timeout, max_vertices, retry_unsolved, cross_check, only
+        sections, engine, timeout, max_vertices, retry_unsolved, cross_check, only, search
     )
     show = not as_json
     with make_executor(jobs, ray) as executor:
