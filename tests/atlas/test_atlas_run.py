@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from ramseygadgets.atlas import Atlas, AtlasError, AtlasOptions, load_atlas, run_atlas
 from ramseygadgets.cli import app
-from ramseygadgets.problemsets import iter_records
+from ramseygadgets.problemsets import ProblemSetError, ProblemSetWriter, iter_records
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.search.exhaustive import nauty_available
 
@@ -116,9 +116,12 @@ def test_cli_run_and_table(tmp_path):
     assert table.output == (out / "atlas.md").read_text()
 
 
-def test_a_wrong_recorded_solution_is_refused(tmp_path):
+def test_a_wrong_recorded_solution_is_left_out_and_solved_again(tmp_path):
     bogus = {
         "id": SMALL[1],
+        "F": "P3",
+        "H": "P3",
+        "gadget": "negative-sender",
         "status": "found",
         "n": 3,
         "m": 2,
@@ -127,8 +130,33 @@ def test_a_wrong_recorded_solution_is_refused(tmp_path):
         "solution": {"edges": [[0, 1], [0, 2]], "e": [0, 1], "f": [0, 1]},
     }
     (tmp_path / "results.jsonl").write_text(json.dumps(bogus) + "\n")
+    outcome = run_atlas(tmp_path, _options(cross_check_up_to=0), base=Atlas())
+    assert SMALL[1] in [r["id"] for r in outcome.searched]
+    entry = load_atlas(tmp_path / "atlas.json").entries[SMALL[1]]
+    assert entry.status == "minimal" and entry.solution["edges"] != bogus["solution"]["edges"]
+    rejected = json.loads((tmp_path / "manifest.json").read_text())["rejected_records"]
+    assert len(rejected) == 1 and "line 1: the solution is not a" in rejected[0]
+
+
+def test_a_wrong_solution_in_the_base_atlas_is_refused(tmp_path):
+    run_atlas(tmp_path / "a", _options(cross_check_up_to=0, only=SMALL[1:2]), base=Atlas())
+    data = json.loads((tmp_path / "a" / "atlas.json").read_text())
+    entry = next(e for e in data["entries"] if e["id"] == SMALL[1])
+    entry["solution"]["f"] = entry["solution"]["e"]
+    base = Atlas.from_text(json.dumps(data), "tampered")
     with pytest.raises(AtlasError, match="negative-sender: the recorded solution is wrong"):
-        run_atlas(tmp_path, _options(), executor=LocalExecutor(1), base=Atlas())
+        run_atlas(tmp_path / "b", _options(search=False, cross_check_up_to=0), base=base)
+
+
+def test_reruns_with_other_problems_share_the_folder(tmp_path):
+    first = run_atlas(tmp_path, _options(cross_check_up_to=0, only=SMALL[:1]), base=Atlas())
+    second = run_atlas(tmp_path, _options(cross_check_up_to=0, only=SMALL[1:2]), base=Atlas())
+    assert [r["id"] for r in first.searched] == [SMALL[0]]
+    assert [r["id"] for r in second.searched] == [SMALL[1]]
+    atlas = load_atlas(tmp_path / "atlas.json")
+    assert atlas.entries[SMALL[0]].status == atlas.entries[SMALL[1]].status == "minimal"
+    with ProblemSetWriter(tmp_path), pytest.raises(ProblemSetError, match="in use"):
+        run_atlas(tmp_path, _options(cross_check_up_to=0), base=Atlas())  # one run at a time
 
 
 def test_no_search_only_cross_checks_the_recorded_results(tmp_path):
