@@ -553,9 +553,6 @@ def _field_problem(record: dict[str, Any]) -> str | None:
         return f"seconds must be a finite number ≥ 0, got {seconds!r}"
     if timeout is not None and (not _is_number(timeout) or timeout <= 0):
         return f"timeout must be a finite number > 0 or null, got {timeout!r}"
-    why = _provenance_problem(record)
-    if why is not None:
-        return why
     if status != "found":
         if record.get("solution") is not None or record.get("proven_minimal"):
             return f"a {status} record has no solution"
@@ -645,7 +642,8 @@ def _solution_problem(record: dict[str, Any], problem: GeneratedProblem) -> str 
 def check_record(record: Any) -> str | None:
     """Why a ``results.jsonl`` record cannot be trusted, or None when it can: the problem
     parses and has the record's id; status, n, m, lower_bound, limits and flags have the right
-    types and ranges; a solution has the claimed (n, m) and passes the verifier."""
+    types and ranges; a solution has the claimed (n, m) and passes the verifier; the search
+    provenance (engine, min_vertices, levels) is well-formed."""
     if not isinstance(record, dict):
         return f"not a JSON object but {type(record).__name__}"
     if not isinstance(record.get("id"), str):
@@ -657,6 +655,8 @@ def check_record(record: Any) -> str | None:
         why = _field_problem(record)
         if why is None and record["status"] == "found":
             why = _solution_problem(record, problem)
+        if why is None:
+            why = _provenance_problem(record)
     except _PARSE_ERRORS as exc:
         return str(exc) or type(exc).__name__
     return why
