@@ -44,7 +44,7 @@ import math
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -568,6 +568,42 @@ def _field_problem(record: dict[str, Any]) -> str | None:
     return None
 
 
+LEVEL_OUTCOMES = ("none", "found", "timeout")
+
+
+def _provenance_problem(record: dict[str, Any]) -> str | None:
+    """Why the optional search provenance is malformed (None: absent or well-formed):
+    ``engine`` a name, ``min_vertices`` the first vertex count tried (1 … 40), ``levels`` one entry per vertex count tried (n, outcome, seconds, counts)."""
+    engine: Any = record.get("engine")
+    start: Any = record.get("min_vertices")
+    if engine is not None and (not isinstance(engine, str) or not engine):
+        return f"engine must be a non-empty string, got {engine!r}"
+    if start is not None and (not _is_int(start) or not 1 <= start <= RECORD_MAX_VERTICES):
+        return (
+            f"min_vertices must be a whole number 1 … {RECORD_MAX_VERTICES} or null, got {start!r}"
+        )
+    levels = record.get("levels", [])
+    if not isinstance(levels, list):
+        return f"levels must be a list, got {type(levels).__name__}"
+    for level in levels:
+        if not isinstance(level, dict):
+            return f"a level must be an object, got {level!r}"
+        n: Any = level.get("n")
+        seconds: Any = level.get("seconds", 0.0)
+        if not _is_int(n) or not 1 <= n <= RECORD_MAX_VERTICES:
+            return f"a level's n must be a whole number 1 … {RECORD_MAX_VERTICES}, got {n!r}"
+        if level.get("outcome") not in LEVEL_OUTCOMES:
+            return f"level {n}: outcome must be one of {', '.join(LEVEL_OUTCOMES)}"
+        if not _is_number(seconds) or seconds < 0:
+            return f"level {n}: seconds must be a finite number ≥ 0, got {seconds!r}"
+        for key in ("candidates", "lemmas"):
+            if not _is_int(level.get(key, 0)) or level.get(key, 0) < 0:
+                return f"level {n}: {key} must be a whole number ≥ 0, got {level.get(key)!r}"
+        if level["outcome"] == "none" and n >= record["lower_bound"]:
+            return f"level {n} is proven empty but lower_bound is {record['lower_bound']}"
+    return None
+
+
 def _solution_problem(record: dict[str, Any], problem: GeneratedProblem) -> str | None:
     """Why a found record's solution is not a solution of size (n, m) (None: it is one)."""
     from ramseygadgets.multicolor.verify import verify_multi
@@ -606,7 +642,8 @@ def _solution_problem(record: dict[str, Any], problem: GeneratedProblem) -> str 
 def check_record(record: Any) -> str | None:
     """Why a ``results.jsonl`` record cannot be trusted, or None when it can: the problem
     parses and has the record's id; status, n, m, lower_bound, limits and flags have the right
-    types and ranges; a solution has the claimed (n, m) and passes the verifier."""
+    types and ranges; a solution has the claimed (n, m) and passes the verifier; the search
+    provenance (engine, min_vertices, levels) is well-formed."""
     if not isinstance(record, dict):
         return f"not a JSON object but {type(record).__name__}"
     if not isinstance(record.get("id"), str):
@@ -618,6 +655,8 @@ def check_record(record: Any) -> str | None:
         why = _field_problem(record)
         if why is None and record["status"] == "found":
             why = _solution_problem(record, problem)
+        if why is None:
+            why = _provenance_problem(record)
     except _PARSE_ERRORS as exc:
         return str(exc) or type(exc).__name__
     return why
@@ -682,6 +721,41 @@ def read_results_file(path: Path, verdicts: dict[bytes, str | None] | None = Non
     return out
 
 
+def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+    """Every record (a JSON object with an ``id``) of a checkpoint JSONL file in order; other
+    lines, such as a torn last line left by a kill, are skipped; a missing file has none.
+    ``results.jsonl`` is read through :func:`read_results_file`, which checks each record."""
+    try:
+        data = path.read_bytes() if path.exists() else b""
+    except OSError as exc:
+        raise ProblemSetError(f"cannot read {path}: {exc.strerror or exc}") from None
+    for raw in data.splitlines():
+        record, why = _parse_line(raw)
+        if why is None and isinstance(record, dict) and "id" in record:
+            yield record
+
+
+def append_record(path: Path, record: dict[str, Any]) -> None:
+    """Append one record as a JSON line to a checkpoint file (durable before returning)."""
+    try:
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise ProblemSetError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def repair_torn_tail(path: Path) -> None:
+    """Cut a partial last line (a kill during a write) so that appends start on a new line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as fh:
+            fh.truncate(data.rfind(b"\n") + 1)
+
+
 def _parse_line(raw: bytes) -> tuple[Any, str | None]:
     try:
         text = raw.decode("utf-8")
@@ -733,7 +807,7 @@ class ProblemSetWriter:
         self._fd: int | None = None
         try:
             self._check_writable()
-            self._repair_torn_tail()
+            repair_torn_tail(self.results_path)
             self._fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
             self.close()
@@ -769,16 +843,6 @@ class ProblemSetWriter:
         fd, name = tempfile.mkstemp(prefix=".write-check.", dir=self.dir)
         os.close(fd)
         os.unlink(name)
-
-    def _repair_torn_tail(self) -> None:
-        """Cut a partial last line (a kill during a write) so that appends start on a new line."""
-        if not self.results_path.exists():
-            return
-        data = self.results_path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            with self.results_path.open("r+b") as fh:
-                fh.truncate(cut)
 
     # -- the plan ---------------------------------------------------------------------------
     def adopt_plan(
@@ -833,6 +897,13 @@ class ProblemSetWriter:
         self.results = read.by_id()
         self.new = [record for offset, record in read.records if offset >= self._start]
         self._rejected_lines = read.rejected
+
+    def checked_records(self) -> list[dict[str, Any]]:
+        """Every checked record of ``results.jsonl`` in file order (all of each problem's,
+        not only the strongest: each may prove something the others do not)."""
+        return [
+            record for _, record in read_results_file(self.results_path, self._verdicts).records
+        ]
 
     @property
     def rejected(self) -> list[str]:

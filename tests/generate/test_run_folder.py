@@ -115,6 +115,22 @@ def test_check_record_accepts_the_solvers_records_and_rejects_broken_ones():
     assert "shipped" in check_record({**real, "shipped": {**real["shipped"], "m": 6}})
 
 
+def test_check_record_checks_the_search_provenance():
+    real = _record()
+    assert real["engine"] == "cegar" and real["levels"]
+    level = real["levels"][0]
+    assert check_record({**real, "min_vertices": 3}) is None
+    assert "engine" in check_record({**real, "engine": 7})
+    assert "min_vertices" in check_record({**real, "min_vertices": 0})
+    assert "min_vertices" in check_record({**real, "min_vertices": True})
+    assert "levels" in check_record({**real, "levels": "none"})
+    assert "outcome" in check_record({**real, "levels": [{**level, "outcome": "maybe"}]})
+    assert "seconds" in check_record({**real, "levels": [{**level, "seconds": -1}]})
+    assert "n must" in check_record({**real, "levels": [{**level, "n": 99}]})
+    proven_empty = {**level, "n": real["n"], "outcome": "none"}
+    assert "lower_bound" in check_record({**real, "levels": [proven_empty]})
+
+
 # -- 2. the strongest result is kept ------------------------------------------------------------
 def test_a_weaker_rerun_never_replaces_a_stronger_proof(tmp_path):
     base = ["generate", "--F", "P3", "--H", "K3", "--gadgets", "red-determiner", "--jobs", "1"]

@@ -16,7 +16,15 @@ except ImportError:  # pragma: no cover - older typer on top of click
 import typer
 
 # Importing a module registers its commands.
-from ramseygadgets.cli import core, evaluation, generate, prompting, reporting, search  # noqa: F401,E402
+from ramseygadgets.cli import (  # noqa: F401,E402
+    atlas,
+    core,
+    evaluation,
+    generate,
+    prompting,
+    reporting,
+    search,
+)
 from ramseygadgets.cli.app import app
 
 

@@ -1,15 +1,17 @@
 """Problems fan out as tasks: each worker solves one problem (minimal solution with proofs) and
 returns a JSON record; the parent checkpoints every record as it arrives.
 
-Two-colour problems (F, H) go to the core search engine (:func:`ramseygadgets.search.solve`,
-all six gadget types); multi-colour problems to :func:`ramseygadgets.multicolor.solve_multi`.
+Two-colour problems (F, H) go to a two-colour search engine (:data:`ENGINES`; default
+``cegar``: :func:`ramseygadgets.search.solve`, all six gadget types); multi-colour problems to
+:func:`ramseygadgets.multicolor.solve_multi`.  Every record names the engine and its budget.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,18 +25,37 @@ from ramseygadgets.problemsets import (
     problem_json,
     problem_of_record,
 )
-from ramseygadgets.scaleout.executors import Executor, LocalExecutor
+from ramseygadgets.scaleout.executors import Executor, LocalExecutor, ScaleoutError
 from ramseygadgets.search.solve import SearchResult
 from ramseygadgets.workers import sigint_gate
+
+#: Two-colour search engines: name -> ``"module:function"`` with the signature of
+#: :func:`ramseygadgets.search.solve` (``problem, *, max_vertices, timeout, min_vertices`` ->
+#: :class:`~ramseygadgets.search.SearchResult`).  A new engine registers with one line.
+ENGINES: dict[str, str] = {"cegar": "ramseygadgets.search:solve"}
+DEFAULT_ENGINE = "cegar"
+
+
+def engine_function(name: str) -> Callable[..., Any]:
+    """The search function of a registered engine (unknown names are a clear error)."""
+    if name not in ENGINES:
+        raise ScaleoutError(f"unknown search engine {name!r}; known: {', '.join(sorted(ENGINES))}")
+    module, _, function = ENGINES[name].partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 @dataclass(frozen=True)
 class SolveTask:
-    """One problem to solve, as plain data (it travels to worker processes and Ray nodes)."""
+    """One problem to solve, as plain data (it travels to worker processes and Ray nodes).
+
+    ``min_vertices``: start the search there (smaller counts already proven to have no solution).
+    """
 
     problem: str  # JSON problem record
     max_vertices: int
     timeout: float | None
+    engine: str = DEFAULT_ENGINE
+    min_vertices: int | None = None
 
     def __str__(self) -> str:
         return json.loads(self.problem)["id"]
@@ -51,11 +72,18 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
         method = "cegar-sat, c colours (ramseygadgets.multicolor)"
         shipped = None
     else:
-        from ramseygadgets.search import solve
         from ramseygadgets.search.dataset import METHOD, solution_record
 
-        core = solve(problem, max_vertices=task.max_vertices, timeout=task.timeout)
-        method = METHOD
+        solve = engine_function(task.engine)
+        core: SearchResult = solve(
+            problem,
+            max_vertices=task.max_vertices,
+            timeout=task.timeout,
+            min_vertices=task.min_vertices,
+        )
+        method = (
+            METHOD if task.engine == DEFAULT_ENGINE else f"{task.engine} ({ENGINES[task.engine]})"
+        )
         proven = core.found and core.edges_minimal and core.lower_bound == core.n
         shipped = solution_record(core) if proven else None
         result = core
@@ -73,6 +101,9 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
             "timeout": task.timeout,
             "seconds": round(time.monotonic() - started, 4),
             "method": method,
+            "engine": "multicolor" if isinstance(problem, MultiProblem) else task.engine,
+            "min_vertices": task.min_vertices,
+            "levels": [lv if isinstance(lv, dict) else lv.to_json() for lv in result.levels],
             "solution": result.candidate.to_json(gadget) if result.candidate is not None else None,
         }
     )
@@ -104,29 +135,40 @@ def generate_problem_set(
     options: dict[str, Any] | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     order: Callable[[Sequence[GeneratedProblem]], list[GeneratedProblem]] | None = None,
+    engine: str = DEFAULT_ENGINE,
+    start: Mapping[str, int] | None = None,
+    only: Collection[str] | None = None,
 ) -> GenerateOutcome:
     """Solve every planned problem not yet recorded in ``writer``; checkpoint each; write the set.
 
     The folder's plan is adopted first (:meth:`ProblemSetWriter.adopt_plan`: another problem
-    set is refused unless ``extend``).  Ctrl-C stops the solving, keeps every finished record
-    and still writes the output files; any further Ctrl-C is held off until that write is done
+    set is refused unless ``extend``).  ``only``: the ids of the plan to solve (None: all; the
+    output files still cover the whole plan).  ``engine``: a name in :data:`ENGINES`;
+    ``start``: per problem id, the first vertex count to try (counts below it are already
+    proven to hold no solution).  Ctrl-C stops the solving, keeps every finished record and
+    still writes the output files; any further Ctrl-C is held off until that write is done
     (:func:`ramseygadgets.workers.sigint_gate`).
     """
+    engine_function(engine)  # an unknown engine fails before any work
     outcome = GenerateOutcome()
     started = time.monotonic()
     options = dict(options or {})
     plan = writer.adopt_plan(plan, options, extend=extend)
-    todo = [p for p in plan.problems if not writer.done(p.id, retry_unsolved, max_vertices)]
-    outcome.skipped = len(plan.problems) - len(todo)
+    selected = [p for p in plan.problems if only is None or p.id in only]
+    todo = [p for p in selected if not writer.done(p.id, retry_unsolved, max_vertices)]
+    outcome.skipped = len(selected) - len(todo)
     if order is not None:
         todo = order(todo)
-    tasks = [SolveTask(json.dumps(problem_json(p)), max_vertices, timeout) for p in todo]
+    start = start or {}
+    tasks = [
+        SolveTask(json.dumps(problem_json(p)), max_vertices, timeout, engine, start.get(p.id))
+        for p in todo
+    ]
     executor = executor or LocalExecutor()
     with sigint_gate() as gate:
         try:
             for _, record in executor.run(solve_task, tasks):
-                writer.record(record)
-                if on_result is not None:
+                if writer.record(record) and on_result is not None:
                     on_result(record)
         except KeyboardInterrupt:
             outcome.interrupted = True
@@ -135,7 +177,7 @@ def generate_problem_set(
         writer.reload()  # Ctrl-C may land between a durable write and the bookkeeping
         outcome.ran = list(writer.new)
         outcome.seconds = time.monotonic() - started
-        options.update({"max_vertices": max_vertices, "timeout": timeout})
+        options.update({"max_vertices": max_vertices, "timeout": timeout, "engine": engine})
         outcome.manifest = writer.finish(plan, options)
     outcome.interrupted = outcome.interrupted or gate.caught > 0
     return outcome

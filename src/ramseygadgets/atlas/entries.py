@@ -1,0 +1,239 @@
+"""Atlas entries: per problem the strongest facts known, each with its provenance.
+
+An entry holds up to three facts, each proven on its own and kept with where it came from
+(engine, method, seconds, budget):
+
+* ``solution``: a verified solution on n vertices with m edges (``edges_minimal``: proven that
+  no solution on n vertices has fewer edges);
+* ``lower_bound``: ``n`` such that no solution has fewer than n vertices (solutions are monotone
+  in the vertex count, so UNSAT at n − 1 proves it), with the levels the prover enumerated;
+* ``cross_check``: the exhaustive nauty scan's least (n, m) for this problem.
+
+Facts from different runs combine soundly, so merging keeps the best of each: the solution with
+fewest vertices (then edge-minimal, then fewest edges), the largest lower bound; a cross-check
+only while it concerns the current solution.  An entry is *minimal* when its solution's n equals
+its lower bound; a solution below the lower bound is a contradiction between provers and is an
+error.  A rerun therefore only improves entries.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.files import atomic_write
+from ramseygadgets.gadgets import Candidate
+
+ATLAS_FILE = "atlas.json"
+Status = Literal["minimal", "open", "impossible"]
+
+
+class AtlasError(RamseyGadgetsError):
+    """An atlas file is unusable, or two provers contradict each other."""
+
+
+@dataclass
+class Entry:
+    """One problem of the atlas and the strongest facts known about it."""
+
+    id: str
+    section: str
+    F: str
+    H: str
+    gadget: str
+    title: str
+    swap: str | None
+    impossible: str | None = None
+    solution: dict[str, Any] | None = None
+    lower_bound: dict[str, Any] = field(default_factory=dict)
+    cross_check: dict[str, Any] | None = None
+
+    @property
+    def problem(self) -> Problem:
+        return Problem.make(self.F, self.H, self.gadget)
+
+    @property
+    def bound(self) -> int:
+        """No solution has fewer vertices than this (proven)."""
+        return int(self.lower_bound.get("n", 0))
+
+    @property
+    def status(self) -> Status:
+        if self.impossible:
+            return "impossible"
+        if self.solution is not None and self.solution["n"] == self.bound:
+            return "minimal"
+        return "open"
+
+    @property
+    def n(self) -> int | None:
+        return self.solution["n"] if self.solution else None
+
+    def candidate(self) -> Candidate:
+        """The solution as a candidate answer (only for entries with a solution)."""
+        assert self.solution is not None
+        return Candidate.from_json(self.solution, self.problem.gadget, max_vertices=None)
+
+    def add_solution(self, solution: dict[str, Any]) -> None:
+        """Keep the better of the known and the new solution (fewest n, edge-minimal, fewest m)."""
+        if self.solution is None or _solution_key(solution) < _solution_key(self.solution):
+            self.solution = solution
+            if self.cross_check and not _concerns(self.cross_check, solution):
+                self.cross_check = None
+        self._check_consistent()
+
+    def add_lower_bound(self, bound: dict[str, Any]) -> None:
+        """Keep the larger of the known and the new lower bound."""
+        if bound["n"] > self.bound:
+            self.lower_bound = bound
+        self._check_consistent()
+
+    def add_cross_check(self, check: dict[str, Any]) -> None:
+        """Record an exhaustive scan of the current solution (a disagreement is kept too, and
+        shown: :attr:`disagreement`)."""
+        if self.solution is not None and _concerns(check, self.solution):
+            if self.cross_check is None or self.cross_check["agree"]:
+                self.cross_check = check
+
+    @property
+    def disagreement(self) -> str | None:
+        """How the exhaustive scan contradicts the search, if it does."""
+        check = self.cross_check
+        if check is None or check["agree"]:
+            return None
+        return (
+            f"{self.title}: the exhaustive scan finds (n, m) = {check['census']}, the search "
+            f"({check['n']}, {check['m']})"
+        )
+
+    def _check_consistent(self) -> None:
+        if self.solution is not None and self.solution["n"] < self.bound:
+            raise AtlasError(
+                f"{self.title}: a solution on {self.solution['n']} vertices contradicts the proof "
+                f"that none has fewer than {self.bound} ({self.lower_bound.get('engine')})"
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "section": self.section,
+            "title": self.title,
+            "F": self.F,
+            "H": self.H,
+            "gadget": self.gadget,
+            "swap": self.swap,
+            "status": self.status,
+            "n": self.n,
+            "m": self.solution["m"] if self.solution else None,
+            "no_solution_up_to": self.bound - 1 if self.bound else None,
+        }
+        if self.impossible:
+            out["impossible"] = self.impossible
+        out.update(
+            {
+                "solution": self.solution,
+                "lower_bound": self.lower_bound,
+                "cross_check": self.cross_check,
+            }
+        )
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Entry:
+        try:
+            return cls(
+                id=data["id"],
+                section=data["section"],
+                F=data["F"],
+                H=data["H"],
+                gadget=data["gadget"],
+                title=data["title"],
+                swap=data.get("swap"),
+                impossible=data.get("impossible"),
+                solution=data.get("solution"),
+                lower_bound=data.get("lower_bound") or {},
+                cross_check=data.get("cross_check"),
+            )
+        except (KeyError, TypeError) as exc:
+            raise AtlasError(f"unusable atlas entry {data.get('id', '?')}: missing {exc}") from None
+
+
+def _solution_key(solution: dict[str, Any]) -> tuple[int, bool, int]:
+    return (solution["n"], not solution.get("edges_minimal", False), solution["m"])
+
+
+def _concerns(check: dict[str, Any], solution: dict[str, Any]) -> bool:
+    return (check["n"], check["m"]) == (solution["n"], solution["m"])
+
+
+@dataclass
+class Atlas:
+    """All entries by problem id, in the atlas' order."""
+
+    entries: dict[str, Entry] = field(default_factory=dict)
+    not_asked: list[dict[str, str]] = field(default_factory=list)
+    header: dict[str, Any] = field(default_factory=dict)
+
+    def merge(self, other: Atlas) -> None:
+        """Add every fact of ``other`` (entries unknown here are taken whole)."""
+        for pid, theirs in other.entries.items():
+            mine = self.entries.get(pid)
+            if mine is None:
+                self.entries[pid] = theirs
+                continue
+            if theirs.solution is not None:
+                mine.add_solution(theirs.solution)
+            if theirs.lower_bound:
+                mine.add_lower_bound(theirs.lower_bound)
+            if theirs.cross_check is not None:
+                mine.add_cross_check(theirs.cross_check)
+
+    def to_json(self) -> str:
+        """The atlas file: the header, then one entry per line (diff-friendly)."""
+        head = json.dumps({**self.header, "not_asked": self.not_asked}, indent=1)[:-2]
+        body = ",\n".join("  " + json.dumps(e.to_json()) for e in self.entries.values())
+        return f'{head},\n "entries": [\n{body}\n ]\n}}\n'
+
+    def write(self, path: str | Path) -> Path:
+        return atomic_write(path, self.to_json())
+
+    @classmethod
+    def from_text(cls, text: str, where: str) -> Atlas:
+        try:
+            data = json.loads(text)
+            entries = [Entry.from_json(e) for e in data["entries"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise AtlasError(f"{where} is not an atlas file: {exc}") from None
+        header = {k: v for k, v in data.items() if k not in ("entries", "not_asked")}
+        return cls({e.id: e for e in entries}, list(data.get("not_asked", [])), header)
+
+
+def load_atlas(source: str | Path | None = None) -> Atlas:
+    """An atlas file (``None``: the one shipped in the package; empty if it is absent)."""
+    if source is None:
+        return _shipped()
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AtlasError(f"cannot read the atlas {source}: {exc}") from None
+    return Atlas.from_text(text, str(source))
+
+
+@lru_cache(maxsize=1)
+def _shipped_text() -> str | None:
+    try:
+        return resources.files("ramseygadgets.data").joinpath(ATLAS_FILE).read_text("utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
+        return None
+
+
+def _shipped() -> Atlas:
+    text = _shipped_text()
+    return Atlas() if text is None else Atlas.from_text(text, f"data/{ATLAS_FILE}")

@@ -1,0 +1,160 @@
+"""CLI commands ``atlas run`` and ``atlas table`` (issue 14); see docs/atlas.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
+
+atlas_app = typer.Typer(
+    help="The atlas of minimal gadgets for every small pair (docs/atlas.md).",
+    no_args_is_help=True,
+)
+app.add_typer(atlas_app, name="atlas")
+
+RUN_HELP = """Compute the atlas: every pair {F, H} of the paper's eight graphs (determiners and senders) and the stars K1,2, K1,3, K1,4 against every connected 5-vertex graph (all six types), identified up to colour swap; per problem the minimal solution with both proofs, or the largest n with 'no solution on at most n vertices' proven within the budget.
+
+Starts from --base (default: the shipped atlas) and the paper's 70 shipped solutions; searches only open problems, each from its proven lower bound, so a rerun (more time, another --engine) only improves entries. Minimal solutions on at most --cross-check vertices are re-checked by the exhaustive nauty scan.
+
+OUT gets results.jsonl and crosscheck.jsonl (checkpoints: re-running resumes; --retry-unsolved re-runs recorded open problems), atlas.json (copy it over src/ramseygadgets/data/atlas.json to ship it) and atlas.md. Exit 0: done; 1: a scan disagrees with the search; 130: interrupted (finished work is kept).
+"""
+
+
+def _line(record: dict[str, Any]) -> str:
+    if record.get("solution"):
+        return f"[green]✓[/green] {record['id']}: n = {record['n']}, m = {record['m']}  [dim]{record['seconds']:.1f} s[/dim]"
+    return (
+        f"[yellow]…[/yellow] {record['id']}: none below {record.get('lower_bound')} vertices "
+        f"({record['status']})  [dim]{record['seconds']:.1f} s[/dim]"
+    )
+
+
+def _check_line(check: dict[str, Any]) -> str:
+    mark = "[green]=[/green]" if check["agree"] else "[red]≠[/red]"
+    return (
+        f"{mark} scan {check['id']}: census {check['census']}, search [{check['n']}, {check['m']}]"
+    )
+
+
+@atlas_app.command("run", help=RUN_HELP)
+@guarded
+def run(
+    out: Path = typer.Option(..., "--out", "-o", help="Output directory (created; resumed)."),
+    section: list[str] | None = typer.Option(
+        None, "--section", help="paper, stars or all (default; repeatable)."
+    ),
+    problem: list[str] | None = typer.Option(
+        None, "--problem", help="Only this problem id (repeatable; default: the sections)."
+    ),
+    engine: str = typer.Option("cegar", "--engine", help="Two-colour search engine."),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="Seconds per problem."),
+    max_vertices: int = typer.Option(
+        12, "--max-vertices", min=2, max=16, help="Largest vertex count searched."
+    ),
+    cross_check: int = typer.Option(
+        8, "--cross-check", min=0, max=9, help="Exhaustive scan up to N vertices (0: none)."
+    ),
+    base: str = typer.Option(
+        "builtin", "--base", help="Atlas to improve: builtin (shipped), none, or a file."
+    ),
+    jobs: int | None = typer.Option(
+        None, "--jobs", "-j", min=1, help="Local worker processes (default: all cores)."
+    ),
+    ray: str | None = typer.Option(
+        None, "--ray", help="Run on Ray: auto, local, or a cluster address."
+    ),
+    retry_unsolved: bool = typer.Option(
+        False, "--retry-unsolved", help="Re-run recorded open problems."
+    ),
+    search: bool = typer.Option(
+        True, "--search/--no-search", help="--no-search: only cross-check and rebuild the atlas."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+) -> None:
+    from ramseygadgets.atlas import AtlasOptions, load_atlas, run_atlas
+    from ramseygadgets.atlas.entries import Atlas
+    from ramseygadgets.atlas.plan import parse_sections
+    from ramseygadgets.scaleout.executors import make_executor
+    from ramseygadgets.scaleout.fanout import engine_function
+
+    sections = tuple(s.name for s in parse_sections(section))
+    engine_function(engine)
+    prior = Atlas() if base == "none" else load_atlas(None if base == "builtin" else base)
+    only = tuple(problem or ())
+    options = AtlasOptions(
+        sections, engine, timeout, max_vertices, retry_unsolved, cross_check, only, search
+    )
+    show = not as_json
+    with make_executor(jobs, ray) as executor:
+        if show:
+            console.print(f"atlas: {', '.join(sections)} on {executor.describe()}", highlight=False)
+        outcome = run_atlas(
+            out,
+            options,
+            executor=executor,
+            base=prior,
+            on_result=(lambda r: console.print(_line(r), highlight=False)) if show else None,
+            on_check=(lambda c: console.print(_check_line(c), highlight=False)) if show else None,
+        )
+    entries = list(outcome.atlas.entries.values())
+    disagree = [e.disagreement for e in entries if e.disagreement]
+    status: dict[str, int] = {}
+    for e in entries:
+        status[e.status] = status.get(e.status, 0) + 1
+    if as_json:
+        print_json(
+            {
+                "out": str(out),
+                "searched": len(outcome.searched),
+                "checked": len(outcome.checked),
+                "interrupted": outcome.interrupted,
+                "seconds": round(outcome.seconds, 3),
+                "status": status,
+                "disagree": disagree,
+            }
+        )
+    else:
+        counts = ", ".join(f"{v} {k}" for k, v in sorted(status.items()))
+        console.print(
+            f"{len(entries)} problems ({counts}); searched {len(outcome.searched)}, scanned "
+            f"{len(outcome.checked)} in {outcome.seconds:.1f} s; wrote {out / 'atlas.json'} and "
+            f"{out / 'atlas.md'}",
+            highlight=False,
+        )
+    for line in disagree:
+        err_console.print(f"disagreement: {line}", highlight=False, markup=False)
+    if outcome.interrupted:
+        err_console.print("interrupted: finished work is kept; re-run to continue")
+        raise typer.Exit(130)
+    if disagree:
+        raise typer.Exit(1)
+
+
+@atlas_app.command("table", help="Print the atlas as Markdown (the source of docs/atlas.md).")
+@guarded
+def table(
+    data: str | None = typer.Option(
+        None, "--data", help="An atlas.json (default: the shipped one)."
+    ),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write to this file instead."),
+    as_json: bool = typer.Option(False, "--json", help="Print the entries as JSON instead."),
+) -> None:
+    from ramseygadgets.atlas import load_atlas, render_markdown
+    from ramseygadgets.atlas.entries import AtlasError
+    from ramseygadgets.files import atomic_write
+
+    atlas = load_atlas(data)
+    if not atlas.entries:
+        raise AtlasError("the atlas is empty: no shipped data/atlas.json; give --data FILE")
+    if as_json:
+        print_json([e.to_json() for e in atlas.entries.values()])
+        return
+    text = render_markdown(atlas)
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        atomic_write(out, text)
+        console.print(f"wrote {out}", highlight=False)
