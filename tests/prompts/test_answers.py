@@ -275,4 +275,6 @@ def test_parser_is_fast_on_100kb_of_junk(junk):
     elapsed = time.perf_counter() - start
     assert not parsed.ok or parsed.candidate is not None
     assert "internal parser error" not in (parsed.error or "")
-    assert elapsed < 1.0, f"{elapsed:.3f} s"
+    assert elapsed < 5.0, (
+        f"{elapsed:.3f} s"
+    )  # a guard against quadratic time; speed: bench/parser.py
