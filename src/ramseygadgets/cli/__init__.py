@@ -15,7 +15,15 @@ except ImportError:  # pragma: no cover - older typer on top of click
 import typer
 
 # Importing a module registers its commands.
-from ramseygadgets.cli import core, evaluation, generate, prompting, reporting, search  # noqa: F401,E402
+from ramseygadgets.cli import (  # noqa: F401,E402
+    core,
+    evaluation,
+    generate,
+    prompting,
+    reporting,
+    search,
+    training,
+)
 from ramseygadgets.cli.app import app
 
 
