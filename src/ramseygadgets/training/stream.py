@@ -14,9 +14,9 @@ The stream (:class:`ProblemStream`) draws with replacement, from one seeded RNG:
    difficulty); it is solved once by the search engine (:func:`ramseygadgets.search.solve`)
    and remembered, so the stream costs one search per distinct problem.
 
-Problems that are benchmark-equivalent, have no solution within ``max_size``, or are not solved
-within ``solve_timeout`` are never drawn again; the stream ends (``StreamExhausted``) only when
-no problem of the pool is left.
+Problems that are benchmark-equivalent are never candidates; those without a solution within
+``max_size`` (or not solved within ``solve_timeout``) are remembered and redrawn from the RNG;
+the stream ends (``StreamExhausted``) only when no problem of the pool is left.
 """
 
 from __future__ import annotations
@@ -125,22 +125,26 @@ class ProblemStream:
         self.pairs = pool_problems(self.config)
         self.solved: dict[ProblemKey, TrainingProblem] = {}
         self.dropped: dict[ProblemKey, str] = {}
+        self.total = len({problem_key(p) for pair in self.pairs for p in pair})
 
     def __iter__(self) -> Iterator[TrainingProblem]:
         while True:
             yield self.next_problem()
 
     def next_problem(self) -> TrainingProblem:
-        """The next draw; raises :class:`StreamExhausted` when nothing is left to draw."""
-        while self.pairs:
-            pair = self.rng.choice(self.pairs)
-            problem = self.rng.choice(pair)
+        """The next draw from the stream's own RNG (see :meth:`draw`)."""
+        return self.draw(self.rng)
+
+    def draw(self, rng: random.Random) -> TrainingProblem:
+        """A problem drawn with ``rng``: rejection sampling over the fixed pool, so the result
+        depends only on ``rng`` (and on which problems solve within the limits), not on
+        earlier draws.  Raises :class:`StreamExhausted` when no problem of the pool is left."""
+        while len(self.dropped) < self.total:
+            pair = rng.choice(self.pairs)
+            problem = rng.choice(pair)
             found = self._solve(problem)
             if found is not None:
                 return found
-            pair.remove(problem)
-            if not pair:
-                self.pairs.remove(pair)
         raise StreamExhausted(
             f"no problem of the pool has a minimal size in {self.config.min_size}..{self.config.max_size} "
             f"(solved within {self.config.solve_timeout:g} s); widen the pool or the size limits"
@@ -150,15 +154,20 @@ class ProblemStream:
         from ramseygadgets.search import solve
 
         key = problem_key(problem)
-        if key in self.solved:
-            return self.solved[key]
+        if key in self.solved or key in self.dropped:
+            return self.solved.get(key)
         cfg = self.config
         result = solve(problem, max_vertices=cfg.max_size, timeout=cfg.solve_timeout, seed=0)
-        proven = result.candidate is not None and result.lower_bound == result.n
-        if not proven or result.candidate is None or result.n < cfg.min_size:
+        size = result.candidate.graph.n if result.candidate is not None else None
+        if (
+            result.candidate is None
+            or size is None
+            or result.lower_bound != size
+            or size < cfg.min_size
+        ):
             self.dropped[key] = result.status
             return None
-        found = TrainingProblem(problem, result.n, result.candidate, f"stream:seed={cfg.seed}")
+        found = TrainingProblem(problem, size, result.candidate, f"stream:seed={cfg.seed}")
         self.solved[key] = found
         return found
 
