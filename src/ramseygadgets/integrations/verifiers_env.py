@@ -78,7 +78,7 @@ async def ramsey_exact_reward(completion: Any, info: dict[str, Any], **_: Any) -
 def _multiround_env_class() -> type:
     import verifiers as vf
 
-    class RamseyMultiroundEnv(vf.MultiTurnEnv):  # type: ignore[misc,name-defined]
+    class RamseyMultiroundEnv(vf.MultiTurnEnv):
         """Rounds 1..3 with the coloring tool (text protocol of ``eval``)."""
 
         async def env_response(self, messages: Any, state: Any, **kwargs: Any) -> Any:
