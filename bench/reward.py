@@ -61,7 +61,10 @@ def embedded(rng: random.Random, candidate: Candidate) -> Candidate:
 def random_candidate(rng: random.Random, problem: Problem) -> Candidate:
     edges = [(u, v) for u in range(N) for v in range(u + 1, N) if rng.random() < 0.45]
     picks = rng.sample(edges, len(problem.gadget.edge_names))
-    return Candidate(Graph.from_edges(edges, N), Designated(tuple(picks), tuple(rng.sample(range(N), len(problem.gadget.vertex_names)))))
+    return Candidate(
+        Graph.from_edges(edges, N),
+        Designated(tuple(picks), tuple(rng.sample(range(N), len(problem.gadget.vertex_names)))),
+    )
 
 
 def answers(rng: random.Random, problem: Problem, count: int) -> list[Candidate]:
@@ -184,13 +187,22 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"{count} completions ({result['chars_per_completion']} chars each, {result['correct']} correct), one core:")
-    for key in ("reward_think_per_s", "reward_plain_per_s", "parse_only_plain_per_s", "json_loads_per_s"):
+    print(
+        f"{count} completions ({result['chars_per_completion']} chars each, {result['correct']} correct), one core:"
+    )
+    for key in (
+        "reward_think_per_s",
+        "reward_plain_per_s",
+        "parse_only_plain_per_s",
+        "json_loads_per_s",
+    ):
         ratio = result["reward_plain_per_s"] / result[key]
         print(f"  {key:24s} {result[key]:10,.0f}/s   (reward plain / this = {ratio:.3f})")
     if args.grpo:
         g = result["grpo"]
-        print(f"  GRPO step {g['step_s']:.1f} s, reward {g['reward_s'] * 1000:.1f} ms = {100 * g['share']:.3f} %")
+        print(
+            f"  GRPO step {g['step_s']:.1f} s, reward {g['reward_s'] * 1000:.1f} ms = {100 * g['share']:.3f} %"
+        )
 
 
 if __name__ == "__main__":

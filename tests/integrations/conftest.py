@@ -72,13 +72,23 @@ class LlamaServer:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
-        common = {"model": str(gguf), "n_ctx": 8192, "n_threads": 2, "n_batch": 512, "verbose": False}
+        common = {
+            "model": str(gguf),
+            "n_ctx": 8192,
+            "n_threads": 2,
+            "n_batch": 512,
+            "verbose": False,
+        }
         config = {
             "host": "127.0.0.1",
             "port": self.port,
             "models": [
                 {**common, "model_alias": self.MODEL},
-                {**common, "model_alias": self.TOOLS_MODEL, "chat_format": "chatml-function-calling"},
+                {
+                    **common,
+                    "model_alias": self.TOOLS_MODEL,
+                    "chat_format": "chatml-function-calling",
+                },
             ],
         }
         self.config_file = workdir / "llama-server.json"
@@ -108,7 +118,9 @@ class LlamaServer:
             except OSError:
                 time.sleep(0.5)
         self.stop()
-        raise RuntimeError(f"llama.cpp server not ready in {self.READY_TIMEOUT_S:g} s:\n{self.log_tail()}")
+        raise RuntimeError(
+            f"llama.cpp server not ready in {self.READY_TIMEOUT_S:g} s:\n{self.log_tail()}"
+        )
 
     def log_tail(self) -> str:
         return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
@@ -128,7 +140,9 @@ def llama_server(
     smollm2_gguf: Path, require_real_model: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LlamaServer]:
     """One llama.cpp server per test session (started on first use, stopped at the end)."""
-    require_real_model(importlib.util.find_spec("llama_cpp") is not None, "llama-cpp-python[server]")
+    require_real_model(
+        importlib.util.find_spec("llama_cpp") is not None, "llama-cpp-python[server]"
+    )
     require_real_model(importlib.util.find_spec("uvicorn") is not None, "llama-cpp-python[server]")
     server = LlamaServer(smollm2_gguf, tmp_path_factory.mktemp("llama-server"))
     try:

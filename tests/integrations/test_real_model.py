@@ -40,10 +40,19 @@ def eval_command(server: Any, out: Path, *extra: str, model: str | None = None) 
     ]  # fmt: skip
 
 
-def run(command: list[str], timeout: float = 300, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "OPENAI_API_KEY": "none", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+def run(
+    command: list[str], timeout: float = 300, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": "none",
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+    }
     env.update(kwargs.pop("env", {}))
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, **kwargs)
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, env=env, **kwargs
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     return done
 
@@ -72,7 +81,9 @@ def _fields(record: dict[str, Any]) -> tuple[str, str, str]:
     return p.F.name, p.H.name, p.gadget.value
 
 
-def test_eval_zero_shot_records_real_usage_and_truncation(llama_server: Any, tmp_path: Path) -> None:
+def test_eval_zero_shot_records_real_usage_and_truncation(
+    llama_server: Any, tmp_path: Path
+) -> None:
     out = tmp_path / "zero"
     done = run(eval_command(llama_server, out, "--setting", "zero-shot,structural-hint", "--json"))
     records = samples(out)

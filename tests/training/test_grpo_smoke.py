@@ -24,7 +24,9 @@ def test_one_grpo_step_logs_the_verifiers_rewards(
     smollm2_gguf: Path, require_real_model: Any, tmp_path: Path
 ) -> None:
     for module in ("trl", "transformers", "torch", "gguf"):
-        require_real_model(importlib.util.find_spec(module) is not None, f"{module} (the train extra)")
+        require_real_model(
+            importlib.util.find_spec(module) is not None, f"{module} (the train extra)"
+        )
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
