@@ -26,6 +26,8 @@ from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.training import exact_reward
 from ramseygadgets.training.rewards import problem_of
 
+pytestmark = pytest.mark.timeout(600)  # the first test also starts the server
+
 PROBLEMS = "p3_k3_red_determiner,p3_c4_positive_sender"
 MAX_TOKENS = 8
 CLI = "import sys; from ramseygadgets.cli import main; sys.argv = ['ramseygadgets', *sys.argv[1:]]; main()"

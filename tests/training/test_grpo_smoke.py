@@ -20,6 +20,7 @@ from ramseygadgets.training import (
 from ramseygadgets.training.rewards import problem_of
 
 
+@pytest.mark.timeout(900)  # model load + one step: about 2 minutes on 2 idle cores
 def test_one_grpo_step_logs_the_verifiers_rewards(
     smollm2_gguf: Path, require_real_model: Any, tmp_path: Path
 ) -> None:
