@@ -75,8 +75,8 @@ class LlamaServer:
         common = {
             "model": str(gguf),
             "n_ctx": 8192,
-            "n_threads": 2,
-            "n_batch": 512,
+            "n_threads": 1,  # generation: one thread never waits on a descheduled sibling
+            "n_threads_batch": 2,
             "verbose": False,
         }
         config = {

@@ -28,7 +28,9 @@ from ramseygadgets.training.rewards import problem_of
 
 pytestmark = pytest.mark.timeout(600)  # the first test also starts the server
 
-PROBLEMS = "p3_k3_red_determiner,p3_c4_positive_sender"
+# One problem everywhere: llama.cpp reuses the KV cache of a repeated prompt prefix, so after
+# the first call each reply costs only its few generated tokens.
+PROBLEMS = "p3_k3_red_determiner"
 MAX_TOKENS = 8
 CLI = "import sys; from ramseygadgets.cli import main; sys.argv = ['ramseygadgets', *sys.argv[1:]]; main()"
 
@@ -37,7 +39,7 @@ def eval_command(server: Any, out: Path, *extra: str, model: str | None = None) 
     return [
         sys.executable, "-c", CLI, "eval", "--no-progress",
         "--model", f"openai/{model or server.MODEL}", "--base-url", server.base_url,
-        "--problems", PROBLEMS, "--runs", "1", "--max-tokens", str(MAX_TOKENS),
+        "--problems", PROBLEMS, "--runs", "2", "--max-tokens", str(MAX_TOKENS),
         "--max-concurrency", "1", "--temperature", "0", "--out", str(out), *extra,
     ]  # fmt: skip
 
@@ -89,7 +91,7 @@ def test_eval_zero_shot_records_real_usage_and_truncation(
     out = tmp_path / "zero"
     done = run(eval_command(llama_server, out, "--setting", "zero-shot,structural-hint", "--json"))
     records = samples(out)
-    assert len(records) == 4
+    assert len(records) == 4  # 2 settings x 2 runs
     for record in records:
         assert_honest(record)
         assert record["finish_reason"] == "length"
@@ -112,7 +114,7 @@ def test_eval_multiround_text_and_native_tool_protocols(llama_server: Any, tmp_p
     )  # fmt: skip
     for out in (text_out, native_out):
         records = samples(out)
-        assert len(records) == 2
+        assert len(records) == 2  # 2 runs
         for record in records:
             assert_honest(record)
             assert 1 <= record["rounds"] <= 3 and record["tool_calls"] == record["rounds"] - 1
@@ -123,6 +125,7 @@ def test_eval_multiround_text_and_native_tool_protocols(llama_server: Any, tmp_p
 def test_sigkill_mid_run_then_resume(llama_server: Any, tmp_path: Path) -> None:
     out = tmp_path / "killed"
     command = eval_command(llama_server, out, "--setting", "zero-shot,structural-hint,size-hint")
+    total = 3 * 2
     env = {**os.environ, "OPENAI_API_KEY": "none"}
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     deadline = time.monotonic() + 240
@@ -134,12 +137,12 @@ def test_sigkill_mid_run_then_resume(llama_server: Any, tmp_path: Path) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=30)
     survived = samples(out)
-    assert 1 <= len(survived) < 6
+    assert 1 <= len(survived) < total
     done = run(command)
     assert f"resumed: {len(survived)} samples were already recorded" in done.stdout + done.stderr
     final = samples(out)
     keys = [(r["problem_id"], r["setting"], r["run"]) for r in final]
-    assert len(keys) == len(set(keys)) == 6
+    assert len(keys) == len(set(keys)) == total
     for record in survived:
         assert record in final
 
@@ -162,7 +165,7 @@ def test_inspect_openai_compatible_provider(llama_server: Any, tmp_path: Path) -
     )  # fmt: skip
     [log_file] = tmp_path.glob("*.eval")
     log = read_eval_log(str(log_file))
-    assert log.status == "success" and len(log.samples) == 2
+    assert log.status == "success" and len(log.samples) == 1
     for sample in log.samples:
         assert sample.output.stop_reason == "max_tokens"
         assert sample.output.usage.input_tokens > 500
@@ -206,13 +209,13 @@ def test_verifiers_environment_with_vf_eval(llama_server: Any, tmp_path: Path) -
             str(vf_eval), "ramseygadgets.integrations.verifiers_env",
             "-a", json.dumps({"setting": "multiround", "problems": PROBLEMS}),
             "-m", llama_server.MODEL, "-b", llama_server.base_url, "-k", "OPENAI_API_KEY",
-            "-n", "2", "-r", "1", "-t", str(MAX_TOKENS), "-s", "-o", str(tmp_path / "out"), "-d",
+            "-n", "1", "-r", "2", "-t", str(MAX_TOKENS), "-s", "-o", str(tmp_path / "out"), "-d",
         ],
         cwd=tmp_path,
     )  # fmt: skip
     [results] = (tmp_path / "out").rglob("results.jsonl")
     rows = [json.loads(line) for line in results.read_text().splitlines()]
-    assert sorted(r["info"]["problem_id"] for r in rows) == sorted(PROBLEMS.split(","))
+    assert [r["info"]["problem_id"] for r in rows] == [PROBLEMS] * 2
     for row in rows:
         info = row["info"]
         problem = problem_of(info["F"], info["H"], info["gadget"])
