@@ -208,7 +208,9 @@ def eval_command(
         )
     else:
         title = f"{outcome.config.get('model_label', model)}: {outcome.stats.recorded}/{outcome.total} samples in {where}"
-        console.print(terminal_text(title), markup=False, highlight=False, soft_wrap=False)
+        console.print(
+            terminal_text(title, markup=False), markup=False, highlight=False, soft_wrap=False
+        )
         for table in summary_tables(rows, console.width):
             console.print(table)
         if outcome.skipped:
