@@ -114,10 +114,11 @@ def test_eval_multiround_text_protocol(llama_server: Any, tmp_path: Path) -> Non
 
 
 def test_eval_multiround_native_tool_calls(llama_server: Any, tmp_path: Path) -> None:
-    """With ``chatml-function-calling`` SmolLM2 really calls ``color_graph`` in round 1 and the
-    harness answers with the tool's output.  llama-cpp-python 0.3.36's server then refuses the
-    round-2 request (its request schema rejects the standard assistant message with
-    ``content: null`` and ``tool_calls``): the sample is kept with that error, never lost."""
+    """With ``chatml-function-calling`` SmolLM2 really calls ``color_graph`` in round 1, the
+    harness answers with the tool's output, and round 2 goes through: the assistant message
+    beside its tool calls carries ``content: ""``, not null, which llama-cpp-python 0.3.36's
+    request schema refuses.  (Its function-calling format does not cap the tool call's tokens
+    at ``max_tokens``, so completion tokens are only checked to be real.)"""
     out = tmp_path / "native"
     command = eval_command(
         llama_server, out, "--setting", "multiround", "--tool-mode", "native",
@@ -125,20 +126,22 @@ def test_eval_multiround_native_tool_calls(llama_server: Any, tmp_path: Path) ->
     )  # fmt: skip
     env = {**os.environ, "OPENAI_API_KEY": "none"}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
     records = samples(out)
     assert len(records) == 2
-    if done.returncode != 0:  # eval stops with one line when every request failed the same way
-        assert done.returncode == 2 and "validation error" in done.stderr, done.stderr[-2000:]
     for record in records:
-        assert record["usage"]["prompt_tokens"] > 500
+        assert record["error"] is None, record["error"]
+        assert record["usage"]["prompt_tokens"] > 500 and record["usage"]["completion_tokens"] > 0
         if record["tool_calls"]:
             call = record["messages"][2]
             assert call["role"] == "assistant" and call["tool_calls"][0]["function"]["name"]
+            assert call["content"] == ""
             assert record["messages"][3]["role"] == "tool" and record["messages"][3]["content"]
-        if record["error"] is not None:
-            assert record["tool_calls"] == 1 and "validation error" in record["error"]
-        else:
-            assert_honest(record)
+            assert record["rounds"] >= 2
+        problem = problem_of(*_fields(record))
+        verdict = judge(problem, record["response"], record["reasoning"])
+        assert record["correct"] == verdict["correct"]
+    assert any(record["tool_calls"] for record in records)
 
 
 def test_sigkill_mid_run_then_resume(llama_server: Any, tmp_path: Path) -> None:

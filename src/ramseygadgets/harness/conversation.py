@@ -97,6 +97,9 @@ class Conversation:
         assistant: dict[str, Any] = {"role": "assistant", "content": completion.content}
         if completion.tool_calls:
             assistant["tool_calls"] = completion.tool_calls
+            # "" rather than null beside tool calls: both are valid OpenAI, and some servers
+            # (llama-cpp-python 0.3.36) refuse null
+            assistant["content"] = completion.content or ""
         if completion.reasoning:
             assistant["reasoning"] = completion.reasoning
         self.messages.append(assistant)
