@@ -775,6 +775,8 @@ def _normalize_keys(data: Mapping[Any, Any], gadget: GadgetType) -> dict[str, An
 
 
 def _raw_label(x: Any, what: str) -> Label:
+    if type(x) is int and 0 <= x < 10**9:  # the common case first (bool is not int here)
+        return x
     if isinstance(x, bool):
         raise _AnswerError(MALFORMED, f"{what}: {x!r} is not a vertex label")
     if isinstance(x, float) and x.is_integer() and 0 <= x < 1e9:

@@ -221,6 +221,10 @@ def _check_label(value: Any, what: str) -> int:
 
 
 def _edge_pair(raw: Any, position: int) -> Edge:
+    if type(raw) in (tuple, list) and len(raw) == 2:  # the common case: two non-negative ints
+        u, v = raw
+        if type(u) is int and type(v) is int and u >= 0 and v >= 0:
+            return u, v
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence) or len(raw) != 2:
         raise GraphFormatError(f"edge {position + 1} must be a pair of vertices, got {raw!r}")
     return _check_label(raw[0], "a vertex label"), _check_label(raw[1], "a vertex label")

