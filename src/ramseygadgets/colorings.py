@@ -13,6 +13,7 @@ a good coloring with e blue?" are answered with assumptions, never by enumeratio
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import product
@@ -44,6 +45,19 @@ _DIRECT_BACKENDS: dict[str, type] = {
     "cadical153": Cadical153,
     "cd15": Cadical153,
 }
+
+
+@contextmanager
+def keyboard_interrupts() -> Iterator[None]:
+    """Re-raise Ctrl-C caught inside a PySAT solver call as :class:`KeyboardInterrupt`: PySAT's
+    C extension installs its own SIGINT handler during ``solve`` and raises ``pysolvers.error``
+    ("Caught keyboard interrupt") instead."""
+    try:
+        yield
+    except Exception as exc:
+        if "keyboard interrupt" in str(exc).lower():
+            raise KeyboardInterrupt from None
+        raise
 
 
 def new_solver(name: str = DEFAULT_SOLVER, clauses: Iterable[Sequence[int]] = ()) -> Any:

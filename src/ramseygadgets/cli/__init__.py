@@ -27,12 +27,14 @@ from ramseygadgets.cli import (  # noqa: F401,E402
     training,
 )
 from ramseygadgets.cli.app import app
+from ramseygadgets.colorings import keyboard_interrupts
 
 
 def main() -> None:
     """Console-script entry point: usage errors become one ``error:`` line and exit code 2."""
     try:
-        code = app(standalone_mode=False)
+        with keyboard_interrupts():  # Ctrl-C inside a PySAT call arrives as pysolvers.error
+            code = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("interrupted\n")
         _exit(130)

@@ -37,15 +37,14 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.colorings import Coloring, GoodColorings
+from ramseygadgets.colorings import Coloring, GoodColorings, keyboard_interrupts
 from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
@@ -88,17 +87,6 @@ _NOT_INTERRUPTIBLE = ("cadical", "kissat")
 
 class SearchTimeout(Exception):
     """The deadline passed before the question was decided."""
-
-
-@contextmanager
-def keyboard_interrupts() -> Iterator[None]:
-    """Re-raise Ctrl-C caught inside a PySAT solver call (``pysolvers.error``) as KeyboardInterrupt."""
-    try:
-        yield
-    except Exception as exc:  # PySAT's C extension reports SIGINT as its own error type
-        if "keyboard interrupt" in str(exc).lower():
-            raise KeyboardInterrupt from None
-        raise
 
 
 @dataclass

@@ -1,0 +1,45 @@
+"""Ctrl-C while PySAT solves: PySAT's C extension raises ``pysolvers.error`` ("Caught keyboard
+interrupt"), which the console script must treat as an interrupt (exit 130, no traceback)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+SCRIPT = textwrap.dedent(
+    """
+    from pysat.examples.genhard import PHP
+    from pysat.solvers import Minisat22
+
+    import ramseygadgets.cli as cli
+
+    def hard_sat_call(**_options):
+        with Minisat22(bootstrap_with=PHP(12).clauses) as solver:  # minutes of search
+            print("solving", flush=True)
+            solver.solve()
+
+    cli.app = hard_sat_call
+    cli.main()
+    """
+)
+
+
+def test_ctrl_c_inside_a_pysat_call_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    script = tmp_path / "interrupted.py"
+    script.write_text(SCRIPT)
+    process = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == "solving"
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and err.strip() == "interrupted"
