@@ -162,12 +162,17 @@ class Problem:
         if name.endswith("-determiner") and name.removesuffix("-determiner") in names[2:]:
             color = names.index(name.removesuffix("-determiner"))
             return cls(F, H, GadgetType.RED_DETERMINER, tuple(more), color)
-        g = gadget if isinstance(gadget, GadgetType) else GadgetType.parse(gadget)
+        choices = f"{', '.join(f'{c}-determiner' for c in names)}, positive-sender or negative-sender"
+        try:
+            g = gadget if isinstance(gadget, GadgetType) else GadgetType.parse(gadget)
+        except ValueError:
+            raise ValueError(
+                f"unknown gadget {gadget!r} for {len(patterns)} colours; expected {choices}"
+            ) from None
         if g.is_hardness:
             raise ValueError(
                 f"{g.value} is defined for two colours only; a {len(patterns)}-colour problem "
-                f"has {', '.join(f'{c}-determiner' for c in names)}, positive-sender and "
-                f"negative-sender"
+                f"asks for a {choices}"
             )
         return cls(F, H, g, tuple(more))
 
