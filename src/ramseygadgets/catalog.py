@@ -139,15 +139,11 @@ class Problem:
         return cls(f, h, g)
 
     @classmethod
-    def of_colors(
-        cls, colors: str | Sequence[str | Pattern], gadget: str | GadgetType
-    ) -> Problem:
+    def of_colors(cls, colors: str | Sequence[str | Pattern], gadget: str | GadgetType) -> Problem:
         """A problem with c ≥ 2 colours: ``colors`` is one forbidden pattern per colour (a list,
         or text such as ``"P3 | P3 | K3"``); ``gadget`` is a gadget type or ``<colour>-determiner``
         (``green-determiner``).  Two colours give exactly :meth:`make`'s problem."""
-        patterns = [
-            p if isinstance(p, Pattern) else get_pattern(p) for p in _color_items(colors)
-        ]
+        patterns = [p if isinstance(p, Pattern) else get_pattern(p) for p in _color_items(colors)]
         if not 2 <= len(patterns) <= len(COLOR_NAMES):
             raise ValueError(
                 f"a problem needs 2 to {len(COLOR_NAMES)} colours (one forbidden pattern each), "
@@ -162,7 +158,9 @@ class Problem:
         if name.endswith("-determiner") and name.removesuffix("-determiner") in names[2:]:
             color = names.index(name.removesuffix("-determiner"))
             return cls(F, H, GadgetType.RED_DETERMINER, tuple(more), color)
-        choices = f"{', '.join(f'{c}-determiner' for c in names)}, positive-sender or negative-sender"
+        choices = (
+            f"{', '.join(f'{c}-determiner' for c in names)}, positive-sender or negative-sender"
+        )
         try:
             g = gadget if isinstance(gadget, GadgetType) else GadgetType.parse(gadget)
         except ValueError:

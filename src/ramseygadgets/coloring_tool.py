@@ -72,7 +72,6 @@ TOOL_SPEC: dict[str, Any] = {
 }
 
 
-
 def tool_spec(problem: Any) -> dict[str, Any]:
     """The native tool definition for ``problem``: :data:`TOOL_SPEC`, whose description names
     F and H, or for three or more colours the same tool described with every colour."""

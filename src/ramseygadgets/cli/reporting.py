@@ -234,19 +234,11 @@ def drawn_coloring(
     """The coloring to draw, its kind and a caption phrase: a good coloring for a correct answer,
     the verifier's counterexample for an incorrect one (as report.html draws them), else a good
     coloring if the graph has one (the designated items are what is wrong), else none."""
-    from ramseygadgets.colorings import GoodColorings
-    from ramseygadgets.multicolor.colorings import MultiColorings as MultiSAT
-    from ramseygadgets.multicolor.spec import ColoringSpec
+    from ramseygadgets.report.drawing import good_coloring
 
     if verdict.witness is not None and not verdict.correct:
         return verdict.witness, "counterexample", "the verifier's counterexample coloring"
-    coloring: Coloring | MultiColoring | None
-    if problem.more:
-        with MultiSAT(candidate.graph, ColoringSpec.of(*problem.patterns)) as multi:
-            coloring = multi.solve()
-    else:
-        with GoodColorings(candidate.graph, problem.F, problem.H) as sat:
-            coloring = sat.solve()
+    coloring = good_coloring(problem, candidate.graph)
     if coloring is None:
         return None, None, f"no {problem.colors_label}-good coloring exists"
     return coloring, "good", "a good coloring"

@@ -250,7 +250,9 @@ class MultiProblem:
         if problem.gadget.is_hardness:
             raise SpecError(f"{problem.gadget.value} stays two-colour: use the core verifier")
         color = problem.determined_color
-        return cls(spec, "determiner", color) if color is not None else cls(spec, problem.gadget.value)
+        return (
+            cls(spec, "determiner", color) if color is not None else cls(spec, problem.gadget.value)
+        )
 
     @property
     def gadget(self) -> str:

@@ -25,6 +25,7 @@ from ramseygadgets.gadgets import COLOR_NAMES, Designated, GadgetType
 from ramseygadgets.graphs import Graph
 
 if TYPE_CHECKING:
+    from ramseygadgets.catalog import Problem
     from ramseygadgets.multicolor.colorings import MultiColoring
 
 RED = "#d62728"
@@ -53,7 +54,9 @@ class GraphPicture:
 
     graph: Graph
     positions: tuple[tuple[float, float], ...]
-    edge_colors: tuple[str | None, ...]  # a colour name ("red", "blue", "green", …) or None per edge
+    edge_colors: tuple[
+        str | None, ...
+    ]  # a colour name ("red", "blue", "green", …) or None per edge
     edge_marks: Mapping[int, str]  # edge index -> "e" / "f"
     vertex_marks: Mapping[int, str]  # vertex -> "i1" / "u1" ...
 
@@ -253,6 +256,20 @@ def coloring_from_json(graph: Graph, data: Mapping[str, Any] | None) -> tuple[st
             if index is not None:
                 colors[index] = color
     return tuple(colors)
+
+
+def good_coloring(problem: Problem, graph: Graph) -> Coloring | MultiColoring | None:
+    """A good coloring of ``graph`` for the problem's colours (``None`` when it has none)."""
+    if problem.more:
+        from ramseygadgets.multicolor.colorings import MultiColorings
+        from ramseygadgets.multicolor.spec import ColoringSpec
+
+        with MultiColorings(graph, ColoringSpec.of(*problem.patterns)) as multi:
+            return multi.solve()
+    from ramseygadgets.colorings import GoodColorings
+
+    with GoodColorings(graph, problem.F, problem.H) as sat:
+        return sat.solve()
 
 
 def graph_picture(
