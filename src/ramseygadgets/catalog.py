@@ -180,7 +180,7 @@ class Problem:
         or ``{"F": ..., "H": ..., "gadget": ...}``; the inverse of :meth:`to_json`."""
         if "gadget" not in record:
             raise ValueError('a problem record needs "gadget"')
-        if "colors" in record:
+        if record.get("colors") is not None:
             return cls.of_colors(_record_colors(record["colors"]), str(record["gadget"]))
         if "F" in record and "H" in record:
             return cls.make(str(record["F"]), str(record["H"]), str(record["gadget"]))
