@@ -218,7 +218,7 @@ def _record_colors(data: Any) -> list[str]:
     """``["P3", "P3", "K3"]``, or the generated sets' ``[["P3"], ["P3"], ["K3"]]``."""
     if not isinstance(data, list):
         raise ValueError(f'"colors" must be a list of patterns, one per colour, got {data!r}')
-    out = []
+    out: list[str] = []
     for item in data:
         if isinstance(item, list):
             if len(item) != 1:
