@@ -309,6 +309,21 @@ def parse_colored_problem(text: str) -> Problem | None:
         raise UnknownProblemError(f"problem {text.strip()!r}: {exc}") from None
 
 
+def split_problem_ids(text: str) -> list[str]:
+    """The problem ids or titles of a comma-separated list; commas inside brackets do not
+    separate (``p3_k3_red_determiner,(P3, P3, K3)-green-determiner`` is two problems)."""
+    items, depth, current = [], 0, ""
+    for ch in text:
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch == "," and depth <= 0:
+            items.append(current)
+            current = ""
+        else:
+            current += ch
+    items.append(current)
+    return [item.strip() for item in items if item.strip()]
+
+
 def get_problem(problem_id: str) -> Problem:
     """Look a problem up by id (``k13_k4_red_determiner``) or title (``K1,3-K4-red-determiner``),
     or read a problem with three or more colours (:func:`parse_colored_problem`); an unknown id raises :class:`UnknownProblemError` with the closest ids as suggestions."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.catalog import Problem, get_problem, split_problem_ids
 from ramseygadgets.errors import UnknownProblemError
 
 
@@ -20,7 +20,7 @@ def split_problem_selection(
     if problems is None:
         return None, None
     items = [problems] if isinstance(problems, str) else list(problems)
-    ids = [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+    ids = [part for item in items for part in split_problem_ids(str(item))]
     if ids in (["all"], []):
         return None, None
     if len(ids) == 1 and ids[0] in ("easy", "hard"):
