@@ -114,6 +114,8 @@ def test_parser_reads_three_colour_answers_and_verify_judges_them():
     sender = Problem.of_colors("P3 | P3 | C4", "negative-sender")
     parsed = parse_answer('{"edges": [[0, 1], [1, 2]], "e": [0, 1], "f": [1, 2]}', sender)
     assert parsed.candidate is not None and parsed.candidate.designated.edges == ((0, 1), (1, 2))
+    missing = parse_answer('{"edges": [[0, 1], [1, 2]]}', GREEN)
+    assert missing.error is not None and "(a green-determiner answer needs e)" in missing.error
 
 
 def _edges(text: str, label: str) -> set[tuple[int, int]]:
