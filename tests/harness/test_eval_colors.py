@@ -135,10 +135,7 @@ def test_scripted_server_zero_shot_and_text_multiround(mock_server, tmp_path):
     assert "This graph is (P3, P3, C4)-good." in multi["messages"][3]["content"]
     report = tmp_path / "report"
     assert CliRunner().invoke(app, ["report", str(out), "--out", str(report)]).exit_code == 0
-    assert (
-        "| mock-model | zero-shot | 3 | 1 | 2 | 50.00"
-        in (report / "by_colors.md").read_text()
-    )
+    assert "| mock-model | zero-shot | 3 | 1 | 2 | 50.00" in (report / "by_colors.md").read_text()
 
 
 def test_scripted_server_native_tool_calls(mock_server, tmp_path):
