@@ -99,7 +99,7 @@ def _random_graph(rng: random.Random, n: int, m: int) -> Graph:
 )
 def test_verdicts_agree_with_the_brute_force(colors):
     """verify (SAT) and brute_force_verify_multi (all c^m colourings) on random candidates of
-    every gadget type; a counterexample names each edge's colour and is a good colouring."""
+    every gadget type; a counterexample names each edge's colour and is a good coloring."""
     rng = random.Random(colors)
     c = len(colors.split("|"))
     gadgets = [f"{name}-determiner" for name in ("red", "blue", "green", "yellow")[:c]]
@@ -135,7 +135,7 @@ def test_a_three_colour_counterexample_names_the_colours():
     red = Problem.of_colors("P3 | P3 | C4", "red-determiner")
     verdict = verify(red, GREEN, Designated(((0, 1),)))
     assert not verdict.correct and verdict.check == "gadget"
-    assert "edge e = 0-1 is green in some good colouring" in verdict.reason
+    assert "edge e = 0-1 is green in some good coloring" in verdict.reason
     assert verdict.to_json()["witness"]["green"]
     bad = verify(red, Graph.complete(6), Designated(((0, 1),)))
     assert bad.check == "good" and "(P3, P3, C4)" in bad.reason

@@ -59,7 +59,7 @@ def test_solver_and_report_with_a_table_per_colour_count(tmp_path):
     green = by_key[(GREEN.id, "multiround")]
     assert (green["gadget"], green["colors"], green["tool_calls"]) == ("green-determiner", 3, 1)
     assert "Edges green in every good coloring: 0-1." in green["messages"][3]["content"]
-    assert "e = 0-1 is green in every good colouring" in green["reason"]
+    assert "e = 0-1 is green in every good coloring" in green["reason"]
     assert by_key[("p3_k3_red_determiner", "zero-shot")]["colors"] == 2
     report = tmp_path / "report"
     result = CliRunner().invoke(app, ["report", str(out), "--out", str(report)])
@@ -126,7 +126,7 @@ def test_scripted_server_zero_shot_and_text_multiround(mock_server, tmp_path):
     assert recs[("zero-shot", 0)]["correct"] and recs[("multiround", 1)]["correct"]
     wrong = recs[("zero-shot", 1)]
     assert not wrong["correct"] and wrong["check"] == "gadget"
-    assert "is red in some good colouring" in wrong["reason"] or "is blue" in wrong["reason"]
+    assert "is red in some good coloring" in wrong["reason"] or "is blue" in wrong["reason"]
     assert set(wrong["witness"]) == {"red", "blue", "green"}
     first = server.chat_requests()[0].body["messages"]
     assert "There are 3 colors, red, blue and green." in first[0]["content"]
