@@ -207,7 +207,11 @@ class ColoringSpec:
 
 @dataclass(frozen=True)
 class MultiProblem:
-    """A determiner (for one colour) or a sender for a colouring spec."""
+    """A determiner (for one colour) or a sender for a colouring spec: the spec form of a problem
+    (a forbidden *set* per colour), used by ``generate``, the census and :func:`solve_multi`.
+    With one pattern per colour it is a :class:`~ramseygadgets.catalog.Problem`, the one model
+    of prompts, parser, judge and harness (:meth:`of_problem` / :meth:`to_problem`, same id and
+    title)."""
 
     spec: ColoringSpec
     kind: str
