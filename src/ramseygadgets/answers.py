@@ -47,7 +47,7 @@ import json
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError, GraphTooLargeError
@@ -1039,17 +1039,22 @@ def parse_answer(
     """Read the final answer of a model reply; never raises, never guesses (rules: module docs).
 
     ``gadget`` is a :class:`GadgetType`, a problem or a gadget name.  ``reasoning`` is a
-    separate reasoning field: it is never searched for answers.
+    separate reasoning field: it is never searched for answers.  Errors name the problem's
+    gadget (``green-determiner`` for a determiner of a colour beyond blue).
     """
+    name = getattr(gadget, "gadget_name", None)
     gadget = _gadget(gadget)
     try:
-        return _parse(text, gadget, reasoning, max_vertices)
+        parsed = _parse(text, gadget, reasoning, max_vertices)
     except RecursionError:
         return _failure(MALFORMED, "the answer is nested too deeply to read")
     except (
         Exception
     ) as exc:  # a bug must not stop an evaluation run; tests assert this never happens
         return _failure(MALFORMED, f"internal parser error ({type(exc).__name__}: {exc})")
+    if name is not None and name != gadget.value and parsed.error is not None:
+        return replace(parsed, error=parsed.error.replace(gadget.value, name))
+    return parsed
 
 
 def _parse(

@@ -1,4 +1,5 @@
-"""The coloring tool of the multiround setting: the (F,H)-good colorings of a graph, as text.
+"""The coloring tool of the multiround setting: the (F,H)-good colorings of a graph, as text
+(with three or more colours: the good colorings, each colour avoiding its pattern).
 
 A model submits a graph (native tool call ``color_graph`` with ``{"edges": [[u, v], ...]}``,
 or the plain-text protocol: a ```` ```coloring_tool ```` block, see :func:`extract_tool_request`)
@@ -6,8 +7,10 @@ and sees :func:`run_coloring_tool`'s text:
 
 * whether the graph is (F,H)-good;
 * the number of good colorings (exact up to :data:`COUNT_CAP` patterns, else "more than");
-* the edges red in every good coloring and blue in every good coloring (forced edges);
-* the free edges (in no copy of F or H: each takes either color in every good coloring);
+* the edges red in every good coloring and blue in every good coloring (forced edges; one line
+  per colour);
+* the free edges (in no copy of F or H: each takes any color in every good coloring; the count
+  multiplies by c per free edge);
 * the good colorings of the other (constrained) edges: all of them when there are at most
   :data:`SAMPLE_SIZE`, otherwise a sample, within :data:`MAX_OUTPUT_CHARS` characters.
 
@@ -26,6 +29,7 @@ from pysat.solvers import Solver
 
 from ramseygadgets.colorings import DEFAULT_SOLVER, GoodColorings
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.gadgets import COLOR_NAMES
 from ramseygadgets.graphs import Edge, Graph, graph_from_mapping, parse_edge_list
 
 TOOL_NAME = "color_graph"
@@ -66,6 +70,24 @@ TOOL_SPEC: dict[str, Any] = {
         },
     },
 }
+
+
+def tool_spec(problem: Any) -> dict[str, Any]:
+    """The native tool definition for ``problem``: :data:`TOOL_SPEC`, whose description names
+    F and H, or for three or more colours the same tool described with every colour."""
+    if not getattr(problem, "more", ()):
+        return json.loads(json.dumps(TOOL_SPEC))
+    spec = json.loads(json.dumps(TOOL_SPEC))
+    spec["function"]["description"] = (
+        "List the good colorings of a graph for the problem's colors and forbidden graphs (each "
+        "edge gets one color; a coloring is good when no color contains a copy of its forbidden "
+        "graph in that color): whether the graph is good, how many good colorings it has, the "
+        "edges that have the same color in every good coloring, the edges in no copy of any "
+        "forbidden graph, and the good colorings themselves (a sample when there are many). "
+        f"Vertices are 0..n-1; at most {TOOL_MAX_VERTICES} vertices."
+    )
+    return spec
+
 
 _USAGE = f'The tool needs a graph as {{"edges": [[u, v], ...]}} with vertex labels 0..{TOOL_MAX_VERTICES - 1}.'
 
@@ -161,8 +183,9 @@ def _edges_text(edges: list[Edge] | tuple[Edge, ...]) -> str:
     return ", ".join(f"{u}-{v}" for u, v in edges) or "none"
 
 
-def _constrained_patterns(sat: GoodColorings, limit: int) -> Iterator[tuple[bool, ...]]:
-    """Distinct good colorings restricted to the constrained edges, up to ``limit`` (blocking clauses)."""
+def _constrained_patterns(sat: GoodColorings, limit: int) -> Iterator[tuple[int, ...]]:
+    """Distinct good colorings restricted to the constrained edges, up to ``limit`` (blocking
+    clauses), as colour indices (0 red, 1 blue)."""
     constrained = [i for i in range(sat.graph.m) if sat.constrained[i]]
     with Solver(name=DEFAULT_SOLVER, bootstrap_with=sat.clauses) as solver:
         for _ in range(limit):
@@ -170,7 +193,7 @@ def _constrained_patterns(sat: GoodColorings, limit: int) -> Iterator[tuple[bool
                 return
             model = set(lit for lit in (solver.get_model() or []) if lit > 0)
             red = tuple((i + 1) in model for i in range(sat.graph.m))
-            yield red
+            yield tuple(0 if r else 1 for r in red)
             if not constrained:
                 return
             solver.add_clause([-(i + 1) if red[i] else i + 1 for i in constrained])
@@ -184,51 +207,116 @@ def _spread(items: list[Any], k: int) -> list[Any]:
     return [items[int(i * step)] for i in range(k)]
 
 
-def describe_colorings(graph: Graph, F: Any, H: Any) -> str:
-    """The tool's report on ``graph`` for the pair (F, H) (see module docs)."""
-    pair = f"({F.name}, {H.name})"
-    header = f"Graph with {graph.n} vertices and {graph.m} edges: {_edges_text(graph.edges)}."
+def _either(items: list[str]) -> str:
+    """``a or b``, ``a, b or c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+@dataclass(frozen=True)
+class GoodColoringsReport:
+    """What the tool reports on a good graph, for any number of colours: per colour the edges
+    that have it in every good coloring, which edges are constrained (in some forbidden copy),
+    and distinct good colorings of the constrained edges (colour index per edge, up to
+    ``COUNT_CAP + 1`` of them)."""
+
+    forced: tuple[tuple[Edge, ...], ...]
+    constrained: tuple[bool, ...]
+    patterns: list[tuple[int, ...]]
+
+
+def _two_color_report(graph: Graph, F: Any, H: Any) -> GoodColoringsReport | None:
+    """The report for (F, H) on the core's two-colour solver (``None``: not good)."""
     with GoodColorings(graph, F, H) as sat:
         if not sat.is_good():
-            return (
-                f"{header}\nThis graph is NOT {pair}-good: every red/blue coloring of it has a red copy of "
-                f"{F.name} or a blue copy of {H.name}. It has no good colorings."
-            )
+            return None
         forced = sat.forced_edges()
-        free = [e for e, c in zip(graph.edges, sat.constrained) if not c]
         patterns = list(_constrained_patterns(sat, COUNT_CAP + 1))
-    exact = len(patterns) <= COUNT_CAP
-    patterns = patterns[:COUNT_CAP]
-    multiplier = 1 << len(free)
+        return GoodColoringsReport((forced.red, forced.blue), sat.constrained, patterns)
+
+
+def _multi_color_report(graph: Graph, patterns: tuple[Any, ...]) -> GoodColoringsReport | None:
+    """The report for one forbidden pattern per colour on the k-colour solver (``None``: not good)."""
+    from ramseygadgets.copies import find_copies
+    from ramseygadgets.multicolor.colorings import MultiColorings
+    from ramseygadgets.multicolor.spec import ColoringSpec
+
+    used = [False] * graph.m
+    for pattern in patterns:
+        for copy in find_copies(pattern, graph):
+            for i in copy:
+                used[i] = True
+    constrained = [i for i in range(graph.m) if used[i]]
+    with MultiColorings(graph, ColoringSpec.of(*patterns)) as sat:
+        colors = sat.edge_colors()
+        if graph.m and not colors[0]:
+            return None
+        forced = tuple(
+            tuple(e for i, (e, cs) in enumerate(zip(graph.edges, colors)) if used[i] and cs == {k})
+            for k in range(sat.c)
+        )
+        found: list[tuple[int, ...]] = []
+        while len(found) <= COUNT_CAP:
+            coloring = sat.solve()
+            if coloring is None:
+                break
+            found.append(coloring.colors)
+            if not constrained:
+                break
+            sat.solver.add_clause([-sat.lit(i, coloring.colors[i]) for i in constrained])
+        return GoodColoringsReport(forced, tuple(used), found)
+
+
+def describe_colorings(graph: Graph, F: Any, H: Any, *more: Any) -> str:
+    """The tool's report on ``graph`` when red avoids F, blue avoids H and further colours
+    (green, …) avoid ``more`` (see module docs)."""
+    patterns = (F, H, *more)
+    names = COLOR_NAMES[: len(patterns)]
+    label = "(" + ", ".join(p.name for p in patterns) + ")"
+    header = f"Graph with {graph.n} vertices and {graph.m} edges: {_edges_text(graph.edges)}."
+    report = _multi_color_report(graph, patterns) if more else _two_color_report(graph, F, H)
+    if report is None:
+        copies = _either([f"a {name} copy of {p.name}" for name, p in zip(names, patterns)])
+        return (
+            f"{header}\nThis graph is NOT {label}-good: every {'/'.join(names)} coloring of it "
+            f"has {copies}. It has no good colorings."
+        )
+    free = [e for e, c in zip(graph.edges, report.constrained) if not c]
+    exact = len(report.patterns) <= COUNT_CAP
+    shown_patterns = report.patterns[:COUNT_CAP]
+    multiplier = len(patterns) ** len(free)
     if exact:
-        count = f"exactly {len(patterns) * multiplier}"
+        count = f"exactly {len(shown_patterns) * multiplier}"
     else:
         count = f"more than {COUNT_CAP * multiplier}"
-    lines = [
-        header,
-        f"This graph is {pair}-good. It has {count} {pair}-good colorings.",
-        f"Edges red in every good coloring: {_edges_text(forced.red)}.",
-        f"Edges blue in every good coloring: {_edges_text(forced.blue)}.",
+    lines = [header, f"This graph is {label}-good. It has {count} {label}-good colorings."]
+    lines += [
+        f"Edges {name} in every good coloring: {_edges_text(edges)}."
+        for name, edges in zip(names, report.forced)
     ]
     if free:
         lines.append(
-            f"Free edges (in no copy of {F.name} or {H.name}; each can be red or blue independently in "
-            f"every good coloring): {_edges_text(free)}."
+            f"Free edges (in no copy of {_either([p.name for p in patterns])}; each can be "
+            f"{_either(list(names))} independently in every good coloring): {_edges_text(free)}."
         )
-    shown = _spread(patterns, SAMPLE_SIZE)
+    shown = _spread(shown_patterns, SAMPLE_SIZE)
     what = "the edges other than the free edges" if free else "all edges"
-    if len(shown) == len(patterns) and exact:
-        lines.append(f"All {len(patterns)} good colorings of {what}:")
+    if len(shown) == len(shown_patterns) and exact:
+        lines.append(f"All {len(shown_patterns)} good colorings of {what}:")
     else:
-        total = str(len(patterns)) if exact else f"more than {COUNT_CAP}"
+        total = str(len(shown_patterns)) if exact else f"more than {COUNT_CAP}"
         lines.append(f"A sample of {len(shown)} of the {total} good colorings of {what}:")
     body: list[str] = []
     budget = MAX_OUTPUT_CHARS - sum(len(x) + 1 for x in lines) - 100
-    rest = "every other non-free edge blue" if free else "every other edge blue"
-    constrained = sat.constrained
-    for number, red in enumerate(shown, start=1):
-        reds = [e for e, r, c in zip(graph.edges, red, constrained) if r and c]
-        line = f"{number}. red: {_edges_text(reds)}; {rest}"
+    rest = "every other non-free edge" if free else "every other edge"
+    for number, colors in enumerate(shown, start=1):
+        listed = [
+            f"{name}: "
+            + _edges_text(
+                [e for e, k, c in zip(graph.edges, colors, report.constrained) if k == index and c]
+            )
+            for index, name in enumerate(names[:-1])
+        ]
+        line = f"{number}. {'; '.join(listed)}; {rest} {names[-1]}"
         if len(line) + 1 > budget:
             body.append(
                 f"(further colorings omitted to keep this output short; {number - 1} shown)"
@@ -249,4 +337,4 @@ def run_coloring_tool(problem: Any, graph_or_args: Any) -> str:
         graph = _graph_from_args(graph_or_args)
     except (RamseyGadgetsError, ValueError, TypeError) as exc:
         return f"Tool error: {exc}. {_USAGE}"
-    return describe_colorings(graph, problem.F, problem.H)
+    return describe_colorings(graph, *problem.patterns)

@@ -10,7 +10,7 @@ name and renamed, so an interrupted export never leaves a half-written file.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,8 @@ from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import atomic_path, atomic_write, make_output_dir
-from ramseygadgets.gadgets import GadgetType
+from ramseygadgets.gadgets import Candidate, GadgetType
+from ramseygadgets.integrations.common import problem_fields
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
@@ -46,32 +47,62 @@ class ExportResult:
         }
 
 
-def _solution(problem: Problem):
+@dataclass(frozen=True)
+class _Minimal:
+    """A problem's minimal solution and how it was found."""
+
+    candidate: Candidate
+    method: str
+
+    @property
+    def n(self) -> int:
+        return self.candidate.graph.n
+
+    @property
+    def m(self) -> int:
+        return self.candidate.graph.m
+
+
+def _solution(problem: Problem, known: Mapping[str, Candidate] | None = None) -> _Minimal:
+    """``known[problem.id]`` (e.g. a problem set's solution), else the shipped one."""
+    if known is not None and problem.id in known:
+        return _Minimal(known[problem.id], "problem set")
     from ramseygadgets.solutions import get_solution
 
     try:
-        return get_solution(problem.id)
+        shipped = get_solution(problem.id)
     except RamseyGadgetsError:
         raise ExportError(f"cannot export: no shipped minimal solution for {problem.id}") from None
+    return _Minimal(shipped.candidate, shipped.method)
 
 
-def problem_row(problem: Problem) -> dict[str, Any]:
-    """One row of ``problems``: the problem, its patterns and its minimal solution (fixed schema)."""
-    solution = _solution(problem)
+def problem_row(
+    problem: Problem,
+    known: Mapping[str, Candidate] | None = None,
+    *,
+    with_colors: bool = False,
+) -> dict[str, Any]:
+    """One row of ``problems``: the problem, its patterns and its minimal solution (fixed schema;
+    ``with_colors`` adds ``colors`` and ``colors_edges``, every colour's pattern)."""
+    solution = _solution(problem, known)
     designated = solution.candidate.designated
     names = (*problem.gadget.edge_names, *problem.gadget.vertex_names)
     edges = dict(zip(problem.gadget.edge_names, designated.edges))
+    colors: dict[str, Any] = (
+        {"colors_edges": [[list(e) for e in p.graph.edges] for p in problem.patterns]}
+        if with_colors
+        else {}
+    )
     return {
         "id": problem.id,
         "title": problem.title,
-        "F": problem.F.spec,
-        "H": problem.H.spec,
-        "gadget": problem.gadget.value,
+        **problem_fields(problem, with_colors),
         "tier": problem.tier,
         "F_edges": [list(e) for e in problem.F.graph.edges],
         "H_edges": [list(e) for e in problem.H.graph.edges],
+        **colors,
         "designated": list(names),
-        "settings": settings_for(problem),
+        "settings": settings_for(problem, min_vertices=solution.n),
         "min_vertices": solution.n,
         "min_edges": solution.m,
         "solution_edges": [list(e) for e in solution.candidate.graph.edges],
@@ -82,22 +113,26 @@ def problem_row(problem: Problem) -> dict[str, Any]:
     }
 
 
-def prompt_rows(problem: Problem, profile: ModelProfile) -> list[dict[str, Any]]:
+def prompt_rows(
+    problem: Problem,
+    profile: ModelProfile,
+    known: Mapping[str, Candidate] | None = None,
+    *,
+    with_colors: bool = False,
+) -> list[dict[str, Any]]:
     """The rows of ``prompts`` for one problem: one per applicable setting (text tool mode)."""
-    solution = _solution(problem)
+    solution = _solution(problem, known)
     reference = format_answer(solution.candidate, problem.gadget)
     rows = []
-    for setting in settings_for(problem):
-        prompt = build_prompt(problem, setting, profile)
+    for setting in settings_for(problem, min_vertices=solution.n):
+        prompt = build_prompt(problem, setting, profile, min_vertices=solution.n)
         by_role = {m["role"]: m["content"] for m in prompt.messages}
         rows.append(
             {
                 "id": f"{problem.id}/{setting}",
                 "problem_id": problem.id,
                 "setting": setting,
-                "F": problem.F.spec,
-                "H": problem.H.spec,
-                "gadget": problem.gadget.value,
+                **problem_fields(problem, with_colors),
                 "tier": problem.tier,
                 "messages": [{"role": m["role"], "content": m["content"]} for m in prompt.messages],
                 "system": by_role.get("system"),
@@ -143,18 +178,24 @@ def export_dataset(
     *,
     profile: ModelProfile | str | None = None,
     problems: Sequence[Problem] | None = None,
+    solutions: Mapping[str, Candidate] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ExportResult:
-    """Write ``problems``, ``prompts`` and ``README.md`` to ``out_dir`` (created if needed)."""
+    """Write ``problems``, ``prompts`` and ``README.md`` to ``out_dir`` (created if needed).
+
+    ``problems`` default to the catalog; each needs a minimal solution, from ``solutions`` (by
+    problem id, e.g. a problem set's) or shipped.  When some problem has three or more colours,
+    every row also gets ``colors`` (and problem rows ``colors_edges``)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; expected jsonl or parquet")
     profile = get_profile(profile)
     problems = list(problems) if problems is not None else list(all_problems())
     out = make_output_dir(out_dir, "the export directory", ExportError)
     problem_table, prompt_table = [], []
+    with_colors = any(p.more for p in problems)
     for index, problem in enumerate(problems):
-        problem_table.append(problem_row(problem))
-        prompt_table.extend(prompt_rows(problem, profile))
+        problem_table.append(problem_row(problem, solutions, with_colors=with_colors))
+        prompt_table.extend(prompt_rows(problem, profile, solutions, with_colors=with_colors))
         if progress is not None:
             progress(index + 1, len(problems))
     ext = fmt
@@ -184,6 +225,7 @@ def export_dataset(
             loader="json" if fmt == "jsonl" else "parquet",
             version=__version__,
             counts=counts,
+            with_colors=with_colors,
             settings=SETTINGS,
             profile=profile.name,
             profile_note=profile.description.strip().rstrip("."),

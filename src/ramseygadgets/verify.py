@@ -24,12 +24,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings import Coloring, GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
+
+if TYPE_CHECKING:
+    from ramseygadgets.multicolor.colorings import MultiColoring
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class Verdict:
     correct: bool
     reason: str
     check: str = "ok"
-    witness: Coloring | None = None
+    witness: Coloring | MultiColoring | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -254,11 +257,18 @@ _BY_TYPE: dict[GadgetType, Callable[[GoodColorings, Designated, Coloring | None]
 def verify(
     problem: Problem, graph: Graph | Candidate, designated: Designated | None = None
 ) -> Verdict:
-    """Decide whether ``graph`` with ``designated`` items solves ``problem`` exactly."""
+    """Decide whether ``graph`` with ``designated`` items solves ``problem`` exactly (problems with
+    three or more colours: :func:`~ramseygadgets.multicolor.verify.verify_multi`, whose
+    counterexamples name every edge's colour)."""
     if isinstance(graph, Candidate):
         designated = graph.designated
         graph = graph.graph
     designated = designated or Designated()
+    if problem.more:  # three or more colours: the k-colour checks of the same definitions
+        from ramseygadgets.multicolor.spec import MultiProblem
+        from ramseygadgets.multicolor.verify import verify_multi
+
+        return verify_multi(MultiProblem.of_problem(problem), graph, designated)
     problem_with_designated = check_designated(graph, problem.gadget, designated)
     if problem_with_designated is not None:
         return Verdict(False, problem_with_designated, "designated")

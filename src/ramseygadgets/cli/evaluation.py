@@ -10,6 +10,7 @@ from typing import Any
 
 import typer
 
+from ramseygadgets.catalog import split_problem_ids
 from ramseygadgets.cli.app import app, console, err_console, fail, guarded, print_json
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.terminal import terminal_text
@@ -23,9 +24,10 @@ MODEL: openai/<model> (any OpenAI-compatible server, --base-url or OPENAI_BASE_U
 
 
 def _split(values: list[str] | None) -> list[str] | None:
+    """Comma-separated option values (commas in brackets, as in three-colour titles, stay)."""
     if not values:
         return None
-    items = [item.strip() for value in values for item in value.split(",") if item.strip()]
+    items = [item for value in values for item in split_problem_ids(value)]
     return items or None
 
 

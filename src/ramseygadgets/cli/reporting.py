@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ramseygadgets.catalog import Problem
     from ramseygadgets.colorings import Coloring
     from ramseygadgets.gadgets import Candidate
+    from ramseygadgets.multicolor.colorings import MultiColoring
     from ramseygadgets.report.metrics import CellStats
     from ramseygadgets.verify import Verdict
 
@@ -229,16 +230,15 @@ def read_answer(
 
 def drawn_coloring(
     problem: Problem, candidate: Candidate, verdict: Verdict
-) -> tuple[Coloring | None, str | None, str]:
+) -> tuple[Coloring | MultiColoring | None, str | None, str]:
     """The coloring to draw, its kind and a caption phrase: a good coloring for a correct answer,
     the verifier's counterexample for an incorrect one (as report.html draws them), else a good
     coloring if the graph has one (the designated items are what is wrong), else none."""
-    from ramseygadgets.colorings import GoodColorings
+    from ramseygadgets.report.drawing import good_coloring
 
     if verdict.witness is not None and not verdict.correct:
         return verdict.witness, "counterexample", "the verifier's counterexample coloring"
-    with GoodColorings(candidate.graph, problem.F, problem.H) as sat:
-        coloring = sat.solve()
+    coloring = good_coloring(problem, candidate.graph)
     if coloring is None:
-        return None, None, f"no ({problem.F.name}, {problem.H.name})-good coloring exists"
+        return None, None, f"no {problem.colors_label}-good coloring exists"
     return coloring, "good", "a good coloring"

@@ -2,7 +2,10 @@
 problem-set file (``--dataset``), with each problem's known minimal solution.
 
 A problem-set file is JSON Lines (or a JSON list, or ``{"problems": [...]}``) of records with
-``F``, ``H``, ``gadget`` and optionally ``id``, ``min_vertices`` and a minimal solution given as
+``F``, ``H``, ``gadget`` (or, for any number of colours, ``colors`` — one forbidden pattern per
+colour, e.g. ``["P3", "P3", "C4"]`` — and ``gadget`` such as ``green-determiner``: the records
+of :meth:`~ramseygadgets.catalog.Problem.to_json` and of ``generate``'s ``multicolor.jsonl``)
+and optionally ``id``, ``min_vertices`` and a minimal solution given as
 ``solution: {"edges": ..., "e": ...}`` or as top-level ``edges``/``e``/``f``/``vertices``.
 Records exported by ``ramseygadgets export`` (extra fields such as prompts) are accepted.
 """
@@ -167,13 +170,15 @@ def load_problem_file(path: str | Path) -> ProblemSet:
 
 def _problem_of(record: dict[str, Any], path: Path, index: int) -> Problem:
     try:
-        if all(k in record for k in ("F", "H", "gadget")):
-            return Problem.make(str(record["F"]), str(record["H"]), str(record["gadget"]))
+        if "gadget" in record and ("colors" in record or "F" in record and "H" in record):
+            return Problem.from_json(record)
         if "id" in record or "problem_id" in record:
             return get_problem(str(record.get("id") or record.get("problem_id")))
     except (RamseyGadgetsError, ValueError) as exc:
         raise ProblemSetError(f"{path} record {index}: {exc}") from None
-    raise ProblemSetError(f"{path} record {index} needs F, H and gadget (or a catalog id)")
+    raise ProblemSetError(
+        f"{path} record {index} needs F, H and gadget, or colors and gadget (or a catalog id)"
+    )
 
 
 def _solution_of(

@@ -255,6 +255,10 @@ class Evaluation:
             raise RamseyGadgetsError(f"--limit must be at least 1, got {o.limit}")
         problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
         self.problem_set = select_problems(problem_ids, o.tier, o.dataset).first(o.limit)
+        if any(p.more for p in self.problem_set.problems):
+            # k-colour problems: load their verifier, tool and search here, once, before the
+            # scoring threads would import them concurrently (a partially initialised module).
+            import ramseygadgets.multicolor  # noqa: F401
         self.settings, self.runs = settings, runs
         self.profile = resolve_profile(o.profile, o.profiles_file, o.model)
         self.sampling = resolve_sampling(o, self.profile)

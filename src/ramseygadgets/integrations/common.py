@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.catalog import Problem, get_problem, split_problem_ids
 from ramseygadgets.errors import UnknownProblemError
 
 
@@ -20,7 +20,7 @@ def split_problem_selection(
     if problems is None:
         return None, None
     items = [problems] if isinstance(problems, str) else list(problems)
-    ids = [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+    ids = [part for item in items for part in split_problem_ids(str(item))]
     if ids in (["all"], []):
         return None, None
     if len(ids) == 1 and ids[0] in ("easy", "hard"):
@@ -28,12 +28,24 @@ def split_problem_selection(
     return ids, None
 
 
+def problem_fields(problem: Problem, with_colors: bool) -> dict[str, Any]:
+    """A record's problem fields: ``F`` (red), ``H`` (blue), ``gadget`` and, ``with_colors`` (a
+    selection holding problems with three or more colours: every row gets it, so that a table
+    has one schema), ``colors``, the forbidden pattern of every colour."""
+    fields: dict[str, Any] = {"F": problem.F.spec, "H": problem.H.spec}
+    if with_colors:
+        fields["colors"] = [p.spec for p in problem.patterns]
+    fields["gadget"] = problem.gadget_name
+    return fields
+
+
 def problem_from_fields(fields: dict[str, Any]) -> Problem:
-    """The problem a record is about: its catalog ``problem_id``, else its ``F``, ``H`` and ``gadget``."""
+    """The problem a record is about: its ``problem_id`` (a catalog id or the id of a problem with
+    more colours), else its ``colors`` (or ``F`` and ``H``) and ``gadget``."""
     try:
         return get_problem(str(fields["problem_id"]))
     except (UnknownProblemError, KeyError):
-        return Problem.make(str(fields["F"]), str(fields["H"]), str(fields["gadget"]))
+        return Problem.from_json(fields)
 
 
 def reasoning_text(output: Any) -> str | None:

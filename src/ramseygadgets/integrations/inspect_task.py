@@ -62,8 +62,12 @@ from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams, tool
 from inspect_ai.util import store
 
 from ramseygadgets.catalog import Problem, get_problem, in_catalog
+from ramseygadgets.integrations.common import (
+    problem_fields,
+    reasoning_text,
+    split_problem_selection,
+)
 from ramseygadgets.integrations.common import problem_from_fields as problem_from_metadata
-from ramseygadgets.integrations.common import reasoning_text, split_problem_selection
 
 MULTIROUND = "multiround"
 TOOL_MODES = ("text", "native")
@@ -120,10 +124,12 @@ def build_samples(
     ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
     samples: list[Sample] = []
+    with_colors = any(p.more for p in problem_set.problems)
     for problem in problem_set.problems:
-        if setting not in settings_for(problem):
+        size = problem_set.min_vertices(problem)
+        if setting not in settings_for(problem, min_vertices=size):
             continue
-        prompt = build_prompt(problem, setting, profile, tool_mode=tool_mode)
+        prompt = build_prompt(problem, setting, profile, tool_mode=tool_mode, min_vertices=size)
         solution = problem_set.solution(problem)
         samples.append(
             Sample(
@@ -133,9 +139,7 @@ def build_samples(
                 metadata={
                     "problem_id": problem.id,
                     "title": problem.title,
-                    "F": problem.F.spec,
-                    "H": problem.H.spec,
-                    "gadget": problem.gadget.value,
+                    **problem_fields(problem, with_colors),
                     "tier": problem.tier,
                     "setting": setting,
                     "tool_mode": tool_mode,
@@ -147,7 +151,7 @@ def build_samples(
     if not samples:
         raise ValueError(
             f"no selected problem has the {setting} setting (example-hint exists only for K1,3 "
-            "problems with a P3 counterpart, size-hint only for problems with a shipped solution)"
+            "problems with a P3 counterpart, size-hint only for problems with a known minimal solution)"
         )
     return samples
 
@@ -169,12 +173,13 @@ def coloring_tool(
 ) -> Tool:
     """The multiround coloring tool for one problem's pair (F, H), as an Inspect tool.
 
-    Give a catalog ``problem_id``, or ``F`` and ``H`` (pattern names).  The model-facing name,
-    description and parameters are the project's :data:`~ramseygadgets.coloring_tool.TOOL_SPEC`.
+    Give a ``problem_id`` (a catalog id, or the id of a problem with three or more colours, whose
+    tool shows the good k-colorings), or ``F`` and ``H`` (pattern names).  The model-facing name,
+    description and parameters are the project's :func:`~ramseygadgets.coloring_tool.tool_spec`.
     Unusable requests raise :class:`~inspect_ai.tool.ToolError` (the model sees the message).
     Inside :func:`ramsey_solver` only the first call of a round is answered.
     """
-    from ramseygadgets.coloring_tool import TOOL_NAME, TOOL_SPEC
+    from ramseygadgets.coloring_tool import TOOL_NAME, tool_spec
 
     if problem_id is not None:
         problem = get_problem(problem_id)
@@ -196,7 +201,7 @@ def coloring_tool(
             raise ToolError(text.removeprefix("Tool error:").strip())
         return text
 
-    function = TOOL_SPEC["function"]
+    function = tool_spec(problem)["function"]
     return ToolDef(
         execute,
         name=TOOL_NAME,
@@ -230,7 +235,7 @@ async def _multiround(state: TaskState, generate: Generate) -> TaskState:
     if native:
         state.tools = [
             coloring_tool(problem_id=problem.id)
-            if in_catalog(problem)
+            if in_catalog(problem) or problem.more
             else coloring_tool(F=problem.F.spec, H=problem.H.spec)
         ]
     tool_uses = 0

@@ -23,7 +23,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ramseygadgets.integrations import lm_eval_include_path
-from ramseygadgets.integrations.common import problem_from_fields, split_problem_selection
+from ramseygadgets.integrations.common import (
+    problem_fields,
+    problem_from_fields,
+    split_problem_selection,
+)
 
 #: The settings lm-eval can run (one model call per sample), with their task names.
 LM_EVAL_SETTINGS = ("zero-shot", "structural-hint", "size-hint", "example-hint")
@@ -72,17 +76,18 @@ def dataset_rows(
     ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
     rows: list[dict[str, Any]] = []
+    with_colors = any(p.more for p in problem_set.problems)
     for problem in problem_set.problems:
-        if setting not in settings_for(problem):
+        size = problem_set.min_vertices(problem)
+        if setting not in settings_for(problem, min_vertices=size):
             continue
-        system, user = _split_prompt(build_prompt(problem, setting, chosen).messages)
+        prompt = build_prompt(problem, setting, chosen, min_vertices=size)
+        system, user = _split_prompt(prompt.messages)
         rows.append(
             {
                 "problem_id": problem.id,
                 "setting": setting,
-                "F": problem.F.spec,
-                "H": problem.H.spec,
-                "gadget": problem.gadget.value,
+                **problem_fields(problem, with_colors),
                 "tier": problem.tier,
                 "min_vertices": problem_set.min_vertices(problem),
                 "system": system,

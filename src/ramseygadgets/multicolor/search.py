@@ -1,8 +1,8 @@
 """Minimal multi-colour gadgets: the core CEGAR scheme of :mod:`ramseygadgets.search.cegar`,
 generalised to c colours and forbidden sets.  Exact: UNSAT proves that no solution exists.
 
-*Exists part* (the core :class:`~ramseygadgets.search.cegar.CandidateModel` with its edge
-variables x_t of K_n, lex-leader symmetry breaking, edge bound and deadline; witnesses replaced):
+*Exists part* (the core :class:`~ramseygadgets.search.cegar.ExistsModel` with its edge
+variables x_t of K_n, lex-leader symmetry breaking, edge bound and deadline; c-colour witnesses):
 a witness colouring w of K_n has literals w(t, k) ("t has colour k", one variable per edge for
 two colours, one-hot with exactly-one otherwise) and, for every colour k and every copy C of a
 pattern forbidden in k, the clause ∨_{t∈C} (¬x_t ∨ ¬w(t, k)).  Witnesses: a determiner for k has
@@ -29,7 +29,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
@@ -37,7 +37,7 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, literal
 from ramseygadgets.multicolor.spec import MultiProblem
 from ramseygadgets.multicolor.verify import verify_multi
-from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, CandidateModel, SearchTimeout
+from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, ExistsModel, SearchTimeout
 from ramseygadgets.search.solve import CandidateResult
 from ramseygadgets.search.spec import Layout, layouts
 
@@ -73,14 +73,7 @@ class KnColorCopies:
             self.at.append(table)
 
 
-@dataclass(frozen=True)
-class _Witnesses:
-    """What the exists part must show (stands in for the core's GadgetSpec)."""
-
-    witnesses: tuple[str, ...]
-
-
-class MultiCandidateModel(CandidateModel):
+class MultiCandidateModel(ExistsModel):
     """The core exists part with c-colour witnesses and c-colour lemmas."""
 
     def __init__(
@@ -95,18 +88,8 @@ class MultiCandidateModel(CandidateModel):
     ) -> None:
         self.multi = problem
         self.colour_copies = copies
-        # The core model is duck-typed here: it reads ``copies.kn`` and hands ``spec.witnesses``
-        # to :meth:`_add_witness`, which this class overrides; the c-colour parts live here.
-        super().__init__(
-            cast(Any, problem),
-            n,
-            layout,
-            cast(Any, _Witnesses((problem.kind,))),
-            cast(Any, copies),
-            seed=seed,
-            solver=solver,
-        )
         self.y: dict[tuple[int, int], int] = {}
+        super().__init__(n, layout, copies.kn, seed=seed, solver=solver)
 
     def _witness_coloring(self) -> Callable[[int, int], int]:
         """Fresh literals w(t, k) of a colouring of K_n that is good on the candidate's edges."""
@@ -128,7 +111,7 @@ class MultiCandidateModel(CandidateModel):
                 self.clauses.append([-x[t] for t in copy] + [-w(t, k) for t in copy])
         return w
 
-    def _add_witness(self, condition: Any) -> None:
+    def _add_witnesses(self) -> None:
         problem, c = self.multi, self.multi.spec.c
         e = self.kn.edge_id(*self.layout.designated.edges[0])
         if problem.kind == "determiner":

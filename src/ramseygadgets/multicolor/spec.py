@@ -26,11 +26,9 @@ from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError, UnknownPatternError
-from ramseygadgets.gadgets import GadgetType
+from ramseygadgets.gadgets import COLOR_NAMES, GadgetType
 from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern
 
-#: Colour names in order (colour 0 is red, colour 1 blue, as in the paper).
-COLOR_NAMES = ("red", "blue", "green", "yellow", "purple", "orange", "cyan", "magenta")
 MAX_COLORS = len(COLOR_NAMES)
 
 KINDS = ("determiner", "positive-sender", "negative-sender")
@@ -167,9 +165,15 @@ class ColoringSpec:
         return "__".join("-".join(p.slug for p in col.forbidden) for col in self.colors)
 
     @property
+    def is_simple(self) -> bool:
+        """One forbidden pattern per colour: the spec of a :class:`~ramseygadgets.catalog.Problem`."""
+        return all(len(col.forbidden) == 1 for col in self.colors)
+
+    @property
     def title(self) -> str:
-        if self.is_pair:
-            return f"({self.F.name}, {self.H.name})"
+        """``(P3, P3, K3)`` with one pattern per colour, else ``(red: {P3}; blue: {K3, C4}; …)``."""
+        if self.is_simple:
+            return "(" + ", ".join(col.forbidden[0].name for col in self.colors) + ")"
         return "(" + "; ".join(f"{col.name}: {{{col.label}}}" for col in self.colors) + ")"
 
     def twins(self, color: int) -> list[int]:
@@ -203,7 +207,11 @@ class ColoringSpec:
 
 @dataclass(frozen=True)
 class MultiProblem:
-    """A determiner (for one colour) or a sender for a colouring spec."""
+    """A determiner (for one colour) or a sender for a colouring spec: the spec form of a problem
+    (a forbidden *set* per colour), used by ``generate``, the census and :func:`solve_multi`.
+    With one pattern per colour it is a :class:`~ramseygadgets.catalog.Problem`, the one model
+    of prompts, parser, judge and harness (:meth:`of_problem` / :meth:`to_problem`, same id and
+    title)."""
 
     spec: ColoringSpec
     kind: str
@@ -241,14 +249,14 @@ class MultiProblem:
 
     @classmethod
     def of_problem(cls, problem: Problem) -> MultiProblem:
-        """The two-colour problem of a catalog-style problem (not for hardness gadgets)."""
-        spec = ColoringSpec.pair(problem.F, problem.H)
-        g = problem.gadget
-        if g.is_hardness:
-            raise SpecError(f"{g.value} stays two-colour: use the core verifier")
-        if g in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER):
-            return cls(spec, "determiner", 0 if g is GadgetType.RED_DETERMINER else 1)
-        return cls(spec, g.value)
+        """The colouring-spec form of a problem (any number of colours; not for hardness gadgets)."""
+        spec = ColoringSpec.of(*problem.patterns)
+        if problem.gadget.is_hardness:
+            raise SpecError(f"{problem.gadget.value} stays two-colour: use the core verifier")
+        color = problem.determined_color
+        return (
+            cls(spec, "determiner", color) if color is not None else cls(spec, problem.gadget.value)
+        )
 
     @property
     def gadget(self) -> str:
@@ -282,10 +290,10 @@ class MultiProblem:
         return f"{self.spec.title}-{self.gadget}"
 
     def to_problem(self) -> Problem | None:
-        """The core :class:`Problem` when the spec is a pair (F, H), else ``None``."""
-        if not self.spec.is_pair:
+        """The :class:`Problem` when every colour forbids one pattern, else ``None``."""
+        if not self.spec.is_simple:
             return None
-        return Problem(self.spec.F, self.spec.H, self.gadget_type)
+        return Problem.of_colors([col.forbidden[0] for col in self.spec.colors], self.gadget)
 
     def is_possible_by_symmetry(self) -> bool:
         """False for a determiner of a colour that has a twin (same forbidden set)."""

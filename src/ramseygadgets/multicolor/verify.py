@@ -18,12 +18,20 @@ from __future__ import annotations
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColorings
-from ramseygadgets.multicolor.spec import MultiProblem
+from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem
 from ramseygadgets.verify import Verdict, check_designated
 
 
 def _edge(e: tuple[int, int]) -> str:
     return f"{e[0]}-{e[1]}"
+
+
+def _not_good(spec: ColoringSpec) -> str:
+    """Why G is not good, in the words of the two-colour verifier."""
+    names = [col.name for col in spec.colors]
+    copies = [f"a {col.name} copy of {p.name}" for col in spec.colors for p in col.forbidden]
+    either = ", ".join(copies[:-1]) + " or " + copies[-1]
+    return f"G is not {spec.title}-good: every {'/'.join(names)} coloring has {either}"
 
 
 def verify_multi(
@@ -44,11 +52,7 @@ def verify_multi(
     with MultiColorings(graph, spec) as sat:
         first = sat.solve()
         if first is None:
-            return Verdict(
-                False,
-                f"G is not good for {spec.title}: every colouring has a forbidden monochromatic copy",
-                "good",
-            )
+            return Verdict(False, _not_good(spec), "good")
         e = designated.edges[0]
         ie = graph.edge_id(*e)
         names = [col.name for col in spec.colors]
@@ -59,13 +63,13 @@ def verify_multi(
             if witness is not None:
                 return Verdict(
                     False,
-                    f"edge e = {_edge(e)} is {names[witness.colors[ie]]} in some good colouring, so "
+                    f"edge e = {_edge(e)} is {names[witness.colors[ie]]} in some good coloring, so "
                     f"it is not always {names[k]}",
                     "gadget",
                     witness,
                 )
             return Verdict(
-                True, f"G is good and edge e = {_edge(e)} is {names[k]} in every good colouring"
+                True, f"G is good and edge e = {_edge(e)} is {names[k]} in every good coloring"
             )
         f = designated.edges[1]
         jf = graph.edge_id(*f)
@@ -77,7 +81,7 @@ def verify_multi(
                 want = "the same colour" if positive else "different colours"
                 return Verdict(
                     False,
-                    f"a good colouring has e = {_edge(e)} {names[witness.colors[ie]]} and "
+                    f"a good coloring has e = {_edge(e)} {names[witness.colors[ie]]} and "
                     f"f = {_edge(f)} {names[witness.colors[jf]]}, but they must always have {want}",
                     "gadget",
                     witness,
@@ -85,7 +89,7 @@ def verify_multi(
         if sat.solve([-sat.lit(ie, first.colors[ie])]) is None:
             return Verdict(
                 False,
-                f"edge e = {_edge(e)} is {names[first.colors[ie]]} in every good colouring, but a "
+                f"edge e = {_edge(e)} is {names[first.colors[ie]]} in every good coloring, but a "
                 f"sender needs e to take at least two colours",
                 "gadget",
             )

@@ -19,7 +19,7 @@ import jinja2
 
 from ramseygadgets.answers import answer_object
 from ramseygadgets.catalog import Problem, get_problem, in_catalog
-from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, TOOL_SPEC
+from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, tool_spec
 from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
@@ -177,11 +177,12 @@ def example_problem(problem: Problem | str) -> Problem | None:
     """The P3 counterpart of a star problem (same H and gadget) if it is in the catalog.
 
     The paper's example hint: for each (K1,3, H) problem whose (P3, H) problem of the same
-    gadget type is in the dataset (30 problems), show that problem with a solution.
+    gadget type is in the dataset (30 problems), show that problem with a solution.  Problems
+    with three or more colours have none.
     """
     problem = _resolve(problem)
     k = problem.F.star_k
-    if k is None or k < 3:
+    if k is None or k < 3 or problem.more:
         return None
     try:
         counterpart = get_problem(Problem.make("P3", problem.H.name, problem.gadget).id)
@@ -223,13 +224,18 @@ def _context(
     problem: Problem, setting: str, tool_mode: str, min_vertices: int | None = None
 ) -> dict[str, Any]:
     gadget = problem.gadget
-    pair = f"({problem.F.name}, {problem.H.name})"
     long_words, short_words = _designated_words(gadget)
     context: dict[str, Any] = {
         "F": pattern_info(problem.F),
         "H": pattern_info(problem.H),
-        "pair": pair,
-        "gadget": gadget.value,
+        "pair": problem.colors_label,
+        "multi": bool(problem.more),
+        "colors": [
+            {"name": name, "pattern": pattern_info(p)}
+            for name, p in zip(problem.color_names, problem.patterns)
+        ],
+        "color_list": ", ".join(problem.color_names[:-1]) + " and " + problem.color_names[-1],
+        "gadget": problem.gadget_name,
         "k": problem.F.star_k or 0,
         "setting": setting,
         "multiround": setting == "multiround",
@@ -303,7 +309,7 @@ def build_prompt(
         problem_id=problem.id,
         setting=setting,
         messages=_apply_profile(system, user, profile),
-        tools=[json.loads(json.dumps(TOOL_SPEC))] if native else None,
+        tools=[tool_spec(problem)] if native else None,
         assistant_prefix=profile.assistant_prefix,
         profile=profile.name,
         tool_mode=tool_mode if setting == "multiround" else "none",

@@ -22,6 +22,7 @@ from ramseygadgets.report.metrics import (
     breakdown,
     build_cells,
     cell_stats,
+    has_more_colors,
 )
 from ramseygadgets.report.runs import Run
 from ramseygadgets.report.tables import (
@@ -156,12 +157,16 @@ def compute_report(
     for cell in cells:
         warnings.extend(f"{cell.model} · {cell.setting}: {note}" for note in cell.notes)
     stats = [cell_stats(c, **kwargs) for c in cells]
-    splits = {
-        name: [breakdown(cell, split, **kwargs) for cell in cells]
+    shown = {
+        name: split
         for name, split in BREAKDOWNS.items()
+        if name != "colors" or has_more_colors(cells)
+    }
+    splits = {
+        name: [breakdown(cell, split, **kwargs) for cell in cells] for name, split in shown.items()
     }
     tables = [table1(stats), table1_wide(stats), table2(cells, **kwargs), outcomes_table(stats)]
-    tables += [breakdown_table(cells, split, splits[name]) for name, split in BREAKDOWNS.items()]
+    tables += [breakdown_table(cells, split, splits[name]) for name, split in shown.items()]
     tables.append(per_problem_table(cells))
     result = ReportResult(out, cells, stats, tables, [], warnings)
     result.by_size = _flatten(stats, splits["size"])

@@ -15,19 +15,34 @@ from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ramseygadgets.colorings import Coloring
 from ramseygadgets.files import atomic_path, make_output_dir
-from ramseygadgets.gadgets import Designated, GadgetType
+from ramseygadgets.gadgets import COLOR_NAMES, Designated, GadgetType
 from ramseygadgets.graphs import Graph
+
+if TYPE_CHECKING:
+    from ramseygadgets.catalog import Problem
+    from ramseygadgets.multicolor.colorings import MultiColoring
 
 RED = "#d62728"
 BLUE = "#1f77b4"
 GREY = "#9a9a9a"
-COLORS = {"red": RED, "blue": BLUE, None: GREY}
+#: Edge colours by colour name (problems with more colours use green, yellow, … after red, blue).
+COLORS = {
+    "red": RED,
+    "blue": BLUE,
+    "green": "#2ca02c",
+    "yellow": "#bcbd22",
+    "purple": "#9467bd",
+    "orange": "#ff7f0e",
+    "cyan": "#17becf",
+    "magenta": "#e377c2",
+    None: GREY,
+}
 
 #: Largest graph the report draws (bigger answers are described, not drawn).
 MAX_DRAWN_VERTICES = 64
@@ -39,7 +54,9 @@ class GraphPicture:
 
     graph: Graph
     positions: tuple[tuple[float, float], ...]
-    edge_colors: tuple[str | None, ...]  # "red", "blue" or None per edge index
+    edge_colors: tuple[
+        str | None, ...
+    ]  # a colour name ("red", "blue", "green", …) or None per edge
     edge_marks: Mapping[int, str]  # edge index -> "e" / "f"
     vertex_marks: Mapping[int, str]  # vertex -> "i1" / "u1" ...
 
@@ -224,11 +241,12 @@ def _away_from(p: list[float], a: list[float], b: list[float]) -> tuple[float, f
 
 
 def coloring_from_json(graph: Graph, data: Mapping[str, Any] | None) -> tuple[str | None, ...]:
-    """Edge colours from ``{"red": [[u, v]...], "blue": [...]}``; edges not listed stay uncoloured."""
+    """Edge colours from ``{"red": [[u, v]...], "blue": [...], "green": [...]}``; edges not listed
+    stay uncoloured."""
     colors: list[str | None] = [None] * graph.m
     if not data:
         return tuple(colors)
-    for color in ("red", "blue"):
+    for color in COLOR_NAMES:
         for pair in data.get(color) or ():
             try:
                 u, v = int(pair[0]), int(pair[1])
@@ -240,16 +258,32 @@ def coloring_from_json(graph: Graph, data: Mapping[str, Any] | None) -> tuple[st
     return tuple(colors)
 
 
+def good_coloring(problem: Problem, graph: Graph) -> Coloring | MultiColoring | None:
+    """A good coloring of ``graph`` for the problem's colours (``None`` when it has none)."""
+    if problem.more:
+        from ramseygadgets.multicolor.colorings import MultiColorings
+        from ramseygadgets.multicolor.spec import ColoringSpec
+
+        with MultiColorings(graph, ColoringSpec.of(*problem.patterns)) as multi:
+            return multi.solve()
+    from ramseygadgets.colorings import GoodColorings
+
+    with GoodColorings(graph, problem.F, problem.H) as sat:
+        return sat.solve()
+
+
 def graph_picture(
     graph: Graph,
     designated: Designated | None = None,
     gadget: GadgetType | None = None,
-    coloring: Coloring | Mapping[str, Any] | None = None,
+    coloring: Coloring | MultiColoring | Mapping[str, Any] | None = None,
     *,
     seed: int = 0,
 ) -> GraphPicture:
     if isinstance(coloring, Coloring):
         colors: tuple[str | None, ...] = tuple("red" if r else "blue" for r in coloring.red)
+    elif coloring is not None and not isinstance(coloring, Mapping):  # k colours
+        colors = coloring_from_json(graph, coloring.to_json())
     else:
         colors = coloring_from_json(graph, coloring)
     edge_marks: dict[int, str] = {}

@@ -2,7 +2,7 @@
 drawing for each model and setting.
 
 Size: per (problem, model, setting) the report draws one *representative* sample, the first
-correct run if any (drawn with a good coloring found by :class:`GoodColorings`), else the first
+correct run if any (drawn with a good coloring, :func:`~ramseygadgets.report.drawing.good_coloring`), else the first
 run with a parsed but wrong answer (drawn with the verifier's counterexample coloring, the
 sample's ``witness``), else it shows the parse failure / error text.  Every card also says in
 how many runs the problem was solved.  Problems are collapsed (``<details>``).
@@ -20,14 +20,18 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from ramseygadgets.catalog import find_problem
-from ramseygadgets.colorings import GoodColorings
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.report.assets import CSS, JS, TEMPLATE
-from ramseygadgets.report.drawing import MAX_DRAWN_VERTICES, graph_picture, picture_svg
+from ramseygadgets.report.drawing import (
+    MAX_DRAWN_VERTICES,
+    good_coloring,
+    graph_picture,
+    picture_svg,
+)
 from ramseygadgets.report.figures import FigureFiles
 from ramseygadgets.report.metrics import Cell, problem_info, problem_sort_key
-from ramseygadgets.report.runs import Sample, setting_sort_key
+from ramseygadgets.report.runs import Sample, problem_of_id, setting_sort_key
 from ramseygadgets.report.tables import Table
 
 #: Characters of a failed response's tail shown in a card.
@@ -87,7 +91,7 @@ def draw_sample(sample: Sample, problem_id: str) -> tuple[Markup | None, str]:
     """SVG of the sample's answer and a caption; ``(None, note)`` when it cannot be drawn."""
     if sample.candidate is None:
         return None, ""
-    problem = find_problem(problem_id)
+    problem = problem_of_id(problem_id)
     try:
         gadget = problem.gadget if problem else GadgetType(sample.gadget)
         candidate = Candidate.from_json(sample.candidate, gadget, max_vertices=MAX_DRAWN_VERTICES)
@@ -96,8 +100,7 @@ def draw_sample(sample: Sample, problem_id: str) -> tuple[Markup | None, str]:
     coloring: Any = None
     caption = ""
     if sample.correct and problem is not None:
-        with GoodColorings(candidate.graph, problem.F, problem.H) as sat:
-            coloring = sat.solve()
+        coloring = good_coloring(problem, candidate.graph)
         caption = "a good coloring" if coloring is not None else ""
     elif sample.witness:
         coloring = sample.witness
@@ -121,8 +124,7 @@ def reference_drawing(problem_id: str) -> Markup | None:
         solution = get_solution(problem_id)
     except (RamseyGadgetsError, KeyError, ValueError, OSError):
         return None
-    with GoodColorings(solution.candidate.graph, problem.F, problem.H) as sat:
-        coloring = sat.solve()
+    coloring = good_coloring(problem, solution.candidate.graph)
     picture = graph_picture(
         solution.candidate.graph, solution.candidate.designated, problem.gadget, coloring
     )
@@ -147,7 +149,7 @@ def problem_sections(
             c.samples[k] for c, keys in by_problem[problem_id] for k in keys if k in c.samples
         ]
         info = problem_info(problem_id, samples_all)
-        problem = find_problem(problem_id)
+        problem = problem_of_id(problem_id)
         section = ProblemSection(
             problem_id,
             problem.title if problem else problem_id,

@@ -41,6 +41,7 @@ from ramseygadgets.report.runs import (
     OUTCOMES,
     Run,
     Sample,
+    problem_colors,
     problem_gadget,
     problem_pair,
     problem_tier,
@@ -110,6 +111,7 @@ class ProblemInfo:
     gadget: str
     pair: str
     min_vertices: int | None
+    colors: int = 2
 
 
 def problem_info(problem_id: str, samples: Iterable[Sample] = ()) -> ProblemInfo:
@@ -129,6 +131,7 @@ def problem_info(problem_id: str, samples: Iterable[Sample] = ()) -> ProblemInfo
         gadget or problem_gadget(problem_id),
         problem_pair(problem_id),
         min_vertices,
+        problem_colors(problem_id),
     )
 
 
@@ -413,4 +416,11 @@ BREAKDOWNS: dict[str, Breakdown] = {
     "size": Breakdown("size", "minimal size", lambda info: info.min_vertices, lambda v: v),
     "gadget": Breakdown("gadget", "gadget", lambda info: info.gadget, _gadget_order),
     "pair": Breakdown("pair", "pair", lambda info: info.pair, _pair_order),
+    "colors": Breakdown("colors", "colours", lambda info: info.colors, lambda v: v),
 }
+
+
+def has_more_colors(cells: Iterable[Cell]) -> bool:
+    """Whether any cell has a problem with three or more colours (the report then tabulates
+    results per colour count)."""
+    return any(info.colors > 2 for cell in cells for info in cell.infos().values())

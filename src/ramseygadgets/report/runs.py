@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import find_problem
+from ramseygadgets.catalog import Problem, find_problem, parse_colored_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.harness.records import FieldError, check_config, parse_json
@@ -189,9 +189,20 @@ class Sample:
         )
 
 
+def problem_of_id(problem_id: str) -> Problem | None:
+    """The catalog problem, or the problem with three or more colours an id names, else ``None``."""
+    found = find_problem(problem_id)
+    if found is not None:
+        return found
+    try:
+        return parse_colored_problem(problem_id)
+    except RamseyGadgetsError:
+        return None
+
+
 def problem_tier(problem_id: str) -> str:
     """Tier from the catalog, or from the gadget named in the id for problems outside it."""
-    problem = find_problem(problem_id)
+    problem = problem_of_id(problem_id)
     if problem is not None:
         return problem.tier
     try:
@@ -201,9 +212,9 @@ def problem_tier(problem_id: str) -> str:
 
 
 def problem_gadget(problem_id: str) -> str:
-    problem = find_problem(problem_id)
+    problem = problem_of_id(problem_id)
     if problem is not None:
-        return problem.gadget.value
+        return problem.gadget_name
     for g in GadgetType:
         if problem_id.endswith("_" + g.slug):
             return g.value
@@ -211,14 +222,20 @@ def problem_gadget(problem_id: str) -> str:
 
 
 def problem_pair(problem_id: str) -> str:
-    """``(F, H)`` as display text, e.g. ``(K1,3, K4)``."""
-    problem = find_problem(problem_id)
+    """``(F, H)`` as display text, e.g. ``(K1,3, K4)``; ``(P3, P3, C4)`` with more colours."""
+    problem = problem_of_id(problem_id)
     if problem is not None:
-        return f"({problem.F.name}, {problem.H.name})"
+        return problem.colors_label
     for g in GadgetType:
         if problem_id.endswith("_" + g.slug):
             return problem_id[: -len(g.slug) - 1]
     return "unknown"
+
+
+def problem_colors(problem_id: str) -> int:
+    """The number of colours of the problem an id names (2 unless it names more)."""
+    problem = problem_of_id(problem_id)
+    return problem.c if problem is not None else 2
 
 
 @dataclass

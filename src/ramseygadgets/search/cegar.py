@@ -134,28 +134,23 @@ def _mask(edges: Sequence[int]) -> int:
     return out
 
 
-class CandidateModel:
-    """The exists part: an incremental SAT solver whose models are candidate graphs."""
+class ExistsModel:
+    """The exists part: an incremental SAT solver whose models are candidate graphs on n
+    vertices (edge variables x_t of K_n, the designated edges present, lex-leader symmetry
+    breaking, an optional edge bound).  Subclasses add the witness colourings
+    (:meth:`_add_witnesses`) and the lemmas of their colourings."""
 
     def __init__(
         self,
-        problem: Problem,
         n: int,
         layout: Layout,
-        spec: GadgetSpec,
-        copies: KnCopies,
+        kn: Graph,
         *,
         seed: int | None = None,
         solver: str = DEFAULT_SEARCH_SOLVER,
-        record_lemmas: bool = False,
         lazy: bool = False,
     ) -> None:
-        self.problem, self.n, self.layout, self.spec, self.copies = problem, n, layout, spec, copies
-        #: with ``record_lemmas``: each lemma as the K_n edge bitmasks of its copies (for tests)
-        self.lemmas: list[list[int]] | None = [] if record_lemmas else None
-        #: with ``record_lemmas``: each arrowing lemma as the K_n edge bitmask of its subgraph
-        self.arrowings: list[int] | None = [] if record_lemmas else None
-        self.kn = copies.kn
+        self.n, self.layout, self.kn = n, layout, kn
         m = self.kn.m
         order = list(range(m))
         if seed is not None:  # a random variable numbering: same formula, different search
@@ -163,14 +158,11 @@ class CandidateModel:
         self.x = [1 + order[t] for t in range(m)]
         self.top = m
         self.clauses: list[list[int]] = []
-        self.y_f: dict[int, int] = {}
-        self.y_h: dict[int, int] = {}
         self.totalizer: ITotalizer | None = None
         for e in layout.designated.edges:
             self.clauses.append([self.x[self.kn.edge_id(*e)]])
         if not lazy:
-            for condition in spec.witnesses:
-                self._add_witness(condition)
+            self._add_witnesses()
         #: the lex order of the lex-leader constraints (column order for the canonicity check)
         self.order = column_order(n) if lazy else list(self.kn.edges)
         for perm in self._symmetries():
@@ -179,36 +171,13 @@ class CandidateModel:
         self.solver = Solver(name=solver, bootstrap_with=self.clauses)
         self.clauses = []
 
+    def _add_witnesses(self) -> None:
+        """Add the clauses of the witness colourings to ``self.clauses`` (eager engine)."""
+        raise NotImplementedError
+
     def new_var(self) -> int:
         self.top += 1
         return self.top
-
-    # -- exists part -----------------------------------------------------------------------------
-    def _add_witness(self, condition: Condition) -> None:
-        m, x = self.kn.m, self.x
-        w = [self.new_var() for _ in range(m)]
-        self.clauses += [[-w[t], x[t]] for t in range(m)]
-        self.clauses += [[-w[t] for t in c] for c in self.copies.f]
-        self.clauses += [[-x[t] for t in c] + [w[t] for t in c] for c in self.copies.h]
-        for atom in condition:
-            if isinstance(atom, EdgeColor):
-                t = self.kn.edge_id(*atom.edge)
-                self.clauses.append([w[t] if atom.red else -w[t]])
-            else:
-                self._add_degree(atom, [w[t] for t in self.kn.incident_edges[atom.vertex]])
-
-    def _add_degree(self, atom: RedDegree, lits: list[int]) -> None:
-        for bound, fn in ((atom.at_most, CardEnc.atmost), (atom.at_least, CardEnc.atleast)):
-            if bound is None:
-                continue
-            if fn is CardEnc.atleast and bound <= 0 or fn is CardEnc.atmost and bound >= len(lits):
-                continue
-            if fn is CardEnc.atleast and bound > len(lits) or bound < 0:
-                self.clauses.append([])
-                continue
-            enc = fn(lits, bound=bound, top_id=self.top, encoding=EncType.seqcounter)
-            self.top = max(self.top, enc.nv)
-            self.clauses += enc.clauses
 
     # -- symmetry breaking -----------------------------------------------------------------------
     def _symmetries(self) -> list[list[int]]:
@@ -240,38 +209,6 @@ class CandidateModel:
             self.clauses.append(guard + [-a, -b, eq])
             self.clauses.append(guard + [a, b, eq])
             prev_eq = eq
-
-    # -- lemmas ------------------------------------------------------------------------------------
-    def _copy_var(self, index: int, f_side: bool) -> int:
-        table = self.y_f if f_side else self.y_h
-        var = table.get(index)
-        if var is None:
-            var = table[index] = self.new_var()
-            edges = (self.copies.f if f_side else self.copies.h)[index]
-            for t in edges:
-                self.solver.add_clause([-var, self.x[t]])
-        return var
-
-    def add_lemma(self, red_mask: int) -> int:
-        """Every solution contains a copy of F red, or of H blue, under the K_n coloring ``red_mask``.
-
-        Returns the number of copies in the lemma (0: the lemma is the empty clause).
-        """
-        f_idx = [i for i, c in enumerate(self.copies.f_masks) if c & ~red_mask == 0]
-        h_idx = [i for i, c in enumerate(self.copies.h_masks) if c & red_mask == 0]
-        lits = [self._copy_var(i, True) for i in f_idx] + [self._copy_var(i, False) for i in h_idx]
-        self.solver.add_clause(lits)
-        if self.lemmas is not None:
-            self.lemmas.append(
-                [self.copies.f_masks[i] for i in f_idx] + [self.copies.h_masks[i] for i in h_idx]
-            )
-        return len(lits)
-
-    def add_arrowing(self, edges: Sequence[int]) -> None:
-        """No solution contains all of ``edges`` (a subgraph without the witness coloring)."""
-        self.solver.add_clause([-self.x[t] for t in edges])
-        if self.arrowings is not None:
-            self.arrowings.append(_mask(edges))
 
     def canonicity_check(self) -> LexMaxCheck:
         """The lex-max check of :mod:`.minimality` on this model's edge variables."""
@@ -329,6 +266,95 @@ class CandidateModel:
 
     def close(self) -> None:
         self.solver.delete()
+
+
+class CandidateModel(ExistsModel):
+    """The exists part for a pair (F, H): witness colourings red/blue, lemmas on copies of F and H."""
+
+    def __init__(
+        self,
+        problem: Problem,
+        n: int,
+        layout: Layout,
+        spec: GadgetSpec,
+        copies: KnCopies,
+        *,
+        seed: int | None = None,
+        solver: str = DEFAULT_SEARCH_SOLVER,
+        record_lemmas: bool = False,
+        lazy: bool = False,
+    ) -> None:
+        self.problem, self.spec, self.copies = problem, spec, copies
+        #: with ``record_lemmas``: each lemma as the K_n edge bitmasks of its copies (for tests)
+        self.lemmas: list[list[int]] | None = [] if record_lemmas else None
+        #: with ``record_lemmas``: each arrowing lemma as the K_n edge bitmask of its subgraph
+        self.arrowings: list[int] | None = [] if record_lemmas else None
+        self.y_f: dict[int, int] = {}
+        self.y_h: dict[int, int] = {}
+        super().__init__(n, layout, copies.kn, seed=seed, solver=solver, lazy=lazy)
+
+    def _add_witnesses(self) -> None:
+        for condition in self.spec.witnesses:
+            self._add_witness(condition)
+
+    # -- exists part -----------------------------------------------------------------------------
+    def _add_witness(self, condition: Condition) -> None:
+        m, x = self.kn.m, self.x
+        w = [self.new_var() for _ in range(m)]
+        self.clauses += [[-w[t], x[t]] for t in range(m)]
+        self.clauses += [[-w[t] for t in c] for c in self.copies.f]
+        self.clauses += [[-x[t] for t in c] + [w[t] for t in c] for c in self.copies.h]
+        for atom in condition:
+            if isinstance(atom, EdgeColor):
+                t = self.kn.edge_id(*atom.edge)
+                self.clauses.append([w[t] if atom.red else -w[t]])
+            else:
+                self._add_degree(atom, [w[t] for t in self.kn.incident_edges[atom.vertex]])
+
+    def _add_degree(self, atom: RedDegree, lits: list[int]) -> None:
+        for bound, fn in ((atom.at_most, CardEnc.atmost), (atom.at_least, CardEnc.atleast)):
+            if bound is None:
+                continue
+            if fn is CardEnc.atleast and bound <= 0 or fn is CardEnc.atmost and bound >= len(lits):
+                continue
+            if fn is CardEnc.atleast and bound > len(lits) or bound < 0:
+                self.clauses.append([])
+                continue
+            enc = fn(lits, bound=bound, top_id=self.top, encoding=EncType.seqcounter)
+            self.top = max(self.top, enc.nv)
+            self.clauses += enc.clauses
+
+    # -- lemmas ------------------------------------------------------------------------------------
+    def _copy_var(self, index: int, f_side: bool) -> int:
+        table = self.y_f if f_side else self.y_h
+        var = table.get(index)
+        if var is None:
+            var = table[index] = self.new_var()
+            edges = (self.copies.f if f_side else self.copies.h)[index]
+            for t in edges:
+                self.solver.add_clause([-var, self.x[t]])
+        return var
+
+    def add_lemma(self, red_mask: int) -> int:
+        """Every solution contains a copy of F red, or of H blue, under the K_n coloring ``red_mask``.
+
+        Returns the number of copies in the lemma (0: the lemma is the empty clause).
+        """
+        f_idx = [i for i, c in enumerate(self.copies.f_masks) if c & ~red_mask == 0]
+        h_idx = [i for i, c in enumerate(self.copies.h_masks) if c & red_mask == 0]
+        lits = [self._copy_var(i, True) for i in f_idx] + [self._copy_var(i, False) for i in h_idx]
+        self.solver.add_clause(lits)
+        if self.lemmas is not None:
+            self.lemmas.append(
+                [self.copies.f_masks[i] for i in f_idx] + [self.copies.h_masks[i] for i in h_idx]
+            )
+        return len(lits)
+
+    def add_arrowing(self, edges: Sequence[int]) -> None:
+        """No solution contains all of ``edges`` (a subgraph without the witness coloring)."""
+        self.solver.add_clause([-self.x[t] for t in edges])
+        if self.arrowings is not None:
+            self.arrowings.append(_mask(edges))
 
 
 def find_counterexample(problem: Problem, graph: Graph, spec: GadgetSpec) -> list[Counterexample]:

@@ -140,7 +140,16 @@ class SearchResult(CandidateResult):
 
 
 def resolve_problem(problem: Problem | str) -> Problem:
-    return get_problem(problem) if isinstance(problem, str) else problem
+    """The two-colour problem to search (problems with more colours are
+    :func:`ramseygadgets.multicolor.solve_multi`'s: refused here, never searched as two)."""
+    found = get_problem(problem) if isinstance(problem, str) else problem
+    if found.more:
+        raise SearchError(
+            f"{found.title} has {found.c} colours: this search handles two; search it with "
+            f"'ramseygadgets generate --spec \"{' | '.join(p.spec for p in found.patterns)}\"' "
+            f"or ramseygadgets.multicolor.solve_multi"
+        )
+    return found
 
 
 def smallest_vertex_count(problem: Problem) -> int:

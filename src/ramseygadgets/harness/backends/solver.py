@@ -1,7 +1,8 @@
 """``solver``: the reference solver, answering like a perfect model.
 
 It answers each problem with its minimal solution — the shipped one (``data/solutions.json``)
-or, for problems outside it, one found by :func:`ramseygadgets.search.solve` — written in the
+or, for problems outside it, one found by :func:`ramseygadgets.search.solve` (by
+:func:`ramseygadgets.multicolor.solve_multi` with three or more colours) — written in the
 documented answer format by :func:`ramseygadgets.answers.format_answer`.  In multiround it
 first asks the coloring tool about that graph (a text-protocol request or a native tool call)
 and gives its answer in the next round, so the whole pipeline runs offline.
@@ -20,6 +21,18 @@ from ramseygadgets.harness.types import ChatRequest, Completion
 
 #: Time limit for searching a solution of a problem that ships none.
 SEARCH_TIMEOUT_S = 120.0
+
+
+def _search(problem: Problem, timeout: float) -> Candidate | None:
+    """A minimal solution by the search (:func:`~ramseygadgets.multicolor.solve_multi` for three
+    or more colours), or ``None`` when none is found in time."""
+    if problem.more:
+        from ramseygadgets.multicolor import MultiProblem, solve_multi
+
+        return solve_multi(MultiProblem.of_problem(problem), timeout=timeout).candidate
+    from ramseygadgets.search import solve
+
+    return solve(problem, timeout=timeout).candidate
 
 
 class SolverBackend:
@@ -49,10 +62,7 @@ class SolverBackend:
             return known
         with self._lock:
             if problem.id not in self._found:
-                from ramseygadgets.search import solve
-
-                result = solve(problem, timeout=self.search_timeout)
-                self._found[problem.id] = result.candidate
+                self._found[problem.id] = _search(problem, self.search_timeout)
             return self._found[problem.id]
 
     async def complete(self, request: ChatRequest) -> Completion:
