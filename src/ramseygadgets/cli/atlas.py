@@ -49,7 +49,11 @@ def run(
     problem: list[str] | None = typer.Option(
         None, "--problem", help="Only this problem id (repeatable; default: the sections)."
     ),
-    engine: str = typer.Option("cegar", "--engine", help="Two-colour search engine."),
+    engine: str = typer.Option(
+        "cegar",
+        "--engine",
+        help="Two-colour search engine: cegar (the search picks lazy or eager), lazy or eager.",
+    ),
     timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="Seconds per problem."),
     max_vertices: int = typer.Option(
         12, "--max-vertices", min=2, max=16, help="Largest vertex count searched."

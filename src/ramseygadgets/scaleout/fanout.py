@@ -8,6 +8,7 @@ Two-colour problems (F, H) go to a two-colour search engine (:data:`ENGINES`; de
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import time
@@ -29,10 +30,16 @@ from ramseygadgets.scaleout.executors import Executor, LocalExecutor, ScaleoutEr
 from ramseygadgets.search.solve import SearchResult
 from ramseygadgets.workers import sigint_gate
 
-#: Two-colour search engines: name -> ``"module:function"`` with the signature of
-#: :func:`ramseygadgets.search.solve` (``problem, *, max_vertices, timeout, min_vertices`` ->
-#: :class:`~ramseygadgets.search.SearchResult`).  A new engine registers with one line.
-ENGINES: dict[str, str] = {"cegar": "ramseygadgets.search:solve"}
+#: Two-colour search engines: name -> (``"module:function"``, fixed keyword options); the
+#: function has the signature of :func:`ramseygadgets.search.solve` (``problem, *, max_vertices,
+#: timeout, min_vertices`` -> :class:`~ramseygadgets.search.SearchResult`).  ``cegar`` lets
+#: ``solve`` pick its engine (``auto``); ``lazy`` and ``eager`` fix it.  A new engine registers
+#: with one line.
+ENGINES: dict[str, tuple[str, dict[str, Any]]] = {
+    "cegar": ("ramseygadgets.search:solve", {}),
+    "lazy": ("ramseygadgets.search:solve", {"engine": "lazy"}),
+    "eager": ("ramseygadgets.search:solve", {"engine": "eager"}),
+}
 DEFAULT_ENGINE = "cegar"
 
 
@@ -40,8 +47,9 @@ def engine_function(name: str) -> Callable[..., Any]:
     """The search function of a registered engine (unknown names are a clear error)."""
     if name not in ENGINES:
         raise ScaleoutError(f"unknown search engine {name!r}; known: {', '.join(sorted(ENGINES))}")
-    module, _, function = ENGINES[name].partition(":")
-    return getattr(importlib.import_module(module), function)
+    target, options = ENGINES[name]
+    module, _, function = target.partition(":")
+    return functools.partial(getattr(importlib.import_module(module), function), **options)
 
 
 @dataclass(frozen=True)
@@ -81,9 +89,7 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
             timeout=task.timeout,
             min_vertices=task.min_vertices,
         )
-        method = (
-            METHOD if task.engine == DEFAULT_ENGINE else f"{task.engine} ({ENGINES[task.engine]})"
-        )
+        method = METHOD if task.engine == DEFAULT_ENGINE else f"{METHOD}, engine {task.engine}"
         proven = core.found and core.edges_minimal and core.lower_bound == core.n
         shipped = solution_record(core) if proven else None
         result = core
