@@ -164,3 +164,13 @@ def test_no_search_only_cross_checks_the_recorded_results(tmp_path):
     assert len(searched.searched) == 4 and searched.checked == []
     checked = run_atlas(tmp_path, _options(search=False), base=Atlas())
     assert checked.searched == [] and sorted(c["id"] for c in checked.checked) == sorted(SMALL)
+
+
+def test_a_timed_out_search_line_reports_the_bound_it_started_from():
+    """A search resumed at the base atlas's proven bound 9 that times out at n = 9 proves
+    nothing new itself (lower_bound 3), but the line must not claim less than 9."""
+    from ramseygadgets.cli.atlas import _line
+
+    record = {"id": "k3_k4e_negative_sender", "status": "timeout", "seconds": 20.0}
+    assert "none below 9 vertices" in _line({**record, "lower_bound": 3, "min_vertices": 9})
+    assert "none below 10 vertices" in _line({**record, "lower_bound": 10, "min_vertices": 9})

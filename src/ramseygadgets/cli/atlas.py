@@ -26,8 +26,10 @@ OUT gets results.jsonl and crosscheck.jsonl (checkpoints: re-running resumes; --
 def _line(record: dict[str, Any]) -> str:
     if record.get("solution"):
         return f"[green]✓[/green] {record['id']}: n = {record['n']}, m = {record['m']}  [dim]{record['seconds']:.1f} s[/dim]"
+    # the search started at min_vertices, the bound proven before (base atlas): report both
+    bound = max(record.get("lower_bound") or 0, record.get("min_vertices") or 0)
     return (
-        f"[yellow]…[/yellow] {record['id']}: none below {record.get('lower_bound')} vertices "
+        f"[yellow]…[/yellow] {record['id']}: none below {bound} vertices "
         f"({record['status']})  [dim]{record['seconds']:.1f} s[/dim]"
     )
 
