@@ -1,6 +1,8 @@
 """Export the dataset (problems, prompts for every setting, minimal solutions) as JSONL or Parquet.
 
-``export_dataset(out_dir, fmt)`` writes ``problems.<ext>`` (one row per problem),
+``export_dataset(out_dir, fmt)`` writes ``problems.<ext>`` (one row per problem; the paper's 70,
+or any :class:`~ramseygadgets.harness.problems.ProblemSet` such as ``--set extended``, whose rows
+add ``size_tier``),
 ``prompts.<ext>`` (one row per problem and applicable setting) and a dataset card
 ``README.md`` describing every field.  Both tables load with
 ``datasets.load_dataset("json" | "parquet", data_files=...)``.  Files are written to a temporary
@@ -13,7 +15,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
@@ -24,6 +26,10 @@ from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
+
+if TYPE_CHECKING:
+    from ramseygadgets.harness.problems import ProblemSet
+    from ramseygadgets.solutions import Solution
 
 FORMATS = ("jsonl", "parquet")
 
@@ -46,22 +52,29 @@ class ExportResult:
         }
 
 
-def _solution(problem: Problem):
-    from ramseygadgets.solutions import get_solution
+def _solution(problem: Problem, problem_set: ProblemSet | None = None) -> Solution:
+    """The shipped minimal solution, or the one ``problem_set`` holds (method: the set's name)."""
+    from ramseygadgets.solutions import Solution, get_solution
 
+    if problem_set is not None and problem_set.source != "catalog":
+        candidate = problem_set.solution(problem)
+        if candidate is None:
+            raise ExportError(f"cannot export: {problem.id} has no minimal solution in the set")
+        return Solution(problem.id, candidate, f"{problem_set.source} set", {})
     try:
         return get_solution(problem.id)
     except RamseyGadgetsError:
         raise ExportError(f"cannot export: no shipped minimal solution for {problem.id}") from None
 
 
-def problem_row(problem: Problem) -> dict[str, Any]:
-    """One row of ``problems``: the problem, its patterns and its minimal solution (fixed schema)."""
-    solution = _solution(problem)
+def problem_row(problem: Problem, problem_set: ProblemSet | None = None) -> dict[str, Any]:
+    """One row of ``problems``: the problem, its patterns and its minimal solution (fixed schema;
+    sets with size tiers add ``size_tier``)."""
+    solution = _solution(problem, problem_set)
     designated = solution.candidate.designated
     names = (*problem.gadget.edge_names, *problem.gadget.vertex_names)
     edges = dict(zip(problem.gadget.edge_names, designated.edges))
-    return {
+    row = {
         "id": problem.id,
         "title": problem.title,
         "F": problem.F.spec,
@@ -71,7 +84,7 @@ def problem_row(problem: Problem) -> dict[str, Any]:
         "F_edges": [list(e) for e in problem.F.graph.edges],
         "H_edges": [list(e) for e in problem.H.graph.edges],
         "designated": list(names),
-        "settings": settings_for(problem),
+        "settings": settings_for(problem, min_vertices=solution.n),
         "min_vertices": solution.n,
         "min_edges": solution.m,
         "solution_edges": [list(e) for e in solution.candidate.graph.edges],
@@ -80,15 +93,20 @@ def problem_row(problem: Problem) -> dict[str, Any]:
         "solution_vertices": list(designated.vertices) if designated.vertices else None,
         "solution_method": solution.method,
     }
+    if problem_set is not None and problem_set.size_tiers:
+        row["size_tier"] = problem_set.size_tiers.get(problem.id)
+    return row
 
 
-def prompt_rows(problem: Problem, profile: ModelProfile) -> list[dict[str, Any]]:
+def prompt_rows(
+    problem: Problem, profile: ModelProfile, problem_set: ProblemSet | None = None
+) -> list[dict[str, Any]]:
     """The rows of ``prompts`` for one problem: one per applicable setting (text tool mode)."""
-    solution = _solution(problem)
+    solution = _solution(problem, problem_set)
     reference = format_answer(solution.candidate, problem.gadget)
     rows = []
-    for setting in settings_for(problem):
-        prompt = build_prompt(problem, setting, profile)
+    for setting in settings_for(problem, min_vertices=solution.n):
+        prompt = build_prompt(problem, setting, profile, min_vertices=solution.n)
         by_role = {m["role"]: m["content"] for m in prompt.messages}
         rows.append(
             {
@@ -143,18 +161,22 @@ def export_dataset(
     *,
     profile: ModelProfile | str | None = None,
     problems: Sequence[Problem] | None = None,
+    problem_set: ProblemSet | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ExportResult:
-    """Write ``problems``, ``prompts`` and ``README.md`` to ``out_dir`` (created if needed)."""
+    """Write ``problems``, ``prompts`` and ``README.md`` to ``out_dir`` (created if needed):
+    ``problems`` (default: all of ``problem_set``, else the paper's 70)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; expected jsonl or parquet")
     profile = get_profile(profile)
-    problems = list(problems) if problems is not None else list(all_problems())
+    if problems is None:
+        problems = problem_set.problems if problem_set is not None else all_problems()
+    problems = list(problems)
     out = make_output_dir(out_dir, "the export directory", ExportError)
     problem_table, prompt_table = [], []
     for index, problem in enumerate(problems):
-        problem_table.append(problem_row(problem))
-        prompt_table.extend(prompt_rows(problem, profile))
+        problem_table.append(problem_row(problem, problem_set))
+        prompt_table.extend(prompt_rows(problem, profile, problem_set))
         if progress is not None:
             progress(index + 1, len(problems))
     ext = fmt
