@@ -211,11 +211,22 @@ def tier_counts(problems: tuple[ExtendedProblem, ...] | None = None) -> dict[str
     problems = extended_problems() if problems is None else problems
     counts: dict[str, dict[str, int]] = {}
     for p in problems:
-        for source in (p.source, "total"):
-            row = counts.setdefault(source, dict.fromkeys((*SIZE_TIERS, "all"), 0))
-            row[p.size_tier] += 1
-            row["all"] += 1
+        counts.setdefault(p.source, dict.fromkeys((*SIZE_TIERS, "all"), 0))[p.size_tier] += 1
+    counts["total"] = {t: sum(row[t] for row in counts.values()) for t in SIZE_TIERS}
+    for row in counts.values():
+        row["all"] = sum(row[t] for t in SIZE_TIERS)
     return counts
+
+
+def counts_markdown(problems: tuple[ExtendedProblem, ...] | None = None) -> str:
+    """The table of problems per source and size tier (docs/extended.md and the README)."""
+    counts = tier_counts(problems)
+    head = ["source", *SIZE_TIERS, "all"]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    for source, row in counts.items():
+        cells = [str(row[t]) for t in (*SIZE_TIERS, "all")]
+        lines.append(f"| {source} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 __all__ = [
@@ -223,6 +234,7 @@ __all__ = [
     "ExtendedProblem",
     "ExtendedSetError",
     "atlas_problems",
+    "counts_markdown",
     "eval_problems",
     "extended_problem_set",
     "extended_problems",
