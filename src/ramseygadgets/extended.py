@@ -102,7 +102,7 @@ class ExtendedProblem:
 
     def to_json(self) -> dict[str, Any]:
         """The record of ``ramseygadgets problems --set extended --json``."""
-        record = self.problem.to_json()
+        record: dict[str, Any] = dict(self.problem.to_json())
         if isinstance(self.problem, Problem):
             record["colors"] = [[self.problem.F.spec], [self.problem.H.spec]]
         record.update(

@@ -14,6 +14,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.extended import (
     SIZE_TIERS,
     atlas_problems,
+    counts_markdown,
     eval_problems,
     extended_problem_set,
     extended_problems,
@@ -159,3 +160,11 @@ def test_tier_counts_add_up() -> None:
     for source in ("atlas:paper", "atlas:stars", "three-colour"):
         assert sum(counts[source][t] for t in SIZE_TIERS) == counts[source]["all"]
     assert sum(counts[s]["all"] for s in counts if s != "total") == counts["total"]["all"]
+
+
+@pytest.mark.parametrize("doc", ["docs/extended.md", "README.md"])
+def test_docs_show_the_current_tier_counts(doc: str) -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / doc).read_text(encoding="utf-8")
+    assert counts_markdown() in text

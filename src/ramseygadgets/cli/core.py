@@ -71,7 +71,7 @@ def problem_record(problem: Problem, problem_set: ProblemSet | None = None) -> d
     """
     from ramseygadgets.solutions import load_solutions
 
-    record = problem.to_json()
+    record: dict[str, Any] = dict(problem.to_json())
     if problem_set is None:
         shipped = load_solutions().get(problem.id)
         candidate = shipped.candidate if shipped is not None else None

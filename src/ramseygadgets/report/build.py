@@ -165,7 +165,8 @@ def compute_report(
     tables = [table1(stats), table1_wide(stats), table2(cells, **kwargs), outcomes_table(stats)]
     tables += [breakdown_table(cells, split, splits[name]) for name, split in BREAKDOWNS.items()]
     if shows_size_tiers(runs, options):
-        tables.append(breakdown_table(cells, SIZE_TIER_BREAKDOWN, **kwargs))
+        split = SIZE_TIER_BREAKDOWN
+        tables.append(breakdown_table(cells, split, [breakdown(c, split, **kwargs) for c in cells]))
     tables.append(per_problem_table(cells))
     result = ReportResult(out, cells, stats, tables, [], warnings)
     result.by_size = _flatten(stats, splits["size"])
