@@ -214,6 +214,11 @@ def test_problem_id_errors_are_one_line(tmp_path: Path, command: str) -> None:
     assert_one_line_error(run(command, three, *extra, "--set", "extended"), "3-colour")
 
 
+def test_a_paper_id_in_the_extended_set_points_to_the_paper_set() -> None:
+    result = run("prompt", "k13_k4_red_determiner", "--set", "extended")
+    assert_one_line_error(result, "not in the problem set extended", "--set paper")
+
+
 def test_problems_set_errors_and_table() -> None:
     assert_one_line_error(run("problems", "--set", "nope"), "unknown problem set 'nope'")
     table = run("problems", "--set", "extended")

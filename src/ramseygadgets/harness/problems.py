@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import Problem, all_problems, get_problem, in_catalog
+from ramseygadgets.catalog import Problem, all_problems, find_problem, get_problem, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import read_capped
 from ramseygadgets.gadgets import Candidate
@@ -142,7 +142,13 @@ def find_in_set(base: ProblemSet, problem_id: str) -> Problem:
     """A problem of ``base`` by id; the paper's set also takes titles and suggests close ids."""
     if base.source == "catalog":
         return get_problem(problem_id)
-    return base.get(problem_id.strip())
+    try:
+        return base.get(problem_id.strip())
+    except ProblemSetError as exc:
+        paper = find_problem(problem_id)
+        if paper is None:
+            raise
+        raise ProblemSetError(f"{exc} ({paper.id} is one of the paper's 70: --set paper)") from None
 
 
 def select_problems(
