@@ -219,8 +219,12 @@ def test_a_paper_id_in_the_extended_set_points_to_the_paper_set() -> None:
     assert_one_line_error(result, "not in the problem set extended", "--set paper")
 
 
-def test_problems_set_errors_and_table() -> None:
+def test_problems_set_errors_and_table(tmp_path: Path) -> None:
     assert_one_line_error(run("problems", "--set", "nope"), "unknown problem set 'nope'")
+    path = str(dataset_file(tmp_path, smallest_problem()))
+    assert_one_line_error(run("problems", "--set", "extended", "--dataset", path), "not both")
+    listed = json.loads(run("problems", "--dataset", path, "--json").stdout)
+    assert [r["id"] for r in listed] == [smallest_problem()] and listed[0]["solution"]
     table = run("problems", "--set", "extended")
     assert table.exit_code == 0 and "size tier" in table.stdout
 

@@ -88,11 +88,11 @@ def set_records(set_name: str | None, dataset: str | None) -> list[dict[str, Any
     proof; any other set with the fields of :func:`problem_record`."""
     from ramseygadgets.harness.problems import base_problem_set
 
+    problem_set = base_problem_set(dataset, set_name)
     if set_name == "extended":
         from ramseygadgets.extended import extended_problems
 
         return [p.to_json() for p in extended_problems()]
-    problem_set = base_problem_set(dataset, set_name)
     chosen = None if dataset is None else problem_set
     return [problem_record(p, chosen) for p in problem_set.problems]
 
