@@ -67,21 +67,17 @@ def _eval(out: Path, model: str, *extra: str) -> dict:
     return json.loads(result.stdout)
 
 
-def test_eval_solver_and_random_on_a_sample_of_every_tier(tmp_path: Path) -> None:
+def test_eval_records_the_set_and_the_chosen_problems(tmp_path: Path) -> None:
     ids = ",".join(tier_sample(8))
-    solver = _eval(tmp_path / "solver", "solver", "--problems", ids)
-    assert solver["settings"][0]["accuracy"] == 1.0
-    random = _eval(tmp_path / "random", "random", "--problems", ids)
-    assert random["settings"][0]["accuracy"] <= 0.2
+    _eval(tmp_path / "solver", "solver", "--problems", ids)
     config = json.loads((tmp_path / "solver" / "config.json").read_text())
     assert config["problem_set"] == "extended" and config["dataset"] is None
     assert config["problems"] == ids.split(",")
 
 
-@pytest.mark.slow
 def test_eval_solver_100_and_random_near_0_on_the_whole_set(tmp_path: Path) -> None:
     solver = _eval(tmp_path / "solver", "solver")
-    assert solver["total"] == len(extended_problem_set().problems)
+    assert solver["total"] == len(extended_problem_set().problems) >= 200
     assert solver["settings"][0]["accuracy"] == 1.0
     assert _eval(tmp_path / "random", "random")["settings"][0]["accuracy"] <= 0.05
 
