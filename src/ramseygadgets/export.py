@@ -1,6 +1,8 @@
 """Export the dataset (problems, prompts for every setting, minimal solutions) as JSONL or Parquet.
 
-``export_dataset(out_dir, fmt)`` writes ``problems.<ext>`` (one row per problem),
+``export_dataset(out_dir, fmt)`` writes ``problems.<ext>`` (one row per problem; the paper's 70,
+or any :class:`~ramseygadgets.harness.problems.ProblemSet` such as ``--set extended``, whose rows
+add ``size_tier``),
 ``prompts.<ext>`` (one row per problem and applicable setting) and a dataset card
 ``README.md`` describing every field.  Both tables load with
 ``datasets.load_dataset("json" | "parquet", data_files=...)``.  Files are written to a temporary
@@ -10,10 +12,10 @@ name and renamed, so an interrupted export never leaves a half-written file.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
@@ -25,6 +27,9 @@ from ramseygadgets.integrations.common import problem_fields
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
+
+if TYPE_CHECKING:
+    from ramseygadgets.harness.problems import ProblemSet
 
 FORMATS = ("jsonl", "parquet")
 
@@ -63,12 +68,15 @@ class _Minimal:
         return self.candidate.graph.m
 
 
-def _solution(problem: Problem, known: Mapping[str, Candidate] | None = None) -> _Minimal:
-    """``known[problem.id]`` (e.g. a problem set's solution), else the shipped one."""
-    if known is not None and problem.id in known:
-        return _Minimal(known[problem.id], "problem set")
+def _solution(problem: Problem, problem_set: ProblemSet | None = None) -> _Minimal:
+    """The minimal solution ``problem_set`` holds (method: the set's name), else the shipped one."""
     from ramseygadgets.solutions import get_solution
 
+    if problem_set is not None and problem_set.source != "catalog":
+        candidate = problem_set.solution(problem)
+        if candidate is None:
+            raise ExportError(f"cannot export: {problem.id} has no minimal solution in the set")
+        return _Minimal(candidate, f"{problem_set.source} set")
     try:
         shipped = get_solution(problem.id)
     except RamseyGadgetsError:
@@ -78,13 +86,14 @@ def _solution(problem: Problem, known: Mapping[str, Candidate] | None = None) ->
 
 def problem_row(
     problem: Problem,
-    known: Mapping[str, Candidate] | None = None,
+    problem_set: ProblemSet | None = None,
     *,
     with_colors: bool = False,
 ) -> dict[str, Any]:
     """One row of ``problems``: the problem, its patterns and its minimal solution (fixed schema;
-    ``with_colors`` adds ``colors`` and ``colors_edges``, every colour's pattern)."""
-    solution = _solution(problem, known)
+    ``with_colors`` adds ``colors`` and ``colors_edges``, every colour's pattern; sets with size
+    tiers add ``size_tier``)."""
+    solution = _solution(problem, problem_set)
     designated = solution.candidate.designated
     names = (*problem.gadget.edge_names, *problem.gadget.vertex_names)
     edges = dict(zip(problem.gadget.edge_names, designated.edges))
@@ -93,7 +102,7 @@ def problem_row(
         if with_colors
         else {}
     )
-    return {
+    row = {
         "id": problem.id,
         "title": problem.title,
         **problem_fields(problem, with_colors),
@@ -111,17 +120,20 @@ def problem_row(
         "solution_vertices": list(designated.vertices) if designated.vertices else None,
         "solution_method": solution.method,
     }
+    if problem_set is not None and problem_set.size_tiers:
+        row["size_tier"] = problem_set.size_tiers.get(problem.id)
+    return row
 
 
 def prompt_rows(
     problem: Problem,
     profile: ModelProfile,
-    known: Mapping[str, Candidate] | None = None,
+    problem_set: ProblemSet | None = None,
     *,
     with_colors: bool = False,
 ) -> list[dict[str, Any]]:
     """The rows of ``prompts`` for one problem: one per applicable setting (text tool mode)."""
-    solution = _solution(problem, known)
+    solution = _solution(problem, problem_set)
     reference = format_answer(solution.candidate, problem.gadget)
     rows = []
     for setting in settings_for(problem, min_vertices=solution.n):
@@ -178,24 +190,26 @@ def export_dataset(
     *,
     profile: ModelProfile | str | None = None,
     problems: Sequence[Problem] | None = None,
-    solutions: Mapping[str, Candidate] | None = None,
+    problem_set: ProblemSet | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ExportResult:
     """Write ``problems``, ``prompts`` and ``README.md`` to ``out_dir`` (created if needed).
 
-    ``problems`` default to the catalog; each needs a minimal solution, from ``solutions`` (by
-    problem id, e.g. a problem set's) or shipped.  When some problem has three or more colours,
+    ``problems`` default to all of ``problem_set``, else the paper's 70; each needs a minimal
+    solution, from ``problem_set`` or shipped.  When some problem has three or more colours,
     every row also gets ``colors`` (and problem rows ``colors_edges``)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; expected jsonl or parquet")
     profile = get_profile(profile)
-    problems = list(problems) if problems is not None else list(all_problems())
+    if problems is None:
+        problems = problem_set.problems if problem_set is not None else all_problems()
+    problems = list(problems)
     out = make_output_dir(out_dir, "the export directory", ExportError)
     problem_table, prompt_table = [], []
     with_colors = any(p.more for p in problems)
     for index, problem in enumerate(problems):
-        problem_table.append(problem_row(problem, solutions, with_colors=with_colors))
-        prompt_table.extend(prompt_rows(problem, profile, solutions, with_colors=with_colors))
+        problem_table.append(problem_row(problem, problem_set, with_colors=with_colors))
+        prompt_table.extend(prompt_rows(problem, profile, problem_set, with_colors=with_colors))
         if progress is not None:
             progress(index + 1, len(problems))
     ext = fmt

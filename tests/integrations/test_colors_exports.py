@@ -36,9 +36,7 @@ def dataset(tmp_path: Path) -> Path:
 
 def test_hf_export_carries_colours_prompts_and_solutions(dataset, tmp_path):
     problem_set = load_problem_file(dataset)
-    result = export_dataset(
-        tmp_path / "out", problems=problem_set.problems, solutions=problem_set.solutions
-    )
+    result = export_dataset(tmp_path / "out", problem_set=problem_set)
     problems = [json.loads(x) for x in result.files["problems"].read_text().splitlines()]
     prompts = [json.loads(x) for x in result.files["prompts"].read_text().splitlines()]
     green = next(r for r in problems if r["id"] == GREEN.id)

@@ -1,14 +1,16 @@
-"""Core commands: ``problems``, ``verify``, ``colorings``."""
+"""Core commands: ``problems``, ``verify``, ``colorings``; the problem-set options (``--set``,
+``--dataset``) shared by every command that takes a problem id."""
 
 from __future__ import annotations
 
 import re
 from itertools import islice
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
-from ramseygadgets.catalog import all_problems, get_problem
+from ramseygadgets.catalog import Problem
 from ramseygadgets.cli.app import (
     app,
     console,
@@ -25,43 +27,96 @@ from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Graph, _check_label, load
 from ramseygadgets.patterns import get_pattern
 from ramseygadgets.verify import verify as verify_candidate
 
+if TYPE_CHECKING:
+    from ramseygadgets.harness.problems import ProblemSet
+
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
+SET_OPTION = typer.Option(
+    None,
+    "--set",
+    help="Problem set: paper (the 70 problems, the default) or extended (docs/extended.md).",
+)
+DATASET_OPTION = typer.Option(
+    None, "--dataset", help="Problem-set file (JSONL, e.g. from 'generate') instead of --set."
+)
 
 
-def problem_record(problem) -> dict:
-    """The JSON description of a catalog problem, with its shipped minimal solution.
+def resolve_problem(
+    problem_id: str, set_name: str | None, dataset: str | None
+) -> tuple[Problem, ProblemSet]:
+    """The problem ``problem_id`` of the chosen set (``--set``, default paper, or ``--dataset``),
+    and that set; an unknown id names the set and suggests close ids."""
+    from ramseygadgets.harness.problems import base_problem_set, find_in_set
+
+    problem_set = base_problem_set(dataset, set_name)
+    return find_in_set(problem_set, problem_id), problem_set
+
+
+def problem_record(problem: Problem, problem_set: ProblemSet | None = None) -> dict[str, Any]:
+    """The JSON description of a problem, with its minimal solution (the shipped one for the
+    paper's 70, else the set's).
 
     ``min_vertices`` / ``min_edges``: the minimal solution's size (fewest vertices, then fewest
-    edges; ``null`` when none is shipped); ``solution``: that graph with its designated items.
+    edges; ``null`` when none is known); ``solution``: that graph with its designated items.
     """
     from ramseygadgets.solutions import load_solutions
 
-    record = problem.to_json()
-    solution = load_solutions().get(problem.id)
-    record["min_vertices"] = solution.n if solution is not None else None
-    record["min_edges"] = solution.m if solution is not None else None
-    record["solution"] = (
-        solution.candidate.to_json(problem.gadget) if solution is not None else None
-    )
+    record: dict[str, Any] = dict(problem.to_json())
+    if problem_set is None:
+        shipped = load_solutions().get(problem.id)
+        candidate = shipped.candidate if shipped is not None else None
+    else:
+        candidate = problem_set.solution(problem)
+    record["min_vertices"] = candidate.graph.n if candidate is not None else None
+    record["min_edges"] = candidate.graph.m if candidate is not None else None
+    record["solution"] = candidate.to_json(problem.gadget) if candidate is not None else None
     return record
+
+
+def set_records(set_name: str | None, dataset: str | None) -> list[dict[str, Any]]:
+    """The records ``problems`` lists: the extended set with every colour count, size tier and
+    proof; any other set with the fields of :func:`problem_record`."""
+    from ramseygadgets.harness.problems import base_problem_set
+
+    problem_set = base_problem_set(dataset, set_name)
+    if set_name == "extended":
+        from ramseygadgets.extended import extended_problems
+
+        return [p.to_json() for p in extended_problems()]
+    chosen = None if dataset is None else problem_set
+    return [problem_record(p, chosen) for p in problem_set.problems]
+
+
+def _pattern_column(record: dict[str, Any]) -> tuple[str, str]:
+    if "F" in record:
+        return record["F"], record["H"]
+    colours = " | ".join(", ".join(group) for group in record["colors"])
+    return colours, ""
 
 
 @app.command()
 @guarded
-def problems(as_json: bool = JSON_OPTION) -> None:
-    """List the 70 problems of the dataset (id, F, H, gadget type, tier).
+def problems(
+    set_name: str | None = SET_OPTION,
+    dataset: str | None = DATASET_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """List the problems of a set (default: the paper's 70) with id, F, H, gadget type and tier.
 
-    Ids are {F}_{H}_{gadget} in lower case, e.g. k13_k4_red_determiner for the (K1,3, K4)-red-determiner.
+    Ids are {F}_{H}_{gadget} in lower case, e.g. k13_k4_red_determiner for the (K1,3, K4)-red-determiner. --set extended adds the size tier, the source and the colour count, and --json every minimal solution with its proof.
     """
-    records = [problem_record(p) for p in all_problems()]
+    records = set_records(set_name, dataset)
     if as_json:
         print_json(records)
         return
+    sized = any("size_tier" in r for r in records)
     table = Table(title=f"RamseyGadgets: {len(records)} problems")
-    for column in ("id", "F", "H", "gadget", "tier"):
+    columns = ["id", "F", "H", "gadget", "tier"] + (["n", "size tier", "source"] if sized else [])
+    for column in columns:
         table.add_column(column)
     for r in records:
-        table.add_row(r["id"], r["F"], r["H"], r["gadget"], r["tier"])
+        extra = [str(r["min_vertices"]), r["size_tier"], r["source"]] if sized else []
+        table.add_row(r["id"], *_pattern_column(r), r["gadget"], r["tier"], *extra)
     console.print(table)
 
 
@@ -129,6 +184,8 @@ def verify(
     file: str | None = typer.Argument(
         None, help="Answer file (JSON, edge list or graph6); '-' or omitted: stdin."
     ),
+    set_name: str | None = SET_OPTION,
+    dataset: str | None = DATASET_OPTION,
     e: str | None = typer.Option(
         None, "--e", help="Designated edge e, e.g. 0-1 (determiners and senders)."
     ),
@@ -143,11 +200,11 @@ def verify(
     ),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    r"""Verify an answer to a catalog problem. Exit 0: correct, 1: incorrect, 2: unusable input.
+    r"""Verify an answer to a problem. Exit 0: correct, 1: incorrect, 2: unusable input.
 
     The answer is a JSON object {"edges": \[\[0,1], \[1,2], ...], "e": \[0,1], "f": \[1,2], "vertices": \[0,1,2]} with the designated items the gadget needs, or an edge list (0-1, 1-2 or one "0 1" per line) or graph6 string with the designated items given by --e, --f and --vertices.
     """
-    problem = get_problem(problem_id)
+    problem, _ = resolve_problem(problem_id, set_name, dataset)
     candidate = read_candidate(read_text_input(file), problem.gadget, e, f, vertices, max_vertices)
     verdict = verify_candidate(problem, candidate)
     if verdict.check == "designated":  # unusable answer, not a wrong one

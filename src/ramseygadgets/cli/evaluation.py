@@ -94,12 +94,21 @@ def eval_command(
     problems: list[str] | None = typer.Option(
         None, "--problems", "-p", help="Problem ids, comma-separated (default: all)."
     ),
-    tier: str | None = typer.Option(None, "--tier", help="Only the easy or the hard tier."),
+    tier: str | None = typer.Option(
+        None,
+        "--tier",
+        help="Only the easy or the hard tier (--set extended: also a size tier, e.g. 9-10).",
+    ),
     limit: int | None = typer.Option(
         None, "--limit", help="Only the first N problems (after --problems/--tier)."
     ),
+    set_name: str | None = typer.Option(
+        None,
+        "--set",
+        help="Problem set: paper (the 70 problems, the default) or extended (docs/extended.md).",
+    ),
     dataset: str | None = typer.Option(
-        None, "--dataset", help="Problem-set file (JSONL) instead of the 70-problem catalog."
+        None, "--dataset", help="Problem-set file (JSONL) instead of --set."
     ),
     max_concurrency: int | None = typer.Option(
         None,
@@ -167,6 +176,7 @@ def eval_command(
         tier=tier,
         limit=limit,
         dataset=dataset,
+        problem_set=set_name,
         max_concurrency=max_concurrency,
         temperature=temperature,
         top_p=top_p,

@@ -10,8 +10,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ramseygadgets.answers import format_answer, parse_answer
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json, read_text_input
+from ramseygadgets.cli.core import DATASET_OPTION, SET_OPTION, resolve_problem
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt
@@ -40,11 +40,20 @@ def prompt(
     tool_mode: str = typer.Option(
         "text", "--tool-mode", help="Multiround tool protocol: text or native."
     ),
+    set_name: str | None = SET_OPTION,
+    dataset: str | None = DATASET_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Print the exact messages a model sees for a problem in a setting."""
+    """Print the exact messages a model sees for a problem in a setting (as 'eval' sends them)."""
+    problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     profile = get_profile(model_profile, profiles_file=profiles_file)
-    built = build_prompt(get_problem(problem_id), setting, profile, tool_mode=tool_mode)
+    built = build_prompt(
+        problem,
+        setting,
+        profile,
+        tool_mode=tool_mode,
+        min_vertices=problem_set.min_vertices(problem),
+    )
     if as_json:
         print_json(built.to_json())
         return
@@ -73,10 +82,12 @@ def check(
     max_vertices: int = typer.Option(
         DEFAULT_MAX_VERTICES, min=1, help="Answers with more vertices are parse failures."
     ),
+    set_name: str | None = SET_OPTION,
+    dataset: str | None = DATASET_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Parse a raw model reply and verify its answer. Exit 0: correct, 1: wrong or unparsable, 2: unusable input."""
-    problem = get_problem(problem_id)
+    problem, _ = resolve_problem(problem_id, set_name, dataset)
     parsed = parse_answer(read_text_input(reply_file), problem.gadget, max_vertices=max_vertices)
     witness = None
     result: dict[str, Any]
@@ -132,11 +143,15 @@ def export(
     profiles_file: Path | None = typer.Option(
         None, "--profiles-file", help="TOML/YAML file with extra profiles."
     ),
+    set_name: str | None = SET_OPTION,
+    dataset: str | None = DATASET_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Write the problems, their prompts for every setting and their minimal solutions, with a dataset card."""
     from ramseygadgets.export import export_dataset
+    from ramseygadgets.harness.problems import base_problem_set
 
+    problem_set = base_problem_set(dataset, set_name)
     profile = get_profile(model_profile, profiles_file=profiles_file)
     with Progress(
         TextColumn("exporting"),
@@ -151,6 +166,7 @@ def export(
             out,
             fmt,
             profile=profile,
+            problem_set=problem_set,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     if as_json:

@@ -11,8 +11,8 @@ from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json, read_text_input
+from ramseygadgets.cli.core import DATASET_OPTION, SET_OPTION, resolve_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.terminal import terminal_text
@@ -48,14 +48,28 @@ def report(
     drawings: bool = typer.Option(
         True, "--drawings/--no-drawings", help="Draw each model's graphs in the HTML."
     ),
+    set_name: str | None = typer.Option(
+        None,
+        "--set",
+        help="Problem set of the runs (default: as recorded in their config.json); extended "
+        "adds accuracy by size tier.",
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Tables (Markdown, CSV), figures (PNG, SVG) and an HTML report from evaluation runs."""
+    from ramseygadgets.harness.problems import check_set_name
     from ramseygadgets.report import ReportOptions, build_report, load_runs
 
+    if set_name is not None:
+        check_set_name(set_name)
     runs = load_runs(paths)
     options = ReportOptions(
-        title=title, resamples=bootstrap, seed=seed, html=html, drawings=drawings
+        title=title,
+        resamples=bootstrap,
+        seed=seed,
+        html=html,
+        drawings=drawings,
+        problem_set=set_name,
     )
     with Progress(
         TextColumn("{task.description}"),
@@ -146,6 +160,8 @@ def show(
     max_vertices: int = typer.Option(
         DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."
     ),
+    set_name: str | None = SET_OPTION,
+    dataset: str | None = DATASET_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Draw a graph with its designated items marked, to PNG or SVG: a correct answer with a good
@@ -153,14 +169,17 @@ def show(
     from ramseygadgets.report.drawing import graph_picture, save_picture
     from ramseygadgets.verify import verify
 
-    problem = get_problem(problem_id)
+    problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     target = Path(out) if out else Path(f"{problem.id}.png")
     if target.suffix.lower() not in (".png", ".svg"):
         raise RamseyGadgetsError(f"--out must end in .png or .svg, got {target.name!r}")
     if file is None:
-        from ramseygadgets.solutions import get_solution
-
-        candidate = get_solution(problem.id).candidate
+        known = problem_set.solution(problem)
+        if known is None:
+            raise RamseyGadgetsError(
+                f"{problem.id} has no known minimal solution in this problem set; give an answer file"
+            )
+        candidate = known
         source = "shipped minimal solution"
     else:
         text = read_text_input(file)

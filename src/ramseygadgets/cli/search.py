@@ -8,8 +8,9 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ramseygadgets.catalog import Problem, all_problems, get_problem
+from ramseygadgets.catalog import Problem
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
+from ramseygadgets.cli.core import DATASET_OPTION, SET_OPTION, resolve_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import canonical_graph6
 from ramseygadgets.search.batch import BatchOutcome, solve_many
@@ -26,13 +27,23 @@ from ramseygadgets.search.solve import (
 
 
 def _problems(
-    problem_id: str | None, all_: bool, F: str | None, H: str | None, gadget: str | None
+    problem_id: str | None,
+    all_: bool,
+    F: str | None,
+    H: str | None,
+    gadget: str | None,
+    set_name: str | None = None,
+    dataset: str | None = None,
 ) -> list[Problem]:
     custom = [x is not None for x in (F, H, gadget)]
     chosen = sum([problem_id is not None, all_, any(custom)])
     if chosen != 1:
         raise RamseyGadgetsError(
             "give exactly one of: a PROBLEM_ID, --all, or --F X --H Y --gadget TYPE"
+        )
+    if any(custom) and (set_name is not None or dataset is not None):
+        raise RamseyGadgetsError(
+            "--F/--H/--gadget name a problem outside any set: drop --set/--dataset"
         )
     if any(custom):
         if not all(custom):
@@ -48,8 +59,10 @@ def _problems(
         _refuse_polynomial_hardness(problem)
         return [problem]
     if all_:
-        return list(all_problems())
-    return [get_problem(problem_id)]  # type: ignore[arg-type]
+        from ramseygadgets.harness.problems import base_problem_set
+
+        return list(base_problem_set(dataset, set_name).problems)
+    return [resolve_problem(problem_id, set_name, dataset)[0]]  # type: ignore[arg-type]
 
 
 def _refuse_polynomial_hardness(problem: Problem) -> None:
@@ -97,7 +110,9 @@ def _summary_table(results: list[SearchResult]) -> Table:
 @guarded
 def solve(
     problem_id: str | None = typer.Argument(None, help="Problem id, e.g. k13_k4_red_determiner."),
-    all_: bool = typer.Option(False, "--all", help="Solve all 70 catalog problems."),
+    all_: bool = typer.Option(
+        False, "--all", help="Solve every problem of the set (default: the 70 catalog problems)."
+    ),
     F: str | None = typer.Option(
         None, "--F", help="Pattern forbidden in red, for a pair outside the catalog."
     ),
@@ -130,6 +145,8 @@ def solve(
         help="Finder engine: auto (default: lazy unless F is a star), lazy (witnesses checked "
         "by a coloring oracle) or eager (witnesses encoded in the SAT model).",
     ),
+    set_name: str | None = SET_OPTION,
+    dataset: str | None = DATASET_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:
     """Find minimal gadgets (fewest vertices, then fewest edges) with a proof that none is smaller.
@@ -137,7 +154,7 @@ def solve(
     Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted (the finished results are still printed). Solutions are printed as JSON answers that 'ramseygadgets verify PROBLEM_ID -' reads.
     """
     check_engine(engine)
-    problems = _problems(problem_id, all_, F, H, gadget)
+    problems = _problems(problem_id, all_, F, H, gadget, set_name, dataset)
     options = {
         "engine": engine,
         "max_vertices": max_vertices,

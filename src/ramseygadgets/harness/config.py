@@ -84,8 +84,11 @@ def make_config(
     tool_mode: str,
     dataset_hash: str,
     dataset: str | None = None,
+    problem_set: str | None = None,
     backend: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The run's configuration; ``problem_set``: the named set (``--set``) it ran, ``dataset``:
+    the problem-set file instead."""
     return {
         "format_version": FORMAT_VERSION,
         "model": model,
@@ -99,6 +102,7 @@ def make_config(
         "package_version": package_version(),
         "dataset_hash": dataset_hash,
         "dataset": dataset,
+        "problem_set": problem_set,
         "backend": backend or {},
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }

@@ -1,5 +1,6 @@
-"""Which problems an evaluation runs: the 70-problem catalog (optionally filtered) or a
-problem-set file (``--dataset``), with each problem's known minimal solution.
+"""Which problems an evaluation runs: a named set (``--set``: ``paper``, the 70-problem catalog,
+the default; ``extended``, :mod:`ramseygadgets.extended`) or a problem-set file (``--dataset``),
+optionally filtered, with each problem's known minimal solution.
 
 A problem-set file is JSON Lines (or a JSON list, or ``{"problems": [...]}``) of records with
 ``F``, ``H``, ``gadget`` (or, for any number of colours, ``colors`` — one forbidden pattern per
@@ -12,13 +13,14 @@ Records exported by ``ramseygadgets export`` (extra fields such as prompts) are 
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import Problem, all_problems, get_problem, in_catalog
+from ramseygadgets.catalog import Problem, all_problems, find_problem, get_problem, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import read_capped
 from ramseygadgets.gadgets import Candidate
@@ -26,6 +28,12 @@ from ramseygadgets.harness.records import JSONTooDeepError, parse_json
 
 #: Largest problem-set file read (the size cap of graph input).
 MAX_PROBLEM_FILE_BYTES = 32 * 2**20
+#: The named problem sets (``--set``); the first is the default.
+PROBLEM_SETS = ("paper", "extended")
+#: The named sets whose reports show accuracy by size tier.
+SIZE_TIERED_SETS = ("extended",)
+#: The gadget tiers ``--tier`` accepts in every set (sets with size tiers accept those too).
+GADGET_TIERS = ("easy", "hard")
 
 
 class ProblemSetError(RamseyGadgetsError):
@@ -34,22 +42,32 @@ class ProblemSetError(RamseyGadgetsError):
 
 @dataclass
 class ProblemSet:
-    """Problems in evaluation order with their minimal solutions where known."""
+    """Problems in evaluation order with their minimal solutions where known.
+
+    ``size_tiers``: problem id → tier by minimal size (``≤6`` .. ``≥11``), for sets that
+    have them (``extended``).
+    """
 
     problems: list[Problem]
     solutions: dict[str, Candidate] = field(default_factory=dict)
     source: str = "catalog"
     content_hash: str | None = None  # sha256 of a --dataset file
+    size_tiers: dict[str, str] = field(default_factory=dict)
 
     @property
     def ids(self) -> list[str]:
         return [p.id for p in self.problems]
 
     def get(self, problem_id: str) -> Problem:
+        """The problem with this id; an unknown id names the set and the closest ids."""
         for p in self.problems:
             if p.id == problem_id:
                 return p
-        raise ProblemSetError(f"problem {problem_id!r} is not in this problem set")
+        close = difflib.get_close_matches(problem_id.strip().lower(), self.ids, n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ProblemSetError(
+            f"problem {problem_id!r} is not in the problem set {self.source}{hint}"
+        )
 
     def solution(self, problem: Problem) -> Candidate | None:
         return self.solutions.get(problem.id)
@@ -62,9 +80,18 @@ class ProblemSet:
         """The first ``limit`` problems (all of them for ``None``), as ``eval --limit`` runs."""
         if limit is None:
             return self
-        kept = self.problems[:limit]
-        solutions = {p.id: self.solutions[p.id] for p in kept if p.id in self.solutions}
-        return ProblemSet(kept, solutions, self.source, self.content_hash)
+        return self.subset(self.problems[:limit])
+
+    def subset(self, problems: list[Problem]) -> ProblemSet:
+        """These problems of the set, with their solutions and tiers."""
+        keep = {p.id for p in problems}
+        return ProblemSet(
+            problems,
+            {pid: c for pid, c in self.solutions.items() if pid in keep},
+            self.source,
+            self.content_hash,
+            {pid: t for pid, t in self.size_tiers.items() if pid in keep},
+        )
 
     def size_range(self) -> tuple[int, int]:
         """Smallest and largest known minimal size (4..10 for the paper's dataset)."""
@@ -84,32 +111,81 @@ def _catalog_solutions(problems: Iterable[Problem]) -> dict[str, Candidate]:
     return found
 
 
-def select_problems(
-    ids: Iterable[str] | None = None, tier: str | None = None, dataset: str | Path | None = None
-) -> ProblemSet:
-    """The catalog (or a ``dataset`` file), restricted to ``ids`` and/or a ``tier``."""
-    base = (
+def named_problem_set(name: str = "paper") -> ProblemSet:
+    """A named set: ``paper`` (the 70, with their shipped solutions) or ``extended``."""
+    if check_set_name(name) == "extended":
+        from ramseygadgets.extended import extended_problem_set
+
+        return extended_problem_set()
+    return ProblemSet(list(all_problems()), _catalog_solutions(all_problems()))
+
+
+def check_set_name(name: str) -> str:
+    if name not in PROBLEM_SETS:
+        raise ProblemSetError(
+            f"unknown problem set {name!r}; choose from {', '.join(PROBLEM_SETS)}"
+        )
+    return name
+
+
+def base_problem_set(dataset: str | Path | None = None, set_name: str | None = None) -> ProblemSet:
+    """The problem-set file ``dataset`` or the named set (default ``paper``); not both."""
+    if dataset is not None and set_name is not None:
+        raise ProblemSetError(
+            f"give either --set or --dataset, not both (--set {set_name}, --dataset {dataset})"
+        )
+    return (
         load_problem_file(dataset)
         if dataset is not None
-        else ProblemSet(list(all_problems()), _catalog_solutions(all_problems()))
+        else named_problem_set(set_name or "paper")
     )
+
+
+def find_in_set(base: ProblemSet, problem_id: str) -> Problem:
+    """A problem of ``base`` by id; the paper's set also takes titles and suggests close ids."""
+    if base.source == "catalog":
+        return get_problem(problem_id)
+    try:
+        return base.get(problem_id.strip())
+    except ProblemSetError as exc:
+        paper = find_problem(problem_id)
+        if paper is None:
+            raise
+        raise ProblemSetError(f"{exc} ({paper.id} is one of the paper's 70: --set paper)") from None
+
+
+def select_problems(
+    ids: Iterable[str] | None = None,
+    tier: str | None = None,
+    dataset: str | Path | None = None,
+    set_name: str | None = None,
+) -> ProblemSet:
+    """A named set (default ``paper``) or a ``dataset`` file, restricted to ``ids`` and/or a
+    ``tier`` (``easy``/``hard``, or a size tier such as ``9-10`` in a set that has them)."""
+    base = base_problem_set(dataset, set_name)
     problems = base.problems
     if ids:
-        wanted = []
-        for raw in ids:
-            if dataset is None:
-                wanted.append(get_problem(raw))
-            else:
-                wanted.append(base.get(raw.strip()))
+        wanted = [find_in_set(base, raw) for raw in ids]
         problems = list({p.id: p for p in wanted}.values())  # first occurrence order
     if tier is not None:
-        if tier not in ("easy", "hard"):
-            raise ProblemSetError(f"--tier must be easy or hard, got {tier!r}")
-        problems = [p for p in problems if p.tier == tier]
+        problems = _in_tier(base, problems, tier)
     if not problems:
         raise ProblemSetError("no problems selected")
-    solutions = {p.id: base.solutions[p.id] for p in problems if p.id in base.solutions}
-    return ProblemSet(problems, solutions, base.source, base.content_hash)
+    return base.subset(problems)
+
+
+def _in_tier(base: ProblemSet, problems: list[Problem], tier: str) -> list[Problem]:
+    if tier in GADGET_TIERS:
+        return [p for p in problems if p.tier == tier]
+    from ramseygadgets.extended import SIZE_TIERS, parse_size_tier
+
+    size_tiers = [t for t in SIZE_TIERS if t in base.size_tiers.values()]
+    if parse_size_tier(tier) in size_tiers:
+        return [p for p in problems if base.size_tiers.get(p.id) == parse_size_tier(tier)]
+    choices = ", ".join(GADGET_TIERS[:-1]) + f" or {GADGET_TIERS[-1]}"
+    if size_tiers:
+        choices = f"{', '.join(GADGET_TIERS)} or a size tier ({', '.join(size_tiers)})"
+    raise ProblemSetError(f"--tier must be {choices}, got {tier!r}")
 
 
 def _records(text: str, path: Path) -> list[dict[str, Any]]:

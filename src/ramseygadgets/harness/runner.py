@@ -60,6 +60,7 @@ class EvalOptions:
     tier: str | None = None
     limit: int | None = None
     dataset: str | None = None
+    problem_set: str | None = None  # a named set (--set); None: paper
     max_concurrency: int | None = (
         None  # default: DEFAULT_CONCURRENCY, or DEFAULT_BATCH for batch backends
     )
@@ -254,7 +255,9 @@ class Evaluation:
         if o.limit is not None and o.limit < 1:
             raise RamseyGadgetsError(f"--limit must be at least 1, got {o.limit}")
         problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
-        self.problem_set = select_problems(problem_ids, o.tier, o.dataset).first(o.limit)
+        self.problem_set = select_problems(problem_ids, o.tier, o.dataset, o.problem_set).first(
+            o.limit
+        )
         if any(p.more for p in self.problem_set.problems):
             # k-colour problems: load their verifier, tool and search here, once, before the
             # scoring threads would import them concurrently (a partially initialised module).
@@ -296,6 +299,7 @@ class Evaluation:
             tool_mode=o.tool_mode,
             dataset_hash=dataset_hash(self.problem_set, settings),
             dataset=o.dataset,
+            problem_set=o.problem_set or (None if o.dataset else "paper"),
             backend=getattr(self.backend, "describe", lambda: {})(),
         )
 

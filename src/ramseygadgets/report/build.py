@@ -17,6 +17,7 @@ from ramseygadgets.report.metrics import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     BREAKDOWNS,
+    SIZE_TIER_BREAKDOWN,
     Cell,
     CellStats,
     breakdown,
@@ -63,6 +64,7 @@ class ReportOptions:
     seed: int = BOOTSTRAP_SEED
     html: bool = True
     drawings: bool = True
+    problem_set: str | None = None  # named set whose tiers to show; None: from the runs' configs
 
 
 @dataclass
@@ -167,11 +169,24 @@ def compute_report(
     }
     tables = [table1(stats), table1_wide(stats), table2(cells, **kwargs), outcomes_table(stats)]
     tables += [breakdown_table(cells, split, splits[name]) for name, split in shown.items()]
+    if shows_size_tiers(runs, options):
+        split = SIZE_TIER_BREAKDOWN
+        tables.append(breakdown_table(cells, split, [breakdown(c, split, **kwargs) for c in cells]))
     tables.append(per_problem_table(cells))
     result = ReportResult(out, cells, stats, tables, [], warnings)
     result.by_size = _flatten(stats, splits["size"])
     result.by_tier = _flatten(stats, splits["tier"])
     return result
+
+
+def shows_size_tiers(runs: Sequence[Run], options: ReportOptions) -> bool:
+    """Accuracy by size tier is shown for sets that have size tiers: ``options.problem_set``
+    (``report --set``), else the set recorded in any run's ``config.json``."""
+    from ramseygadgets.harness.problems import SIZE_TIERED_SETS, check_set_name
+
+    if options.problem_set is not None:
+        return check_set_name(options.problem_set) in SIZE_TIERED_SETS
+    return any(run.config.get("problem_set") in SIZE_TIERED_SETS for run in runs)
 
 
 def _flatten(

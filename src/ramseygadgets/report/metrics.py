@@ -36,6 +36,7 @@ import numpy as np
 
 from ramseygadgets.catalog import all_problems, find_problem, paper_pairs
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.extended import SIZE_TIERS, size_tier
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.report.runs import (
     OUTCOMES,
@@ -424,3 +425,12 @@ def has_more_colors(cells: Iterable[Cell]) -> bool:
     """Whether any cell has a problem with three or more colours (the report then tabulates
     results per colour count)."""
     return any(info.colors > 2 for cell in cells for info in cell.infos().values())
+
+
+#: Accuracy by size tier (minimal vertex count ≤ 6, 7–8, 9–10, ≥ 11): for sets with size tiers.
+SIZE_TIER_BREAKDOWN = Breakdown(
+    "size_tier",
+    "size tier",
+    lambda info: None if info.min_vertices is None else size_tier(info.min_vertices),
+    SIZE_TIERS.index,
+)
