@@ -10,7 +10,9 @@ For each problem and n = min-n, min-n + 1, … both engines decide the vertex co
 :func:`ramseygadgets.search.find_solution` (solutions are monotone in n, so "none on n" proves
 "none on at most n").  An engine stops at its first solution or timeout.  Times are CPU seconds
 of this process (``time.process_time``: the engines run in it, one after the other), so the
-ratio does not depend on other load on the machine; wall seconds are recorded too.  Each level
+ratio does not depend on other load on the machine; wall seconds are recorded too.  Each
+engine first runs one untimed level (n = 7) of each problem, so that one-time costs (imports,
+caches) do not fall on the engine that happens to run first.  Each level
 is appended to ``--out`` as one JSON line when it ends (with the finder's counts: candidates,
 lemmas, arrowing lemmas, pruned candidates), so nothing is lost when the run is cut short.
 """
@@ -64,6 +66,13 @@ def run_level(problem: Problem, n: int, engine: str, timeout: float) -> dict:
     }
 
 
+def warm_up(problem: Problem, engines: list[str], n: int = 7) -> None:
+    """One untimed small level per engine first: one-time costs (imports, caches) would
+    otherwise fall on whichever engine runs first."""
+    for engine in engines:
+        find_solution(problem, n, timeout=60, engine=engine)
+
+
 def second_check(problem: Problem, candidate: Candidate) -> bool:
     """The exhaustive scan's detector also finds a gadget of this type in the graph."""
     found = gadgets_in_graph(candidate.graph, problem.F, problem.H, [problem.gadget])
@@ -100,6 +109,7 @@ def main() -> int:
     with args.out.open("a") as out:
         for key in args.problems:
             problem = Problem.make(*FRONTIER[key])
+            warm_up(problem, args.engines)
             alive = list(args.engines)
             for n in range(args.min_n, args.max_n + 1):
                 for engine in list(alive):
