@@ -218,3 +218,35 @@ def test_every_frontier_solution_on_record_passes_two_independent_checks():
         assert verify(problem, candidate).correct, row["problem"]
         found = gadgets_in_graph(candidate.graph, problem.F, problem.H, [problem.gadget])
         assert found is not None and problem.gadget in found, row["problem"]
+
+
+def test_one_hard_sat_call_stops_at_the_deadline() -> None:
+    """A single solver call (here a pigeonhole formula that takes minutes) is interrupted at
+    the deadline: the atlas once overran its 20 s budget by 30 minutes inside one oracle query."""
+    import time
+
+    from pysat.examples.genhard import PHP
+    from pysat.solvers import Solver
+
+    from ramseygadgets.search.cegar import SearchTimeout, solve_before
+
+    with Solver(name="minisat22", bootstrap_with=PHP(12).clauses) as solver:
+        start = time.monotonic()
+        with pytest.raises(SearchTimeout):
+            solve_before(solver, "minisat22", [], start + 0.5)
+        assert time.monotonic() - start < 10
+
+
+def test_the_coloring_oracle_honours_the_deadline() -> None:
+    import time
+
+    from ramseygadgets.search.cegar import ColoringOracle, EdgeColor, KnCopies, SearchTimeout
+
+    problem = Problem.make("K4", "K4", "positive-sender")
+    copies = KnCopies(problem, 8)
+    oracle = ColoringOracle(copies)
+    graph = Graph.complete(8)
+    assert oracle.coloring(graph, ()) is not None  # R(4, 4) = 18: K8 has good colorings
+    with pytest.raises(SearchTimeout):
+        oracle.coloring(graph, (EdgeColor((0, 1), True),), time.monotonic() - 1)
+    oracle.close()

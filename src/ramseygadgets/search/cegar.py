@@ -39,6 +39,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
@@ -87,6 +88,25 @@ _NOT_INTERRUPTIBLE = ("cadical", "kissat")
 
 class SearchTimeout(Exception):
     """The deadline passed before the question was decided."""
+
+
+def solve_before(solver: Any, name: str, assumptions: list[int], deadline: float | None) -> bool:
+    """``solver.solve(assumptions)``, interrupted at ``deadline`` (:class:`SearchTimeout`); a
+    backend that cannot be interrupted (CaDiCaL, Kissat) checks the deadline before the call."""
+    if deadline is not None and deadline <= time.monotonic():
+        raise SearchTimeout()
+    if deadline is None or name.startswith(_NOT_INTERRUPTIBLE):
+        return bool(solver.solve(assumptions=assumptions))
+    timer = threading.Timer(deadline - time.monotonic(), solver.interrupt)
+    timer.start()
+    try:
+        ok = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+    finally:
+        timer.cancel()
+        solver.clear_interrupt()
+    if ok is None:
+        raise SearchTimeout()
+    return bool(ok)
 
 
 @dataclass
@@ -242,22 +262,7 @@ class ExistsModel:
     # -- solving -------------------------------------------------------------------------------------
     def candidate(self, assumptions: list[int], deadline: float | None) -> Graph | None:
         """The next candidate graph, ``None`` when there is none; :class:`SearchTimeout` at the deadline."""
-        if deadline is not None and deadline <= time.monotonic():
-            raise SearchTimeout()
-        if deadline is None or self.solver_name.startswith(_NOT_INTERRUPTIBLE):
-            ok = self.solver.solve(assumptions=assumptions)
-        else:
-            remaining = deadline - time.monotonic()
-            timer = threading.Timer(remaining, self.solver.interrupt)
-            timer.start()
-            try:
-                ok = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
-            finally:
-                timer.cancel()
-                self.solver.clear_interrupt()
-            if ok is None:
-                raise SearchTimeout()
-        if not ok:
+        if not solve_before(self.solver, self.solver_name, assumptions, deadline):
             return None
         model = self.solver.get_model() or []
         true = {lit for lit in model if lit > 0}
@@ -442,13 +447,17 @@ class ColoringOracle:
 
     def __init__(self, copies: KnCopies, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
         self.kn = copies.kn
+        self.solver_name = solver
         m = self.kn.m
         clauses = [[-(t + 1) for t in c] + [-(m + t + 1) for t in c] for c in copies.f]
         clauses += [[t + 1 for t in c] + [-(m + t + 1) for t in c] for c in copies.h]
         self.solver = Solver(name=solver, bootstrap_with=clauses)
 
-    def coloring(self, graph: Graph, condition: Condition) -> Coloring | None:
-        """A good coloring of ``graph`` that satisfies ``condition`` (edge colours only)."""
+    def coloring(
+        self, graph: Graph, condition: Condition, deadline: float | None = None
+    ) -> Coloring | None:
+        """A good coloring of ``graph`` that satisfies ``condition`` (edge colours only);
+        :class:`SearchTimeout` at ``deadline`` (one query can be a hard Ramsey-type instance)."""
         m = self.kn.m
         assumptions = [m + self.kn.edge_id(u, v) + 1 for u, v in graph.edges]
         for atom in condition:
@@ -456,7 +465,7 @@ class ColoringOracle:
                 raise ValueError("the coloring oracle takes edge colours only")
             lit = self.kn.edge_id(*atom.edge) + 1
             assumptions.append(lit if atom.red else -lit)
-        if not self.solver.solve(assumptions=assumptions):
+        if not solve_before(self.solver, self.solver_name, assumptions, deadline):
             return None
         red_vars = {lit for lit in self.solver.get_model() or [] if 0 < lit <= m}
         return Coloring(graph, tuple(self.kn.edge_id(u, v) + 1 in red_vars for u, v in graph.edges))
@@ -541,7 +550,9 @@ class LayoutFinder:
                     self.stats.pruned += 1
                     continue
             self.stats.candidates += 1
-            solved = self._check_lazily(graph) if self.lazy else self._check_eagerly(graph)
+            solved = (
+                self._check_lazily(graph, deadline) if self.lazy else self._check_eagerly(graph)
+            )
             self.stats.check_seconds += time.monotonic() - t1
             if solved:
                 return graph
@@ -554,17 +565,17 @@ class LayoutFinder:
             self.stats.lemmas += 1
         return not found
 
-    def _check_lazily(self, graph: Graph) -> bool:
+    def _check_lazily(self, graph: Graph, deadline: float | None = None) -> bool:
         """Arrowing lemmas for missing witnesses, counterexample lemmas for bad colorings."""
         assert self.oracle is not None
         solved = True
         for condition in self.spec.witnesses:
-            if self.oracle.coloring(graph, condition) is None:
+            if self.oracle.coloring(graph, condition, deadline) is None:
                 self.model.add_arrowing(self.oracle.core_edges())
                 self.stats.arrowing += 1
                 solved = False
         for condition in self.spec.bad:
-            coloring = self.oracle.coloring(graph, condition)
+            coloring = self.oracle.coloring(graph, condition, deadline)
             if coloring is not None:
                 ce = Counterexample(condition, coloring)
                 self.model.add_lemma(extend_coloring(self.copies, graph, ce, self.rng))
