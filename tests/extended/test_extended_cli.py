@@ -75,11 +75,23 @@ def test_eval_records_the_set_and_the_chosen_problems(tmp_path: Path) -> None:
     assert config["problems"] == ids.split(",")
 
 
+@pytest.mark.slow
 def test_eval_solver_100_and_random_near_0_on_the_whole_set(tmp_path: Path) -> None:
     solver = _eval(tmp_path / "solver", "solver")
     assert solver["total"] == len(extended_problem_set().problems) >= 200
     assert solver["settings"][0]["accuracy"] == 1.0
     assert _eval(tmp_path / "random", "random")["settings"][0]["accuracy"] <= 0.05
+
+
+def test_eval_solver_100_and_random_near_0_on_every_tier(tmp_path: Path) -> None:
+    """The default suite's share of the whole-set run (slow): 15 problems of every size tier
+    (all 7 of ≥11), two and three colours."""
+    ids = ",".join(tier_sample(15))
+    solver = _eval(tmp_path / "solver", "solver", "--problems", ids)
+    assert solver["total"] == len(ids.split(",")) >= 50
+    assert solver["settings"][0]["accuracy"] == 1.0
+    random = _eval(tmp_path / "random", "random", "--problems", ids)
+    assert random["settings"][0]["accuracy"] <= 0.1
 
 
 def test_eval_size_tier_filter(tmp_path: Path) -> None:
