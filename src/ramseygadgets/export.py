@@ -22,7 +22,7 @@ from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import atomic_path, atomic_write, make_output_dir
-from ramseygadgets.gadgets import Candidate, GadgetType
+from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.integrations.common import problem_fields
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
@@ -30,6 +30,7 @@ from ramseygadgets.prompts.builder import format_example, render
 
 if TYPE_CHECKING:
     from ramseygadgets.harness.problems import ProblemSet
+    from ramseygadgets.solutions import Solution
 
 FORMATS = ("jsonl", "parquet")
 
@@ -52,36 +53,19 @@ class ExportResult:
         }
 
 
-@dataclass(frozen=True)
-class _Minimal:
-    """A problem's minimal solution and how it was found."""
-
-    candidate: Candidate
-    method: str
-
-    @property
-    def n(self) -> int:
-        return self.candidate.graph.n
-
-    @property
-    def m(self) -> int:
-        return self.candidate.graph.m
-
-
-def _solution(problem: Problem, problem_set: ProblemSet | None = None) -> _Minimal:
+def _solution(problem: Problem, problem_set: ProblemSet | None = None) -> Solution:
     """The minimal solution ``problem_set`` holds (method: the set's name), else the shipped one."""
-    from ramseygadgets.solutions import get_solution
+    from ramseygadgets.solutions import Solution, get_solution
 
     if problem_set is not None and problem_set.source != "catalog":
         candidate = problem_set.solution(problem)
         if candidate is None:
             raise ExportError(f"cannot export: {problem.id} has no minimal solution in the set")
-        return _Minimal(candidate, f"{problem_set.source} set")
+        return Solution(problem.id, candidate, f"{problem_set.source} set", {})
     try:
-        shipped = get_solution(problem.id)
+        return get_solution(problem.id)
     except RamseyGadgetsError:
         raise ExportError(f"cannot export: no shipped minimal solution for {problem.id}") from None
-    return _Minimal(shipped.candidate, shipped.method)
 
 
 def problem_row(
