@@ -228,13 +228,16 @@ def test_one_hard_sat_call_stops_at_the_deadline() -> None:
     from pysat.examples.genhard import PHP
     from pysat.solvers import Solver
 
-    from ramseygadgets.search.cegar import SearchTimeout, solve_before
+    from ramseygadgets.search.cegar import SearchTimeout, interrupt_at, solve_before
 
     with Solver(name="minisat22", bootstrap_with=PHP(12).clauses) as solver:
         start = time.monotonic()
-        with pytest.raises(SearchTimeout):
+        with pytest.raises(SearchTimeout), interrupt_at(start + 0.5, [solver]):
             solve_before(solver, "minisat22", [], start + 0.5)
         assert time.monotonic() - start < 10
+        solver.add_clause([-1])  # assuming 1 now fails at once: False, not an interrupt
+        with interrupt_at(time.monotonic() + 60, [solver]):  # the alarm was cleared after use
+            assert solve_before(solver, "minisat22", [1], time.monotonic() + 60) is False
 
 
 def test_the_coloring_oracle_honours_the_deadline() -> None:

@@ -37,7 +37,12 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, literal
 from ramseygadgets.multicolor.spec import MultiProblem
 from ramseygadgets.multicolor.verify import verify_multi
-from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, ExistsModel, SearchTimeout
+from ramseygadgets.search.cegar import (
+    DEFAULT_SEARCH_SOLVER,
+    ExistsModel,
+    SearchTimeout,
+    interrupt_at,
+)
 from ramseygadgets.search.solve import CandidateResult
 from ramseygadgets.search.spec import Layout, layouts
 
@@ -223,6 +228,10 @@ class MultiLayoutFinder:
 
     def find(self, max_edges: int | None = None, deadline: float | None = None) -> Graph | None:
         """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact)."""
+        with interrupt_at(deadline, [self.model.solver]):
+            return self._find(max_edges, deadline)
+
+    def _find(self, max_edges: int | None, deadline: float | None) -> Graph | None:
         assumptions = self.model.bound_edges(max_edges) if max_edges is not None else []
         while True:
             graph = self.model.candidate(assumptions, deadline)

@@ -37,7 +37,8 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,22 +92,40 @@ class SearchTimeout(Exception):
 
 
 def solve_before(solver: Any, name: str, assumptions: list[int], deadline: float | None) -> bool:
-    """``solver.solve(assumptions)``, interrupted at ``deadline`` (:class:`SearchTimeout`); a
-    backend that cannot be interrupted (CaDiCaL, Kissat) checks the deadline before the call."""
+    """``solver.solve(assumptions)``; :class:`SearchTimeout` when ``deadline`` has passed before
+    the call or an :func:`interrupt_at` alarm stopped it (backends that cannot be interrupted,
+    CaDiCaL and Kissat, check the deadline before the call only)."""
     if deadline is not None and deadline <= time.monotonic():
         raise SearchTimeout()
     if deadline is None or name.startswith(_NOT_INTERRUPTIBLE):
         return bool(solver.solve(assumptions=assumptions))
-    timer = threading.Timer(deadline - time.monotonic(), solver.interrupt)
-    timer.start()
-    try:
-        ok = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
-    finally:
-        timer.cancel()
-        solver.clear_interrupt()
+    ok = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
     if ok is None:
         raise SearchTimeout()
     return bool(ok)
+
+
+@contextmanager
+def interrupt_at(deadline: float | None, solvers: Sequence[Any]) -> Iterator[None]:
+    """Interrupt ``solvers`` at ``deadline``: one timer thread for a whole search call, not one
+    per SAT call (thousands of short calls would each pay for a thread)."""
+    if deadline is None:
+        yield
+        return
+
+    def ring() -> None:
+        for solver in solvers:
+            solver.interrupt()
+
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), ring)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()
+        for solver in solvers:
+            solver.clear_interrupt()
 
 
 @dataclass
@@ -531,7 +550,8 @@ class LayoutFinder:
 
     def find(self, max_edges: int | None = None, deadline: float | None = None) -> Graph | None:
         """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact)."""
-        with keyboard_interrupts():
+        solvers = [self.model.solver] + ([self.oracle.solver] if self.oracle is not None else [])
+        with keyboard_interrupts(), interrupt_at(deadline, solvers):
             return self._find(max_edges, deadline)
 
     def _find(self, max_edges: int | None, deadline: float | None) -> Graph | None:

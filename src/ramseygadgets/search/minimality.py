@@ -67,38 +67,52 @@ class LexMaxCheck:
 
     def pruning_clause(self, adjacency: Sequence[int]) -> list[int] | None:
         """The clause excluding G (``adjacency[v]``: bitmask of v's neighbours), or ``None``."""
+        neighbours = [[w for w in range(self.n) if row >> w & 1] for row in adjacency]
         for coset in self.cosets:
             self.left = self.budget
             sigma = [0] * self.n
-            if self._extend(0, sigma, 0, coset, adjacency):
+            if self._extend(0, sigma, 0, coset, adjacency, neighbours, [0] * self.n):
                 return self._clause(sigma, adjacency)
         return None
 
     def _extend(
-        self, p: int, sigma: list[int], used: int, coset: Coset, adjacency: Sequence[int]
+        self,
+        p: int,
+        sigma: list[int],
+        used: int,
+        coset: Coset,
+        adjacency: Sequence[int],
+        neighbours: Sequence[Sequence[int]],
+        placed: list[int],
     ) -> bool:
-        """Choose σ(p), σ(p+1), … ; True when σ(G) >_lex G has been decided."""
+        """Choose σ(p), σ(p+1), … ; True when σ(G) >_lex G has been decided.
+
+        ``placed[w]`` has bit i (i < p) when σ(i) is a neighbour of w, so column p of σ(G) for
+        σ(p) = v is ``placed[v]``, read in O(1); placing v sets bit p of its neighbours.
+        """
         if p == self.n:
             return False
         column = adjacency[p] & ((1 << p) - 1)
+        bit = 1 << p
         for v in coset[p]:
             if used >> v & 1:
                 continue
             self.left -= 1
             if self.left < 0:
                 return False
-            row = adjacency[v]
-            image = 0
-            for i in range(p):
-                image |= (row >> sigma[i] & 1) << i
+            image = placed[v]
             sigma[p] = v
             diff = column ^ image
             if diff:
                 if image & diff & -diff:  # first difference: σ(G) has the edge, G has not
                     return True
                 continue
-            if self._extend(p + 1, sigma, used | 1 << v, coset, adjacency):
+            for w in neighbours[v]:
+                placed[w] |= bit
+            if self._extend(p + 1, sigma, used | 1 << v, coset, adjacency, neighbours, placed):
                 return True
+            for w in neighbours[v]:
+                placed[w] &= ~bit
             if self.left < 0:
                 return False
         return False
