@@ -95,3 +95,15 @@ def test_export_leaves_no_temporary_files(tmp_path, solutions):
         "size-hint",
         "multiround",
     ]
+
+
+def test_a_set_problem_without_a_minimal_solution_is_named(tmp_path):
+    from ramseygadgets.catalog import Problem
+    from ramseygadgets.harness.problems import ProblemSet
+
+    problem = Problem.make("K3", "P4", "red-determiner")
+    unsolved = ProblemSet([problem], {}, source="mine")
+    with pytest.raises(
+        ExportError, match="k3_p4_red_determiner has no minimal solution in the set"
+    ):
+        export_dataset(tmp_path / "out", problem_set=unsolved)
