@@ -164,6 +164,15 @@ class KnCopies:
         for i, c in enumerate(self.h):
             for t in c:
                 self.h_at[t].append(i)
+        # the copies through each edge as masks of their other edges (the greedy extension)
+        self.f_rest = [[self.f_masks[i] & ~(1 << t) for i in at] for t, at in enumerate(self.f_at)]
+        self.h_rest = [[self.h_masks[i] & ~(1 << t) for i in at] for t, at in enumerate(self.h_at)]
+
+
+def subgraph(kn: Graph, edge_mask: int) -> Graph:
+    """The subgraph of K_n with the edges of ``edge_mask`` (edge t is bit t)."""
+    edges = kn.edges
+    return Graph(kn.n, tuple(edges[t] for t in range(kn.m) if edge_mask >> t & 1))
 
 
 def _mask(edges: Sequence[int]) -> int:
@@ -260,10 +269,15 @@ class ExistsModel:
 
     def pruning_clause(self, check: LexMaxCheck, graph: Graph) -> list[int] | None:
         """A clause that excludes ``graph`` because it is not lex-maximal in its orbit, if found."""
+        return check.pruning_clause(graph.adjacency)
+
+    def pruning_clause_of_mask(self, check: LexMaxCheck, edge_mask: int) -> list[int] | None:
+        """:meth:`pruning_clause` of the subgraph of K_n with the edges of ``edge_mask``."""
         adjacency = [0] * self.n
-        for u, v in graph.edges:
-            adjacency[u] |= 1 << v
-            adjacency[v] |= 1 << u
+        for t, (u, v) in enumerate(self.kn.edges):
+            if edge_mask >> t & 1:
+                adjacency[u] |= 1 << v
+                adjacency[v] |= 1 << u
         return check.pruning_clause(adjacency)
 
     # -- edge bound ----------------------------------------------------------------------------------
@@ -281,12 +295,19 @@ class ExistsModel:
     # -- solving -------------------------------------------------------------------------------------
     def candidate(self, assumptions: list[int], deadline: float | None) -> Graph | None:
         """The next candidate graph, ``None`` when there is none; :class:`SearchTimeout` at the deadline."""
+        edge_mask = self.candidate_mask(assumptions, deadline)
+        return None if edge_mask is None else subgraph(self.kn, edge_mask)
+
+    def candidate_mask(self, assumptions: list[int], deadline: float | None) -> int | None:
+        """:meth:`candidate` as the K_n edge bitmask of the graph."""
         if not solve_before(self.solver, self.solver_name, assumptions, deadline):
             return None
         model = self.solver.get_model() or []
-        true = {lit for lit in model if lit > 0}
-        edges = tuple(e for t, e in enumerate(self.kn.edges) if self.x[t] in true)
-        return Graph(self.n, edges)
+        edge_mask = 0
+        for t, var in enumerate(self.x):  # model[v - 1] is the literal of variable v
+            if model[var - 1] > 0:
+                edge_mask |= 1 << t
+        return edge_mask
 
     def close(self) -> None:
         self.solver.delete()
@@ -412,44 +433,37 @@ def extend_coloring(
     """A K_n coloring (red bitmask) that agrees with the counterexample on G's edges.
 
     Edges of K_n outside G at a vertex whose red degree the bad condition bounds are blue (so the
-    coloring stays bad on every graph); the others get, one by one, the colour that completes
-    fewer monochromatic copies (F all red / H all blue) among the edges coloured so far.
+    coloring stays bad on every graph); the others are coloured by :func:`extend_red_mask`.
     """
     kn = copies.kn
-    red = 0
-    decided = 0
-    for (u, v), r in zip(graph.edges, ce.coloring.red):
-        t = kn.edge_id(u, v)
-        decided |= 1 << t
-        if r:
-            red |= 1 << t
+    red = _mask([kn.edge_id(u, v) for (u, v), r in zip(graph.edges, ce.coloring.red) if r])
     bounded = {a.vertex for a in ce.condition if isinstance(a, RedDegree)}
-    rest = []
-    for t, (u, v) in enumerate(kn.edges):
-        if decided >> t & 1:
-            continue
-        if u in bounded or v in bounded:
-            decided |= 1 << t
-        else:
-            rest.append(t)
+    blue = _mask([t for t, (u, v) in enumerate(kn.edges) if u in bounded or v in bounded])
+    return extend_red_mask(
+        copies, _mask([kn.edge_id(u, v) for u, v in graph.edges]) | blue, red, rng
+    )
+
+
+def extend_red_mask(
+    copies: KnCopies, decided: int, red: int, rng: random.Random | None = None
+) -> int:
+    """Extend the coloring of the K_n edges in ``decided`` (red: ``red`` ⊆ ``decided``) to K_n.
+
+    The undecided edges get, one by one (in edge order, or shuffled by ``rng``), the colour
+    that completes fewer monochromatic copies (F all red / H all blue) among the edges coloured
+    so far; blue on a tie.
+    """
+    rest = [t for t in range(copies.kn.m) if not decided >> t & 1]
     if rng is not None:
         rng.shuffle(rest)
+    blue = decided & ~red
     for t in rest:
-        bit = 1 << t
-        decided_now = decided | bit
-        as_red = sum(
-            1
-            for i in copies.f_at[t]
-            if copies.f_masks[i] & ~decided_now == 0 and copies.f_masks[i] & ~(red | bit) == 0
-        )
-        as_blue = sum(
-            1
-            for i in copies.h_at[t]
-            if copies.h_masks[i] & ~decided_now == 0 and copies.h_masks[i] & red == 0
-        )
+        as_red = sum(1 for other in copies.f_rest[t] if not other & ~red)
+        as_blue = sum(1 for other in copies.h_rest[t] if not other & ~blue)
         if as_red < as_blue:
-            red |= bit
-        decided = decided_now
+            red |= 1 << t
+        else:
+            blue |= 1 << t
     return red
 
 
@@ -477,17 +491,39 @@ class ColoringOracle:
     ) -> Coloring | None:
         """A good coloring of ``graph`` that satisfies ``condition`` (edge colours only);
         :class:`SearchTimeout` at ``deadline`` (one query can be a hard Ramsey-type instance)."""
-        m = self.kn.m
-        assumptions = [m + self.kn.edge_id(u, v) + 1 for u, v in graph.edges]
+        ids = [self.kn.edge_id(u, v) for u, v in graph.edges]
+        red = self.red_mask(_mask(ids), self.condition_literals(condition), deadline)
+        return None if red is None else Coloring(graph, tuple(bool(red >> t & 1) for t in ids))
+
+    def condition_literals(self, condition: Condition) -> list[int]:
+        """The assumptions r_t / ¬r_t that fix the designated edge colours of ``condition``."""
+        lits = []
         for atom in condition:
             if not isinstance(atom, EdgeColor):
                 raise ValueError("the coloring oracle takes edge colours only")
             lit = self.kn.edge_id(*atom.edge) + 1
-            assumptions.append(lit if atom.red else -lit)
-        if not solve_before(self.solver, self.solver_name, assumptions, deadline):
+            lits.append(lit if atom.red else -lit)
+        return lits
+
+    def red_mask(
+        self, edge_mask: int, condition: list[int], deadline: float | None = None
+    ) -> int | None:
+        """:meth:`coloring` of the subgraph with the K_n edges ``edge_mask``, as the red bitmask of a
+        coloring of K_n (edges outside the subgraph coloured arbitrarily); ``None``: none exists.
+
+        Every s_t is assumed (true in G, false outside): unit propagation then switches the
+        clauses of copies that leave G off at once.
+        """
+        m = self.kn.m
+        assumptions = [m + t + 1 if edge_mask >> t & 1 else -(m + t + 1) for t in range(m)]
+        if not solve_before(self.solver, self.solver_name, assumptions + condition, deadline):
             return None
-        red_vars = {lit for lit in self.solver.get_model() or [] if 0 < lit <= m}
-        return Coloring(graph, tuple(self.kn.edge_id(u, v) + 1 in red_vars for u, v in graph.edges))
+        model = self.solver.get_model() or []
+        red = 0
+        for t in range(m):  # model[t] is the literal of r_t = t + 1
+            if model[t] > 0:
+                red |= 1 << t
+        return red
 
     def core_edges(self) -> list[int]:
         """After a failed query: K_n edge ids of a subgraph with no good coloring under it."""
@@ -544,6 +580,11 @@ class LayoutFinder:
             lazy=self.lazy,
         )
         self.oracle = ColoringOracle(self.copies) if self.lazy else None
+        #: the lazy engine's oracle assumptions for each witness and bad condition
+        self.witness_literals = (
+            [self._literals(c) for c in self.spec.witnesses] if self.lazy else []
+        )
+        self.bad_literals = [self._literals(c) for c in self.spec.bad] if self.lazy else []
         self.canonicity = self.model.canonicity_check() if self.lazy else None
         self.rng = random.Random(seed) if seed is not None else None
         self.stats = FinderStats()
@@ -554,28 +595,37 @@ class LayoutFinder:
         with keyboard_interrupts(), interrupt_at(deadline, solvers):
             return self._find(max_edges, deadline)
 
+    def _literals(self, condition: Condition) -> list[int]:
+        assert self.oracle is not None
+        return self.oracle.condition_literals(condition)
+
     def _find(self, max_edges: int | None, deadline: float | None) -> Graph | None:
         assumptions = self.model.bound_edges(max_edges) if max_edges is not None else []
         while True:
             t0 = time.monotonic()
-            graph = self.model.candidate(assumptions, deadline)
+            edge_mask = self.model.candidate_mask(assumptions, deadline)
             t1 = time.monotonic()
             self.stats.sat_seconds += t1 - t0
-            if graph is None:
+            if edge_mask is None:
                 return None
             if self.canonicity is not None:
-                clause = self.model.pruning_clause(self.canonicity, graph)
+                clause = self.model.pruning_clause_of_mask(self.canonicity, edge_mask)
                 if clause is not None:
                     self.model.solver.add_clause(clause)
                     self.stats.pruned += 1
                     continue
             self.stats.candidates += 1
-            solved = (
-                self._check_lazily(graph, deadline) if self.lazy else self._check_eagerly(graph)
-            )
+            if self.lazy:
+                solved = self._check_lazily(edge_mask, deadline)
+            else:
+                solved = self._check_eagerly(subgraph(self.kn, edge_mask))
             self.stats.check_seconds += time.monotonic() - t1
             if solved:
-                return graph
+                return subgraph(self.kn, edge_mask)
+
+    @property
+    def kn(self) -> Graph:
+        return self.copies.kn
 
     def _check_eagerly(self, graph: Graph) -> bool:
         """Counterexample lemmas for a candidate that has its witnesses; True: a solution."""
@@ -585,23 +635,27 @@ class LayoutFinder:
             self.stats.lemmas += 1
         return not found
 
-    def _check_lazily(self, graph: Graph, deadline: float | None = None) -> bool:
-        """Arrowing lemmas for missing witnesses, counterexample lemmas for bad colorings."""
+    def _check_lazily(self, edge_mask: int, deadline: float | None = None) -> bool:
+        """One lemma for the first condition the candidate fails: an arrowing lemma for a missing
+        witness (asked first), else a counterexample lemma for a bad coloring; True: a solution.
+
+        (One lemma per candidate: asking the remaining conditions too costs more oracle time
+        than the extra lemmas save, measured in bench/frontier.py.)
+        """
         assert self.oracle is not None
-        solved = True
-        for condition in self.spec.witnesses:
-            if self.oracle.coloring(graph, condition, deadline) is None:
+        for literals in self.witness_literals:
+            if self.oracle.red_mask(edge_mask, literals, deadline) is None:
                 self.model.add_arrowing(self.oracle.core_edges())
                 self.stats.arrowing += 1
-                solved = False
-        for condition in self.spec.bad:
-            coloring = self.oracle.coloring(graph, condition, deadline)
-            if coloring is not None:
-                ce = Counterexample(condition, coloring)
-                self.model.add_lemma(extend_coloring(self.copies, graph, ce, self.rng))
+                return False
+        for literals in self.bad_literals:
+            red = self.oracle.red_mask(edge_mask, literals, deadline)
+            if red is not None:  # a bad good coloring of G, extended to K_n
+                extended = extend_red_mask(self.copies, edge_mask, red & edge_mask, self.rng)
+                self.model.add_lemma(extended)
                 self.stats.lemmas += 1
-                solved = False
-        return solved
+                return False
+        return True
 
     def close(self) -> None:
         self.model.close()
