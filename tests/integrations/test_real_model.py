@@ -26,7 +26,7 @@ from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.training import exact_reward
 from ramseygadgets.training.rewards import problem_of
 
-pytestmark = pytest.mark.timeout(600)  # the first test also starts the server
+pytestmark = [pytest.mark.timeout(600), pytest.mark.long]  # the first test starts the server
 
 # One problem everywhere: llama.cpp reuses the KV cache of a repeated prompt prefix, so after
 # the first call each reply costs only its few generated tokens.
