@@ -253,3 +253,13 @@ def test_the_coloring_oracle_honours_the_deadline() -> None:
     with pytest.raises(SearchTimeout):
         oracle.coloring(graph, (EdgeColor((0, 1), True),), time.monotonic() - 1)
     oracle.close()
+
+
+@pytest.mark.parametrize("engine", ["lazy", "eager"])
+def test_a_solver_without_interrupts_runs_under_a_deadline(engine: str) -> None:
+    """CaDiCaL cannot be interrupted: the deadline is checked between its calls instead of the
+    timer raising NotImplementedError from ``interrupt``/``clear_interrupt``."""
+    problem = Problem.make("K3", "P4", "red-determiner")
+    result = solve(problem, engine=engine, solver="cadical195", timeout=60, max_vertices=8)
+    assert (result.status, result.n) == ("found", 7)
+    assert verify(problem, result.candidate).correct

@@ -38,7 +38,7 @@ import random
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,7 +115,8 @@ def interrupt_at(deadline: float | None, solvers: Sequence[Any]) -> Iterator[Non
 
     def ring() -> None:
         for solver in solvers:
-            solver.interrupt()
+            with suppress(NotImplementedError):  # CaDiCaL, Kissat: checked between calls only
+                solver.interrupt()
 
     timer = threading.Timer(max(0.0, deadline - time.monotonic()), ring)
     timer.start()
@@ -125,7 +126,8 @@ def interrupt_at(deadline: float | None, solvers: Sequence[Any]) -> Iterator[Non
         timer.cancel()
         timer.join()
         for solver in solvers:
-            solver.clear_interrupt()
+            with suppress(NotImplementedError):
+                solver.clear_interrupt()
 
 
 @dataclass
