@@ -63,59 +63,58 @@ class LexMaxCheck:
         self, n: int, var: Sequence[Sequence[int]], cosets: Sequence[Coset], *, budget: int = 5000
     ) -> None:
         self.n, self.var, self.cosets, self.budget = n, var, list(cosets), budget
-        self.left = 0
 
     def pruning_clause(self, adjacency: Sequence[int]) -> list[int] | None:
         """The clause excluding G (``adjacency[v]``: bitmask of v's neighbours), or ``None``."""
         neighbours = [[w for w in range(self.n) if row >> w & 1] for row in adjacency]
         for coset in self.cosets:
-            self.left = self.budget
-            sigma = [0] * self.n
-            if self._extend(0, sigma, 0, coset, adjacency, neighbours, [0] * self.n):
+            sigma = self._greater_image(coset, adjacency, neighbours)
+            if sigma is not None:
                 return self._clause(sigma, adjacency)
         return None
 
-    def _extend(
-        self,
-        p: int,
-        sigma: list[int],
-        used: int,
-        coset: Coset,
-        adjacency: Sequence[int],
-        neighbours: Sequence[Sequence[int]],
-        placed: list[int],
-    ) -> bool:
-        """Choose σ(p), σ(p+1), … ; True when σ(G) >_lex G has been decided.
+    def _greater_image(
+        self, coset: Coset, adjacency: Sequence[int], neighbours: Sequence[Sequence[int]]
+    ) -> list[int] | None:
+        """σ in ``coset`` with σ(G) >_lex G (defined up to the first difference), or ``None``.
 
-        ``placed[w]`` has bit i (i < p) when σ(i) is a neighbour of w, so column p of σ(G) for
-        σ(p) = v is ``placed[v]``, read in O(1); placing v sets bit p of its neighbours.
+        Depth first over σ(0), σ(1), …; ``placed[w]`` has bit i (i < p) when σ(i) is a neighbour
+        of w, so column p of σ(G) for σ(p) = v is ``placed[v]``, read in O(1).
         """
-        if p == self.n:
+        n = self.n
+        sigma, placed = [0] * n, [0] * n
+        left = self.budget
+
+        def extend(p: int, used: int) -> bool | None:
+            """True: found; False: no σ below this prefix; None: the step budget ran out."""
+            nonlocal left
+            column, bit = adjacency[p] & (1 << p) - 1, 1 << p
+            for v in coset[p]:
+                if used >> v & 1:
+                    continue
+                left -= 1
+                if left < 0:
+                    return None
+                image = placed[v]
+                diff = column ^ image
+                if diff:
+                    if image & diff & -diff:  # first difference: σ(G) has the edge, G has not
+                        sigma[p] = v
+                        return True
+                    continue
+                if p + 1 == n:  # σ(G) = G on every column
+                    continue
+                sigma[p] = v
+                for w in neighbours[v]:
+                    placed[w] |= bit
+                found = extend(p + 1, used | 1 << v)
+                if found is not False:
+                    return found
+                for w in neighbours[v]:
+                    placed[w] &= ~bit
             return False
-        column = adjacency[p] & ((1 << p) - 1)
-        bit = 1 << p
-        for v in coset[p]:
-            if used >> v & 1:
-                continue
-            self.left -= 1
-            if self.left < 0:
-                return False
-            image = placed[v]
-            sigma[p] = v
-            diff = column ^ image
-            if diff:
-                if image & diff & -diff:  # first difference: σ(G) has the edge, G has not
-                    return True
-                continue
-            for w in neighbours[v]:
-                placed[w] |= bit
-            if self._extend(p + 1, sigma, used | 1 << v, coset, adjacency, neighbours, placed):
-                return True
-            for w in neighbours[v]:
-                placed[w] &= ~bit
-            if self.left < 0:
-                return False
-        return False
+
+        return sigma if extend(0, 0) else None
 
     def _clause(self, sigma: list[int], adjacency: Sequence[int]) -> list[int]:
         """Negations of the entries of G and σ(G) compared up to the first difference."""
