@@ -29,7 +29,9 @@ a witness coloring yields an *arrowing lemma* ¬∧_{t∈S} x_t for the edge set
 query's core (no graph containing S has a witness coloring), a bad good coloring the usual
 lemma; candidates that are not lex-maximal in their orbit are cut by the canonicity check of
 :mod:`.minimality` before the oracle sees them (the static lex-leader constraints then use the
-same column order).
+same column order).  Each candidate yields one lemma, for the first condition it fails
+(witnesses asked first), and travels as a bitmask of K_n's edges; a :class:`Graph` is built
+for a solution only.
 """
 
 from __future__ import annotations
@@ -269,12 +271,9 @@ class ExistsModel:
             self.n, var, group_cosets(self.n, self.layout.classes, self.layout.swaps)
         )
 
-    def pruning_clause(self, check: LexMaxCheck, graph: Graph) -> list[int] | None:
-        """A clause that excludes ``graph`` because it is not lex-maximal in its orbit, if found."""
-        return check.pruning_clause(graph.adjacency)
-
-    def pruning_clause_of_mask(self, check: LexMaxCheck, edge_mask: int) -> list[int] | None:
-        """:meth:`pruning_clause` of the subgraph of K_n with the edges of ``edge_mask``."""
+    def pruning_clause(self, check: LexMaxCheck, edge_mask: int) -> list[int] | None:
+        """A clause that excludes the subgraph of K_n with the edges of ``edge_mask`` because it
+        is not lex-maximal in its orbit, if found."""
         adjacency = [0] * self.n
         for t, (u, v) in enumerate(self.kn.edges):
             if edge_mask >> t & 1:
@@ -488,15 +487,6 @@ class ColoringOracle:
         clauses += [[t + 1 for t in c] + [-(m + t + 1) for t in c] for c in copies.h]
         self.solver = Solver(name=solver, bootstrap_with=clauses)
 
-    def coloring(
-        self, graph: Graph, condition: Condition, deadline: float | None = None
-    ) -> Coloring | None:
-        """A good coloring of ``graph`` that satisfies ``condition`` (edge colours only);
-        :class:`SearchTimeout` at ``deadline`` (one query can be a hard Ramsey-type instance)."""
-        ids = [self.kn.edge_id(u, v) for u, v in graph.edges]
-        red = self.red_mask(_mask(ids), self.condition_literals(condition), deadline)
-        return None if red is None else Coloring(graph, tuple(bool(red >> t & 1) for t in ids))
-
     def condition_literals(self, condition: Condition) -> list[int]:
         """The assumptions r_t / ¬r_t that fix the designated edge colours of ``condition``."""
         lits = []
@@ -510,8 +500,10 @@ class ColoringOracle:
     def red_mask(
         self, edge_mask: int, condition: list[int], deadline: float | None = None
     ) -> int | None:
-        """:meth:`coloring` of the subgraph with the K_n edges ``edge_mask``, as the red bitmask of a
-        coloring of K_n (edges outside the subgraph coloured arbitrarily); ``None``: none exists.
+        """A good coloring of the subgraph with the K_n edges ``edge_mask`` that satisfies the
+        condition (:meth:`condition_literals`), as the red bitmask of a coloring of K_n (edges
+        outside the subgraph coloured arbitrarily); ``None``: none exists.  :class:`SearchTimeout`
+        at ``deadline`` (one query can be a hard Ramsey-type instance).
 
         Every s_t is assumed (true in G, false outside): unit propagation then switches the
         clauses of copies that leave G off at once.
@@ -611,7 +603,7 @@ class LayoutFinder:
             if edge_mask is None:
                 return None
             if self.canonicity is not None:
-                clause = self.model.pruning_clause_of_mask(self.canonicity, edge_mask)
+                clause = self.model.pruning_clause(self.canonicity, edge_mask)
                 if clause is not None:
                     self.model.solver.add_clause(clause)
                     self.stats.pruned += 1
