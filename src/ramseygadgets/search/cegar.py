@@ -159,18 +159,19 @@ class KnCopies:
         self.h = find_copies(problem.H, self.kn)
         self.f_masks = [_mask(c) for c in self.f]
         self.h_masks = [_mask(c) for c in self.h]
-        # copies through each edge (indices into f / h)
-        self.f_at: list[list[int]] = [[] for _ in range(self.kn.m)]
-        self.h_at: list[list[int]] = [[] for _ in range(self.kn.m)]
-        for i, c in enumerate(self.f):
-            for t in c:
-                self.f_at[t].append(i)
-        for i, c in enumerate(self.h):
-            for t in c:
-                self.h_at[t].append(i)
-        # the copies through each edge as masks of their other edges (the greedy extension)
-        self.f_rest = [[self.f_masks[i] & ~(1 << t) for i in at] for t, at in enumerate(self.f_at)]
-        self.h_rest = [[self.h_masks[i] & ~(1 << t) for i in at] for t, at in enumerate(self.h_at)]
+        # the copies through each edge, as masks of their other edges (the greedy extension)
+        self.f_rest = _rest_masks(self.f, self.kn.m)
+        self.h_rest = _rest_masks(self.h, self.kn.m)
+
+
+def _rest_masks(copies: Sequence[Sequence[int]], m: int) -> list[list[int]]:
+    """For each edge t of K_n, the masks of C − {t} for the copies C that contain t."""
+    out: list[list[int]] = [[] for _ in range(m)]
+    for c in copies:
+        whole = _mask(c)
+        for t in c:
+            out[t].append(whole & ~(1 << t))
+    return out
 
 
 def subgraph(kn: Graph, edge_mask: int) -> Graph:
@@ -575,10 +576,9 @@ class LayoutFinder:
         )
         self.oracle = ColoringOracle(self.copies) if self.lazy else None
         #: the lazy engine's oracle assumptions for each witness and bad condition
-        self.witness_literals = (
-            [self._literals(c) for c in self.spec.witnesses] if self.lazy else []
-        )
-        self.bad_literals = [self._literals(c) for c in self.spec.bad] if self.lazy else []
+        literals = self.oracle.condition_literals if self.oracle is not None else None
+        self.witness_literals = [literals(c) for c in self.spec.witnesses] if literals else []
+        self.bad_literals = [literals(c) for c in self.spec.bad] if literals else []
         self.canonicity = self.model.canonicity_check() if self.lazy else None
         self.rng = random.Random(seed) if seed is not None else None
         self.stats = FinderStats()
@@ -588,10 +588,6 @@ class LayoutFinder:
         solvers = [self.model.solver] + ([self.oracle.solver] if self.oracle is not None else [])
         with keyboard_interrupts(), interrupt_at(deadline, solvers):
             return self._find(max_edges, deadline)
-
-    def _literals(self, condition: Condition) -> list[int]:
-        assert self.oracle is not None
-        return self.oracle.condition_literals(condition)
 
     def _find(self, max_edges: int | None, deadline: float | None) -> Graph | None:
         assumptions = self.model.bound_edges(max_edges) if max_edges is not None else []
