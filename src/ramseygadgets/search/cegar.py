@@ -75,7 +75,7 @@ def resolve_engine(problem: Problem, engine: str) -> str:
     """The engine that runs: ``auto`` is lazy unless F is a star K1,k (measured: bench/).
 
     For F = K1,k witnesses are easy to encode and the eager engine is faster on the 70 problems
-    (4.3 against 5.4 CPU seconds); for any other F the lazy engine is (8–10× at 9 vertices on
+    (2.7 against 3.9 CPU seconds); for any other F the lazy engine is (16–19× at 9 vertices on
     (K3, K4−e)).  Red-degree conditions (clause and variable gadgets) always run eagerly.
     """
     if engine not in ENGINES:
