@@ -234,11 +234,11 @@ def test_one_hard_sat_call_stops_at_the_deadline() -> None:
     with Solver(name="minisat22", bootstrap_with=PHP(12).clauses) as solver:
         start = time.monotonic()
         with pytest.raises(SearchTimeout), interrupt_at(start + 0.5, [solver]):
-            solve_before(solver, "minisat22", [], start + 0.5)
+            solve_before(solver, [], start + 0.5)
         assert time.monotonic() - start < 10
         solver.add_clause([-1])  # assuming 1 now fails at once: False, not an interrupt
         with interrupt_at(time.monotonic() + 60, [solver]):  # the alarm was cleared after use
-            assert solve_before(solver, "minisat22", [1], time.monotonic() + 60) is False
+            assert solve_before(solver, [1], time.monotonic() + 60) is False
 
 
 def test_the_coloring_oracle_honours_the_deadline() -> None:

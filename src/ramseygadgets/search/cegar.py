@@ -85,23 +85,22 @@ def resolve_engine(problem: Problem, engine: str) -> str:
     return engine
 
 
-#: PySAT backends whose solve can be interrupted at a deadline; others check it between calls.
-_NOT_INTERRUPTIBLE = ("cadical", "kissat")
-
-
 class SearchTimeout(Exception):
     """The deadline passed before the question was decided."""
 
 
-def solve_before(solver: Any, name: str, assumptions: list[int], deadline: float | None) -> bool:
+def solve_before(solver: Any, assumptions: list[int], deadline: float | None) -> bool:
     """``solver.solve(assumptions)``; :class:`SearchTimeout` when ``deadline`` has passed before
-    the call or an :func:`interrupt_at` alarm stopped it (backends that cannot be interrupted,
-    CaDiCaL and Kissat, check the deadline before the call only)."""
-    if deadline is not None and deadline <= time.monotonic():
-        raise SearchTimeout()
-    if deadline is None or name.startswith(_NOT_INTERRUPTIBLE):
+    the call or an :func:`interrupt_at` alarm stopped it.  Backends that cannot be interrupted
+    (PySAT raises NotImplementedError: CaDiCaL, Kissat) check the deadline before the call only."""
+    if deadline is None:
         return bool(solver.solve(assumptions=assumptions))
-    ok = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+    if deadline <= time.monotonic():
+        raise SearchTimeout()
+    try:
+        ok = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+    except NotImplementedError:
+        return bool(solver.solve(assumptions=assumptions))
     if ok is None:
         raise SearchTimeout()
     return bool(ok)
@@ -220,7 +219,6 @@ class ExistsModel:
         self.order = column_order(n) if lazy else list(self.kn.edges)
         for perm in self._symmetries():
             self._add_lex_leader(perm)
-        self.solver_name = solver
         self.solver = Solver(name=solver, bootstrap_with=self.clauses)
         self.clauses = []
 
@@ -302,7 +300,7 @@ class ExistsModel:
 
     def candidate_mask(self, assumptions: list[int], deadline: float | None) -> int | None:
         """:meth:`candidate` as the K_n edge bitmask of the graph."""
-        if not solve_before(self.solver, self.solver_name, assumptions, deadline):
+        if not solve_before(self.solver, assumptions, deadline):
             return None
         model = self.solver.get_model() or []
         edge_mask = 0
@@ -482,7 +480,6 @@ class ColoringOracle:
 
     def __init__(self, copies: KnCopies, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
         self.kn = copies.kn
-        self.solver_name = solver
         m = self.kn.m
         clauses = [[-(t + 1) for t in c] + [-(m + t + 1) for t in c] for c in copies.f]
         clauses += [[t + 1 for t in c] + [-(m + t + 1) for t in c] for c in copies.h]
@@ -511,7 +508,7 @@ class ColoringOracle:
         """
         m = self.kn.m
         assumptions = [m + t + 1 if edge_mask >> t & 1 else -(m + t + 1) for t in range(m)]
-        if not solve_before(self.solver, self.solver_name, assumptions + condition, deadline):
+        if not solve_before(self.solver, assumptions + condition, deadline):
             return None
         model = self.solver.get_model() or []
         red = 0
