@@ -428,20 +428,21 @@ def find_counterexample(problem: Problem, graph: Graph, spec: GadgetSpec) -> lis
 
 
 def extend_coloring(
-    copies: KnCopies, graph: Graph, ce: Counterexample, rng: random.Random | None = None
+    copies: KnCopies, edge_mask: int, ce: Counterexample, rng: random.Random | None = None
 ) -> int:
-    """A K_n coloring (red bitmask) that agrees with the counterexample on G's edges.
+    """A K_n coloring (red bitmask) that agrees with the counterexample on the edges of G, the
+    subgraph with the K_n edges ``edge_mask`` (its edges in K_n's order, as :func:`subgraph`).
 
     Edges of K_n outside G at a vertex whose red degree the bad condition bounds are blue (so the
     coloring stays bad on every graph); the others are coloured by :func:`extend_red_mask`.
     """
     kn = copies.kn
-    red = _mask([kn.edge_id(u, v) for (u, v), r in zip(graph.edges, ce.coloring.red) if r])
+    ids = [t for t in range(kn.m) if edge_mask >> t & 1]
+    red = _mask([t for t, r in zip(ids, ce.coloring.red) if r])
     bounded = {a.vertex for a in ce.condition if isinstance(a, RedDegree)}
-    blue = _mask([t for t, (u, v) in enumerate(kn.edges) if u in bounded or v in bounded])
-    return extend_red_mask(
-        copies, _mask([kn.edge_id(u, v) for u, v in graph.edges]) | blue, red, rng
-    )
+    if bounded:
+        edge_mask |= _mask([t for t, (u, v) in enumerate(kn.edges) if u in bounded or v in bounded])
+    return extend_red_mask(copies, edge_mask, red, rng)
 
 
 def extend_red_mask(
@@ -605,7 +606,7 @@ class LayoutFinder:
             if self.lazy:
                 solved = self._check_lazily(edge_mask, deadline)
             else:
-                solved = self._check_eagerly(subgraph(self.kn, edge_mask))
+                solved = self._check_eagerly(edge_mask)
             self.stats.check_seconds += time.monotonic() - t1
             if solved:
                 return subgraph(self.kn, edge_mask)
@@ -614,11 +615,11 @@ class LayoutFinder:
     def kn(self) -> Graph:
         return self.copies.kn
 
-    def _check_eagerly(self, graph: Graph) -> bool:
+    def _check_eagerly(self, edge_mask: int) -> bool:
         """Counterexample lemmas for a candidate that has its witnesses; True: a solution."""
-        found = find_counterexample(self.problem, graph, self.spec)
+        found = find_counterexample(self.problem, subgraph(self.kn, edge_mask), self.spec)
         for ce in found:
-            self.model.add_lemma(extend_coloring(self.copies, graph, ce, self.rng))
+            self.model.add_lemma(extend_coloring(self.copies, edge_mask, ce, self.rng))
             self.stats.lemmas += 1
         return not found
 
