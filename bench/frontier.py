@@ -157,7 +157,13 @@ def compare_pairs() -> int:
                 r = solve(problem, engine=engine, max_vertices=10, timeout=120)
                 seconds[engine] = time.process_time() - cpu
                 answers[engine] = (r.status, r.n, r.m, r.lower_bound)
-                print(problem.title, engine, answers[engine], f"{seconds[engine]:.2f} CPU s")
+                print(
+                    problem.title,
+                    engine,
+                    answers[engine],
+                    f"{seconds[engine]:.2f} CPU s",
+                    flush=True,
+                )
             if not consistent(*answers.values()):
                 print(f"ENGINES DISAGREE on {problem.title}: {answers}")
                 return 1

@@ -265,3 +265,35 @@ def test_a_solver_without_interrupts_runs_under_a_deadline(engine: str) -> None:
     result = solve(problem, engine=engine, solver="cadical195", timeout=60, max_vertices=8)
     assert (result.status, result.n) == ("found", 7)
     assert verify(problem, result.candidate).correct
+
+
+def test_the_coloring_oracle_refuses_red_degree_conditions() -> None:
+    from ramseygadgets.search.cegar import ColoringOracle, KnCopies
+    from ramseygadgets.search.spec import RedDegree
+
+    oracle = ColoringOracle(KnCopies(Problem.make("K3", "P4", "red-determiner"), 5))
+    with pytest.raises(ValueError, match="edge colours only"):
+        oracle.condition_literals((RedDegree(0, at_most=0),))
+    oracle.close()
+
+
+def _frontier_bench():
+    import importlib.util
+
+    path = Path(__file__).parents[2] / "bench" / "frontier.py"
+    spec = importlib.util.spec_from_file_location("frontier_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_pairs_bench_flags_only_contradicting_answers() -> None:
+    """(status, n, m, lower bound): a longer proof or a timeout is no disagreement; different
+    minimal solutions, or a proven bound beyond the other engine's solution, are."""
+    consistent = _frontier_bench().consistent
+    assert consistent(("none-up-to-limit", None, None, 11), ("timeout", None, None, 10))
+    assert consistent(("found", 8, 23, 8), ("found", 8, 23, 8))
+    assert consistent(("found", 8, 23, 8), ("timeout", None, None, 8))
+    assert not consistent(("found", 8, 23, 8), ("found", 8, 24, 8))
+    assert not consistent(("timeout", None, None, 9), ("found", 8, 23, 8))
