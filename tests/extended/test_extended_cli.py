@@ -85,7 +85,7 @@ def test_eval_solver_100_and_random_near_0_on_the_whole_set(tmp_path: Path) -> N
 
 def test_eval_solver_100_and_random_near_0_on_every_tier(tmp_path: Path) -> None:
     """The default suite's share of the whole-set run (slow): 15 problems of every size tier
-    (all 7 of ≥11), two and three colours."""
+    (all of ≥11), two and three colours."""
     ids = ",".join(tier_sample(15))
     solver = _eval(tmp_path / "solver", "solver", "--problems", ids)
     assert solver["total"] == len(ids.split(",")) >= 50
