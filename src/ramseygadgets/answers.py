@@ -51,7 +51,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError, GraphTooLargeError
-from ramseygadgets.gadgets import Candidate, GadgetType
+from ramseygadgets.gadgets import Candidate, GadgetForm, GadgetKind, GadgetType
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 
 #: Failure kinds of :class:`ParsedAnswer`.
@@ -85,7 +85,7 @@ class ParsedAnswer:
     def ok(self) -> bool:
         return self.candidate is not None
 
-    def to_json(self, gadget: GadgetType | None = None) -> dict[str, Any]:
+    def to_json(self, gadget: GadgetForm | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {
             "parsed": self.ok,
             "parse_error": self.error,
@@ -123,7 +123,7 @@ class _AnswerError(Exception):
 # =============================================================================================
 # Formatting
 # =============================================================================================
-def answer_object(candidate: Candidate, gadget: GadgetType) -> dict[str, Any]:
+def answer_object(candidate: Candidate, gadget: GadgetForm) -> dict[str, Any]:
     """The answer as the documented JSON object (designated vertices by name)."""
     out: dict[str, Any] = {"edges": [list(e) for e in candidate.graph.edges]}
     for name, (u, v) in zip(gadget.edge_names, candidate.designated.edges):
@@ -133,16 +133,16 @@ def answer_object(candidate: Candidate, gadget: GadgetType) -> dict[str, Any]:
     return out
 
 
-def format_answer(candidate: Candidate, gadget: GadgetType) -> str:
+def format_answer(candidate: Candidate, gadget: GadgetForm) -> str:
     """The final answer exactly as a perfect model writes it: a fenced JSON object."""
     return "```json\n" + json.dumps(answer_object(candidate, _gadget(gadget))) + "\n```"
 
 
-def _gadget(gadget: Any) -> GadgetType:
-    if isinstance(gadget, GadgetType):
+def _gadget(gadget: Any) -> GadgetForm:
+    if isinstance(gadget, (GadgetType, GadgetKind)):
         return gadget
-    if hasattr(gadget, "gadget"):  # a Problem
-        return gadget.gadget
+    if isinstance(getattr(gadget, "kind", None), GadgetKind):  # a Problem
+        return gadget.kind
     return GadgetType.parse(str(gadget))
 
 
@@ -306,7 +306,7 @@ def _brace_containers(text: str) -> tuple[list[_Container], bool]:
     return containers, truncated
 
 
-def _collect(text: str, gadget: GadgetType, max_pairs: int | None) -> tuple[list[_Container], bool]:
+def _collect(text: str, gadget: GadgetForm, max_pairs: int | None) -> tuple[list[_Container], bool]:
     """The answer containers of the final text in order, and whether one was cut off."""
     fences = _find_fences(text)
     tool_spans = [(f.start, f.end) for f in fences if _is_tool_fence(f.info)]
@@ -631,7 +631,7 @@ def parse_label_list(value: str) -> list[Label]:
 # =============================================================================================
 # Containers -> answer fields
 # =============================================================================================
-def _labelled_dict(text: str, gadget: GadgetType, max_pairs: int | None = None) -> dict[str, Any]:
+def _labelled_dict(text: str, gadget: GadgetForm, max_pairs: int | None = None) -> dict[str, Any]:
     """Turn ``label = value`` assignments into the answer dict ``{"edges": ..., "e": ...}``."""
     data: dict[str, Any] = {}
 
@@ -682,7 +682,7 @@ def _labelled_dict(text: str, gadget: GadgetType, max_pairs: int | None = None) 
     return data
 
 
-def _boxed_dict(content: str, gadget: GadgetType, max_pairs: int | None = None) -> dict[str, Any]:
+def _boxed_dict(content: str, gadget: GadgetForm, max_pairs: int | None = None) -> dict[str, Any]:
     """A ``\\boxed{}`` answer: labelled assignments, an escaped JSON object or a bare edge list."""
     text = _labelled_text(content, whole=False)
     if _ASSIGNMENT_START.match(text):
@@ -742,7 +742,7 @@ def _merge(into: dict[str, Any], extra: Mapping[Any, Any]) -> None:
         into[str(k)] = v
 
 
-def _normalize_keys(data: Mapping[Any, Any], gadget: GadgetType) -> dict[str, Any]:
+def _normalize_keys(data: Mapping[Any, Any], gadget: GadgetForm) -> dict[str, Any]:
     """Canonical keys: one edges key; a wrapper object and a ``designated`` object flattened."""
     data = {str(k): v for k, v in data.items()}
     if not any(k.lower() in _EDGE_KEYS for k in data):
@@ -812,7 +812,7 @@ def _pair_of(raw: Any, what: str) -> list[Label]:
 
 
 def _structured(
-    data: dict[str, Any], gadget: GadgetType, max_pairs: int | None = None
+    data: dict[str, Any], gadget: GadgetForm, max_pairs: int | None = None
 ) -> dict[str, Any]:
     """Read every field into raw labels (ints or names), checking shapes.
 
@@ -879,7 +879,7 @@ def _structured(
     return out
 
 
-def _check_present(data: dict[str, Any], gadget: GadgetType) -> None:
+def _check_present(data: dict[str, Any], gadget: GadgetForm) -> None:
     names = (*gadget.edge_names, *gadget.vertex_names)
     missing = [name for name in names if name not in data]
     if missing:
@@ -901,7 +901,7 @@ def _natural_key(name: str) -> tuple[Any, ...]:
 
 
 def _relabel(
-    data: dict[str, Any], gadget: GadgetType
+    data: dict[str, Any], gadget: GadgetForm
 ) -> tuple[dict[str, Any], dict[str, int] | None, list[str]]:
     """Apply the label rules (1-based shift, named labels); return input for ``from_json``, the
     map from named labels to vertices (``None`` for integer labels) and notes on what was done."""
@@ -916,7 +916,7 @@ def _relabel(
     return out, label_map, notes
 
 
-def _answer_labels(data: dict[str, Any], gadget: GadgetType) -> list[Label]:
+def _answer_labels(data: dict[str, Any], gadget: GadgetForm) -> list[Label]:
     """Every vertex label the answer uses: in its edges, its designated edges and vertices, and
     its listed vertex set."""
     item_edges = [data[name] for name in gadget.edge_names if name in data]
@@ -966,7 +966,7 @@ def _named_label_mapping(
 
 
 def _mapped_answer(
-    data: dict[str, Any], gadget: GadgetType, mapping: dict[Label, int]
+    data: dict[str, Any], gadget: GadgetForm, mapping: dict[Label, int]
 ) -> dict[str, Any]:
     """The edges and designated items with every label replaced by its vertex."""
     out: dict[str, Any] = {"edges": [[mapping[u], mapping[v]] for u, v in data["edges"]]}
@@ -992,7 +992,7 @@ def _vertex_set_size(listed: list[Label], labels: list[Label], mapping: dict[Lab
 
 
 def _read(
-    container: _Container, gadget: GadgetType, max_vertices: int | None
+    container: _Container, gadget: GadgetForm, max_vertices: int | None
 ) -> tuple[Candidate, dict[str, int] | None, list[str]]:
     """The candidate a container holds, or :class:`_AnswerError` saying why it has none."""
     max_pairs = None if max_vertices is None else max_vertices * (max_vertices - 1) // 2
@@ -1033,7 +1033,7 @@ _SOURCE_NAMES = {
 # =============================================================================================
 def parse_answer(
     text: str | None,
-    gadget: GadgetType | Any,
+    gadget: GadgetForm | Any,
     *,
     reasoning: str | None = None,
     max_vertices: int | None = DEFAULT_MAX_VERTICES,
@@ -1060,7 +1060,7 @@ def parse_answer(
 
 
 def _parse(
-    text: str | None, gadget: GadgetType, reasoning: str | None, max_vertices: int | None
+    text: str | None, gadget: GadgetForm, reasoning: str | None, max_vertices: int | None
 ) -> ParsedAnswer:
     if not isinstance(text, str) or not text.strip():
         why = "the reply is empty"

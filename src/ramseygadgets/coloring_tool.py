@@ -236,9 +236,9 @@ def _two_color_report(graph: Graph, F: Any, H: Any) -> GoodColoringsReport | Non
 
 def _multi_color_report(graph: Graph, patterns: tuple[Any, ...]) -> GoodColoringsReport | None:
     """The report for one forbidden pattern per colour on the k-colour solver (``None``: not good)."""
+    from ramseygadgets.coloring_spec import ColoringSpec
     from ramseygadgets.copies import find_copies
     from ramseygadgets.multicolor.colorings import MultiColorings
-    from ramseygadgets.multicolor.spec import ColoringSpec
 
     used = [False] * graph.m
     for pattern in patterns:

@@ -190,7 +190,7 @@ def export_dataset(
     problems = list(problems)
     out = make_output_dir(out_dir, "the export directory", ExportError)
     problem_table, prompt_table = [], []
-    with_colors = any(p.more for p in problems)
+    with_colors = any(not p.is_pair for p in problems)
     for index, problem in enumerate(problems):
         problem_table.append(problem_row(problem, problem_set, with_colors=with_colors))
         prompt_table.extend(prompt_rows(problem, profile, problem_set, with_colors=with_colors))

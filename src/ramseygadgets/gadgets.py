@@ -21,7 +21,50 @@ from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Edge, Graph, _check_label
 COLOR_NAMES = ("red", "blue", "green", "yellow", "purple", "orange", "cyan", "magenta")
 
 
+class GadgetKind(str, Enum):
+    """What a gadget forces, for any number of colours; the designated items follow from it.
+
+    A determiner also names the colour it forces (:attr:`ramseygadgets.problem.Problem.color`);
+    clause and variable gadgets exist for two colours only (F = K1,k).
+    """
+
+    DETERMINER = "determiner"
+    POSITIVE_SENDER = "positive-sender"
+    NEGATIVE_SENDER = "negative-sender"
+    CLAUSE = "clause-gadget"
+    VARIABLE = "variable-gadget"
+
+    @property
+    def edge_names(self) -> tuple[str, ...]:
+        """Names of the designated edges (``e``, ``f``)."""
+        if self is GadgetKind.DETERMINER:
+            return ("e",)
+        if self in (GadgetKind.POSITIVE_SENDER, GadgetKind.NEGATIVE_SENDER):
+            return ("e", "f")
+        return ()
+
+    @property
+    def vertex_names(self) -> tuple[str, ...]:
+        """Names of the designated vertices, in order."""
+        if self is GadgetKind.CLAUSE:
+            return ("i1", "i2", "i3")
+        if self is GadgetKind.VARIABLE:
+            return ("u1", "u2", "n1")
+        return ()
+
+    @property
+    def is_hardness(self) -> bool:
+        return self in (GadgetKind.CLAUSE, GadgetKind.VARIABLE)
+
+    @property
+    def tier(self) -> str:
+        """``easy`` for determiners, ``hard`` for the rest (the paper's difficulty tiers)."""
+        return "easy" if self is GadgetKind.DETERMINER else "hard"
+
+
 class GadgetType(str, Enum):
+    """The paper's six gadget names (two colours); :attr:`kind` is the form any colour count shares."""
+
     RED_DETERMINER = "red-determiner"
     BLUE_DETERMINER = "blue-determiner"
     POSITIVE_SENDER = "positive-sender"
@@ -34,31 +77,32 @@ class GadgetType(str, Enum):
         return self.value.replace("-", "_")
 
     @property
-    def edge_names(self) -> tuple[str, ...]:
-        """Names of the designated edges (``e``, ``f``)."""
+    def kind(self) -> GadgetKind:
+        """The gadget's form: a red- or blue-determiner is a determiner (of colour 0 or 1)."""
         if self in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER):
-            return ("e",)
-        if self in (GadgetType.POSITIVE_SENDER, GadgetType.NEGATIVE_SENDER):
-            return ("e", "f")
-        return ()
+            return GadgetKind.DETERMINER
+        return GadgetKind(self.value)
+
+    @property
+    def determined_color(self) -> int | None:
+        """0 for the red-determiner, 1 for the blue-determiner, ``None`` otherwise."""
+        return {GadgetType.RED_DETERMINER: 0, GadgetType.BLUE_DETERMINER: 1}.get(self)
+
+    @property
+    def edge_names(self) -> tuple[str, ...]:
+        return self.kind.edge_names
 
     @property
     def vertex_names(self) -> tuple[str, ...]:
-        """Names of the designated vertices, in order."""
-        if self is GadgetType.CLAUSE:
-            return ("i1", "i2", "i3")
-        if self is GadgetType.VARIABLE:
-            return ("u1", "u2", "n1")
-        return ()
+        return self.kind.vertex_names
 
     @property
     def is_hardness(self) -> bool:
-        return self in (GadgetType.CLAUSE, GadgetType.VARIABLE)
+        return self.kind.is_hardness
 
     @property
     def tier(self) -> str:
-        """``easy`` for determiners, ``hard`` for the rest (the paper's difficulty tiers)."""
-        return "easy" if self in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER) else "hard"
+        return self.kind.tier
 
     @classmethod
     def parse(cls, text: str) -> GadgetType:
@@ -70,6 +114,10 @@ class GadgetType(str, Enum):
         raise ValueError(f"unknown gadget type {text!r}; expected one of {names}")
 
 
+#: Anything that names a gadget's designated items: its kind, or one of the six names.
+GadgetForm = GadgetKind | GadgetType
+
+
 @dataclass(frozen=True)
 class Designated:
     """Designated edges (``e``, ``f``) and/or vertices of a candidate."""
@@ -77,13 +125,13 @@ class Designated:
     edges: tuple[Edge, ...] = ()
     vertices: tuple[int, ...] = ()
 
-    def to_json(self, gadget: GadgetType) -> dict[str, Any]:
+    def to_json(self, gadget: GadgetForm) -> dict[str, Any]:
         out: dict[str, Any] = {name: list(e) for name, e in zip(gadget.edge_names, self.edges)}
         if gadget.vertex_names:
             out["vertices"] = list(self.vertices)
         return out
 
-    def describe(self, gadget: GadgetType) -> str:
+    def describe(self, gadget: GadgetForm) -> str:
         parts = [f"{name} = {u}-{v}" for name, (u, v) in zip(gadget.edge_names, self.edges)]
         parts += [f"{name} = {x}" for name, x in zip(gadget.vertex_names, self.vertices)]
         return ", ".join(parts)
@@ -98,7 +146,7 @@ class Candidate:
 
     @classmethod
     def from_json(
-        cls, data: Any, gadget: GadgetType, *, max_vertices: int | None = DEFAULT_MAX_VERTICES
+        cls, data: Any, gadget: GadgetForm, *, max_vertices: int | None = DEFAULT_MAX_VERTICES
     ) -> Candidate:
         """Read ``{"edges": [[u, v], ...], "e": [u, v], "f": [u, v], "vertices": [a, b, c]}``.
 
@@ -133,11 +181,11 @@ class Candidate:
             graph = Graph(top + 1, graph.edges)
         return cls(graph, designated)
 
-    def to_json(self, gadget: GadgetType) -> dict[str, Any]:
+    def to_json(self, gadget: GadgetForm) -> dict[str, Any]:
         return {"edges": [list(e) for e in self.graph.edges], **self.designated.to_json(gadget)}
 
 
-def designated_from_json(data: Mapping[str, Any], gadget: GadgetType) -> Designated:
+def designated_from_json(data: Mapping[str, Any], gadget: GadgetForm) -> Designated:
     """Read the designated items a gadget type needs from a decoded JSON answer."""
     edges: list[Edge] = []
     for name in gadget.edge_names:

@@ -49,19 +49,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem
+from ramseygadgets.catalog import POLYNOMIAL_PAIRS
+from ramseygadgets.coloring_spec import MAX_COLORS, ColoringSpec, SpecError, split_pattern_list
 from ramseygadgets.errors import RamseyGadgetsError, UnknownPatternError
 from ramseygadgets.files import atomic_write, lock_directory, make_output_dir
-from ramseygadgets.gadgets import Candidate, GadgetType
-from ramseygadgets.multicolor.spec import (
-    COLOR_NAMES,
-    MAX_COLORS,
-    ColoringSpec,
-    MultiProblem,
-    SpecError,
-    split_pattern_list,
-)
+from ramseygadgets.gadgets import COLOR_NAMES, Candidate, GadgetForm, GadgetKind, GadgetType
 from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern, name_graph
+from ramseygadgets.problem import Problem
 
 #: The paper's polynomial-time pairs: no clause or variable gadgets are asked for them.
 BUILTIN_POLYNOMIAL_PAIRS: tuple[tuple[str, str], ...] = tuple(sorted(POLYNOMIAL_PAIRS))
@@ -82,7 +76,7 @@ SOLUTIONS_FILE = "solutions.json"
 MANIFEST_FILE = "manifest.json"
 PLAN_FILE = "plan.json"
 
-GeneratedProblem = Problem | MultiProblem
+GeneratedProblem = Problem
 
 
 class ProblemSetError(RamseyGadgetsError):
@@ -311,15 +305,17 @@ def pair_problems(
             reason = f"polynomial pair ({why}): no hardness gadget unless P = NP"
             plan.skipped.append({"problem": title, "reason": reason})
             continue
-        plan.problems.append(Problem(F, H, gadget))
+        plan.problems.append(Problem.make(F, H, gadget))
 
 
 def spec_problems(spec: ColoringSpec, wanted: set[str] | None, plan: ProblemSetPlan) -> None:
-    candidates = [MultiProblem(spec, "determiner", k) for k in range(spec.c)]
-    candidates += [MultiProblem(spec, "positive-sender"), MultiProblem(spec, "negative-sender")]
+    candidates = [Problem(spec, GadgetKind.DETERMINER, k) for k in range(spec.c)]
+    candidates += [
+        Problem(spec, kind) for kind in (GadgetKind.POSITIVE_SENDER, GadgetKind.NEGATIVE_SENDER)
+    ]
     for p in candidates:
-        plan.types.add(p.gadget)
-        if not _wanted(p.gadget, wanted):
+        plan.types.add(p.gadget_name)
+        if not _wanted(p.gadget_name, wanted):
             continue
         if not p.is_possible_by_symmetry():
             plan.skipped.append(
@@ -431,15 +427,15 @@ def problem_of_record(record: dict[str, Any]) -> GeneratedProblem:
     """The problem a record describes (two-colour records by F/H/gadget, others by colors/gadget)."""
     try:
         if "colors" in record:
-            return MultiProblem.from_json(record)
+            return Problem.from_json(record)
         return Problem.make(str(record["F"]), str(record["H"]), str(record["gadget"]))
     except (KeyError, RamseyGadgetsError, ValueError) as exc:
         raise ProblemSetError(f"unusable problem record {record.get('id', '?')}: {exc}") from None
 
 
-def core_gadget(problem: GeneratedProblem) -> GadgetType:
-    """The core gadget type that names the designated items (e, f / vertices)."""
-    return problem.gadget_type if isinstance(problem, MultiProblem) else problem.gadget
+def core_gadget(problem: GeneratedProblem) -> GadgetForm:
+    """The gadget kind that names the designated items (e, f / vertices)."""
+    return problem.kind
 
 
 def candidate_of_record(record: dict[str, Any], problem: GeneratedProblem) -> Candidate | None:
@@ -458,7 +454,7 @@ def export_row(record: dict[str, Any]) -> dict[str, Any]:
     designated = candidate.designated
     edges = dict(zip(gadget.edge_names, designated.edges))
     row: dict[str, Any] = {"id": problem.id, "title": problem.title}
-    if isinstance(problem, MultiProblem):
+    if not problem.is_pair:
         row.update(
             {
                 "colors": problem.spec.to_json(),
@@ -482,12 +478,12 @@ def export_row(record: dict[str, Any]) -> dict[str, Any]:
         )
     row.update(
         {
-            "gadget": problem.gadget if isinstance(problem, MultiProblem) else problem.gadget.value,
+            "gadget": problem.gadget_name,
             "tier": problem.tier,
             "designated": list((*gadget.edge_names, *gadget.vertex_names)),
         }
     )
-    if not isinstance(problem, MultiProblem):
+    if problem.is_pair:
         row["settings"] = settings_for(problem, min_vertices=candidate.graph.n)
     row.update(
         {
@@ -606,7 +602,6 @@ def _provenance_problem(record: dict[str, Any]) -> str | None:
 
 def _solution_problem(record: dict[str, Any], problem: GeneratedProblem) -> str | None:
     """Why a found record's solution is not a solution of size (n, m) (None: it is one)."""
-    from ramseygadgets.multicolor.verify import verify_multi
     from ramseygadgets.verify import verify
 
     gadget = core_gadget(problem)
@@ -618,10 +613,7 @@ def _solution_problem(record: dict[str, Any], problem: GeneratedProblem) -> str 
             f"the solution has n = {candidate.graph.n}, m = {candidate.graph.m}, the record "
             f"says n = {record['n']}, m = {record['m']}"
         )
-    if isinstance(problem, MultiProblem):
-        verdict = verify_multi(problem, candidate)
-    else:
-        verdict = verify(problem, candidate)
+    verdict = verify(problem, candidate)
     if not verdict.correct:
         return f"the solution is not a {problem.title}: {verdict.reason}"
     shipped = record.get("shipped")

@@ -22,64 +22,25 @@ carries a witness coloring wherever one exists.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from itertools import product
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings import Coloring, GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
+from ramseygadgets.multicolor.verify import verify_multi
+from ramseygadgets.problem import Problem
+from ramseygadgets.verdict import Verdict, check_designated, edge_text
 
-if TYPE_CHECKING:
-    from ramseygadgets.multicolor.colorings import MultiColoring
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Outcome of a verification.
-
-    ``check`` names the clause of the definition that decided: ``ok``, ``designated``
-    (designated items malformed, absent or not distinct), ``good`` (G has no good coloring) or
-    ``gadget`` (the gadget property fails).
-    """
-
-    correct: bool
-    reason: str
-    check: str = "ok"
-    witness: Coloring | MultiColoring | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"correct": self.correct, "reason": self.reason, "check": self.check}
-        out["witness"] = self.witness.to_json() if self.witness is not None else None
-        out.update(self.details)
-        return out
-
-
-def _edge(e: tuple[int, int]) -> str:
-    return f"{e[0]}-{e[1]}"
-
-
-def check_designated(graph: Graph, gadget: GadgetType, designated: Designated) -> str | None:
-    """The reason the designated items are unusable, or ``None`` when they are fine."""
-    names = gadget.edge_names
-    if len(designated.edges) != len(names):
-        return f"the {gadget.value} needs {len(names)} designated edge(s) ({', '.join(names)}), got {len(designated.edges)}"
-    for name, (u, v) in zip(names, designated.edges):
-        if u == v or not graph.has_edge(u, v):
-            return f"designated edge {name} = {u}-{v} is not an edge of the graph"
-    if len(set(designated.edges)) != len(designated.edges):
-        return "designated edges e and f must be distinct edges, but they are the same edge"
-    vnames = gadget.vertex_names
-    if len(designated.vertices) != len(vnames):
-        return f"the {gadget.value} needs {len(vnames)} designated vertices ({', '.join(vnames)}), got {len(designated.vertices)}"
-    for name, x in zip(vnames, designated.vertices):
-        if not 0 <= x < graph.n:
-            return f"designated vertex {name} = {x} is not a vertex of the graph (vertices 0..{graph.n - 1})"
-    if len(set(designated.vertices)) != len(designated.vertices):
-        return f"designated vertices {', '.join(vnames)} must be distinct, got {list(designated.vertices)}"
-    return None
+__all__ = [
+    "Verdict",
+    "check_designated",
+    "verify",
+    "verify_clause",
+    "verify_determiner",
+    "verify_sender",
+    "verify_variable",
+]
 
 
 class _Models:
@@ -120,11 +81,11 @@ def verify_determiner(
         other = "blue" if want_red else "red"
         return Verdict(
             False,
-            f"edge e = {_edge(e)} is {other} in some good coloring, so it is not always {color}",
+            f"edge e = {edge_text(e)} is {other} in some good coloring, so it is not always {color}",
             "gadget",
             witness,
         )
-    return Verdict(True, f"G is good and edge e = {_edge(e)} is {color} in every good coloring")
+    return Verdict(True, f"G is good and edge e = {edge_text(e)} is {color} in every good coloring")
 
 
 def verify_sender(
@@ -138,7 +99,7 @@ def verify_sender(
         if models.find(lambda s: s[0] == red, [le if red else -le]) is None:
             return Verdict(
                 False,
-                f"no good coloring has e = {_edge(e)} {color}, but a sender needs good colorings "
+                f"no good coloring has e = {edge_text(e)} {color}, but a sender needs good colorings "
                 f"with e red and with e blue",
                 "gadget",
             )
@@ -152,7 +113,7 @@ def verify_sender(
             want = "the same colour" if positive else "opposite colours"
             return Verdict(
                 False,
-                f"a good coloring has e = {_edge(e)} {ce} and f = {_edge(f)} {cf}, "
+                f"a good coloring has e = {edge_text(e)} {ce} and f = {edge_text(f)} {cf}, "
                 f"but they must always have {want}",
                 "gadget",
                 witness,
@@ -264,11 +225,8 @@ def verify(
         designated = graph.designated
         graph = graph.graph
     designated = designated or Designated()
-    if problem.more:  # three or more colours: the k-colour checks of the same definitions
-        from ramseygadgets.multicolor.spec import MultiProblem
-        from ramseygadgets.multicolor.verify import verify_multi
-
-        return verify_multi(MultiProblem.of_problem(problem), graph, designated)
+    if not problem.spec.is_pair:  # three or more colours, or pattern sets: the k-colour checks
+        return verify_multi(problem, graph, designated)
     problem_with_designated = check_designated(graph, problem.gadget, designated)
     if problem_with_designated is not None:
         return Verdict(False, problem_with_designated, "designated")

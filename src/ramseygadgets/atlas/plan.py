@@ -148,11 +148,9 @@ def plan_atlas(sections: list[Section]) -> AtlasPlan:
     for section in sections:
         part = plan_problem_set(section.F, section.H, gadgets=section.gadgets)
         for p in part.problems:
-            if not isinstance(p, Problem):
-                continue
             if p.gadget is GadgetType.POSITIVE_SENDER and _isomorphic(p.F, p.H):
                 plan.items += [
-                    Impossible(section.name, Problem(p.F, p.H, g), SELF_PAIR_REASON)
+                    Impossible(section.name, Problem.make(p.F, p.H, g), SELF_PAIR_REASON)
                     for g in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER)
                 ]
             plan.items.append(AtlasProblem(section.name, p))

@@ -258,10 +258,6 @@ class Evaluation:
         self.problem_set = select_problems(problem_ids, o.tier, o.dataset, o.problem_set).first(
             o.limit
         )
-        if any(p.more for p in self.problem_set.problems):
-            # k-colour problems: load their verifier, tool and search here, once, before the
-            # scoring threads would import them concurrently (a partially initialised module).
-            import ramseygadgets.multicolor  # noqa: F401
         self.settings, self.runs = settings, runs
         self.profile = resolve_profile(o.profile, o.profiles_file, o.model)
         self.sampling = resolve_sampling(o, self.profile)

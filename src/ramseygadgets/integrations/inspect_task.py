@@ -124,7 +124,7 @@ def build_samples(
     ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
     samples: list[Sample] = []
-    with_colors = any(p.more for p in problem_set.problems)
+    with_colors = any(not p.is_pair for p in problem_set.problems)
     for problem in problem_set.problems:
         size = problem_set.min_vertices(problem)
         if setting not in settings_for(problem, min_vertices=size):
@@ -235,7 +235,7 @@ async def _multiround(state: TaskState, generate: Generate) -> TaskState:
     if native:
         state.tools = [
             coloring_tool(problem_id=problem.id)
-            if in_catalog(problem) or problem.more
+            if in_catalog(problem) or not problem.is_pair
             else coloring_tool(F=problem.F.spec, H=problem.H.spec)
         ]
     tool_uses = 0

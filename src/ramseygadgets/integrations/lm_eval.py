@@ -76,7 +76,7 @@ def dataset_rows(
     ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
     rows: list[dict[str, Any]] = []
-    with_colors = any(p.more for p in problem_set.problems)
+    with_colors = any(not p.is_pair for p in problem_set.problems)
     for problem in problem_set.problems:
         size = problem_set.min_vertices(problem)
         if setting not in settings_for(problem, min_vertices=size):

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ramseygadgets.bruteforce import copy_masks
+from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem
+from ramseygadgets.problem import Problem
 
 MAX_BRUTE_FORCE_COLORINGS = 1 << 22
 
@@ -45,7 +46,7 @@ def good_colorings(graph: Graph, spec: ColoringSpec) -> np.ndarray:
     return table[good]
 
 
-def brute_force_verify_multi(problem: MultiProblem, graph: Graph, designated: Designated) -> bool:
+def brute_force_verify_multi(problem: Problem, graph: Graph, designated: Designated) -> bool:
     """True iff the candidate satisfies every clause of the multi-colour gadget definition."""
     edges = designated.edges
     if len(edges) != len(problem.edge_names) or len(set(edges)) != len(edges):

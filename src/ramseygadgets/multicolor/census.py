@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColorings
-from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem
+from ramseygadgets.problem import Problem
 
 
 class _Samples:
@@ -69,7 +70,7 @@ def _sender_pair(s: _Samples, movable: list[int], positive: bool) -> tuple[int, 
 
 
 def gadgets_in_graph_multi(
-    graph: Graph, problems: Iterable[MultiProblem]
+    graph: Graph, problems: Iterable[Problem]
 ) -> dict[str, Designated] | None:
     """Problem id → designated edges making ``graph`` a solution (only problems it solves).
 

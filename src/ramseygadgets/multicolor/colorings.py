@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
+from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.colorings import DEFAULT_MAX_CLAUSES, DEFAULT_SOLVER, IncrementalCNF, new_solver
 from ramseygadgets.copies import count_all_copies, find_copies
 from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Edge, Graph
-from ramseygadgets.multicolor.spec import ColoringSpec
 
 
 def literal(c: int, edge: int, color: int) -> int:

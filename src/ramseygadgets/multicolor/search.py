@@ -35,8 +35,8 @@ from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, literal
-from ramseygadgets.multicolor.spec import MultiProblem
 from ramseygadgets.multicolor.verify import verify_multi
+from ramseygadgets.problem import Problem
 from ramseygadgets.search.cegar import (
     DEFAULT_SEARCH_SOLVER,
     ExistsModel,
@@ -60,7 +60,7 @@ def _mask(edges: tuple[int, ...]) -> int:
 class KnColorCopies:
     """For every colour, the copies of its forbidden patterns in K_n (edge tuples and bitmasks)."""
 
-    def __init__(self, problem: MultiProblem, n: int) -> None:
+    def __init__(self, problem: Problem, n: int) -> None:
         self.kn = Graph.complete(n)
         self.copies: list[list[tuple[int, ...]]] = []
         for color in problem.spec.colors:
@@ -83,7 +83,7 @@ class MultiCandidateModel(ExistsModel):
 
     def __init__(
         self,
-        problem: MultiProblem,
+        problem: Problem,
         n: int,
         layout: Layout,
         copies: KnColorCopies,
@@ -193,7 +193,7 @@ class MultiLayoutFinder:
 
     def __init__(
         self,
-        problem: MultiProblem,
+        problem: Problem,
         n: int,
         layout: Layout,
         copies: KnColorCopies,
@@ -249,9 +249,9 @@ class MultiLayoutFinder:
         self.model.close()
 
 
-def multi_layouts(problem: MultiProblem, n: int) -> list[Layout]:
+def multi_layouts(problem: Problem, n: int) -> list[Layout]:
     """The core layouts; without the e/f exchange for negative senders with three or more colours."""
-    out = layouts(problem.gadget_type, n)
+    out = layouts(problem.kind, n)
     if problem.kind != "negative-sender" or problem.spec.c == 2:
         return out
     fixed = []
@@ -269,7 +269,7 @@ def multi_layouts(problem: MultiProblem, n: int) -> list[Layout]:
 class MultiSearchResult(CandidateResult):
     """Outcome of :func:`solve_multi` (same fields and statuses as the core ``SearchResult``)."""
 
-    problem: MultiProblem
+    problem: Problem
     status: str  # found | none-up-to-limit | timeout
     candidate: Candidate | None
     lower_bound: int
@@ -285,7 +285,7 @@ class MultiSearchResult(CandidateResult):
     def to_json(self) -> dict[str, Any]:
         solution = None
         if self.candidate is not None:
-            solution = self.candidate.to_json(self.problem.gadget_type)
+            solution = self.candidate.to_json(self.problem.kind)
         return {
             "problem_id": self.problem.id,
             "title": self.problem.title,
@@ -301,7 +301,7 @@ class MultiSearchResult(CandidateResult):
         }
 
 
-def _checked(problem: MultiProblem, candidate: Candidate) -> Candidate:
+def _checked(problem: Problem, candidate: Candidate) -> Candidate:
     verdict = verify_multi(problem, candidate)
     if not verdict.correct:
         raise AssertionError(
@@ -311,12 +311,12 @@ def _checked(problem: MultiProblem, candidate: Candidate) -> Candidate:
     return candidate
 
 
-def smallest_vertex_count(problem: MultiProblem) -> int:
+def smallest_vertex_count(problem: Problem) -> int:
     return 2 if problem.kind == "determiner" else 3
 
 
 def solve_multi(
-    problem: MultiProblem,
+    problem: Problem,
     *,
     max_vertices: int = DEFAULT_MAX_VERTICES,
     timeout: float | None = None,

@@ -15,15 +15,12 @@ every shipped solution and on random candidates).
 
 from __future__ import annotations
 
+from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColorings
-from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem
-from ramseygadgets.verify import Verdict, check_designated
-
-
-def _edge(e: tuple[int, int]) -> str:
-    return f"{e[0]}-{e[1]}"
+from ramseygadgets.problem import Problem
+from ramseygadgets.verdict import Verdict, check_designated, edge_text
 
 
 def _not_good(spec: ColoringSpec) -> str:
@@ -35,19 +32,16 @@ def _not_good(spec: ColoringSpec) -> str:
 
 
 def verify_multi(
-    problem: MultiProblem, graph: Graph | Candidate, designated: Designated | None = None
+    problem: Problem, graph: Graph | Candidate, designated: Designated | None = None
 ) -> Verdict:
     """Decide whether ``graph`` with its designated edges solves the multi-colour ``problem``."""
     if isinstance(graph, Candidate):
         designated = graph.designated
         graph = graph.graph
     designated = designated or Designated()
-    core_type = problem.gadget_type
-    problem_with_designated = check_designated(graph, core_type, designated)
-    if problem_with_designated is not None:
-        return Verdict(
-            False, problem_with_designated.replace(core_type.value, problem.gadget), "designated"
-        )
+    unusable = check_designated(graph, problem.kind, designated, problem.gadget_name)
+    if unusable is not None:
+        return Verdict(False, unusable, "designated")
     spec = problem.spec
     with MultiColorings(graph, spec) as sat:
         first = sat.solve()
@@ -63,13 +57,13 @@ def verify_multi(
             if witness is not None:
                 return Verdict(
                     False,
-                    f"edge e = {_edge(e)} is {names[witness.colors[ie]]} in some good coloring, so "
+                    f"edge e = {edge_text(e)} is {names[witness.colors[ie]]} in some good coloring, so "
                     f"it is not always {names[k]}",
                     "gadget",
                     witness,
                 )
             return Verdict(
-                True, f"G is good and edge e = {_edge(e)} is {names[k]} in every good coloring"
+                True, f"G is good and edge e = {edge_text(e)} is {names[k]} in every good coloring"
             )
         f = designated.edges[1]
         jf = graph.edge_id(*f)
@@ -81,15 +75,15 @@ def verify_multi(
                 want = "the same colour" if positive else "different colours"
                 return Verdict(
                     False,
-                    f"a good coloring has e = {_edge(e)} {names[witness.colors[ie]]} and "
-                    f"f = {_edge(f)} {names[witness.colors[jf]]}, but they must always have {want}",
+                    f"a good coloring has e = {edge_text(e)} {names[witness.colors[ie]]} and "
+                    f"f = {edge_text(f)} {names[witness.colors[jf]]}, but they must always have {want}",
                     "gadget",
                     witness,
                 )
         if sat.solve([-sat.lit(ie, first.colors[ie])]) is None:
             return Verdict(
                 False,
-                f"edge e = {_edge(e)} is {names[first.colors[ie]]} in every good coloring, but a "
+                f"edge e = {edge_text(e)} is {names[first.colors[ie]]} in every good coloring, but a "
                 f"sender needs e to take at least two colours",
                 "gadget",
             )

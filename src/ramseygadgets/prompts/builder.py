@@ -21,7 +21,7 @@ from ramseygadgets.answers import answer_object
 from ramseygadgets.catalog import Problem, get_problem, in_catalog
 from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, tool_spec
 from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.gadgets import Candidate, Designated, GadgetForm
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.profiles import ModelProfile, get_profile
@@ -152,7 +152,7 @@ def pattern_info(pattern: Pattern) -> dict[str, Any]:
 _FORMAT_EXAMPLE = Graph(4, ((0, 1), (0, 2), (1, 2), (2, 3)))
 
 
-def format_example(gadget: GadgetType) -> str:
+def format_example(gadget: GadgetForm) -> str:
     """The format-only example answer of the system prompt (same rendering as ``format_answer``)."""
     designated = Designated(
         ((0, 1), (2, 3))[: len(gadget.edge_names)], (0, 1, 3)[: len(gadget.vertex_names)]
@@ -160,7 +160,7 @@ def format_example(gadget: GadgetType) -> str:
     return json.dumps(answer_object(Candidate(_FORMAT_EXAMPLE, designated), gadget))
 
 
-def _designated_words(gadget: GadgetType) -> tuple[str, str]:
+def _designated_words(gadget: GadgetForm) -> tuple[str, str]:
     names = (*gadget.edge_names, *gadget.vertex_names)
     if len(names) == 1:
         return "the edge e", "edge e"
@@ -182,7 +182,7 @@ def example_problem(problem: Problem | str) -> Problem | None:
     """
     problem = _resolve(problem)
     k = problem.F.star_k
-    if k is None or k < 3 or problem.more:
+    if k is None or k < 3 or not problem.is_pair:
         return None
     try:
         counterpart = get_problem(Problem.make("P3", problem.H.name, problem.gadget).id)
@@ -223,13 +223,13 @@ def _solution(problem: Problem, what: str) -> Candidate:
 def _context(
     problem: Problem, setting: str, tool_mode: str, min_vertices: int | None = None
 ) -> dict[str, Any]:
-    gadget = problem.gadget
+    gadget = problem.kind
     long_words, short_words = _designated_words(gadget)
     context: dict[str, Any] = {
         "F": pattern_info(problem.F),
         "H": pattern_info(problem.H),
         "pair": problem.colors_label,
-        "multi": bool(problem.more),
+        "multi": not problem.is_pair,
         "colors": [
             {"name": name, "pattern": pattern_info(p)}
             for name, p in zip(problem.color_names, problem.patterns)

@@ -260,11 +260,10 @@ def coloring_from_json(graph: Graph, data: Mapping[str, Any] | None) -> tuple[st
 
 def good_coloring(problem: Problem, graph: Graph) -> Coloring | MultiColoring | None:
     """A good coloring of ``graph`` for the problem's colours (``None`` when it has none)."""
-    if problem.more:
+    if not problem.spec.is_pair:
         from ramseygadgets.multicolor.colorings import MultiColorings
-        from ramseygadgets.multicolor.spec import ColoringSpec
 
-        with MultiColorings(graph, ColoringSpec.of(*problem.patterns)) as multi:
+        with MultiColorings(graph, problem.spec) as multi:
             return multi.solve()
     from ramseygadgets.colorings import GoodColorings
 

@@ -26,36 +26,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import atomic_write
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
 from ramseygadgets.multicolor.colorings import MultiColorings
-from ramseygadgets.multicolor.spec import MultiProblem
+from ramseygadgets.problem import Problem
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs
-
-CensusProblem = MultiProblem | Problem
 
 
 class CheckpointError(RamseyGadgetsError):
     """A checkpoint directory belongs to another enumeration or holds an unreadable slice."""
 
 
-def problem_record(problem: CensusProblem) -> dict[str, Any]:
+def problem_record(problem: Problem) -> dict[str, Any]:
     """A small JSON description of a problem that survives pickling to any worker."""
-    if isinstance(problem, MultiProblem):
-        return {"colors": problem.spec.to_json(), "gadget": problem.gadget}
-    return {"F": problem.F.name, "H": problem.H.name, "gadget": problem.gadget.value}
+    return {"colors": problem.spec.to_json(), "gadget": problem.gadget_name}
 
 
-def problem_from_record(record: dict[str, Any]) -> CensusProblem:
-    """Inverse of :func:`problem_record`: two-colour hardness gadgets stay core problems."""
-    if "colors" in record:
-        return MultiProblem.from_json(record)
-    problem = Problem.make(record["F"], record["H"], record["gadget"])
-    return problem if problem.gadget.is_hardness else MultiProblem.of_problem(problem)
+def problem_from_record(record: dict[str, Any]) -> Problem:
+    """Inverse of :func:`problem_record`."""
+    return Problem.from_json(record)
 
 
 def fingerprint(records: list[dict[str, Any]], connected: bool) -> str:
@@ -91,13 +83,13 @@ def _first_key(entry: dict[str, Any]) -> tuple[int, str]:
 def census_slice(task: SliceTask) -> dict[str, Any]:
     """Scan one slice: counts per edge count and each problem's first solution (a JSON dict)."""
     problems = [problem_from_record(json.loads(r)) for r in task.problems]
-    multi: dict[Any, list[MultiProblem]] = {}
-    core: list[Problem] = []
+    multi: dict[Any, list[Problem]] = {}
+    core: list[Problem] = []  # hardness gadgets: the two-colour scan of search.exhaustive
     for p in problems:
-        if isinstance(p, MultiProblem):
-            multi.setdefault(p.spec, []).append(p)
-        else:
+        if p.kind.is_hardness:
             core.append(p)
+        else:
+            multi.setdefault(p.spec, []).append(p)
     by_edges: dict[int, dict[str, Any]] = {}
     first: dict[str, dict[str, Any]] = {}
     graphs = 0
@@ -248,7 +240,7 @@ def _is_slice(result: Any) -> TypeGuard[dict[str, Any]]:
 
 
 def run_census(
-    problems: Iterable[CensusProblem],
+    problems: Iterable[Problem],
     vertex_counts: Iterable[int],
     *,
     mod: int = 8,

@@ -16,11 +16,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.multicolor.search import MultiSearchResult, solve_multi
-from ramseygadgets.multicolor.spec import MultiProblem
+from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import (
-    GeneratedProblem,
     ProblemSetPlan,
     ProblemSetWriter,
     problem_json,
@@ -75,7 +73,7 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
     record = problem_json(problem)
     started = time.monotonic()
     result: MultiSearchResult | SearchResult
-    if isinstance(problem, MultiProblem):
+    if not problem.is_pair:
         result = solve_multi(problem, max_vertices=task.max_vertices, timeout=task.timeout)
         method = "cegar-sat, c colours (ramseygadgets.multicolor)"
         shipped = None
@@ -94,7 +92,6 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
         shipped = solution_record(core) if proven else None
         result = core
     proven = bool(result.found and result.edges_minimal and result.lower_bound == result.n)
-    gadget = problem.gadget_type if isinstance(problem, MultiProblem) else problem.gadget
     record.update(
         {
             "status": result.status,
@@ -107,10 +104,12 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
             "timeout": task.timeout,
             "seconds": round(time.monotonic() - started, 4),
             "method": method,
-            "engine": "multicolor" if isinstance(problem, MultiProblem) else task.engine,
+            "engine": "multicolor" if not problem.is_pair else task.engine,
             "min_vertices": task.min_vertices,
             "levels": [lv if isinstance(lv, dict) else lv.to_json() for lv in result.levels],
-            "solution": result.candidate.to_json(gadget) if result.candidate is not None else None,
+            "solution": (
+                result.candidate.to_json(problem.kind) if result.candidate is not None else None
+            ),
         }
     )
     if shipped is not None:
@@ -140,7 +139,7 @@ def generate_problem_set(
     extend: bool = False,
     options: dict[str, Any] | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
-    order: Callable[[Sequence[GeneratedProblem]], list[GeneratedProblem]] | None = None,
+    order: Callable[[Sequence[Problem]], list[Problem]] | None = None,
     engine: str = DEFAULT_ENGINE,
     start: Mapping[str, int] | None = None,
     only: Collection[str] | None = None,
@@ -189,10 +188,10 @@ def generate_problem_set(
     return outcome
 
 
-def hardest_last(problems: Sequence[GeneratedProblem]) -> list[GeneratedProblem]:
+def hardest_last(problems: Sequence[Problem]) -> list[Problem]:
     """Determiners and senders first, hardness gadgets last (they are the ones that time out)."""
 
-    def rank(p: GeneratedProblem) -> int:
-        return 1 if isinstance(p, Problem) and p.gadget.is_hardness else 0
+    def rank(p: Problem) -> int:
+        return 1 if p.kind.is_hardness else 0
 
     return sorted(problems, key=rank)

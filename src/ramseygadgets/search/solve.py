@@ -143,7 +143,7 @@ def resolve_problem(problem: Problem | str) -> Problem:
     """The two-colour problem to search (problems with more colours are
     :func:`ramseygadgets.multicolor.solve_multi`'s: refused here, never searched as two)."""
     found = get_problem(problem) if isinstance(problem, str) else problem
-    if found.more:
+    if not found.is_pair:
         raise SearchError(
             f"{found.title} has {found.c} colours: this search handles two; search it with "
             f"'ramseygadgets generate --spec \"{' | '.join(p.spec for p in found.patterns)}\"' "

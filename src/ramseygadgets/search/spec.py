@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.gadgets import Designated, GadgetType
+from ramseygadgets.gadgets import Designated, GadgetForm, GadgetKind, GadgetType
 from ramseygadgets.graphs import Edge
 
 
@@ -128,18 +128,19 @@ def gadget_spec(problem: Problem, designated: Designated) -> GadgetSpec:
     )
 
 
-def layouts(gadget: GadgetType, n: int) -> list[Layout]:
+def layouts(gadget: GadgetForm, n: int) -> list[Layout]:
     """Every placement of the designated items on ``n`` vertices, up to relabelling.
 
     Determiners: e = 0-1.  Senders: f shares a vertex with e (f = 1-2) or not (f = 2-3).
     Clause and variable gadgets: the three vertices are 0, 1, 2.
     """
     rest = lambda start: tuple(range(start, n))  # noqa: E731
-    if gadget in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER):
+    kind = gadget.kind if isinstance(gadget, GadgetType) else gadget
+    if kind is GadgetKind.DETERMINER:
         if n < 2:
             return []
         return [Layout("e=0-1", Designated((E,)), ((0, 1), rest(2)))]
-    if gadget in (GadgetType.POSITIVE_SENDER, GadgetType.NEGATIVE_SENDER):
+    if kind in (GadgetKind.POSITIVE_SENDER, GadgetKind.NEGATIVE_SENDER):
         out = []
         if n >= 3:  # exchanging e and f is the transposition (0 2)
             out.append(Layout("f adjacent to e", Designated((E, F_ADJ)), ((0, 2), rest(3))))
@@ -153,6 +154,6 @@ def layouts(gadget: GadgetType, n: int) -> list[Layout]:
         return out
     if n < 3:
         return []
-    if gadget is GadgetType.CLAUSE:
+    if kind is GadgetKind.CLAUSE:
         return [Layout("i1,i2,i3=0,1,2", Designated((), (0, 1, 2)), ((0, 1, 2), rest(3)))]
     return [Layout("u1,u2,n1=0,1,2", Designated((), (0, 1, 2)), ((0, 1), rest(3)))]

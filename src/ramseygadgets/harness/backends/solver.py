@@ -26,10 +26,10 @@ SEARCH_TIMEOUT_S = 120.0
 def _search(problem: Problem, timeout: float) -> Candidate | None:
     """A minimal solution by the search (:func:`~ramseygadgets.multicolor.solve_multi` for three
     or more colours), or ``None`` when none is found in time."""
-    if problem.more:
-        from ramseygadgets.multicolor import MultiProblem, solve_multi
+    if not problem.spec.is_pair:
+        from ramseygadgets.multicolor import solve_multi
 
-        return solve_multi(MultiProblem.of_problem(problem), timeout=timeout).candidate
+        return solve_multi(problem, timeout=timeout).candidate
     from ramseygadgets.search import solve
 
     return solve(problem, timeout=timeout).candidate

@@ -1,19 +1,9 @@
-"""Colouring specs with c ≥ 2 colours, each forbidding a set of patterns, and the gadget
-problems that make sense for them.
+"""Colouring specs: c ≥ 2 colours, each forbidding a set of patterns.
 
 A *spec* is a tuple of colour classes; colour ``i`` forbids every pattern of its set.  An edge
 coloring of G (each edge exactly one colour) is *good* when no colour class contains a copy of
 one of its forbidden patterns in that colour.  The two-colour spec ``(red: {F}, blue: {H})`` is
 the paper's (F,H)-goodness.
-
-Gadget kinds (hardness gadgets stay two-colour and go through the core, :mod:`ramseygadgets.verify`):
-
-* ``determiner`` for colour i: an edge e that has colour i in every good coloring;
-* ``positive-sender``: distinct edges e, f with the same colour in every good coloring, and e
-  takes at least two colours over the good colorings;
-* ``negative-sender``: e and f never have the same colour, and e takes at least two colours.
-
-With two colours these are exactly the red-/blue-determiner and the senders of the paper.
 """
 
 from __future__ import annotations
@@ -24,18 +14,23 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError, UnknownPatternError
-from ramseygadgets.gadgets import COLOR_NAMES, GadgetType
+from ramseygadgets.gadgets import COLOR_NAMES
 from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern
+
+__all__ = [
+    "MAX_COLORS",
+    "ColorClass",
+    "ColoringSpec",
+    "SpecError",
+    "split_pattern_list",
+]
 
 MAX_COLORS = len(COLOR_NAMES)
 
-KINDS = ("determiner", "positive-sender", "negative-sender")
-
 
 class SpecError(RamseyGadgetsError, ValueError):
-    """A colouring spec or a multi-colour problem is malformed."""
+    """A colouring spec or a problem is malformed."""
 
 
 def split_pattern_list(text: str) -> list[str]:
@@ -166,7 +161,7 @@ class ColoringSpec:
 
     @property
     def is_simple(self) -> bool:
-        """One forbidden pattern per colour: the spec of a :class:`~ramseygadgets.catalog.Problem`."""
+        """One forbidden pattern per colour: the spec of a :class:`~ramseygadgets.problem.Problem`."""
         return all(len(col.forbidden) == 1 for col in self.colors)
 
     @property
@@ -195,122 +190,17 @@ class ColoringSpec:
 
     @classmethod
     def from_json(cls, data: Any) -> ColoringSpec:
-        if not isinstance(data, list) or not all(isinstance(g, list) and g for g in data):
+        """One entry per colour: a pattern (``"P3"``) or a list of patterns (``["K3", "C4"]``)."""
+        if not isinstance(data, list) or not all(
+            (isinstance(g, list) and g and all(isinstance(x, str) for x in g))
+            or (isinstance(g, str) and g.strip())
+            for g in data
+        ):
             raise SpecError(
-                f"a colouring spec is a list of pattern lists, one per colour, got {data!r}"
+                f'"colors" must list one forbidden pattern (or a list of patterns) per colour, '
+                f"got {data!r}"
             )
         try:
-            return cls.of(*[[str(x) for x in g] for g in data])
+            return cls.of(*[[g] if isinstance(g, str) else g for g in data])
         except UnknownPatternError as exc:
-            raise SpecError(str(exc)) from None
-
-
-@dataclass(frozen=True)
-class MultiProblem:
-    """A determiner (for one colour) or a sender for a colouring spec: the spec form of a problem
-    (a forbidden *set* per colour), used by ``generate``, the census and :func:`solve_multi`.
-    With one pattern per colour it is a :class:`~ramseygadgets.catalog.Problem`, the one model
-    of prompts, parser, judge and harness (:meth:`of_problem` / :meth:`to_problem`, same id and
-    title)."""
-
-    spec: ColoringSpec
-    kind: str
-    color: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise SpecError(
-                f"unknown multi-colour gadget kind {self.kind!r}; expected one of {', '.join(KINDS)}"
-            )
-        if (self.kind == "determiner") != (self.color is not None):
-            raise SpecError("a determiner names its colour; senders do not")
-        if self.color is not None and not 0 <= self.color < self.spec.c:
-            raise SpecError(f"colour {self.color} is not one of the spec's {self.spec.c} colours")
-
-    @classmethod
-    def make(cls, spec: ColoringSpec | str, gadget: str) -> MultiProblem:
-        """``gadget``: ``positive-sender``, ``negative-sender`` or ``<colour>-determiner``."""
-        spec = spec if isinstance(spec, ColoringSpec) else ColoringSpec.parse(spec)
-        key = gadget.strip().lower().replace("_", "-")
-        if key in ("positive-sender", "negative-sender"):
-            return cls(spec, key)
-        if key.endswith("-determiner"):
-            name = key.removesuffix("-determiner")
-            names = [col.name for col in spec.colors]
-            if name in names:
-                return cls(spec, "determiner", names.index(name))
-        choices = [f"{col.name}-determiner" for col in spec.colors] + [
-            "positive-sender",
-            "negative-sender",
-        ]
-        raise SpecError(
-            f"unknown gadget {gadget!r} for this spec; expected one of {', '.join(choices)}"
-        )
-
-    @classmethod
-    def of_problem(cls, problem: Problem) -> MultiProblem:
-        """The colouring-spec form of a problem (any number of colours; not for hardness gadgets)."""
-        spec = ColoringSpec.of(*problem.patterns)
-        if problem.gadget.is_hardness:
-            raise SpecError(f"{problem.gadget.value} stays two-colour: use the core verifier")
-        color = problem.determined_color
-        return (
-            cls(spec, "determiner", color) if color is not None else cls(spec, problem.gadget.value)
-        )
-
-    @property
-    def gadget(self) -> str:
-        """``red-determiner`` / ``green-determiner`` / ``positive-sender`` / ``negative-sender``."""
-        if self.kind == "determiner":
-            assert self.color is not None
-            return f"{self.spec.colors[self.color].name}-determiner"
-        return self.kind
-
-    @property
-    def gadget_type(self) -> GadgetType:
-        """The core gadget type with the same designated items (its name only fits two colours)."""
-        if self.kind == "determiner":
-            return GadgetType.RED_DETERMINER if self.color == 0 else GadgetType.BLUE_DETERMINER
-        return GadgetType(self.kind)
-
-    @property
-    def edge_names(self) -> tuple[str, ...]:
-        return ("e",) if self.kind == "determiner" else ("e", "f")
-
-    @property
-    def id(self) -> str:
-        return f"{self.spec.slug}_{self.gadget.replace('-', '_')}"
-
-    @property
-    def tier(self) -> str:
-        return "easy" if self.kind == "determiner" else "hard"
-
-    @property
-    def title(self) -> str:
-        return f"{self.spec.title}-{self.gadget}"
-
-    def to_problem(self) -> Problem | None:
-        """The :class:`Problem` when every colour forbids one pattern, else ``None``."""
-        if not self.spec.is_simple:
-            return None
-        return Problem.of_colors([col.forbidden[0] for col in self.spec.colors], self.gadget)
-
-    def is_possible_by_symmetry(self) -> bool:
-        """False for a determiner of a colour that has a twin (same forbidden set)."""
-        return self.kind != "determiner" or not self.spec.twins(self.color or 0)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "colors": self.spec.to_json(),
-            "color_names": [c.name for c in self.spec.colors],
-            "gadget": self.gadget,
-            "tier": self.tier,
-            "title": self.title,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MultiProblem:
-        if "colors" not in data or "gadget" not in data:
-            raise SpecError('a multi-colour problem record needs "colors" and "gadget"')
-        return cls.make(ColoringSpec.from_json(data["colors"]), str(data["gadget"]))
+            raise SpecError(f'"colors" {data!r}: {exc}') from None
