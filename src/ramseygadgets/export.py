@@ -1,7 +1,7 @@
 """Export the dataset (problems, prompts for every setting, minimal solutions) as JSONL or Parquet.
 
 ``export_dataset(out_dir, fmt)`` writes ``problems.<ext>`` (one row per problem; the paper's 70,
-or any :class:`~ramseygadgets.harness.problems.ProblemSet` such as ``--set extended``, whose rows
+or any :class:`~ramseygadgets.selection.ProblemSet` such as ``--set extended``, whose rows
 add ``size_tier``),
 ``prompts.<ext>`` (one row per problem and applicable setting) and a dataset card
 ``README.md`` describing every field.  Both tables load with
@@ -23,13 +23,12 @@ from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import atomic_path, atomic_write, make_output_dir
 from ramseygadgets.gadgets import GadgetType
-from ramseygadgets.integrations.common import problem_fields
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
 
 if TYPE_CHECKING:
-    from ramseygadgets.harness.problems import ProblemSet
+    from ramseygadgets.selection import ProblemSet
     from ramseygadgets.solutions import Solution
 
 FORMATS = ("jsonl", "parquet")
@@ -71,29 +70,24 @@ def _solution(problem: Problem, problem_set: ProblemSet | None = None) -> Soluti
 def problem_row(
     problem: Problem,
     problem_set: ProblemSet | None = None,
-    *,
-    with_colors: bool = False,
 ) -> dict[str, Any]:
-    """One row of ``problems``: the problem, its patterns and its minimal solution (fixed schema;
-    ``with_colors`` adds ``colors`` and ``colors_edges``, every colour's pattern; sets with size
-    tiers add ``size_tier``)."""
+    """One row of ``problems``: the problem (:meth:`Problem.fields`), every colour's pattern as
+    an edge list, and its minimal solution (fixed schema; ``F``, ``H``, ``F_edges``, ``H_edges``
+    are null unless the problem is a pair; sets with size tiers add ``size_tier``)."""
     solution = _solution(problem, problem_set)
     designated = solution.candidate.designated
-    names = (*problem.gadget.edge_names, *problem.gadget.vertex_names)
-    edges = dict(zip(problem.gadget.edge_names, designated.edges))
-    colors: dict[str, Any] = (
-        {"colors_edges": [[list(e) for e in p.graph.edges] for p in problem.patterns]}
-        if with_colors
-        else {}
-    )
+    kind = problem.kind
+    names = (*kind.edge_names, *kind.vertex_names)
+    edges = dict(zip(kind.edge_names, designated.edges))
+    pair = problem.is_pair
     row = {
         "id": problem.id,
         "title": problem.title,
-        **problem_fields(problem, with_colors),
+        **problem.fields(),
         "tier": problem.tier,
-        "F_edges": [list(e) for e in problem.F.graph.edges],
-        "H_edges": [list(e) for e in problem.H.graph.edges],
-        **colors,
+        "F_edges": [list(e) for e in problem.F.graph.edges] if pair else None,
+        "H_edges": [list(e) for e in problem.H.graph.edges] if pair else None,
+        "colors_edges": [[list(e) for e in p.graph.edges] for p in problem.patterns],
         "designated": list(names),
         "settings": settings_for(problem, min_vertices=solution.n),
         "min_vertices": solution.n,
@@ -113,12 +107,10 @@ def prompt_rows(
     problem: Problem,
     profile: ModelProfile,
     problem_set: ProblemSet | None = None,
-    *,
-    with_colors: bool = False,
 ) -> list[dict[str, Any]]:
     """The rows of ``prompts`` for one problem: one per applicable setting (text tool mode)."""
     solution = _solution(problem, problem_set)
-    reference = format_answer(solution.candidate, problem.gadget)
+    reference = format_answer(solution.candidate, problem.kind)
     rows = []
     for setting in settings_for(problem, min_vertices=solution.n):
         prompt = build_prompt(problem, setting, profile, min_vertices=solution.n)
@@ -128,7 +120,7 @@ def prompt_rows(
                 "id": f"{problem.id}/{setting}",
                 "problem_id": problem.id,
                 "setting": setting,
-                **problem_fields(problem, with_colors),
+                **problem.fields(),
                 "tier": problem.tier,
                 "messages": [{"role": m["role"], "content": m["content"]} for m in prompt.messages],
                 "system": by_role.get("system"),
@@ -192,8 +184,8 @@ def export_dataset(
     problem_table, prompt_table = [], []
     with_colors = any(not p.is_pair for p in problems)
     for index, problem in enumerate(problems):
-        problem_table.append(problem_row(problem, problem_set, with_colors=with_colors))
-        prompt_table.extend(prompt_rows(problem, profile, problem_set, with_colors=with_colors))
+        problem_table.append(problem_row(problem, problem_set))
+        prompt_table.extend(prompt_rows(problem, profile, problem_set))
         if progress is not None:
             progress(index + 1, len(problems))
     ext = fmt

@@ -25,14 +25,13 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ramseygadgets.catalog import Problem, in_catalog
+from ramseygadgets.atlas import load_atlas
+from ramseygadgets.catalog import in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
-
-if TYPE_CHECKING:
-    from ramseygadgets.harness.problems import ProblemSet
+from ramseygadgets.problem import Problem
 
 THREE_COLOUR_FILE = "three_colour.json"
 #: Size tiers by minimal vertex count, easiest first.
@@ -96,7 +95,6 @@ class ExtendedProblem:
     def to_json(self) -> dict[str, Any]:
         """The record of ``ramseygadgets problems --set extended --json``."""
         record: dict[str, Any] = dict(self.problem.to_json())
-        record["colors"] = [p.spec for p in self.problem.patterns]
         record.update(
             {
                 "source": self.source,
@@ -104,7 +102,7 @@ class ExtendedProblem:
                 "size_tier": self.size_tier,
                 "min_vertices": self.n,
                 "min_edges": self.m,
-                "solution": self.candidate.to_json(self.problem.gadget),
+                "solution": self.candidate.to_json(self.problem.kind),
                 "proof": self.proof,
             }
         )
@@ -116,8 +114,6 @@ class ExtendedProblem:
 # ---------------------------------------------------------------------------------------------
 def atlas_problems() -> list[ExtendedProblem]:
     """Every minimal atlas entry outside the catalog, in the atlas' order."""
-    from ramseygadgets.atlas import load_atlas
-
     found = []
     for entry in load_atlas().entries.values():
         if entry.status != "minimal" or in_catalog(entry.problem):
@@ -139,7 +135,7 @@ def three_colour_entries() -> list[ExtendedProblem]:
     for record in data.get("entries", []):
         try:
             problem = Problem.from_json(record)
-            candidate = Candidate.from_json(record["solution"], problem.gadget, max_vertices=None)
+            candidate = Candidate.from_json(record["solution"], problem.kind, max_vertices=None)
         except (RamseyGadgetsError, ValueError, KeyError, TypeError) as exc:
             raise ExtendedSetError(
                 f"data/{THREE_COLOUR_FILE}: unusable entry {record.get('id', '?')}: {exc}"
@@ -167,20 +163,6 @@ def _three_colour_data() -> dict[str, Any]:
 def extended_problems() -> tuple[ExtendedProblem, ...]:
     """Every problem of the extended set (two and three colours), in listing order."""
     return (*atlas_problems(), *three_colour_entries())
-
-
-def extended_problem_set() -> ProblemSet:
-    """The extended set as a :class:`~ramseygadgets.harness.problems.ProblemSet` (minimal
-    solutions and size tiers included; two and three colours)."""
-    from ramseygadgets.harness.problems import ProblemSet
-
-    chosen = extended_problems()
-    return ProblemSet(
-        [p.problem for p in chosen],
-        {p.id: p.candidate for p in chosen},
-        source="extended",
-        size_tiers={p.id: p.size_tier for p in chosen},
-    )
 
 
 def tier_counts(problems: tuple[ExtendedProblem, ...] | None = None) -> dict[str, dict[str, int]]:
@@ -212,7 +194,6 @@ __all__ = [
     "ExtendedSetError",
     "atlas_problems",
     "counts_markdown",
-    "extended_problem_set",
     "extended_problems",
     "parse_size_tier",
     "size_tier",

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
 
@@ -175,3 +177,16 @@ def read_capped(
     if len(data) > limit:
         raise error(f"{what} {path} is larger than {limit // 2**20} MiB; refusing to read it")
     return data
+
+
+class JSONTooDeepError(ValueError):
+    """JSON nested deeper than the parser's recursion limit."""
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads`` whose only failure is ``ValueError`` (:class:`JSONTooDeepError` for
+    absurdly deep nesting, never a ``RecursionError``)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise JSONTooDeepError("JSON nested too deeply") from None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ramseygadgets.coloring_spec import MAX_COLORS, ColoringSpec, SpecError
@@ -57,8 +58,8 @@ class Problem:
         if self.kind.is_hardness:
             if not self.spec.is_pair:
                 raise SpecError(
-                    f"{self.kind.value} is defined for two colours with one pattern each only; "
-                    f"got {self.spec.title}"
+                    f"{self.kind.value} is defined for two colours only (one forbidden pattern "
+                    f"each); got {self.spec.title}"
                 )
             if self.F.star_k is None:
                 raise SpecError(
@@ -84,31 +85,38 @@ class Problem:
 
     @classmethod
     def from_json(cls, record: Mapping[str, Any]) -> Problem:
-        """The problem of a record: ``{"colors": [...], "gadget": ...}`` or, for two colours,
-        ``{"F": ..., "H": ..., "gadget": ...}``; the inverse of :meth:`to_json`."""
+        """The problem of a record or dataset row: ``{"colors": [...], "gadget": ...}`` or, for
+        two colours, ``{"F": ..., "H": ..., "gadget": ...}``; the inverse of :meth:`to_json`
+        and :meth:`fields` (cached: rewards read one row per completion)."""
         if "gadget" not in record:
             raise SpecError('a problem record needs "gadget"')
-        if record.get("colors") is not None:
-            return cls.of_colors(ColoringSpec.from_json(record["colors"]), str(record["gadget"]))
-        if "F" in record and "H" in record:
-            return cls.make(str(record["F"]), str(record["H"]), str(record["gadget"]))
+        colors = record.get("colors")
+        if colors is not None:
+            return _problem_of(_frozen_colors(colors), str(record["gadget"]))
+        if record.get("F") is not None and record.get("H") is not None:
+            return _problem_of((str(record["F"]), str(record["H"])), str(record["gadget"]))
         raise SpecError('a problem record needs "colors" (or "F" and "H") and "gadget"')
 
-    def to_json(self) -> dict[str, Any]:
-        """``id, colors, gadget, tier, title`` (plus the aliases ``F``, ``H`` for two colours)."""
+    def fields(self) -> dict[str, Any]:
+        """The columns every record and dataset row carries: ``colors`` (each colour's forbidden
+        pattern, or list of patterns), ``F`` and ``H`` (the pair's patterns; ``None`` unless
+        :attr:`is_pair`) and ``gadget`` (:attr:`gadget_name`)."""
         colors: list[Any] = [
             col.forbidden[0].spec if len(col.forbidden) == 1 else [p.spec for p in col.forbidden]
             for col in self.spec.colors
         ]
-        pair = {"F": self.F.spec, "H": self.H.spec} if self.spec.is_pair else {}
+        pair = self.is_pair
         return {
-            "id": self.id,
             "colors": colors,
-            **pair,
+            "F": self.F.spec if pair else None,
+            "H": self.H.spec if pair else None,
             "gadget": self.gadget_name,
-            "tier": self.tier,
-            "title": self.title,
         }
+
+    def to_json(self) -> dict[str, Any]:
+        """``id, colors, gadget, tier, title``, with the aliases ``F``, ``H`` for pairs."""
+        fields = {k: v for k, v in self.fields().items() if v is not None}
+        return {"id": self.id, **fields, "tier": self.tier, "title": self.title}
 
     # -- colours --------------------------------------------------------------------------------
     @property
@@ -195,6 +203,22 @@ class Problem:
         """False for a determiner of a colour that has a twin (same forbidden set): swapping the
         two colours maps good colourings to good colourings, so no edge is forced into either."""
         return self.color is None or not self.spec.twins(self.color)
+
+
+FrozenColors = tuple[str | tuple[str, ...], ...]
+
+
+def _frozen_colors(data: Any) -> FrozenColors:
+    """A record's ``colors`` as a hashable key (checked by :meth:`ColoringSpec.from_json`)."""
+    if not isinstance(data, (list, tuple)):
+        raise SpecError(f'"colors" must list one forbidden pattern per colour, got {data!r}')
+    return tuple(tuple(g) if isinstance(g, (list, tuple)) else g for g in data)
+
+
+@lru_cache(maxsize=4096)
+def _problem_of(colors: FrozenColors, gadget: str) -> Problem:
+    spec = ColoringSpec.from_json([list(g) if isinstance(g, tuple) else g for g in colors])
+    return Problem.of_colors(spec, gadget)
 
 
 def _spec_of(colors: str | ColoringSpec | Sequence[ColorPatterns]) -> ColoringSpec:

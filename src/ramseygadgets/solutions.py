@@ -37,7 +37,7 @@ class Solution:
         return self.candidate.graph.m
 
     def to_json(self) -> dict[str, Any]:
-        gadget = get_problem(self.problem_id).gadget
+        gadget = get_problem(self.problem_id).kind
         return {
             "problem_id": self.problem_id,
             "n": self.n,
@@ -58,7 +58,7 @@ def load_solutions() -> dict[str, Solution]:
     out: dict[str, Solution] = {}
     for record in json.loads(text)["solutions"]:
         problem = get_problem(record["problem_id"])
-        candidate = Candidate.from_json(record, problem.gadget, max_vertices=None)
+        candidate = Candidate.from_json(record, problem.kind, max_vertices=None)
         known = {"problem_id", "n", "m", "edges", "e", "f", "vertices", "method"}
         extra = {k: v for k, v in record.items() if k not in known}
         out[problem.id] = Solution(problem.id, candidate, record.get("method", ""), extra)

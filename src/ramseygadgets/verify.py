@@ -28,6 +28,7 @@ from typing import Any
 from ramseygadgets.colorings import Coloring, GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
+from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings
 from ramseygadgets.multicolor.verify import verify_multi
 from ramseygadgets.problem import Problem
 from ramseygadgets.verdict import Verdict, check_designated, edge_text
@@ -35,6 +36,7 @@ from ramseygadgets.verdict import Verdict, check_designated, edge_text
 __all__ = [
     "Verdict",
     "check_designated",
+    "good_coloring",
     "verify",
     "verify_clause",
     "verify_determiner",
@@ -213,6 +215,15 @@ _BY_TYPE: dict[GadgetType, Callable[[GoodColorings, Designated, Coloring | None]
     GadgetType.CLAUSE: verify_clause,
     GadgetType.VARIABLE: verify_variable,
 }
+
+
+def good_coloring(problem: Problem, graph: Graph) -> Coloring | MultiColoring | None:
+    """A good colouring of ``graph`` for the problem's colours (``None`` when it has none)."""
+    if not problem.is_pair:
+        with MultiColorings(graph, problem.spec) as multi:
+            return multi.solve()
+    with GoodColorings(graph, problem.F, problem.H) as sat:
+        return sat.solve()
 
 
 def verify(

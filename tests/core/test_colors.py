@@ -9,11 +9,11 @@ from itertools import combinations
 import pytest
 
 from ramseygadgets.catalog import Problem, all_problems, get_problem, parse_colored_problem
+from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.errors import UnknownProblemError
-from ramseygadgets.gadgets import Designated, GadgetType
+from ramseygadgets.gadgets import Designated, GadgetKind
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor import MultiProblem, brute_force_verify_multi, good_colorings
-from ramseygadgets.multicolor.spec import ColoringSpec
+from ramseygadgets.multicolor import brute_force_verify_multi, good_colorings
 from ramseygadgets.patterns import get_pattern
 from ramseygadgets.verify import verify
 
@@ -47,22 +47,20 @@ def test_two_colours_are_the_same_problems_unchanged():
     for p in all_problems():
         assert Problem.of_colors([p.F, p.H], p.gadget) == p
         assert Problem.from_json(p.to_json()) == p
-        assert set(p.to_json()) == {"id", "F", "H", "gadget", "tier", "title"}
-        assert (p.c, p.more, p.gadget_name) == (2, (), p.gadget.value)
-        if not p.gadget.is_hardness:
-            assert MultiProblem.of_problem(p).to_problem() == p
+        assert set(p.to_json()) == {"id", "colors", "F", "H", "gadget", "tier", "title"}
+        assert (p.c, p.is_pair, p.gadget_name) == (2, True, p.gadget.value)
+        assert Problem.of_colors(p.spec, p.gadget_name) == p
     p = get_problem("k13_k4_red_determiner")
     assert (p.id, p.title) == ("k13_k4_red_determiner", "(K1,3, K4)-red-determiner")
 
 
-def test_lookup_by_id_or_title_and_multiproblem_agree():
+def test_lookup_by_id_or_title_and_the_spec_form_agree():
     p = Problem.of_colors(["K1,3", "P3", "K3"], "blue-determiner")
     assert get_problem(p.id) == p and get_problem(p.title) == p
     assert get_problem("(k1,3,P3 , K3) - blue-determiner") == p
     assert parse_colored_problem("k13_k4_red_determiner") is None  # two colours: not this form
-    multi = MultiProblem.make(ColoringSpec.parse("K1,3 | P3 | K3"), "blue-determiner")
-    assert multi.to_problem() == p and MultiProblem.of_problem(p) == multi
-    assert (multi.id, multi.title) == (p.id, p.title)
+    assert Problem.of_colors(ColoringSpec.parse("K1,3 | P3 | K3"), "blue-determiner") == p
+    assert Problem(p.spec, GadgetKind.DETERMINER, 1) == p
 
 
 @pytest.mark.parametrize(
@@ -83,11 +81,22 @@ def test_hardness_gadgets_and_bad_colour_counts_are_refused():
         Problem.of_colors("K1,3 | K3 | K3", "variable-gadget")
     with pytest.raises(ValueError, match="2 to 8 colours"):
         Problem.of_colors(["P3"] * 9, "positive-sender")
-    with pytest.raises(ValueError, match="one forbidden pattern per colour"):
-        Problem.from_json({"colors": [["P3"], ["K3", "C4"], ["K4"]], "gadget": "red-determiner"})
     p3 = get_pattern("P3")
-    with pytest.raises(ValueError, match="color = 2"):
-        Problem(p3, p3, GadgetType.POSITIVE_SENDER, (p3,), 2)
+    with pytest.raises(ValueError, match="other gadgets do not"):
+        Problem(ColoringSpec.of(p3, p3, p3), GadgetKind.POSITIVE_SENDER, 2)
+    with pytest.raises(ValueError, match="colour 3 is not one of the spec's 3 colours"):
+        Problem(ColoringSpec.of(p3, p3, p3), GadgetKind.DETERMINER, 3)
+
+
+def test_pattern_sets_per_colour_are_problems_too():
+    """A colour may forbid several patterns (generate --spec): same class, same verifier."""
+    p = Problem.from_json({"colors": [["P3"], ["K3", "C4"], ["K4"]], "gadget": "red-determiner"})
+    assert not p.is_pair and not p.spec.is_simple and p.c == 3
+    assert p.to_json()["colors"] == ["P3", ["K3", "C4"], "K4"]
+    assert Problem.from_json(p.to_json()) == p
+    assert p.title == "(red: {P3}; blue: {K3, C4}; green: {K4})-red-determiner"
+    with pytest.raises(ValueError, match="several patterns in one colour"):
+        p.patterns
 
 
 def _random_graph(rng: random.Random, n: int, m: int) -> Graph:
@@ -111,14 +120,17 @@ def test_verdicts_agree_with_the_brute_force(colors):
         n = rng.randint(3, 6)
         m = rng.randint(2, min(9 if c == 3 else 7, n * (n - 1) // 2))
         graph = _random_graph(rng, n, m)
-        good = good_colorings(graph, ColoringSpec.of(*problems[0].patterns))
+        good = good_colorings(graph, problems[0].spec)
         for p in problems:
-            picks = rng.sample(graph.edges, len(p.gadget.edge_names))
+            picks = rng.sample(graph.edges, len(p.kind.edge_names))
             designated = Designated(tuple(picks))
             verdict = verify(p, graph, designated)
-            assert verdict.correct == brute_force_verify_multi(
-                MultiProblem.of_problem(p), graph, designated
-            ), (p.title, graph, designated, verdict.reason)
+            assert verdict.correct == brute_force_verify_multi(p, graph, designated), (
+                p.title,
+                graph,
+                designated,
+                verdict.reason,
+            )
             seen[verdict.correct] += 1
             if verdict.witness is not None:
                 row = tuple(verdict.witness.colors)
@@ -128,7 +140,7 @@ def test_verdicts_agree_with_the_brute_force(colors):
     # and a real solution
     green = Problem.of_colors("P3 | P3 | C4", "green-determiner")
     assert verify(green, GREEN, Designated(((0, 1),))).correct
-    assert brute_force_verify_multi(MultiProblem.of_problem(green), GREEN, Designated(((0, 1),)))
+    assert brute_force_verify_multi(green, GREEN, Designated(((0, 1),)))
 
 
 def test_a_three_colour_counterexample_names_the_colours():

@@ -220,16 +220,17 @@ def test_ambiguous_compact_name_is_refused_the_same_in_every_command(args, tmp_p
 
 
 def test_records_with_any_name_read_back_to_the_same_problem() -> None:
-    from ramseygadgets.catalog import Problem
-    from ramseygadgets.multicolor.spec import ColoringSpec, MultiProblem
+    from ramseygadgets.coloring_spec import ColoringSpec
+    from ramseygadgets.gadgets import GadgetKind
+    from ramseygadgets.problem import Problem
     from ramseygadgets.problemsets import problem_of_record
 
     tadpole = "0-1 1-2 2-3 3-4 4-0 0-5"  # C5 with a pendant edge: no table or family name
     for F, H in (("K3", tadpole), ("K1,3", "bull"), ("P3", "K_12"), ("K3", "Petersen")):
         problem = Problem.make(F, H, "positive-sender")
         assert problem_of_record(problem.to_json()) == problem
-    multi = MultiProblem(ColoringSpec.of("P3", [tadpole, "K3"], "house"), "determiner", 2)
-    assert MultiProblem.from_json(multi.to_json()) == multi
+    multi = Problem(ColoringSpec.of("P3", [tadpole, "K3"], "house"), GadgetKind.DETERMINER, 2)
+    assert Problem.from_json(multi.to_json()) == multi
     assert "n6m6-" in multi.id and "house" in multi.id
 
 

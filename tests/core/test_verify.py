@@ -160,11 +160,8 @@ def test_type_functions_work_without_a_known_coloring() -> None:
 def test_hardness_gadgets_need_a_star() -> None:
     from ramseygadgets.patterns import get_pattern
 
-    problem = Problem(
-        get_pattern("K3"), get_pattern("K4"), GadgetType.CLAUSE
-    )  # bypasses Problem.make
     with pytest.raises(ValueError, match="only for F = K1,k"):
-        verify(problem, K4, Designated(vertices=(0, 1, 2)))
+        Problem.make(get_pattern("K3"), get_pattern("K4"), GadgetType.CLAUSE)
 
 
 def test_variable_gadget_reasons_name_the_enforcer_degree() -> None:

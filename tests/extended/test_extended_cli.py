@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
-from ramseygadgets.extended import SIZE_TIERS, extended_problem_set, three_colour_entries
+from ramseygadgets.extended import SIZE_TIERS, three_colour_entries
+from ramseygadgets.selection import extended_problem_set
 
 runner = CliRunner()
 
@@ -264,7 +265,7 @@ def test_solve_all_of_a_dataset(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------
 def test_export_of_extended_problems_carries_solutions_and_tiers(tmp_path: Path) -> None:
     from ramseygadgets.export import export_dataset
-    from ramseygadgets.harness.problems import select_problems
+    from ramseygadgets.selection import select_problems
 
     chosen = select_problems(tier_sample(2), set_name="extended")
     result = export_dataset(tmp_path, "jsonl", problem_set=chosen)

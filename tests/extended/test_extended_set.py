@@ -15,7 +15,6 @@ from ramseygadgets.extended import (
     SIZE_TIERS,
     atlas_problems,
     counts_markdown,
-    extended_problem_set,
     extended_problems,
     parse_size_tier,
     size_tier,
@@ -24,6 +23,7 @@ from ramseygadgets.extended import (
 )
 from ramseygadgets.multicolor import MultiProblem, brute_force_verify_multi
 from ramseygadgets.multicolor.bruteforce import MAX_BRUTE_FORCE_COLORINGS
+from ramseygadgets.selection import extended_problem_set
 from ramseygadgets.verify import verify
 
 runner = CliRunner()

@@ -13,9 +13,9 @@ from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.coloring_tool import run_coloring_tool
 from ramseygadgets.export import export_dataset
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.harness.problems import load_problem_file
 from ramseygadgets.harness.scoring import judge
 from ramseygadgets.integrations import lm_eval as glue
+from ramseygadgets.selection import load_problem_file
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")
 SOLUTION = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from ramseygadgets.multicolor.spec import ColoringSpec
 
 from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.bruteforce import copy_masks
@@ -14,7 +15,6 @@ from ramseygadgets.coloring_tool import COUNT_CAP, TOOL_SPEC, run_coloring_tool,
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor import good_colorings
-from ramseygadgets.multicolor.spec import ColoringSpec
 from ramseygadgets.prompts import build_prompt, multiround_step, settings_for
 from ramseygadgets.verify import verify
 

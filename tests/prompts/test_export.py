@@ -99,7 +99,7 @@ def test_export_leaves_no_temporary_files(tmp_path, solutions):
 
 def test_a_set_problem_without_a_minimal_solution_is_named(tmp_path):
     from ramseygadgets.catalog import Problem
-    from ramseygadgets.harness.problems import ProblemSet
+    from ramseygadgets.selection import ProblemSet
 
     problem = Problem.make("K3", "P4", "red-determiner")
     unsolved = ProblemSet([problem], {}, source="mine")

@@ -22,13 +22,13 @@ from ramseygadgets.cli.app import (
 )
 from ramseygadgets.colorings import GoodColorings
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.gadgets import Candidate, Designated, GadgetForm
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Graph, _check_label, load_json, parse_graph
 from ramseygadgets.patterns import get_pattern
 from ramseygadgets.verify import verify as verify_candidate
 
 if TYPE_CHECKING:
-    from ramseygadgets.harness.problems import ProblemSet
+    from ramseygadgets.selection import ProblemSet
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 SET_OPTION = typer.Option(
@@ -46,7 +46,7 @@ def resolve_problem(
 ) -> tuple[Problem, ProblemSet]:
     """The problem ``problem_id`` of the chosen set (``--set``, default paper, or ``--dataset``),
     and that set; an unknown id names the set and suggests close ids."""
-    from ramseygadgets.harness.problems import base_problem_set, find_in_set
+    from ramseygadgets.selection import base_problem_set, find_in_set
 
     problem_set = base_problem_set(dataset, set_name)
     return find_in_set(problem_set, problem_id), problem_set
@@ -69,14 +69,14 @@ def problem_record(problem: Problem, problem_set: ProblemSet | None = None) -> d
         candidate = problem_set.solution(problem)
     record["min_vertices"] = candidate.graph.n if candidate is not None else None
     record["min_edges"] = candidate.graph.m if candidate is not None else None
-    record["solution"] = candidate.to_json(problem.gadget) if candidate is not None else None
+    record["solution"] = candidate.to_json(problem.kind) if candidate is not None else None
     return record
 
 
 def set_records(set_name: str | None, dataset: str | None) -> list[dict[str, Any]]:
     """The records ``problems`` lists: the extended set with every colour count, size tier and
     proof; any other set with the fields of :func:`problem_record`."""
-    from ramseygadgets.harness.problems import base_problem_set
+    from ramseygadgets.selection import base_problem_set
 
     problem_set = base_problem_set(dataset, set_name)
     if set_name == "extended":
@@ -143,7 +143,7 @@ def _parse_vertices_option(text: str) -> list[int]:
 
 def read_candidate(
     text: str,
-    gadget: GadgetType,
+    gadget: GadgetForm,
     e: str | None,
     f: str | None,
     vertices: str | None,
@@ -205,7 +205,7 @@ def verify(
     The answer is a JSON object {"edges": \[\[0,1], \[1,2], ...], "e": \[0,1], "f": \[1,2], "vertices": \[0,1,2]} with the designated items the gadget needs, or an edge list (0-1, 1-2 or one "0 1" per line) or graph6 string with the designated items given by --e, --f and --vertices.
     """
     problem, _ = resolve_problem(problem_id, set_name, dataset)
-    candidate = read_candidate(read_text_input(file), problem.gadget, e, f, vertices, max_vertices)
+    candidate = read_candidate(read_text_input(file), problem.kind, e, f, vertices, max_vertices)
     verdict = verify_candidate(problem, candidate)
     if verdict.check == "designated":  # unusable answer, not a wrong one
         fail(verdict.reason)

@@ -88,7 +88,7 @@ def check(
 ) -> None:
     """Parse a raw model reply and verify its answer. Exit 0: correct, 1: wrong or unparsable, 2: unusable input."""
     problem, _ = resolve_problem(problem_id, set_name, dataset)
-    parsed = parse_answer(read_text_input(reply_file), problem.gadget, max_vertices=max_vertices)
+    parsed = parse_answer(read_text_input(reply_file), problem.kind, max_vertices=max_vertices)
     witness = None
     result: dict[str, Any]
     if parsed.candidate is None:
@@ -113,7 +113,7 @@ def check(
     else:
         if parsed.candidate is not None:
             console.print(
-                f"answer read from {parsed.source}: {format_answer(parsed.candidate, problem.gadget)}",
+                f"answer read from {parsed.source}: {format_answer(parsed.candidate, problem.kind)}",
                 markup=False,
                 highlight=False,
             )
@@ -149,7 +149,7 @@ def export(
 ) -> None:
     """Write the problems, their prompts for every setting and their minimal solutions, with a dataset card."""
     from ramseygadgets.export import export_dataset
-    from ramseygadgets.harness.problems import base_problem_set
+    from ramseygadgets.selection import base_problem_set
 
     problem_set = base_problem_set(dataset, set_name)
     profile = get_profile(model_profile, profiles_file=profiles_file)

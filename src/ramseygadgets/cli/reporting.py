@@ -57,8 +57,8 @@ def report(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Tables (Markdown, CSV), figures (PNG, SVG) and an HTML report from evaluation runs."""
-    from ramseygadgets.harness.problems import check_set_name
     from ramseygadgets.report import ReportOptions, build_report, load_runs
+    from ramseygadgets.selection import check_set_name
 
     if set_name is not None:
         check_set_name(set_name)
@@ -187,7 +187,7 @@ def show(
         source = "stdin" if file == "-" else file
     verdict = verify(problem, candidate)
     coloring, kind, what = drawn_coloring(problem, candidate, verdict)
-    picture = graph_picture(candidate.graph, candidate.designated, problem.gadget, coloring)
+    picture = graph_picture(candidate.graph, candidate.designated, problem.kind, coloring)
     graph = candidate.graph
     verdict_word = "correct" if verdict.correct else "incorrect"
     caption = f"{graph.n} vertices, {graph.m} edges; {what}; {verdict_word}"
@@ -234,11 +234,11 @@ def read_answer(
     from ramseygadgets.cli.core import read_candidate
 
     try:
-        return read_candidate(text, problem.gadget, e, f, vertices, max_vertices)
+        return read_candidate(text, problem.kind, e, f, vertices, max_vertices)
     except RamseyGadgetsError as exc:
         if e is not None or f is not None or vertices is not None:
             raise
-        parsed = parse_answer(text, problem.gadget, max_vertices=max_vertices)
+        parsed = parse_answer(text, problem.kind, max_vertices=max_vertices)
         if parsed.candidate is None:
             raise RamseyGadgetsError(
                 f"no answer to draw: not an answer file ({exc}), and as a model reply: "
@@ -253,7 +253,7 @@ def drawn_coloring(
     """The coloring to draw, its kind and a caption phrase: a good coloring for a correct answer,
     the verifier's counterexample for an incorrect one (as report.html draws them), else a good
     coloring if the graph has one (the designated items are what is wrong), else none."""
-    from ramseygadgets.report.drawing import good_coloring
+    from ramseygadgets.verify import good_coloring
 
     if verdict.witness is not None and not verdict.correct:
         return verdict.witness, "counterexample", "the verifier's counterexample coloring"

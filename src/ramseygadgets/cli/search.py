@@ -59,7 +59,7 @@ def _problems(
         _refuse_polynomial_hardness(problem)
         return [problem]
     if all_:
-        from ramseygadgets.harness.problems import base_problem_set
+        from ramseygadgets.selection import base_problem_set
 
         return list(base_problem_set(dataset, set_name).problems)
     return [resolve_problem(problem_id, set_name, dataset)[0]]  # type: ignore[arg-type]
@@ -227,7 +227,7 @@ def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
     if show:
         console.print(_result_line(result))
         if result.candidate is not None:
-            answer = json.dumps(result.candidate.to_json(problem.gadget))
+            answer = json.dumps(result.candidate.to_json(problem.kind))
             console.print(f"  solution: {answer}", markup=False, highlight=False)
     return outcome
 

@@ -52,6 +52,9 @@ def train_data(
     solve_timeout: float = typer.Option(
         10.0, "--solve-timeout", help="Seconds to solve one stream problem."
     ),
+    colors: int = typer.Option(
+        2, "--colors", help="Colours of the stream's problems: 2 (pairs F, H) or 3."
+    ),
     settings: list[str] | None = typer.Option(
         None,
         "--settings",
@@ -62,6 +65,7 @@ def train_data(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the manifest as JSON."),
 ) -> None:
+    from ramseygadgets.coloring_spec import split_pattern_list
     from ramseygadgets.training import (
         DEFAULT_POOL,
         ProblemStream,
@@ -80,11 +84,13 @@ def train_data(
     items = list(selection.problems)
     config = StreamConfig(
         seed=seed,
-        pool=tuple(_comma_list(pool)) or DEFAULT_POOL,
+        pool=tuple(name for item in pool or [] for name in split_pattern_list(item))
+        or DEFAULT_POOL,
         gadgets=gadgets,
         min_size=min_size,
         max_size=max_size,
         solve_timeout=solve_timeout,
+        colors=colors,
     )
     if stream:
         items += list(itertools.islice(ProblemStream(config), stream))

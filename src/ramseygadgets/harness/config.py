@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.harness.problems import ProblemSet
+from ramseygadgets.selection import ProblemSet
 
 FORMAT_VERSION = 1
 #: Fields that define the experiment: a resumed run must match them exactly.
@@ -64,7 +64,7 @@ def dataset_hash(problem_set: ProblemSet, settings: Iterable[str]) -> str:
     for problem in problem_set.problems:
         solution = problem_set.solution(problem)
         parts.append(problem.to_json())
-        parts.append(solution.to_json(problem.gadget) if solution is not None else None)
+        parts.append(solution.to_json(problem.kind) if solution is not None else None)
         for setting in wanted:
             size = problem_set.min_vertices(problem)
             if setting in settings_for(problem, min_vertices=size):

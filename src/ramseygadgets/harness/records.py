@@ -21,6 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ramseygadgets.files import parse_json
+
 #: Largest number of runs (repetitions) a configuration or a ``--runs`` option may ask for.
 MAX_RUNS = 1000
 #: Flag set on a record whose texts held lone surrogates (replaced by U+FFFD).
@@ -39,19 +41,6 @@ class FieldError(ValueError):
     def __init__(self, field: str, problem: str):
         super().__init__(f"field {field!r} {problem}")
         self.field, self.problem = field, problem
-
-
-class JSONTooDeepError(ValueError):
-    """JSON nested deeper than the parser's recursion limit."""
-
-
-def parse_json(text: str | bytes) -> Any:
-    """``json.loads`` whose only failure is ``ValueError`` (:class:`JSONTooDeepError` for
-    absurdly deep nesting, never a ``RecursionError``)."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise JSONTooDeepError("JSON nested too deeply") from None
 
 
 def _shown(value: Any) -> str:

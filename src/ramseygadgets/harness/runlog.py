@@ -24,10 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.files import LOCK_FILE, atomic_write, lock_directory, make_output_dir
+from ramseygadgets.files import (
+    LOCK_FILE,
+    JSONTooDeepError,
+    atomic_write,
+    lock_directory,
+    make_output_dir,
+)
 from ramseygadgets.harness.records import (
     FieldError,
-    JSONTooDeepError,
     check_config,
     check_run,
     check_sample_fields,

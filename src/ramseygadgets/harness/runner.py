@@ -32,7 +32,6 @@ from ramseygadgets.harness.backends import make_backend
 from ramseygadgets.harness.backends.base import redact
 from ramseygadgets.harness.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.harness.conversation import Conversation
-from ramseygadgets.harness.problems import ProblemSet, select_problems
 from ramseygadgets.harness.progress import EvalProgress, EvalStats
 from ramseygadgets.harness.records import FieldError, check_runs
 from ramseygadgets.harness.results import write_results
@@ -40,6 +39,7 @@ from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.runlog import RunLog, RunLogError
 from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey, Sampling
+from ramseygadgets.selection import ProblemSet, select_problems
 
 TOOL_MODES = ("text", "native")
 DEFAULT_CONCURRENCY = 32

@@ -35,7 +35,7 @@ def judge(
     parse_error: str | None
     try:
         answer = parse_answer(
-            response or "", problem.gadget, reasoning=reasoning, max_vertices=max_vertices
+            response or "", problem.kind, reasoning=reasoning, max_vertices=max_vertices
         )
     except Exception as exc:  # noqa: BLE001 - the parser promises not to raise; never lose a sample if it does
         parse_error = f"parser failed: {type(exc).__name__}: {exc}"
@@ -60,7 +60,7 @@ def judge(
     except Exception as exc:  # noqa: BLE001 - a verifier failure is recorded, not fatal
         return {
             "parse_error": None,
-            "candidate": candidate.to_json(problem.gadget),
+            "candidate": candidate.to_json(problem.kind),
             "correct": False,
             "reason": f"verification failed: {type(exc).__name__}: {exc}",
             "check": "error",
@@ -68,7 +68,7 @@ def judge(
         }
     return {
         "parse_error": None,
-        "candidate": candidate.to_json(problem.gadget),
+        "candidate": candidate.to_json(problem.kind),
         "correct": verdict.correct,
         "reason": verdict.reason,
         "check": verdict.check,

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ramseygadgets.catalog import Problem, get_problem, split_problem_ids
-from ramseygadgets.errors import UnknownProblemError
+from ramseygadgets.catalog import split_problem_ids
 
 
 def split_problem_selection(
     problems: str | Sequence[str] | None,
 ) -> tuple[list[str] | None, str | None]:
-    """A framework's ``problems`` option as (ids, tier) for :func:`~ramseygadgets.harness.problems.select_problems`.
+    """A framework's ``problems`` option as (ids, tier) for :func:`~ramseygadgets.selection.select_problems`.
 
     ``None``, ``""`` or ``all`` → every problem; ``easy`` / ``hard`` → that tier; otherwise problem
     ids, as a list or one comma-separated string.
@@ -26,26 +25,6 @@ def split_problem_selection(
     if len(ids) == 1 and ids[0] in ("easy", "hard"):
         return None, ids[0]
     return ids, None
-
-
-def problem_fields(problem: Problem, with_colors: bool) -> dict[str, Any]:
-    """A record's problem fields: ``F`` (red), ``H`` (blue), ``gadget`` and, ``with_colors`` (a
-    selection holding problems with three or more colours: every row gets it, so that a table
-    has one schema), ``colors``, the forbidden pattern of every colour."""
-    fields: dict[str, Any] = {"F": problem.F.spec, "H": problem.H.spec}
-    if with_colors:
-        fields["colors"] = [p.spec for p in problem.patterns]
-    fields["gadget"] = problem.gadget_name
-    return fields
-
-
-def problem_from_fields(fields: dict[str, Any]) -> Problem:
-    """The problem a record is about: its ``problem_id`` (a catalog id or the id of a problem with
-    more colours), else its ``colors`` (or ``F`` and ``H``) and ``gadget``."""
-    try:
-        return get_problem(str(fields["problem_id"]))
-    except (UnknownProblemError, KeyError):
-        return Problem.from_json(fields)
 
 
 def reasoning_text(output: Any) -> str | None:

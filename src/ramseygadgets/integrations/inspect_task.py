@@ -63,11 +63,9 @@ from inspect_ai.util import store
 
 from ramseygadgets.catalog import Problem, get_problem, in_catalog
 from ramseygadgets.integrations.common import (
-    problem_fields,
     reasoning_text,
     split_problem_selection,
 )
-from ramseygadgets.integrations.common import problem_from_fields as problem_from_metadata
 
 MULTIROUND = "multiround"
 TOOL_MODES = ("text", "native")
@@ -114,8 +112,8 @@ def build_samples(
 ) -> list[Sample]:
     """One Inspect sample per selected problem for which ``setting`` exists."""
     from ramseygadgets.answers import format_answer
-    from ramseygadgets.harness.problems import select_problems
     from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
+    from ramseygadgets.selection import select_problems
 
     if setting not in SETTINGS:
         raise ValueError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
@@ -124,7 +122,6 @@ def build_samples(
     ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
     samples: list[Sample] = []
-    with_colors = any(not p.is_pair for p in problem_set.problems)
     for problem in problem_set.problems:
         size = problem_set.min_vertices(problem)
         if setting not in settings_for(problem, min_vertices=size):
@@ -135,11 +132,11 @@ def build_samples(
             Sample(
                 id=problem.id,
                 input=[chat_message(m) for m in prompt.messages],
-                target=format_answer(solution, problem.gadget) if solution is not None else "",
+                target=format_answer(solution, problem.kind) if solution is not None else "",
                 metadata={
                     "problem_id": problem.id,
                     "title": problem.title,
-                    **problem_fields(problem, with_colors),
+                    **problem.fields(),
                     "tier": problem.tier,
                     "setting": setting,
                     "tool_mode": tool_mode,
@@ -230,7 +227,7 @@ def ramsey_solver() -> Solver:
 async def _multiround(state: TaskState, generate: Generate) -> TaskState:
     from ramseygadgets.prompts import MULTIROUND_ROUNDS, followup_message, multiround_step
 
-    problem = problem_from_metadata(state.metadata)
+    problem = Problem.from_json(state.metadata)
     native = state.metadata.get("tool_mode") == "native"
     if native:
         state.tools = [
@@ -322,7 +319,7 @@ def ramsey_scorer() -> Scorer:
     from ramseygadgets.harness.scoring import judge
 
     async def score(state: TaskState, target: Target) -> Score:
-        problem = problem_from_metadata(state.metadata)
+        problem = Problem.from_json(state.metadata)
         output = state.output
         text = output.completion if output.choices else ""
         verdict = await anyio.to_thread.run_sync(judge, problem, text, reasoning_text(output))

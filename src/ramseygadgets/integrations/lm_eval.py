@@ -24,10 +24,9 @@ from typing import Any
 
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import (
-    problem_fields,
-    problem_from_fields,
     split_problem_selection,
 )
+from ramseygadgets.problem import Problem
 
 #: The settings lm-eval can run (one model call per sample), with their task names.
 LM_EVAL_SETTINGS = ("zero-shot", "structural-hint", "size-hint", "example-hint")
@@ -56,8 +55,8 @@ def dataset_rows(
     dataset: str | None = None,
 ) -> list[dict[str, Any]]:
     """One row per selected problem for which ``setting`` exists (see module docs)."""
-    from ramseygadgets.harness.problems import select_problems
     from ramseygadgets.prompts import build_prompt, settings_for
+    from ramseygadgets.selection import select_problems
 
     if setting not in LM_EVAL_SETTINGS:
         raise ValueError(
@@ -76,7 +75,6 @@ def dataset_rows(
     ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
     rows: list[dict[str, Any]] = []
-    with_colors = any(not p.is_pair for p in problem_set.problems)
     for problem in problem_set.problems:
         size = problem_set.min_vertices(problem)
         if setting not in settings_for(problem, min_vertices=size):
@@ -87,7 +85,7 @@ def dataset_rows(
             {
                 "problem_id": problem.id,
                 "setting": setting,
-                **problem_fields(problem, with_colors),
+                **problem.fields(),
                 "tier": problem.tier,
                 "min_vertices": problem_set.min_vertices(problem),
                 "system": system,
@@ -123,7 +121,7 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, fl
     from ramseygadgets.harness.scoring import judge
 
     reply = results[0] if results else ""
-    verdict = judge(problem_from_fields(doc), reply if isinstance(reply, str) else str(reply), None)
+    verdict = judge(Problem.from_json(doc), reply if isinstance(reply, str) else str(reply), None)
     return {
         "acc": 1.0 if verdict["correct"] is True else 0.0,
         "parse_failure": 1.0 if verdict["parse_error"] is not None else 0.0,

@@ -11,6 +11,9 @@ Importing this module registers the dataset with reasoning-gym's factory, so tha
 works, and RG composites (``DatasetSpec(name="ramsey_gadgets", ...)``) and the curriculum
 (:class:`RamseyGadgetsCurriculum`, difficulty = the largest minimal size) can mix it in.
 
+``num_colors`` (2 by default) chooses two-colour problems or, with 3, three-colour problems
+(every colour avoids one pattern of the pool; determiners of each colour and both senders).
+
 Entry ``idx`` is drawn from the procedural stream (:mod:`ramseygadgets.training.stream`) with
 an RNG seeded by ``(seed, idx)``, so it is the same whatever the access order.  The question is
 the project's full prompt (definitions, task, answer format) in one user message; ``answer`` is
@@ -30,6 +33,8 @@ from reasoning_gym.coaching import BaseCurriculum, ScalarAttributeDefinition
 from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
+from ramseygadgets.problem import Problem
+from ramseygadgets.training.rewards import PROBLEM_COLUMNS, exact_reward
 from ramseygadgets.training.stream import (
     DEFAULT_POOL,
     ProblemStream,
@@ -59,6 +64,7 @@ class RamseyGadgetsConfig:
     max_size: int = 7
     solve_timeout: float = 10.0
     setting: str = "zero-shot"
+    num_colors: int = 2
 
     def validate(self) -> None:
         from ramseygadgets.training.data import check_settings
@@ -75,6 +81,7 @@ class RamseyGadgetsConfig:
             min_size=self.min_size,
             max_size=self.max_size,
             solve_timeout=self.solve_timeout,
+            colors=self.num_colors,
         )
 
 
@@ -101,7 +108,7 @@ class RamseyGadgetsDataset(ProceduralDataset):
             "metadata": {
                 "source_dataset": DATASET_NAME,
                 "source_index": idx,
-                **{k: row[k] for k in ("problem_id", "F", "H", "gadget", "tier", "setting")},
+                **{k: row[k] for k in ("problem_id", *PROBLEM_COLUMNS, "tier", "setting")},
                 "min_vertices": item.min_vertices,
                 "difficulty": {"max_size": self.config.max_size},
             },
@@ -109,10 +116,7 @@ class RamseyGadgetsDataset(ProceduralDataset):
 
     def score_answer(self, answer: str | None, entry: dict[str, Any]) -> float:
         """The exact reward of ``answer`` for the entry's problem."""
-        from ramseygadgets.training.rewards import exact_reward, problem_of
-
-        meta = entry["metadata"]
-        return exact_reward(problem_of(meta["F"], meta["H"], meta["gadget"]), answer or "")
+        return exact_reward(Problem.from_json(entry["metadata"]), answer or "")
 
 
 class RamseyGadgetsCurriculum(BaseCurriculum):

@@ -10,8 +10,10 @@
 
 The rubric is the exact reward (:func:`ramseygadgets.training.exact_reward`, i.e. ``eval``'s
 ``judge`` on the last assistant message), weight 1.  Rows: ``prompt`` (the project's messages),
-``answer`` (empty: the verifier needs no reference answer) and ``info`` (``problem_id``, ``F``,
-``H``, ``gadget``).  The evaluation split is the benchmark selection (``problems``: ``all``,
+``answer`` (empty: the verifier needs no reference answer) and ``info`` (``problem_id`` and the
+problem's fields, :meth:`~ramseygadgets.problem.Problem.fields`: ``colors``, ``F``, ``H``,
+``gadget``), from which the reward rebuilds the problem with any number of colours and any
+(generated) pattern names; a row it cannot read raises an error the caller sees, never a 0.  The evaluation split is the benchmark selection (``problems``: ``all``,
 ``easy``, ``hard`` or ids; ``dataset``: a problem-set file); a training split comes from
 ``train_data`` (a ``ramseygadgets train-data`` directory, single-turn settings only).
 
@@ -24,23 +26,20 @@ from __future__ import annotations
 from typing import Any
 
 from ramseygadgets.integrations.common import split_problem_selection
+from ramseygadgets.problem import Problem
+from ramseygadgets.training.rewards import PROBLEM_COLUMNS, completion_reply, exact_reward
 
 
-def _info(problem: Any) -> dict[str, str]:
-    return {
-        "problem_id": problem.id,
-        "F": problem.F.name,
-        "H": problem.H.name,
-        "gadget": problem.gadget.value,
-    }
+def _info(problem: Problem) -> dict[str, Any]:
+    return {"problem_id": problem.id, **problem.fields()}
 
 
 def benchmark_rows(
     setting: str, problems: Any = None, dataset: str | None = None, profile: str | None = None
 ) -> list[dict[str, Any]]:
     """One row per selected problem for which ``setting`` exists."""
-    from ramseygadgets.harness.problems import select_problems
     from ramseygadgets.prompts import build_prompt, settings_for
+    from ramseygadgets.selection import select_problems
 
     ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
@@ -62,7 +61,10 @@ def training_split(path: str) -> Any:
     return data.map(
         lambda row: {
             "answer": "",
-            "info": {k: row[k] for k in ("problem_id", "F", "H", "gadget")},
+            "info": {
+                "problem_id": row["problem_id"],
+                **{k: row[k] for k in PROBLEM_COLUMNS if k in row},
+            },
         },
         remove_columns=[c for c in data.column_names if c != "prompt"],
     )
@@ -70,9 +72,7 @@ def training_split(path: str) -> Any:
 
 async def ramsey_exact_reward(completion: Any, info: dict[str, Any], **_: Any) -> float:
     """The exact reward: ``eval``'s verdict on the last assistant message."""
-    from ramseygadgets.training.rewards import exact_reward, problem_of
-
-    return exact_reward(problem_of(info["F"], info["H"], info["gadget"]), completion)
+    return exact_reward(Problem.from_json(info), completion)
 
 
 def _multiround_env_class() -> type:
@@ -83,10 +83,8 @@ def _multiround_env_class() -> type:
 
         async def env_response(self, messages: Any, state: Any, **kwargs: Any) -> Any:
             from ramseygadgets.prompts import multiround_step
-            from ramseygadgets.training.rewards import completion_reply, problem_of
 
-            info = state["info"]
-            problem = problem_of(info["F"], info["H"], info["gadget"])
+            problem = Problem.from_json(state["info"])
             reply, _ = completion_reply(messages)
             round_no = sum(1 for m in messages if m.get("role") == "assistant")
             step = multiround_step(problem, round_no, reply)

@@ -1,7 +1,8 @@
-"""Goodness with c ≥ 2 colours, each avoiding a set of patterns: encoding, verifier, search.
+"""Goodness with c ≥ 2 colours, each avoiding a set of patterns: the encoding, the verifier
+and the brute force (the search is :mod:`ramseygadgets.multicolor.search`, a layer above).
 
 >>> from ramseygadgets.problem import Problem
->>> from ramseygadgets.multicolor import solve_multi
+>>> from ramseygadgets.multicolor.search import solve_multi
 >>> solve_multi(Problem.of_colors("P3 | P3 | K3", "green-determiner")).n    # doctest: +SKIP
 
 Problems are the one model of :mod:`ramseygadgets.problem`; two colours with one pattern each
@@ -13,16 +14,13 @@ from __future__ import annotations
 
 from ramseygadgets.multicolor.bruteforce import brute_force_verify_multi, good_colorings
 from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, literal
-from ramseygadgets.multicolor.search import MultiSearchResult, solve_multi
 from ramseygadgets.multicolor.verify import verify_multi
 
 __all__ = [
     "MultiColoring",
     "MultiColorings",
-    "MultiSearchResult",
     "brute_force_verify_multi",
     "good_colorings",
     "literal",
-    "solve_multi",
     "verify_multi",
 ]

@@ -21,11 +21,10 @@ import numpy as np
 
 from ramseygadgets.colorings import Coloring
 from ramseygadgets.files import atomic_path, make_output_dir
-from ramseygadgets.gadgets import COLOR_NAMES, Designated, GadgetType
+from ramseygadgets.gadgets import COLOR_NAMES, Designated, GadgetForm
 from ramseygadgets.graphs import Graph
 
 if TYPE_CHECKING:
-    from ramseygadgets.catalog import Problem
     from ramseygadgets.multicolor.colorings import MultiColoring
 
 RED = "#d62728"
@@ -258,23 +257,10 @@ def coloring_from_json(graph: Graph, data: Mapping[str, Any] | None) -> tuple[st
     return tuple(colors)
 
 
-def good_coloring(problem: Problem, graph: Graph) -> Coloring | MultiColoring | None:
-    """A good coloring of ``graph`` for the problem's colours (``None`` when it has none)."""
-    if not problem.spec.is_pair:
-        from ramseygadgets.multicolor.colorings import MultiColorings
-
-        with MultiColorings(graph, problem.spec) as multi:
-            return multi.solve()
-    from ramseygadgets.colorings import GoodColorings
-
-    with GoodColorings(graph, problem.F, problem.H) as sat:
-        return sat.solve()
-
-
 def graph_picture(
     graph: Graph,
     designated: Designated | None = None,
-    gadget: GadgetType | None = None,
+    gadget: GadgetForm | None = None,
     coloring: Coloring | MultiColoring | Mapping[str, Any] | None = None,
     *,
     seed: int = 0,

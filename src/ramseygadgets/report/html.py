@@ -23,16 +23,12 @@ from ramseygadgets.catalog import find_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.report.assets import CSS, JS, TEMPLATE
-from ramseygadgets.report.drawing import (
-    MAX_DRAWN_VERTICES,
-    good_coloring,
-    graph_picture,
-    picture_svg,
-)
+from ramseygadgets.report.drawing import MAX_DRAWN_VERTICES, graph_picture, picture_svg
 from ramseygadgets.report.figures import FigureFiles
 from ramseygadgets.report.metrics import Cell, problem_info, problem_sort_key
 from ramseygadgets.report.runs import Sample, problem_of_id, setting_sort_key
 from ramseygadgets.report.tables import Table
+from ramseygadgets.verify import good_coloring
 
 #: Characters of a failed response's tail shown in a card.
 RESPONSE_TAIL = 600
@@ -93,7 +89,7 @@ def draw_sample(sample: Sample, problem_id: str) -> tuple[Markup | None, str]:
         return None, ""
     problem = problem_of_id(problem_id)
     try:
-        gadget = problem.gadget if problem else GadgetType(sample.gadget)
+        gadget = problem.kind if problem else GadgetType(sample.gadget)
         candidate = Candidate.from_json(sample.candidate, gadget, max_vertices=MAX_DRAWN_VERTICES)
     except (RamseyGadgetsError, ValueError) as exc:
         return None, f"answer not drawn: {exc}"
@@ -126,7 +122,7 @@ def reference_drawing(problem_id: str) -> Markup | None:
         return None
     coloring = good_coloring(problem, solution.candidate.graph)
     picture = graph_picture(
-        solution.candidate.graph, solution.candidate.designated, problem.gadget, coloring
+        solution.candidate.graph, solution.candidate.designated, problem.kind, coloring
     )
     return Markup(
         picture_svg(

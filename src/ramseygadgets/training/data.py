@@ -3,7 +3,8 @@
 One row per (training problem, setting)::
 
     prompt        the project's prompt (OpenAI chat messages: system + user), as ``eval`` sends it
-    problem_id, F, H, gadget, tier, title    the problem (the reward reads F, H and gadget)
+    problem_id, colors, F, H, gadget, tier, title    the problem (:meth:`Problem.fields`: the
+                  reward reads colors and gadget; F and H are null unless the problem is a pair)
     setting       zero-shot | structural-hint | size-hint
     min_vertices  the proven minimal size (the difficulty)
     solution      a minimal solution in the answer format (JSON text), for SFT or analysis
@@ -31,6 +32,7 @@ TRAINING_SETTINGS: tuple[str, ...] = ("zero-shot", "structural-hint", "size-hint
 COLUMNS: tuple[str, ...] = (
     "prompt",
     "problem_id",
+    "colors",
     "F",
     "H",
     "gadget",
@@ -76,11 +78,13 @@ def training_row(item: TrainingProblem, setting: str, profile: str | None = None
     prompt = build_prompt(problem, setting, profile, min_vertices=item.min_vertices)
     return {
         "prompt": prompt.messages,
-        **{k: v for k, v in problem.to_json().items() if k != "id"},
+        **problem.fields(),
+        "tier": problem.tier,
+        "title": problem.title,
         "problem_id": problem.id,
         "setting": setting,
         "min_vertices": item.min_vertices,
-        "solution": format_answer(item.solution, problem.gadget),
+        "solution": format_answer(item.solution, problem.kind),
         "source": item.source,
     }
 

@@ -43,10 +43,10 @@ ProblemKey = tuple[str, str, str]
 
 def problem_key(problem: Problem) -> ProblemKey:
     """Canonical form of ``problem`` up to isomorphism of F and H and the colour exchange."""
+    if not problem.is_pair:  # more colours or pattern sets: never one of the 70 (all pairs)
+        colors = "|".join(",".join(col.key) for col in problem.spec.colors)
+        return ("colors", colors, problem.gadget_name)
     f, h = canonical_graph6(problem.F.graph), canonical_graph6(problem.H.graph)
-    if not problem.is_pair:  # three or more colours: never one of the 70 (all two-colour)
-        more = ",".join(canonical_graph6(p.graph) for p in problem.patterns[2:])
-        return (f, h, f"{problem.gadget_name}|{more}")
     own = (f, h, problem.gadget.value)
     swapped = COLOUR_SWAP[problem.gadget]
     return own if swapped is None else min(own, (h, f, swapped.value))

@@ -8,8 +8,9 @@ limit).
 
 :func:`ramsey_reward` has the signature TRL's ``GRPOTrainer(reward_funcs=...)`` calls:
 ``prompts`` and ``completions`` (strings, or conversational message lists) plus the dataset's
-columns as keyword lists; the problem of each completion comes from the ``F``, ``H`` and
-``gadget`` columns (as written by ``ramseygadgets train-data``).
+columns as keyword lists; the problem of each completion comes from the ``colors`` and
+``gadget`` columns (as written by ``ramseygadgets train-data``; datasets of earlier releases
+without ``colors`` give ``F`` and ``H``): :meth:`Problem.from_json`.
 
 Shaped rewards (:func:`shaped_parseable_reward`, :func:`shaped_good_graph_reward`) give partial
 credit for an answer that can be read, or whose graph is (F,H)-good.  They are for reward
@@ -19,11 +20,10 @@ shaping only: ``eval``, the reports and the integrations' scores never use them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.problem import Problem
 
 #: A completion as TRL passes it: a string, or a list of chat messages (conversational data).
 Completion = str | Sequence[Mapping[str, Any]]
@@ -51,12 +51,6 @@ def completion_reply(completion: Completion) -> tuple[str, str | None]:
     return str(content or ""), (str(reasoning) if reasoning else None)
 
 
-@lru_cache(maxsize=4096)
-def problem_of(F: str, H: str, gadget: str) -> Problem:
-    """The problem named by a dataset row's ``F``, ``H`` and ``gadget`` columns."""
-    return Problem.make(F, H, gadget)
-
-
 def exact_reward(
     problem: Problem, completion: Completion, *, max_vertices: int = DEFAULT_MAX_VERTICES
 ) -> float:
@@ -67,19 +61,26 @@ def exact_reward(
     return 1.0 if judge(problem, reply, reasoning, max_vertices)["correct"] else 0.0
 
 
+#: The columns that name a row's problem (:meth:`Problem.fields`).
+PROBLEM_COLUMNS = ("colors", "F", "H", "gadget")
+
+
 def _column_problems(n: int, columns: Mapping[str, Any]) -> list[Problem]:
-    missing = [name for name in ("F", "H", "gadget") if name not in columns]
-    if missing:
+    """The problem of each of ``n`` rows, from the ``colors`` (or ``F`` and ``H``) and ``gadget``
+    columns; a column that is missing or too short is a clear error, never a reward of 0."""
+    given = {name: list(columns[name]) for name in PROBLEM_COLUMNS if name in columns}
+    if "gadget" not in given or not ("colors" in given or {"F", "H"} <= given.keys()):
         raise ValueError(
-            f"the reward needs the dataset columns F, H and gadget (missing: {', '.join(missing)}); "
-            "build the dataset with 'ramseygadgets train-data'"
+            f"the reward needs the dataset columns colors (or F and H) and gadget (got: "
+            f"{', '.join(sorted(columns)) or 'none'}); build the dataset with 'ramseygadgets train-data'"
         )
-    F, H, gadget = (list(columns[name]) for name in ("F", "H", "gadget"))
-    if not len(F) == len(H) == len(gadget) == n:
-        raise ValueError(
-            f"{n} completions but {len(F)} F, {len(H)} H and {len(gadget)} gadget values"
-        )
-    return [problem_of(str(f), str(h), str(g)) for f, h, g in zip(F, H, gadget)]
+    short = {name: len(values) for name, values in given.items() if len(values) != n}
+    if short:
+        counts = ", ".join(f"{k} has {v}" for k, v in short.items())
+        raise ValueError(f"{n} completions but the problem columns differ in length: {counts}")
+    return [
+        Problem.from_json({name: values[i] for name, values in given.items()}) for i in range(n)
+    ]
 
 
 def _batch(
@@ -101,21 +102,20 @@ def _parseable(problem: Problem, completion: Completion) -> float:
     from ramseygadgets.answers import parse_answer
 
     reply, reasoning = completion_reply(completion)
-    return 1.0 if parse_answer(reply, problem.gadget, reasoning=reasoning).ok else 0.0
+    return 1.0 if parse_answer(reply, problem.kind, reasoning=reasoning).ok else 0.0
 
 
 def _good_graph(problem: Problem, completion: Completion) -> float:
     from ramseygadgets.answers import parse_answer
-    from ramseygadgets.colorings import GoodColorings
     from ramseygadgets.errors import RamseyGadgetsError
+    from ramseygadgets.verify import good_coloring
 
     reply, reasoning = completion_reply(completion)
-    parsed = parse_answer(reply, problem.gadget, reasoning=reasoning)
+    parsed = parse_answer(reply, problem.kind, reasoning=reasoning)
     if parsed.candidate is None:
         return 0.0
     try:
-        with GoodColorings(parsed.candidate.graph, problem.F, problem.H) as sat:
-            return 1.0 if sat.is_good() else 0.0
+        return 1.0 if good_coloring(problem, parsed.candidate.graph) is not None else 0.0
     except RamseyGadgetsError:  # too large to check
         return 0.0
 

@@ -6,13 +6,15 @@ minimal solution) and drops problems equivalent to a benchmark problem
 
 The stream (:class:`ProblemStream`) draws with replacement, from one seeded RNG:
 
-1. a pair (F, H), F and H independently and uniformly from the pattern pool;
-2. a gadget type uniformly among those the spec's rules allow for the pair (the rules of
-   ``ramseygadgets generate``: :func:`ramseygadgets.problemsets.pair_problems`) and the
-   requested types;
+1. the colours' patterns: with two colours a pair (F, H), F and H independently and uniformly
+   from the pattern pool; with c ≥ 3 colours a multiset of c patterns of the pool (colour
+   order does not matter: every colour's determiner is a separate problem);
+2. a gadget type uniformly among those the rules of ``ramseygadgets generate`` allow
+   (:func:`ramseygadgets.problemsets.pair_problems`, :func:`~ramseygadgets.problemsets.spec_problems`)
+   and the requested types;
 3. the problem is kept when its proven minimal size lies in ``[min_size, max_size]`` (the
-   difficulty); it is solved once by the search engine (:func:`ramseygadgets.search.solve`)
-   and remembered, so the stream costs one search per distinct problem.
+   difficulty); it is solved once (:func:`ramseygadgets.minimal.solve_minimal`) and
+   remembered, so the stream costs one search per distinct problem.
 
 Problems that are benchmark-equivalent are never candidates; those without a solution within
 ``max_size`` (or not solved within ``solve_timeout``) are remembered and redrawn from the RNG;
@@ -21,16 +23,31 @@ the stream ends (``StreamExhausted``) only when no problem of the pool is left.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import Problem
+from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
+from ramseygadgets.minimal import solve_minimal
+from ramseygadgets.problem import Problem
+from ramseygadgets.problemsets import (
+    ProblemSetPlan,
+    expand_patterns,
+    load_generated,
+    load_polynomial_pairs,
+    pair_problems,
+    parse_gadgets,
+    spec_problems,
+)
 from ramseygadgets.training.leakage import ProblemKey, is_benchmark_equivalent, problem_key
+
+#: Colour counts the stream draws (three colours multiply the pool: keep it small).
+STREAM_COLORS = (2, 3)
 
 #: Default pattern pool: the paper's eight patterns plus a few small families.
 DEFAULT_POOL: tuple[str, ...] = (
@@ -77,8 +94,14 @@ class StreamConfig:
     max_size: int = 7
     solve_timeout: float = 10.0
     polynomial_pairs: str = "builtin"
+    colors: int = 2
 
     def __post_init__(self) -> None:
+        if self.colors not in STREAM_COLORS:
+            raise TrainingDataError(
+                f"the stream draws problems with {' or '.join(map(str, STREAM_COLORS))} colours, "
+                f"got {self.colors}"
+            )
         if not 2 <= self.min_size <= self.max_size:
             raise TrainingDataError(
                 f"size limits must satisfy 2 <= min-size <= max-size, got {self.min_size}..{self.max_size}"
@@ -92,28 +115,26 @@ class StreamConfig:
 
 
 def pool_problems(config: StreamConfig) -> list[list[Problem]]:
-    """Per ordered pair (F, H) of the pool, the non-benchmark problems the rules allow."""
-    from ramseygadgets.problemsets import (
-        ProblemSetPlan,
-        expand_patterns,
-        load_polynomial_pairs,
-        pair_problems,
-        parse_gadgets,
-    )
-
+    """Per ordered pair (F, H) of the pool, or per multiset of ``config.colors`` patterns, the
+    non-benchmark problems the rules allow."""
     patterns = expand_patterns(config.pool)
     if not patterns:
         raise TrainingDataError("the pattern pool is empty")
     wanted = parse_gadgets(config.gadgets)
-    polynomial = load_polynomial_pairs(config.polynomial_pairs)
-    pairs = []
-    for F in patterns:
-        for H in patterns:
+    groups = []
+    if config.colors == 2:
+        polynomial = load_polynomial_pairs(config.polynomial_pairs)
+        for F in patterns:
+            for H in patterns:
+                plan = ProblemSetPlan()
+                pair_problems(F, H, wanted, polynomial, plan)
+                groups.append([p for p in plan.problems if not is_benchmark_equivalent(p)])
+    else:
+        for chosen in itertools.combinations_with_replacement(patterns, config.colors):
             plan = ProblemSetPlan()
-            pair_problems(F, H, wanted, polynomial, plan)
-            kept = [p for p in plan.problems if isinstance(p, Problem)]
-            pairs.append([p for p in kept if not is_benchmark_equivalent(p)])
-    return [p for p in pairs if p]
+            spec_problems(ColoringSpec.of(*chosen), wanted, plan)
+            groups.append(plan.problems)
+    return [g for g in groups if g]
 
 
 class ProblemStream:
@@ -151,13 +172,13 @@ class ProblemStream:
         )
 
     def _solve(self, problem: Problem) -> TrainingProblem | None:
-        from ramseygadgets.search import solve
-
         key = problem_key(problem)
         if key in self.solved or key in self.dropped:
             return self.solved.get(key)
         cfg = self.config
-        result = solve(problem, max_vertices=cfg.max_size, timeout=cfg.solve_timeout, seed=0)
+        result = solve_minimal(
+            problem, max_vertices=cfg.max_size, timeout=cfg.solve_timeout, seed=0
+        )
         size = result.candidate.graph.n if result.candidate is not None else None
         if (
             result.candidate is None
@@ -181,18 +202,17 @@ class SetSelection:
 
 
 def problem_set_problems(paths: list[str | Path]) -> SetSelection:
-    """The two-colour problems with a solution of generated problem sets (``generate`` output
-    directories or their ``problems.jsonl``), without benchmark-equivalent ones."""
-    from ramseygadgets.problemsets import load_generated
-
+    """The problems with a solution of generated problem sets (``generate`` output directories
+    or their ``problems.jsonl``; any number of colours, one forbidden pattern per colour),
+    without benchmark-equivalent ones."""
     out = SetSelection()
     seen: set[ProblemKey] = set()
     for path in paths:
         if not Path(path).exists():
             raise TrainingDataError(f"problem set {path} does not exist")
         for problem, candidate, record in load_generated(path):
-            if not isinstance(problem, Problem) or candidate is None:
-                why = "multi-colour problem" if candidate is not None else "no solution"
+            if not problem.spec.is_simple or candidate is None:
+                why = "several patterns in one colour" if candidate is not None else "no solution"
                 out.excluded.append({"problem": str(record.get("id")), "reason": why})
                 continue
             key = problem_key(problem)

@@ -53,7 +53,7 @@ class RandomBackend:
         from ramseygadgets.answers import format_answer
 
         rng = random.Random(f"{self.seed}/{request.key.label()}/{request.round_no}")
-        candidate = random_candidate(rng, request.problem.gadget, self.low, self.high)
+        candidate = random_candidate(rng, request.problem.kind, self.low, self.high)
         return Completion(
-            content=format_answer(candidate, request.problem.gadget), finish_reason="stop"
+            content=format_answer(candidate, request.problem.kind), finish_reason="stop"
         )

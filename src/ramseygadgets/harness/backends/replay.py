@@ -16,11 +16,10 @@ from typing import Any
 
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.files import read_capped
+from ramseygadgets.files import JSONTooDeepError, read_capped
 from ramseygadgets.harness.backends.base import BackendError
 from ramseygadgets.harness.records import (
     FieldError,
-    JSONTooDeepError,
     check_run,
     check_sample_fields,
     parse_json,

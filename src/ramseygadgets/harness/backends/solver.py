@@ -1,8 +1,7 @@
 """``solver``: the reference solver, answering like a perfect model.
 
 It answers each problem with its minimal solution — the shipped one (``data/solutions.json``)
-or, for problems outside it, one found by :func:`ramseygadgets.search.solve` (by
-:func:`ramseygadgets.multicolor.solve_multi` with three or more colours) — written in the
+or, for problems outside it, one found by :func:`ramseygadgets.minimal.solve_minimal` — written in the
 documented answer format by :func:`ramseygadgets.answers.format_answer`.  In multiround it
 first asks the coloring tool about that graph (a text-protocol request or a native tool call)
 and gives its answer in the next round, so the whole pipeline runs offline.
@@ -15,9 +14,10 @@ import json
 import threading
 from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.types import ChatRequest, Completion
+from ramseygadgets.minimal import solve_minimal
+from ramseygadgets.problem import Problem
 
 #: Time limit for searching a solution of a problem that ships none.
 SEARCH_TIMEOUT_S = 120.0
@@ -26,13 +26,7 @@ SEARCH_TIMEOUT_S = 120.0
 def _search(problem: Problem, timeout: float) -> Candidate | None:
     """A minimal solution by the search (:func:`~ramseygadgets.multicolor.solve_multi` for three
     or more colours), or ``None`` when none is found in time."""
-    if not problem.spec.is_pair:
-        from ramseygadgets.multicolor import solve_multi
-
-        return solve_multi(problem, timeout=timeout).candidate
-    from ramseygadgets.search import solve
-
-    return solve(problem, timeout=timeout).candidate
+    return solve_minimal(problem, timeout=timeout).candidate
 
 
 class SolverBackend:
@@ -84,7 +78,7 @@ class SolverBackend:
             return self._ask_tool(request, candidate)
         from ramseygadgets.answers import format_answer
 
-        text = f"My answer:\n\n{format_answer(candidate, problem.gadget)}"
+        text = f"My answer:\n\n{format_answer(candidate, problem.kind)}"
         return Completion(content=text, finish_reason="stop")
 
     def _ask_tool(self, request: ChatRequest, candidate: Candidate) -> Completion:

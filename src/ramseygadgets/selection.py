@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import Problem, all_problems, find_problem, get_problem, in_catalog
+from ramseygadgets.catalog import all_problems, find_problem, get_problem, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.files import read_capped
+from ramseygadgets.extended import SIZE_TIERS, extended_problems, parse_size_tier
+from ramseygadgets.files import JSONTooDeepError, parse_json, read_capped
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.harness.records import JSONTooDeepError, parse_json
+from ramseygadgets.problem import Problem
+from ramseygadgets.solutions import load_solutions
 
 #: Largest problem-set file read (the size cap of graph input).
 MAX_PROBLEM_FILE_BYTES = 32 * 2**20
@@ -101,8 +103,6 @@ class ProblemSet:
 
 def _catalog_solutions(problems: Iterable[Problem]) -> dict[str, Candidate]:
     """Shipped minimal solutions of those problems that are catalog problems."""
-    from ramseygadgets.solutions import load_solutions
-
     shipped = load_solutions()
     found = {}
     for p in problems:
@@ -114,10 +114,20 @@ def _catalog_solutions(problems: Iterable[Problem]) -> dict[str, Candidate]:
 def named_problem_set(name: str = "paper") -> ProblemSet:
     """A named set: ``paper`` (the 70, with their shipped solutions) or ``extended``."""
     if check_set_name(name) == "extended":
-        from ramseygadgets.extended import extended_problem_set
-
         return extended_problem_set()
     return ProblemSet(list(all_problems()), _catalog_solutions(all_problems()))
+
+
+def extended_problem_set() -> ProblemSet:
+    """The extended set (:mod:`ramseygadgets.extended`; two and three colours) with its
+    minimal solutions and size tiers."""
+    chosen = extended_problems()
+    return ProblemSet(
+        [p.problem for p in chosen],
+        {p.id: p.candidate for p in chosen},
+        source="extended",
+        size_tiers={p.id: p.size_tier for p in chosen},
+    )
 
 
 def check_set_name(name: str) -> str:
@@ -177,8 +187,6 @@ def select_problems(
 def _in_tier(base: ProblemSet, problems: list[Problem], tier: str) -> list[Problem]:
     if tier in GADGET_TIERS:
         return [p for p in problems if p.tier == tier]
-    from ramseygadgets.extended import SIZE_TIERS, parse_size_tier
-
     size_tiers = [t for t in SIZE_TIERS if t in base.size_tiers.values()]
     if parse_size_tier(tier) in size_tiers:
         return [p for p in problems if base.size_tiers.get(p.id) == parse_size_tier(tier)]
@@ -266,6 +274,6 @@ def _solution_of(
     if data is None:
         return None
     try:
-        return Candidate.from_json(data, problem.gadget, max_vertices=None)
+        return Candidate.from_json(data, problem.kind, max_vertices=None)
     except (RamseyGadgetsError, ValueError) as exc:
         raise ProblemSetError(f"{path} record {index}: unusable solution: {exc}") from None
