@@ -27,10 +27,14 @@ from typing import Any
 
 from pysat.solvers import Solver
 
+from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.colorings import DEFAULT_SOLVER, GoodColorings
+from ramseygadgets.copies import find_copies
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import COLOR_NAMES
 from ramseygadgets.graphs import Edge, Graph, graph_from_mapping, parse_edge_list
+from ramseygadgets.multicolor.colorings import MultiColorings
+from ramseygadgets.problem import Problem
 
 TOOL_NAME = "color_graph"
 #: Largest graph the tool accepts (twice the largest minimal solution of the dataset).
@@ -72,10 +76,10 @@ TOOL_SPEC: dict[str, Any] = {
 }
 
 
-def tool_spec(problem: Any) -> dict[str, Any]:
+def tool_spec(problem: Problem) -> dict[str, Any]:
     """The native tool definition for ``problem``: :data:`TOOL_SPEC`, whose description names
     F and H, or for three or more colours the same tool described with every colour."""
-    if not getattr(problem, "more", ()):
+    if problem.is_pair:
         return json.loads(json.dumps(TOOL_SPEC))
     spec = json.loads(json.dumps(TOOL_SPEC))
     spec["function"]["description"] = (
@@ -236,10 +240,6 @@ def _two_color_report(graph: Graph, F: Any, H: Any) -> GoodColoringsReport | Non
 
 def _multi_color_report(graph: Graph, patterns: tuple[Any, ...]) -> GoodColoringsReport | None:
     """The report for one forbidden pattern per colour on the k-colour solver (``None``: not good)."""
-    from ramseygadgets.coloring_spec import ColoringSpec
-    from ramseygadgets.copies import find_copies
-    from ramseygadgets.multicolor.colorings import MultiColorings
-
     used = [False] * graph.m
     for pattern in patterns:
         for copy in find_copies(pattern, graph):
@@ -327,7 +327,7 @@ def describe_colorings(graph: Graph, F: Any, H: Any, *more: Any) -> str:
     return "\n".join(lines + body)
 
 
-def run_coloring_tool(problem: Any, graph_or_args: Any) -> str:
+def run_coloring_tool(problem: Problem, graph_or_args: Any) -> str:
     """The text the model sees for a request: a graph, tool-call arguments, or request text.
 
     Never raises on bad input: the result then starts with ``Tool error:`` and says what the tool

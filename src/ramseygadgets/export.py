@@ -182,7 +182,6 @@ def export_dataset(
     problems = list(problems)
     out = make_output_dir(out_dir, "the export directory", ExportError)
     problem_table, prompt_table = [], []
-    with_colors = any(not p.is_pair for p in problems)
     for index, problem in enumerate(problems):
         problem_table.append(problem_row(problem, problem_set))
         prompt_table.extend(prompt_rows(problem, profile, problem_set))
@@ -215,7 +214,6 @@ def export_dataset(
             loader="json" if fmt == "jsonl" else "parquet",
             version=__version__,
             counts=counts,
-            with_colors=with_colors,
             settings=SETTINGS,
             profile=profile.name,
             profile_note=profile.description.strip().rstrip("."),

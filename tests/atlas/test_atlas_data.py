@@ -49,7 +49,7 @@ def test_every_solution_passes_the_verifier_for_its_problem_and_its_colour_swap_
         assert candidate.graph.n == e.solution["n"] and candidate.graph.m == e.solution["m"]
         assert verify(problem, candidate).correct, e.title
         if problem.gadget in TWIN:
-            twin = Problem(problem.H, problem.F, TWIN[problem.gadget])
+            twin = Problem.make(problem.H, problem.F, TWIN[problem.gadget])
             assert verify(twin, candidate).correct, f"{e.title} as {e.swap}"
 
 

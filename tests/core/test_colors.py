@@ -96,7 +96,7 @@ def test_pattern_sets_per_colour_are_problems_too():
     assert Problem.from_json(p.to_json()) == p
     assert p.title == "(red: {P3}; blue: {K3, C4}; green: {K4})-red-determiner"
     with pytest.raises(ValueError, match="several patterns in one colour"):
-        p.patterns
+        _ = p.patterns
 
 
 def _random_graph(rng: random.Random, n: int, m: int) -> Graph:

@@ -21,7 +21,7 @@ from ramseygadgets.extended import (
     three_colour_entries,
     tier_counts,
 )
-from ramseygadgets.multicolor import MultiProblem, brute_force_verify_multi
+from ramseygadgets.multicolor import brute_force_verify_multi
 from ramseygadgets.multicolor.bruteforce import MAX_BRUTE_FORCE_COLORINGS
 from ramseygadgets.selection import extended_problem_set
 from ramseygadgets.verify import verify
@@ -109,7 +109,7 @@ def test_three_colour_solutions_and_proofs() -> None:
     entries = three_colour_entries()
     assert len(entries) >= 30
     for p in entries:
-        multi = MultiProblem.of_problem(p.problem)
+        multi = p.problem
         assert p.colors == 3 and multi.is_possible_by_symmetry() and multi.id == p.id
         assert verify(p.problem, p.candidate).correct, p.id  # verify_multi, the judge's path
         proof = p.proof
@@ -126,14 +126,14 @@ def test_three_colour_solutions_pass_the_brute_force_where_feasible() -> None:
     checked = 0
     for p in three_colour_entries():
         if 3**p.m <= MAX_BRUTE_FORCE_COLORINGS:
-            multi = MultiProblem.of_problem(p.problem)
+            multi = p.problem
             assert brute_force_verify_multi(multi, p.candidate.graph, p.candidate.designated)
             checked += 1
     assert checked >= 20
 
 
 def test_three_colour_entries_are_distinct_up_to_colour_renaming() -> None:
-    multis = [MultiProblem.of_problem(p.problem) for p in three_colour_entries()]
+    multis = [p.problem for p in three_colour_entries()]
     keys = [
         (m.spec.key, m.kind, m.spec.colors[m.color].key)
         if m.kind == "determiner" and m.color is not None

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from ramseygadgets.multicolor.spec import ColoringSpec
 
 from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.bruteforce import copy_masks
@@ -107,7 +106,7 @@ def test_two_colour_prompts_keep_their_words():
 
 
 def test_parser_reads_three_colour_answers_and_verify_judges_them():
-    reply = "Here it is.\n\n" + format_answer(SOLUTION, GREEN.gadget)
+    reply = "Here it is.\n\n" + format_answer(SOLUTION, GREEN.kind)
     parsed = parse_answer(reply, GREEN)
     assert parsed.ok and parsed.candidate == SOLUTION
     assert verify(GREEN, parsed.candidate).correct
@@ -141,7 +140,7 @@ GRAPHS = [
 def test_tool_report_matches_the_brute_force(colors, graph):
     problem = Problem.of_colors(colors, "positive-sender")
     text = run_coloring_tool(problem, {"edges": [list(e) for e in graph.edges]})
-    good = good_colorings(graph, ColoringSpec.of(*problem.patterns)).tolist()
+    good = good_colorings(graph, problem.spec).tolist()
     if not good:
         assert "is NOT" in text and "no good colorings" in text and "a green copy of" in text
         return

@@ -86,7 +86,7 @@ def test_colour_exchange_keeps_solutions_valid() -> None:
     for problem in all_problems():
         if COLOUR_SWAP[problem.gadget] is None:
             continue
-        swapped = Problem(problem.H, problem.F, COLOUR_SWAP[problem.gadget])
+        swapped = Problem.make(problem.H, problem.F, COLOUR_SWAP[problem.gadget])
         assert verify(swapped, get_solution(problem.id).candidate).correct, problem.id
 
 
