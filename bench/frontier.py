@@ -61,7 +61,7 @@ def run_level(problem: Problem, n: int, engine: str, timeout: float) -> dict:
         "pruned": level.pruned,
         # the verifier-checked solution (find_solution re-checks it with verify) and a second
         # check by the exhaustive scan's independent gadget detector
-        "solution": result.candidate.to_json(problem.gadget) if result.candidate else None,
+        "solution": result.candidate.to_json(problem.kind) if result.candidate else None,
         "detector_agrees": second_check(problem, result.candidate) if result.candidate else None,
     }
 

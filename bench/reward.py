@@ -91,7 +91,7 @@ def build(per_problem: int, seed: int) -> tuple[list[Problem], list[str], list[s
     problems, thinking, plain, bare = [], [], [], []
     for problem in all_problems():
         for candidate in answers(rng, problem, per_problem):
-            answer = json.dumps(answer_object(candidate, problem.gadget))
+            answer = json.dumps(answer_object(candidate, problem.kind))
             final = f"**Final answer**\n\n```json\n{answer}\n```"
             problems.append(problem)
             thinking.append(f"<think>\n{reasoning}</think>\n\n{final}")
@@ -185,7 +185,7 @@ def main() -> None:
         "correct": int(sum(rewards)),
         "reward_think_per_s": per_second(lambda: ramsey_reward(completions=thinking, **cols), count, args.repeat),
         "reward_plain_per_s": per_second(lambda: ramsey_reward(completions=plain, **cols), count, args.repeat),
-        "parse_only_plain_per_s": per_second(lambda: [parse_answer(t, p.gadget) for t, p in zip(plain, problems)], count, args.repeat),
+        "parse_only_plain_per_s": per_second(lambda: [parse_answer(t, p.kind) for t, p in zip(plain, problems)], count, args.repeat),
         "json_loads_per_s": per_second(lambda: [json.loads(b) for b in bare], count, args.repeat),
     }  # fmt: skip
     if args.grpo:

@@ -252,7 +252,7 @@ def build_cases(rng: random.Random, n: int, per_problem: int) -> list[Case]:
                     else good_graph(rng, problem, n)
                 )
                 designated = (
-                    None if graph is None else random_designated(rng, graph, problem.gadget)
+                    None if graph is None else random_designated(rng, graph, problem.kind)
                 )
                 found = None if designated is None else (graph, designated)
             if found is not None:

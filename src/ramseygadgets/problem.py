@@ -255,5 +255,5 @@ def parse_gadget(gadget: str | GadgetType | GadgetKind, c: int) -> tuple[GadgetK
     if c == 2:
         choices += ["clause-gadget", "variable-gadget"]
     raise SpecError(
-        f"unknown gadget {gadget!r} for {c} colours; expected one of {', '.join(choices)}"
+        f"unknown gadget type {gadget!r} for {c} colours; expected one of {', '.join(choices)}"
     )

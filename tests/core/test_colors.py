@@ -67,7 +67,7 @@ def test_lookup_by_id_or_title_and_the_spec_form_agree():
     "text, message",
     [
         ("p3__p3__k3_clause_gadget", "clause-gadget is defined for two colours only"),
-        ("(P3, P3, K3)-purple-determiner", "unknown gadget 'purple-determiner' for 3 colours"),
+        ("(P3, P3, K3)-purple-determiner", "unknown gadget type 'purple-determiner' for 3 colours"),
         ("(P3, P3, K9x)-green-determiner", "unknown pattern 'K9x'"),
     ],
 )

@@ -278,9 +278,9 @@ def build_cases(problem: Problem) -> list[Case]:
                     known.append((graph, designated))
                     break
         elif kind == "invalid":
-            designated = invalid_designated(rng, graph, problem.gadget)
+            designated = invalid_designated(rng, graph, problem.kind)
         if designated is None:
-            designated = random_designated(rng, graph, problem.gadget)
+            designated = random_designated(rng, graph, problem.kind)
         verdict = verify(problem, Candidate(graph, designated))
         brute = brute_force_verify(graph, problem.F, problem.H, problem.gadget, designated)
         cases.append(
@@ -376,7 +376,7 @@ def witness_mask(case: Case) -> int:
 
 def test_verdict_check_matches_the_failing_clause(cases: list[Case]) -> None:
     for c in cases:
-        valid = designated_valid(c.graph, c.problem.gadget, c.designated)
+        valid = designated_valid(c.graph, c.problem.kind, c.designated)
         if not valid:
             expected = "designated"
         elif c.good.size == 0:

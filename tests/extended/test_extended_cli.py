@@ -51,7 +51,7 @@ def dataset_file(tmp_path: Path, problem_id: str) -> Path:
     problem = problem_set.get(problem_id)
     record = {
         **problem.to_json(),
-        "solution": problem_set.solution(problem).to_json(problem.gadget),  # type: ignore[union-attr]
+        "solution": problem_set.solution(problem).to_json(problem.kind),  # type: ignore[union-attr]
     }
     path = tmp_path / "set.jsonl"
     path.write_text(json.dumps(record) + "\n")
@@ -176,11 +176,11 @@ def test_problem_commands_reach_an_extended_problem(tmp_path: Path, use_file: bo
     text = json.dumps(json.loads(prompt.stdout)["messages"])
     assert f"{candidate.graph.n} vertices" in text
 
-    reply = "<think>done</think>\n" + format_answer(candidate, problem.gadget)
+    reply = "<think>done</think>\n" + format_answer(candidate, problem.kind)
     check = run("check", problem_id, "-", "--json", *where, stdin=reply)
     assert check.exit_code == 0 and json.loads(check.stdout)["correct"], check.output
 
-    answer = json.dumps(candidate.to_json(problem.gadget))
+    answer = json.dumps(candidate.to_json(problem.kind))
     verify = run("verify", problem_id, "-", "--json", *where, stdin=answer)
     assert verify.exit_code == 0, verify.output
 
@@ -233,7 +233,7 @@ def test_a_three_colour_problem_of_the_set_checks_its_own_solution() -> None:
     from ramseygadgets.answers import format_answer
 
     three = three_colour_entries()[0]
-    answer = format_answer(three.candidate, three.problem.gadget)
+    answer = format_answer(three.candidate, three.problem.kind)
     result = run("check", three.id, "-", "--set", "extended", stdin=answer)
     assert result.exit_code == 0, result.output
 

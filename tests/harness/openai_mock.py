@@ -358,7 +358,7 @@ def answer_script(native_tools: bool = False, tool_name: str = "color_graph") ->
             )
         if kind == "wrong":
             candidate = _wrong(problem, candidate)
-        text = "Here is my construction.\n" + format_answer(candidate, problem.gadget)
+        text = "Here is my construction.\n" + format_answer(candidate, problem.kind)
         if kind == "unparsed":
             return Reply("I am not able to construct such a graph.", completion_tokens=12)
         if kind == "truncated":

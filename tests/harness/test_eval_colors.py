@@ -93,10 +93,8 @@ def test_random_baseline_answers_three_colour_problems(tmp_path):
 def scripted(native: bool):
     """Round 1 of multiround asks the tool about the solution graph; every final reply is the
     solution, except run 1 of zero-shot, which answers with e = 0-2 (not always green)."""
-    answer = format_answer(Candidate.from_json(SOLUTION, GREEN.gadget), GREEN.gadget)
-    wrong = format_answer(
-        Candidate.from_json({**SOLUTION, "e": [0, 2]}, GREEN.gadget), GREEN.gadget
-    )
+    answer = format_answer(Candidate.from_json(SOLUTION, GREEN.kind), GREEN.kind)
+    wrong = format_answer(Candidate.from_json({**SOLUTION, "e": [0, 2]}, GREEN.kind), GREEN.kind)
 
     def script(info: RequestInfo) -> Reply:
         assert info.sample is not None

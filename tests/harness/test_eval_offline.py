@@ -487,7 +487,7 @@ def test_problem_set_outside_the_catalog_gets_its_size_hint(tmp_path):
                 "F": "P3",
                 "H": "C5",
                 "gadget": "red-determiner",
-                "solution": found.candidate.to_json(problem.gadget),
+                "solution": found.candidate.to_json(problem.kind),
             }
         )
         + "\n"

@@ -53,7 +53,7 @@ def solution_answer(problem_id: str) -> Text:
     problem = get_problem(problem_id)
     return Text(
         "Here is my construction.\n"
-        + format_answer(get_solution(problem_id).candidate, problem.gadget)
+        + format_answer(get_solution(problem_id).candidate, problem.kind)
     )
 
 

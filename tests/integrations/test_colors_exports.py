@@ -22,7 +22,7 @@ SOLUTION = {
     "edges": [[0, 1], [0, 2], [0, 3], [0, 4], [0, 5], [1, 2], [1, 3], [1, 4], [1, 5]],
     "e": [0, 1],
 }
-ANSWER = "My graph:\n" + format_answer(Candidate.from_json(SOLUTION, GREEN.gadget), GREEN.gadget)
+ANSWER = "My graph:\n" + format_answer(Candidate.from_json(SOLUTION, GREEN.kind), GREEN.kind)
 WRONG = '```json\n{"edges": [[0, 1], [0, 2]], "e": [0, 1]}\n```'  # e can be red or blue
 
 

@@ -73,7 +73,7 @@ def test_dataset_has_one_sample_per_problem_with_the_projects_prompt(
         first.metadata["gadget"] == problem.gadget.value and first.metadata["tier"] == problem.tier
     )
     # the target is the shipped minimal solution, which the parser and verifier accept
-    parsed = parse_answer(first.target, problem.gadget)
+    parsed = parse_answer(first.target, problem.kind)
     assert parsed.ok and verify(problem, parsed.candidate).correct
     assert parsed.candidate.graph.n == first.metadata["min_vertices"]
 
@@ -122,7 +122,7 @@ def test_zero_shot_scores(zero_shot_run: tuple[ScriptedModel, Any], score_of: An
     assert log.eval.task == "ramseygadgets/ramsey_gadgets"
     assert log.eval.config.epochs == 2 and len(log.samples) == 6
     problem = get_problem(ZERO_SHOT_MIXED)
-    wrong = parse_answer(WRONG_SENDER.text, problem.gadget)
+    wrong = parse_answer(WRONG_SENDER.text, problem.kind)
     assert (
         wrong.ok and not verify(problem, wrong.candidate).correct
     )  # the scripted wrong answer is wrong
@@ -324,7 +324,7 @@ def test_problem_set_file_outside_the_catalog(tmp_path: Path) -> None:
     [tool_message] = [m for m in sample.messages if m.role == "tool"]
     assert tool_message.text == run_coloring_tool(problem, {"edges": asked})
     score = sample.scores["ramsey_scorer"]
-    verdict = verify(problem, parse_answer(answer.text, problem.gadget).candidate)
+    verdict = verify(problem, parse_answer(answer.text, problem.kind).candidate)
     assert (
         score.metadata["correct"] is verdict.correct and score.metadata["reason"] == verdict.reason
     )

@@ -181,7 +181,7 @@ def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
     def script(info: Any) -> Any:
         user = info.body["messages"][-1]["content"]
         if user == expected[solved.id][-1]["content"]:
-            return Reply(format_answer(get_solution(solved.id).candidate, solved.gadget))
+            return Reply(format_answer(get_solution(solved.id).candidate, solved.kind))
         return Reply("I could not find one.")
 
     lm_eval = Path(sys.executable).with_name("lm_eval")

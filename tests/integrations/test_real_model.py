@@ -23,8 +23,8 @@ from ramseygadgets.harness.runlog import read_samples
 from ramseygadgets.harness.scoring import judge
 from ramseygadgets.harness.summary import summarize
 from ramseygadgets.integrations import lm_eval_include_path
+from ramseygadgets.problem import Problem
 from ramseygadgets.training import exact_reward
-from ramseygadgets.training.rewards import problem_of
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.long]  # the first test starts the server
 
@@ -73,7 +73,7 @@ def assert_honest(record: dict[str, Any]) -> None:
     usage = record["usage"]
     assert usage["prompt_tokens"] > 500  # the definitions alone are longer
     assert 0 < usage["completion_tokens"] <= MAX_TOKENS * record["rounds"]
-    problem = problem_of(*_fields(record))
+    problem = Problem.make(*_fields(record))
     assert record["correct"] == judge(problem, record["response"], record["reasoning"])["correct"]
     assert exact_reward(problem, record["response"] or "") == float(record["correct"])
 
@@ -138,7 +138,7 @@ def test_eval_multiround_native_tool_calls(llama_server: Any, tmp_path: Path) ->
             assert call["content"] == ""
             assert record["messages"][3]["role"] == "tool" and record["messages"][3]["content"]
             assert record["rounds"] >= 2
-        problem = problem_of(*_fields(record))
+        problem = Problem.make(*_fields(record))
         verdict = judge(problem, record["response"], record["reasoning"])
         assert record["correct"] == verdict["correct"]
     assert any(record["tool_calls"] for record in records)
@@ -219,7 +219,7 @@ def test_lm_eval_local_chat_completions(llama_server: Any, tmp_path: Path) -> No
     assert sorted(d["doc"]["problem_id"] for d in docs) == sorted(PROBLEMS.split(","))
     for doc in docs:
         [[reply]] = doc["resps"]
-        problem = problem_of(doc["doc"]["F"], doc["doc"]["H"], doc["doc"]["gadget"])
+        problem = Problem.from_json(doc["doc"])
         assert doc["acc"] == exact_reward(problem, reply)
 
 
@@ -240,6 +240,6 @@ def test_verifiers_environment_with_vf_eval(llama_server: Any, tmp_path: Path) -
     assert [r["info"]["problem_id"] for r in rows] == [PROBLEMS] * 2
     for row in rows:
         info = row["info"]
-        problem = problem_of(info["F"], info["H"], info["gadget"])
+        problem = Problem.from_json(info)
         assert row["error"] is None and row["reward"] == exact_reward(problem, row["completion"])
         assert 1 <= sum(m["role"] == "assistant" for m in row["completion"]) <= 3

@@ -9,8 +9,8 @@ reasoning_gym = pytest.importorskip("reasoning_gym", reason="the train extra is 
 
 import ramseygadgets.integrations.reasoning_gym as rg_glue  # noqa: E402
 from ramseygadgets.harness.scoring import judge  # noqa: E402
+from ramseygadgets.problem import Problem  # noqa: E402
 from ramseygadgets.training import is_benchmark_equivalent  # noqa: E402
-from ramseygadgets.training.rewards import problem_of  # noqa: E402
 
 SMALL = {"pool": ("P3", "C5", "K1,4", "K3"), "max_size": 6}
 
@@ -22,7 +22,7 @@ def test_create_dataset_after_import_and_entries_are_deterministic() -> None:
     assert [again[i] for i in reversed(range(6))] == entries[::-1]  # any access order
     for entry in entries:
         meta = entry["metadata"]
-        problem = problem_of(meta["F"], meta["H"], meta["gadget"])
+        problem = Problem.from_json(meta)
         assert meta["source_dataset"] == "ramsey_gadgets" and not is_benchmark_equivalent(problem)
         assert problem.title in entry["question"] and "# Definitions" in entry["question"]
         assert meta["min_vertices"] <= SMALL["max_size"]
@@ -31,7 +31,7 @@ def test_create_dataset_after_import_and_entries_are_deterministic() -> None:
 def test_score_answer_is_the_exact_reward() -> None:
     data = reasoning_gym.create_dataset("ramsey_gadgets", seed=1, size=3, **SMALL)
     entry = data[0]
-    problem = problem_of(*(entry["metadata"][k] for k in ("F", "H", "gadget")))
+    problem = Problem.from_json(entry["metadata"])
     assert data.score_answer(entry["answer"], entry) == 1.0
     assert data.score_answer(f"<think>{entry['answer']}", entry) == 0.0  # cut off while thinking
     assert data.score_answer(None, entry) == 0.0

@@ -45,7 +45,7 @@ def evaluate(env: Any, base_url: str, monkeypatch: pytest.MonkeyPatch) -> list[d
 
 
 def answer_of(problem: Any) -> str:
-    return format_answer(get_solution(problem.id).candidate, problem.gadget)
+    return format_answer(get_solution(problem.id).candidate, problem.kind)
 
 
 def test_rows_are_the_projects_prompts_and_info() -> None:

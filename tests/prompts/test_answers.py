@@ -33,8 +33,8 @@ def test_every_shipped_solution_round_trips_and_verifies(solutions):
     correct = 0
     for problem in all_problems():
         candidate = solutions[problem.id].candidate
-        reply = f"Reasoning about {problem.title}...\n\n" + format_answer(candidate, problem.gadget)
-        parsed = parse_answer(reply, problem.gadget)
+        reply = f"Reasoning about {problem.title}...\n\n" + format_answer(candidate, problem.kind)
+        parsed = parse_answer(reply, problem.kind)
         assert parsed.ok, (problem.id, parsed.error)
         assert parsed.candidate == candidate
         correct += verify(problem, parsed.candidate).correct
@@ -117,7 +117,7 @@ def test_one_based_labels_shift_only_when_unambiguous():
     problem = get_problem("p3_p4_blue_determiner")
     one_based = '{"edges": [[1,2],[1,3],[1,4],[2,3]], "e": [1,2]}'
     literal_graph = Candidate(Graph(5, ((1, 2), (1, 3), (1, 4), (2, 3))), Designated(((1, 2),)))
-    assert verify(problem, parse_answer(one_based, problem.gadget).candidate).correct
+    assert verify(problem, parse_answer(one_based, problem.kind).candidate).correct
     assert verify(problem, literal_graph).correct
 
 

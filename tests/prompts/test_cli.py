@@ -68,7 +68,7 @@ def test_check_exit_codes_and_json(tmp_path, solutions):
     problem = get_problem("p3_k3_red_determiner")
     good = tmp_path / "good.txt"
     good.write_text(
-        "<think>hmm</think>\n" + format_answer(solutions[problem.id].candidate, problem.gadget)
+        "<think>hmm</think>\n" + format_answer(solutions[problem.id].candidate, problem.kind)
     )
     result = run("check", problem.id, str(good), "--json")
     assert result.exit_code == 0

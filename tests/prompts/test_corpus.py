@@ -44,13 +44,13 @@ def test_reply_parses_as_expected(entry):
         if "reasoning_file" in entry
         else None
     )
-    parsed = parse_answer(text, problem.gadget, reasoning=reasoning)
+    parsed = parse_answer(text, problem.kind, reasoning=reasoning)
     assert parsed.ok is entry["parsed"], parsed.error
     if not entry["parsed"]:
         assert parsed.error_kind == entry["error_kind"], parsed.error
         assert parsed.error and "internal parser error" not in parsed.error
         return
     assert parsed.source == entry["source"]
-    assert answer_object(parsed.candidate, problem.gadget) == json.loads(entry["answer"])
+    assert answer_object(parsed.candidate, problem.kind) == json.loads(entry["answer"])
     assert parsed.candidate.graph.n == entry["n"]
     assert verify(problem, parsed.candidate).correct is entry["correct"]

@@ -52,7 +52,7 @@ def test_jsonl_export_loads_with_datasets(tmp_path, solutions):
     for row in prompts.select(range(0, 310, 7)):
         problem = get_problem(row["problem_id"])
         assert (
-            parse_answer(row["reference_answer"], problem.gadget).candidate.graph.n
+            parse_answer(row["reference_answer"], problem.kind).candidate.graph.n
             == row["min_vertices"]
         )
         assert row["messages"][-1]["content"] == row["user"]

@@ -68,7 +68,7 @@ def test_every_problem_in_every_setting_renders(problem, solutions):
 def test_system_prompt_format_example_is_parsable_but_not_a_solution():
     problem = get_problem("p3_k3_red_determiner")
     system = build_prompt(problem, "zero-shot").messages[0]["content"]
-    example = parse_answer(system.split("# Answer format", 1)[1], problem.gadget)
+    example = parse_answer(system.split("# Answer format", 1)[1], problem.kind)
     assert example.ok and not verify(problem, example.candidate).correct
 
 
@@ -90,7 +90,7 @@ def test_example_hint_shows_a_correct_p3_solution(problem, solutions):
     user = build_prompt(problem, "example-hint").messages[1]["content"]
     counterpart = example_problem(problem)
     assert f"({counterpart.F.name}, {counterpart.H.name})-{counterpart.gadget.value}" in user
-    shown = parse_answer(user.split("Hint:", 1)[1], counterpart.gadget)
+    shown = parse_answer(user.split("Hint:", 1)[1], counterpart.kind)
     assert shown.candidate == solutions[counterpart.id].candidate
     assert verify(counterpart, shown.candidate).correct
 
@@ -204,7 +204,7 @@ def test_multiround_step_runs_the_text_protocol(solutions):
         and "round 3 of 3" in bad.followup["content"]
     )
     assert multiround_step(problem, 3, request).final  # round 3 is always final
-    answer = format_answer(solutions[problem.id].candidate, problem.gadget)
+    answer = format_answer(solutions[problem.id].candidate, problem.kind)
     assert multiround_step(problem, 1, answer).final
 
 

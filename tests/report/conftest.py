@@ -31,7 +31,7 @@ def answer(problem_id: str, kind: str) -> dict[str, Any]:
     designated items that the verifier rejects (kind 'wrong')."""
     problem = get_problem(problem_id)
     if kind == "correct":
-        return get_solution(problem_id).candidate.to_json(problem.gadget)
+        return get_solution(problem_id).candidate.to_json(problem.kind)
     for edges in WRONG_GRAPHS:
         data: dict[str, Any] = {"edges": edges}
         if problem.gadget.edge_names:
@@ -40,7 +40,7 @@ def answer(problem_id: str, kind: str) -> dict[str, Any]:
                 data["f"] = [2, 3]
         if problem.gadget.vertex_names:
             data["vertices"] = [0, 1, 2]
-        if not verify(problem, Candidate.from_json(data, problem.gadget)).correct:
+        if not verify(problem, Candidate.from_json(data, problem.kind)).correct:
             return data
     raise AssertionError(f"no wrong answer prepared for {problem_id}")
 
@@ -93,7 +93,7 @@ def make_sample(
     }
     if outcome in ("correct", "wrong"):
         candidate = answer(problem.id, outcome)
-        verdict = verify(problem, Candidate.from_json(candidate, problem.gadget))
+        verdict = verify(problem, Candidate.from_json(candidate, problem.kind))
         assert verdict.correct == (outcome == "correct"), (problem.id, outcome, verdict.reason)
         record.update(
             candidate=candidate,

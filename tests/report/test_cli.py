@@ -94,7 +94,7 @@ def test_picture_svg_colors_and_marks():
         "red": [list(e) for e in red],
         "blue": [list(e) for e in graph.edges if e not in red],
     }
-    svg = picture_svg(graph_picture(graph, solution.candidate.designated, problem.gadget, coloring))
+    svg = picture_svg(graph_picture(graph, solution.candidate.designated, problem.kind, coloring))
     root = ET.fromstring(svg)
     strokes = [line.get("stroke") for line in root.iter(f"{SVG}line")]
     assert strokes.count(RED) == len(red) and strokes.count(BLUE) == graph.m - len(red)

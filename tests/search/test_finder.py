@@ -161,7 +161,7 @@ def test_every_lemma_holds_for_every_solution(pid, n):
     """Brute force over all graphs on n vertices: no lemma the finder learns excludes a solution."""
     problem = get_problem(pid)
     kn = Graph.complete(n)
-    for layout in layouts(problem.gadget, n):
+    for layout in layouts(problem.kind, n):
         finder = LayoutFinder(problem, n, layout, copies=KnCopies(problem, n), record_lemmas=True)
         best = finder.find()
         while best is not None:  # minimise edges too: more lemmas
@@ -243,7 +243,7 @@ def test_lemmas_hold_for_every_placement_of_known_solutions(pid):
     lemmas: dict[str, list[list[int]]] = {}
     solutions: list[Candidate] = []
     for seed in (1, 2, 3):
-        for layout in layouts(problem.gadget, n):
+        for layout in layouts(problem.kind, n):
             finder = LayoutFinder(problem, n, layout, seed=seed, record_lemmas=True)
             best = finder.find()
             while best is not None:
@@ -254,7 +254,7 @@ def test_lemmas_hold_for_every_placement_of_known_solutions(pid):
     assert solutions and sum(map(len, lemmas.values())) >= 10
     kn = Graph.complete(n)
     checked = 0
-    for layout in layouts(problem.gadget, n):
+    for layout in layouts(problem.kind, n):
         for solution in solutions:
             for perm in _placements(solution, layout.designated, n):
                 graph, designated = _relabel(solution, perm)

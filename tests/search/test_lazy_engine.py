@@ -75,7 +75,7 @@ def test_no_lemma_of_the_lazy_engine_excludes_a_solution(F, H, gadget, n):
     """Brute force over all graphs on n vertices: counterexample and arrowing lemmas keep them all."""
     problem = Problem.make(F, H, gadget)
     kn = Graph.complete(n)
-    for layout in layouts(problem.gadget, n):
+    for layout in layouts(problem.kind, n):
         finder = LayoutFinder(
             problem, n, layout, copies=KnCopies(problem, n), record_lemmas=True, engine="lazy"
         )
@@ -127,7 +127,7 @@ def test_the_canonicity_check_prunes_exactly_the_non_lex_maximal_graphs(gadget, 
     problem = Problem.make("K3", "P4", gadget)
     kn = Graph.complete(n)
     rng = random.Random(7)
-    for layout in layouts(problem.gadget, n):
+    for layout in layouts(problem.kind, n):
         finder = LayoutFinder(problem, n, layout, engine="lazy")
         check, model = finder.canonicity, finder.model
         assert check is not None
@@ -214,7 +214,7 @@ def test_every_frontier_solution_on_record_passes_two_independent_checks():
         match = re.fullmatch(r"\((.+), (.+)\)-(.+)", row["problem"])
         assert match is not None
         problem = Problem.make(*match.groups())
-        candidate = Candidate.from_json(row["solution"], problem.gadget, max_vertices=None)
+        candidate = Candidate.from_json(row["solution"], problem.kind, max_vertices=None)
         assert candidate.graph.n <= row["n"]
         assert verify(problem, candidate).correct, row["problem"]
         found = gadgets_in_graph(candidate.graph, problem.F, problem.H, [problem.gadget])

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ramseygadgets.problem import Problem
 from ramseygadgets.training import (
     ProblemStream,
     StreamConfig,
@@ -17,7 +18,6 @@ from ramseygadgets.training import (
     ramsey_reward,
     training_rows,
 )
-from ramseygadgets.training.rewards import problem_of
 
 
 # About 30-60 s on 2 cores: the real ~1,000-token zero-shot prompts, 2 completions of 8 tokens,
@@ -80,7 +80,7 @@ def test_one_grpo_step_logs_the_verifiers_rewards(
     completions = list(trainer._logs["completion"])
     assert len(completions) == 2 and completions == list(call["completions"])
     ours = [
-        exact_reward(problem_of(F, H, g), c)
+        exact_reward(Problem.make(F, H, g), c)
         for F, H, g, c in zip(call["F"], call["H"], call["gadget"], completions)
     ]
     assert list(trainer._logs["rewards"]["ramsey_reward"]) == ours

@@ -153,7 +153,7 @@ def _names(pid: str) -> tuple[str, str, str]:
 
 
 def _record(problem: Problem, solution) -> dict:  # noqa: ANN001
-    return {"id": problem.id, **problem.to_json(), "solution": solution.to_json(problem.gadget)}
+    return {"id": problem.id, **problem.to_json(), "solution": solution.to_json(problem.kind)}
 
 
 def test_no_exported_training_problem_is_a_benchmark_problem(tmp_path: Path) -> None:

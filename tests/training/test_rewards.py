@@ -32,7 +32,7 @@ def columns(problems: list) -> dict[str, list[str]]:
 
 def answer(problem_id: str) -> str:
     problem = get_problem(problem_id)
-    return format_answer(get_solution(problem_id).candidate, problem.gadget)
+    return format_answer(get_solution(problem_id).candidate, problem.kind)
 
 
 def near_miss(problem, rng: random.Random) -> Candidate:
@@ -58,12 +58,12 @@ def test_every_shipped_solution_earns_one_in_every_completion_shape() -> None:
 def test_reward_equals_evals_verdict_and_brute_force_on_near_misses() -> None:
     rng = random.Random(13)
     problems = [p for p in all_problems() if get_solution(p.id).candidate.graph.m <= 16]
-    replies = [format_answer(near_miss(p, rng), p.gadget) for p in problems]
+    replies = [format_answer(near_miss(p, rng), p.kind) for p in problems]
     rewards = ramsey_reward(completions=replies, **columns(problems))
     for problem, reply, reward in zip(problems, replies, rewards):
         verdict = scoring.judge(problem, reply, None)
         assert reward == (1.0 if verdict["correct"] else 0.0)
-        parsed = Candidate.from_json(verdict["candidate"], problem.gadget)
+        parsed = Candidate.from_json(verdict["candidate"], problem.kind)
         brute = brute_force_verify(
             parsed.graph, problem.F, problem.H, problem.gadget, parsed.designated
         )
@@ -102,9 +102,13 @@ def test_trl_keyword_arguments_and_column_errors() -> None:
         prompts=["p"], completions=[answer(problem.id)], **columns([problem]), **extra
     )
     assert got == [1.0] and all(isinstance(x, float) for x in got)
-    with pytest.raises(ValueError, match="missing: gadget"):
+    with pytest.raises(
+        ValueError, match=r"needs the dataset columns colors \(or F and H\) and gadget"
+    ):
         ramsey_reward(prompts=["p"], completions=["x"], F=["P3"], H=["C4"])
-    with pytest.raises(ValueError, match="2 completions but 1 F"):
+    with pytest.raises(
+        ValueError, match="2 completions but the problem columns differ.*gadget has 1"
+    ):
         ramsey_reward(completions=["x", "y"], **columns([problem]))
 
 
@@ -125,9 +129,9 @@ def test_shaped_rewards_are_partial_credit_only() -> None:
     wrong_edge = Candidate(cand.graph, type(cand.designated)((cand.graph.edges[-1],)))
     complete7 = Candidate(Graph.complete(7), cand.designated)  # not (P3, K3)-good
     replies = [
-        format_answer(cand, problem.gadget),
-        format_answer(wrong_edge, problem.gadget),
-        format_answer(complete7, problem.gadget),
+        format_answer(cand, problem.kind),
+        format_answer(wrong_edge, problem.kind),
+        format_answer(complete7, problem.kind),
         "no answer",
     ]
     cols = columns([problem] * 4)
