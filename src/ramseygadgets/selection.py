@@ -154,7 +154,10 @@ def base_problem_set(dataset: str | Path | None = None, set_name: str | None = N
 def find_in_set(base: ProblemSet, problem_id: str) -> Problem:
     """A problem of ``base`` by id; the paper's set also takes titles and suggests close ids."""
     if base.source == "catalog":
-        return get_problem(problem_id)
+        try:
+            return base.get(problem_id.strip())
+        except ProblemSetError:
+            return get_problem(problem_id)
     try:
         return base.get(problem_id.strip())
     except ProblemSetError as exc:
@@ -173,6 +176,8 @@ def select_problems(
     """A named set (default ``paper``) or a ``dataset`` file, restricted to ``ids`` and/or a
     ``tier`` (``easy``/``hard``, or a size tier such as ``9-10`` in a set that has them)."""
     base = base_problem_set(dataset, set_name)
+    if ids and base.source == "catalog":
+        base = _with_extended_ids(base, ids)
     problems = base.problems
     if ids:
         wanted = [find_in_set(base, raw) for raw in ids]
@@ -182,6 +187,27 @@ def select_problems(
     if not problems:
         raise ProblemSetError("no problems selected")
     return base.subset(problems)
+
+
+def _with_extended_ids(base: ProblemSet, ids: Iterable[str]) -> ProblemSet:
+    """The paper's set plus the problems of the extended set that ``ids`` name by id (an extended
+    id used without ``--set extended``), with their minimal solutions and size tiers."""
+    wanted = {raw.strip().lower() for raw in ids} - set(base.ids)
+    wanted = {pid for pid in wanted if find_problem(pid) is None}
+    if not wanted:
+        return base
+    extended = extended_problem_set()
+    found = [p for p in extended.problems if p.id in wanted]
+    if not found:
+        return base
+    extra = extended.subset(found)
+    return ProblemSet(
+        [*base.problems, *extra.problems],
+        {**base.solutions, **extra.solutions},
+        base.source,
+        base.content_hash,
+        {**base.size_tiers, **extra.size_tiers},
+    )
 
 
 def _in_tier(base: ProblemSet, problems: list[Problem], tier: str) -> list[Problem]:

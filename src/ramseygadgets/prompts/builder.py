@@ -185,7 +185,7 @@ def example_problem(problem: Problem | str) -> Problem | None:
     if k is None or k < 3 or not problem.is_pair:
         return None
     try:
-        counterpart = get_problem(Problem.make("P3", problem.H.name, problem.gadget).id)
+        counterpart = get_problem(Problem.make("P3", problem.H, problem.gadget).id)
     except (UnknownProblemError, ValueError):
         return None
     if counterpart.H.graph != problem.H.graph:

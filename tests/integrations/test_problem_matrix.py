@@ -1,0 +1,200 @@
+"""Every integration serves every kind of problem: a three-colour problem and a problem whose
+pattern has a generated (graph6-derived) name, from one problem-set file, through ``verify``,
+``eval``'s judge, ``train-data`` with the TRL reward, the verifiers environment, reasoning-gym,
+Inspect and lm-eval.  On each path a correct answer scores 1 and a wrong one 0, in agreement
+with ``ramseygadgets verify``; a row a reward cannot read is a clear error, never a 0."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from ramseygadgets.answers import format_answer
+from ramseygadgets.cli import app
+from ramseygadgets.coloring_spec import SpecError
+from ramseygadgets.gadgets import Candidate, Designated
+from ramseygadgets.harness.scoring import judge
+from ramseygadgets.minimal import solve_minimal
+from ramseygadgets.problem import Problem
+from ramseygadgets.verify import verify
+
+runner = CliRunner()
+TADPOLE = "0-1 1-2 2-3 3-4 4-0 0-5"  # C5 with a pendant edge: no table or family name
+PROBLEMS = {
+    "three colours": Problem.of_colors("P3 | P3 | C4", "green-determiner"),
+    "generated name": Problem.make("K1,3", TADPOLE, "blue-determiner"),
+}
+
+
+def _wrong(problem: Problem, solution: Candidate) -> Candidate:
+    """The solution with its designated edge moved to an edge that is not forced."""
+    for edge in solution.graph.edges:
+        moved = Candidate(solution.graph, Designated((edge,)))
+        if not verify(problem, moved).correct:
+            return moved
+    raise AssertionError(f"every edge of the solution of {problem.id} is forced")
+
+
+@pytest.fixture(scope="module")
+def problem_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A problem-set file with both problems and their minimal solutions, and per problem the
+    correct and the wrong answer text."""
+    path = tmp_path_factory.mktemp("matrix") / "problems.jsonl"
+    answers: dict[str, Any] = {}
+    lines = []
+    for problem in PROBLEMS.values():
+        result = solve_minimal(problem, max_vertices=8, timeout=60)
+        assert result.candidate is not None and result.lower_bound == result.n
+        solution = result.candidate
+        record = {
+            **problem.to_json(),
+            "min_vertices": solution.graph.n,
+            "solution": solution.to_json(problem.kind),
+        }
+        lines.append(json.dumps(record))
+        answers[problem.id] = {
+            "json": json.dumps(solution.to_json(problem.kind)),
+            "wrong json": json.dumps(_wrong(problem, solution).to_json(problem.kind)),
+            "correct": format_answer(solution, problem.kind),
+            "wrong": format_answer(_wrong(problem, solution), problem.kind),
+            "n": solution.graph.n,
+        }
+    path.write_text("\n".join(lines) + "\n")
+    ANSWERS.update(answers)
+    return path, answers
+
+
+def _cli_verdict(path: Path, problem: Problem, reply: str) -> float:
+    """``ramseygadgets verify --dataset FILE ID -`` on the answer of ``reply`` (a correct or
+    wrong reply of the fixture): the reference (exit 0 correct, 1 wrong)."""
+    answers = ANSWERS[problem.id]
+    answer = answers["json"] if reply == answers["correct"] else answers["wrong json"]
+    result = runner.invoke(app, ["verify", problem.id, "-", "--dataset", str(path)], input=answer)
+    assert result.exit_code in (0, 1), result.output
+    return 1.0 if result.exit_code == 0 else 0.0
+
+
+#: Per problem id: the fixture's answers (for the reference verdict of a reply).
+ANSWERS: dict[str, Any] = {}
+CASES = [(label, verdict) for label in PROBLEMS for verdict in ("correct", "wrong")]
+
+
+@pytest.mark.parametrize("label, verdict", CASES)
+def test_verify_and_the_eval_judge_agree(problem_file, label, verdict) -> None:
+    path, answers = problem_file
+    problem = PROBLEMS[label]
+    answer = answers[problem.id][verdict]
+    expected = 1.0 if verdict == "correct" else 0.0
+    assert _cli_verdict(path, problem, answer) == expected
+    assert judge(problem, answer, None)["correct"] is (expected == 1.0)
+
+
+def test_train_data_rows_and_the_trl_reward(problem_file, tmp_path) -> None:
+    pytest.importorskip("datasets")
+    from ramseygadgets.training import ramsey_reward
+
+    path, answers = problem_file
+    out = tmp_path / "train"
+    result = runner.invoke(app, ["train-data", "--from", str(path), "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (out / "rows.jsonl").read_text().splitlines()]
+    assert {r["problem_id"] for r in rows} == {p.id for p in PROBLEMS.values()}
+    for row in rows:
+        problem = PROBLEMS["three colours"] if row["F"] is None else PROBLEMS["generated name"]
+        assert Problem.from_json(row) == problem and row["min_vertices"] == answers[problem.id]["n"]
+        columns = {k: [row[k]] * 2 for k in ("colors", "F", "H", "gadget")}
+        pair = [answers[problem.id]["correct"], answers[problem.id]["wrong"]]
+        assert ramsey_reward(prompts=["p", "p"], completions=pair, **columns) == [1.0, 0.0]
+        expected = [_cli_verdict(path, problem, text) for text in pair]
+        assert expected == [1.0, 0.0]
+
+
+def test_the_reward_refuses_rows_it_cannot_read() -> None:
+    from ramseygadgets.training import ramsey_reward
+
+    with pytest.raises(ValueError, match="colors"):
+        ramsey_reward(completions=["x"], gadget=["green-determiner"])
+    with pytest.raises(SpecError, match="unknown gadget type 'green-determiner' for 2 colours"):
+        ramsey_reward(completions=["x"], colors=[["P3", "C4"]], gadget=["green-determiner"])
+
+
+def test_verifiers_environment_over_the_file(problem_file) -> None:
+    pytest.importorskip("verifiers", reason="the train extra is not installed")
+    from ramseygadgets.integrations.verifiers_env import load_environment, ramsey_exact_reward
+
+    path, answers = problem_file
+    env = load_environment("size-hint", dataset=str(path))
+    rows = list(env.eval_dataset)
+    assert len(rows) == len(PROBLEMS)
+    for row in rows:
+        problem = Problem.from_json(row["info"])
+        assert problem in PROBLEMS.values() and row["info"]["problem_id"] == problem.id
+        for verdict, expected in (("correct", 1.0), ("wrong", 0.0)):
+            reply = [{"role": "assistant", "content": answers[problem.id][verdict]}]
+            got = asyncio.run(ramsey_exact_reward(completion=reply, info=row["info"]))
+            assert got == expected == _cli_verdict(path, problem, reply[0]["content"])
+    with pytest.raises(SpecError, match="gadget"):
+        asyncio.run(ramsey_exact_reward(completion=[], info={"colors": ["P3", "K3"]}))
+
+
+def test_lm_eval_rows_over_the_file(problem_file) -> None:
+    from ramseygadgets.integrations.lm_eval import dataset_rows, process_results
+
+    path, answers = problem_file
+    rows = dataset_rows("zero-shot", None, dataset=str(path))
+    assert len(rows) == len(PROBLEMS)
+    for doc in rows:
+        problem = Problem.from_json(doc)
+        assert doc["min_vertices"] == answers[problem.id]["n"]
+        for verdict, expected in (("correct", 1.0), ("wrong", 0.0)):
+            answer = answers[problem.id][verdict]
+            assert process_results(doc, [answer])["acc"] == expected
+            assert _cli_verdict(path, problem, answer) == expected
+
+
+def test_inspect_samples_by_dataset_and_by_id(problem_file) -> None:
+    pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
+    from ramseygadgets.answers import parse_answer
+    from ramseygadgets.integrations.inspect_task import build_samples
+
+    path, answers = problem_file
+    samples = build_samples("size-hint", dataset=str(path))
+    assert [s.id for s in samples] == [p.id for p in PROBLEMS.values()]
+    for sample in samples:
+        problem = Problem.from_json(sample.metadata)
+        assert sample.metadata["min_vertices"] == answers[problem.id]["n"]
+        target = parse_answer(str(sample.target), problem.kind).candidate
+        assert target is not None and verify(problem, target).correct
+    # a three-colour problem of the extended set, by id alone: its minimal size and reference
+    [by_id] = build_samples("size-hint", problems="p3__p3__c4_green_determiner")
+    assert by_id.metadata["min_vertices"] == 6 and by_id.target
+    assert "exactly 6 vertices" in str(by_id.input[-1].content)
+
+
+def test_reasoning_gym_draws_three_colour_problems() -> None:
+    pytest.importorskip("reasoning_gym", reason="the train extra is not installed")
+    import ramseygadgets.integrations.reasoning_gym  # noqa: F401
+    import reasoning_gym
+
+    data = reasoning_gym.create_dataset(
+        "ramsey_gadgets", seed=3, size=3, num_colors=3, pool=("P3", "K3", "C4"), max_size=6
+    )
+    for entry in data:
+        problem = Problem.from_json(entry["metadata"])
+        assert problem.c == 3 and len(entry["metadata"]["colors"]) == 3
+        assert data.score_answer(entry["answer"], entry) == 1.0
+        parsed = Candidate.from_json(
+            json.loads(entry["answer"].split("```json\n")[1].split("```")[0]), problem.kind
+        )
+        wrong = (
+            format_answer(_wrong(problem, parsed), problem.kind)
+            if problem.kind.edge_names == ("e",)
+            else "no answer"
+        )
+        assert data.score_answer(wrong, entry) == 0.0
+        assert data.score_answer(entry["answer"], entry) == float(verify(problem, parsed).correct)
