@@ -86,6 +86,10 @@ class Coloring:
     def color_of(self, u: int, v: int) -> str:
         return "red" if self.red[self.graph.edge_id(u, v)] else "blue"
 
+    def color_index(self, i: int) -> int:
+        """The colour of edge index ``i``: 0 (red) or 1 (blue)."""
+        return 0 if self.red[i] else 1
+
     def red_degree(self, v: int) -> int:
         """Red edges at v (free edges included)."""
         red = self.red
@@ -203,6 +207,13 @@ class GoodColorings(IncrementalCNF):
     @property
     def free_edges(self) -> list[Edge]:
         return [e for e, c in zip(self.graph.edges, self.constrained) if not c]
+
+    #: The number of colours (red and blue).
+    c = 2
+
+    def lit(self, edge: int, color: int) -> int:
+        """The literal "edge index ``edge`` has colour ``color``" (0 red, 1 blue)."""
+        return edge + 1 if color == 0 else -(edge + 1)
 
     def var(self, u: int, v: int) -> int:
         """SAT variable of edge {u, v} (true = red)."""

@@ -9,7 +9,7 @@ models improve.
   problems, which stay the default set (``--set paper``);
 * three colours: ``data/three_colour.json``, built by ``scripts/build_three_colour.py`` from a
   ``ramseygadgets generate --spec ...`` run: every problem whose search proved its minimal
-  vertex count, each solution checked again by :func:`~ramseygadgets.multicolor.verify_multi`
+  vertex count, each solution checked again by :func:`~ramseygadgets.verify.verify`
   and, where 3^m ≤ 2^22, by the brute force over all colourings.
 
 Size tiers by the minimal vertex count n: ``≤6``, ``7-8``, ``9-10``, ``≥11`` (``<=6`` and

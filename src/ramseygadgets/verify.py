@@ -1,17 +1,23 @@
-"""Exact verification of candidate gadgets, one function per gadget type.
+"""Exact verification of candidate gadgets: each gadget condition written once, for any number
+of colours.
 
-Every check is a SAT question on the (F,H)-good colorings of G (see :mod:`colorings`), asked
-with assumptions on one incremental solver:
+Every check is a SAT question on the good colourings of G, asked with assumptions on one
+incremental solver: :class:`~ramseygadgets.colorings.GoodColorings` for (F,H) pairs (one
+variable r_t per edge, "t is red"), :class:`~ramseygadgets.multicolor.colorings.MultiColorings`
+otherwise; both give the literal lit(t, k), "edge t has colour k".  With ψ_G the good-colouring
+CNF:
 
 * G must be good: ψ_G satisfiable.
-* red-determiner e: ψ_G ∧ ¬r_e unsatisfiable (blue-determiner: ψ_G ∧ r_e).
-* positive-sender e, f: ψ_G ∧ r_e and ψ_G ∧ ¬r_e satisfiable; ψ_G ∧ r_e ∧ ¬r_f and
-  ψ_G ∧ ¬r_e ∧ r_f unsatisfiable (negative-sender: r_e ∧ r_f and ¬r_e ∧ ¬r_f).
-* clause-gadget (F = K1,k) i1, i2, i3: a vertex is *enforced* when its red degree is 0; the
-  pattern "all three enforced" is unsatisfiable and each of the other 7 patterns satisfiable.
-* variable-gadget (F = K1,k) u1, u2, n1: a vertex is an *enforcer* when its red degree is
-  k−1.  In a good coloring red degrees are at most k−1 (k red edges at a vertex form a red
-  K1,k), so "not an enforcer" is "red degree ≤ k−2".  (a) ψ_G ∧ ¬enf(u_i) ∧ ¬enf(n1)
+* determiner of colour k, edge e: ψ_G ∧ ¬lit(e, k) unsatisfiable (red: ψ_G ∧ ¬r_e).
+* positive sender e, f: ψ_G ∧ lit(e, k) ∧ ¬lit(f, k) unsatisfiable for every colour k, and e
+  takes two colours: with a colouring where e has colour a, ψ_G ∧ ¬lit(e, a) satisfiable
+  (negative sender: ψ_G ∧ lit(e, k) ∧ lit(f, k) unsatisfiable for every k).
+* clause-gadget (two colours, F = K1,k) i1, i2, i3: a vertex is *enforced* when its red degree
+  is 0; the pattern "all three enforced" is unsatisfiable and each of the other 7 patterns
+  satisfiable.
+* variable-gadget (two colours, F = K1,k) u1, u2, n1: a vertex is an *enforcer* when its red
+  degree is k−1.  In a good coloring red degrees are at most k−1 (k red edges at a vertex form
+  a red K1,k), so "not an enforcer" is "red degree ≤ k−2".  (a) ψ_G ∧ ¬enf(u_i) ∧ ¬enf(n1)
   unsatisfiable for i = 1, 2; (b) ψ_G ∧ ¬enf(u1) ∧ ¬enf(u2) satisfiable; (c) ψ_G ∧ ¬enf(n1)
   satisfiable.
 
@@ -21,19 +27,19 @@ carries a witness coloring wherever one exists.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import product
-from typing import Any
+from typing import Any, Protocol
 
 from ramseygadgets.colorings import Coloring, GoodColorings
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.gadgets import Candidate, Designated, GadgetKind
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings
-from ramseygadgets.multicolor.verify import verify_multi
 from ramseygadgets.problem import Problem
 from ramseygadgets.verdict import Verdict, check_designated, edge_text
 
 __all__ = [
+    "Oracle",
     "Verdict",
     "check_designated",
     "good_coloring",
@@ -45,17 +51,25 @@ __all__ = [
 ]
 
 
+class Oracle(Protocol):
+    """The good colourings of one graph on an incremental solver (both encodings)."""
+
+    graph: Graph
+
+    def lit(self, edge: int, color: int) -> int: ...
+
+    def solve(self, assumptions: Sequence[int] = ()) -> Any: ...
+
+
 class _Models:
     """Good colorings found so far, each with a summary (e.g. its enforcement pattern); a question
     already answered by one of them costs no SAT call."""
 
-    def __init__(
-        self, sat: GoodColorings, known: Coloring | None, summary: Callable[[Coloring], Any]
-    ) -> None:
+    def __init__(self, sat: Any, known: Any, summary: Callable[[Any], Any]) -> None:
         self.sat, self.summary = sat, summary
-        self.found: list[tuple[Coloring, Any]] = [] if known is None else [(known, summary(known))]
+        self.found: list[tuple[Any, Any]] = [] if known is None else [(known, summary(known))]
 
-    def find(self, holds: Callable[[Any], bool], assumptions: list[int]) -> Coloring | None:
+    def find(self, holds: Callable[[Any], bool], assumptions: list[int]) -> Any:
         """A good coloring whose summary satisfies ``holds``; ``assumptions`` must express exactly
         the same condition as literals for the solver."""
         for coloring, summary in self.found:
@@ -72,56 +86,63 @@ class _Models:
 # ``known`` is an optional good coloring already found (it can spare a SAT call).
 # ---------------------------------------------------------------------------------------------
 def verify_determiner(
-    sat: GoodColorings, designated: Designated, color: str, known: Coloring | None = None
+    sat: Oracle, designated: Designated, color: int, names: Sequence[str], known: Any = None
 ) -> Verdict:
+    """Edge e has colour ``color`` in every good colouring."""
     e = designated.edges[0]
     i = sat.graph.edge_id(*e)
-    want_red = color == "red"
-    models = _Models(sat, known, lambda c: c.red[i])
-    witness = models.find(lambda red: red != want_red, [-(i + 1)] if want_red else [i + 1])
+    models = _Models(sat, known, lambda c: c.color_index(i))
+    witness = models.find(lambda k: k != color, [-sat.lit(i, color)])
     if witness is not None:
-        other = "blue" if want_red else "red"
         return Verdict(
             False,
-            f"edge e = {edge_text(e)} is {other} in some good coloring, so it is not always {color}",
+            f"edge e = {edge_text(e)} is {names[witness.color_index(i)]} in some good coloring, "
+            f"so it is not always {names[color]}",
             "gadget",
             witness,
         )
-    return Verdict(True, f"G is good and edge e = {edge_text(e)} is {color} in every good coloring")
+    return Verdict(
+        True, f"G is good and edge e = {edge_text(e)} is {names[color]} in every good coloring"
+    )
 
 
 def verify_sender(
-    sat: GoodColorings, designated: Designated, positive: bool, known: Coloring | None = None
+    sat: Oracle, designated: Designated, positive: bool, names: Sequence[str], known: Any = None
 ) -> Verdict:
+    """e takes two colours; e and f always share a colour (positive) or never do (negative)."""
     e, f = designated.edges
     ie, jf = sat.graph.edge_id(*e), sat.graph.edge_id(*f)
-    le, lf = ie + 1, jf + 1
-    models = _Models(sat, known, lambda c: (c.red[ie], c.red[jf]))
-    for red, color in ((True, "red"), (False, "blue")):
-        if models.find(lambda s: s[0] == red, [le if red else -le]) is None:
-            return Verdict(
-                False,
-                f"no good coloring has e = {edge_text(e)} {color}, but a sender needs good colorings "
-                f"with e red and with e blue",
-                "gadget",
-            )
-    for red_e in (True, False):
-        red_f = (not red_e) if positive else red_e  # the forbidden colour of f
-        witness = models.find(
-            lambda s: s == (red_e, red_f), [le if red_e else -le, lf if red_f else -lf]
+    models = _Models(sat, known, lambda c: (c.color_index(ie), c.color_index(jf)))
+    first = models.find(lambda s: True, [])
+    assert first is not None  # G is good
+    a = first.color_index(ie)
+    if models.find(lambda s: s[0] != a, [-sat.lit(ie, a)]) is None:
+        other = names[1 - a] if len(names) == 2 else f"in a colour other than {names[a]}"
+        return Verdict(
+            False,
+            f"no good coloring has e = {edge_text(e)} {other}, but a sender needs e to take at "
+            f"least two colours",
+            "gadget",
         )
+    relation = (
+        "the same colour"
+        if positive
+        else ("opposite" if len(names) == 2 else "different") + " colours"
+    )
+    for k in range(len(names)):
+        bad = (lambda s: s[0] == k and s[1] != k) if positive else (lambda s: s == (k, k))
+        f_lit = -sat.lit(jf, k) if positive else sat.lit(jf, k)
+        witness = models.find(bad, [sat.lit(ie, k), f_lit])
         if witness is not None:
-            ce, cf = ("red" if red_e else "blue"), ("red" if red_f else "blue")
-            want = "the same colour" if positive else "opposite colours"
             return Verdict(
                 False,
-                f"a good coloring has e = {edge_text(e)} {ce} and f = {edge_text(f)} {cf}, "
-                f"but they must always have {want}",
+                f"a good coloring has e = {edge_text(e)} {names[k]} and f = {edge_text(f)} "
+                f"{names[witness.color_index(jf)]}, but they must always have {relation}",
                 "gadget",
                 witness,
             )
-    relation = "the same colour" if positive else "opposite colours"
-    return Verdict(True, f"G is good, e and f always have {relation}, and e takes both colours")
+    takes = "both colours" if len(names) == 2 else "at least two colours"
+    return Verdict(True, f"G is good, e and f always have {relation}, and e takes {takes}")
 
 
 def _star_k(sat: GoodColorings) -> int:
@@ -207,16 +228,6 @@ def verify_variable(
     )
 
 
-_BY_TYPE: dict[GadgetType, Callable[[GoodColorings, Designated, Coloring | None], Verdict]] = {
-    GadgetType.RED_DETERMINER: lambda s, d, c: verify_determiner(s, d, "red", c),
-    GadgetType.BLUE_DETERMINER: lambda s, d, c: verify_determiner(s, d, "blue", c),
-    GadgetType.POSITIVE_SENDER: lambda s, d, c: verify_sender(s, d, True, c),
-    GadgetType.NEGATIVE_SENDER: lambda s, d, c: verify_sender(s, d, False, c),
-    GadgetType.CLAUSE: verify_clause,
-    GadgetType.VARIABLE: verify_variable,
-}
-
-
 def good_coloring(problem: Problem, graph: Graph) -> Coloring | MultiColoring | None:
     """A good colouring of ``graph`` for the problem's colours (``None`` when it has none)."""
     if not problem.is_pair:
@@ -229,25 +240,46 @@ def good_coloring(problem: Problem, graph: Graph) -> Coloring | MultiColoring | 
 def verify(
     problem: Problem, graph: Graph | Candidate, designated: Designated | None = None
 ) -> Verdict:
-    """Decide whether ``graph`` with ``designated`` items solves ``problem`` exactly (problems with
-    three or more colours: :func:`~ramseygadgets.multicolor.verify.verify_multi`, whose
-    counterexamples name every edge's colour)."""
+    """Decide whether ``graph`` with ``designated`` items solves ``problem`` exactly."""
     if isinstance(graph, Candidate):
         designated = graph.designated
         graph = graph.graph
     designated = designated or Designated()
-    if not problem.spec.is_pair:  # three or more colours, or pattern sets: the k-colour checks
-        return verify_multi(problem, graph, designated)
-    problem_with_designated = check_designated(graph, problem.gadget, designated)
-    if problem_with_designated is not None:
-        return Verdict(False, problem_with_designated, "designated")
-    with GoodColorings(graph, problem.F, problem.H) as sat:
+    unusable = check_designated(graph, problem.kind, designated, problem.gadget_name)
+    if unusable is not None:
+        return Verdict(False, unusable, "designated")
+    with _oracle(problem, graph) as sat:
         first = sat.solve()
         if first is None:
-            return Verdict(
-                False,
-                f"G is not ({problem.F.name}, {problem.H.name})-good: every red/blue coloring "
-                f"has a red {problem.F.name} or a blue {problem.H.name}",
-                "good",
-            )
-        return _BY_TYPE[problem.gadget](sat, designated, first)
+            return Verdict(False, _not_good(problem), "good")
+        return _decide(problem, sat, designated, first)
+
+
+def _oracle(problem: Problem, graph: Graph) -> Any:
+    """The good colourings of ``graph``: the two-colour encoding for pairs (the hardness
+    gadgets' red-degree switches need it), the c-colour one otherwise."""
+    if problem.is_pair:
+        return GoodColorings(graph, problem.F, problem.H)
+    return MultiColorings(graph, problem.spec)
+
+
+def _not_good(problem: Problem) -> str:
+    """Why G has no good colouring, naming every colour's forbidden patterns."""
+    copies = [
+        f"a {col.name} copy of {p.name}" for col in problem.spec.colors for p in col.forbidden
+    ]
+    either = ", ".join(copies[:-1]) + " or " + copies[-1]
+    names = "/".join(problem.color_names)
+    return f"G is not {problem.colors_label}-good: every {names} coloring has {either}"
+
+
+def _decide(problem: Problem, sat: Any, designated: Designated, first: Any) -> Verdict:
+    kind, names = problem.kind, problem.color_names
+    if kind is GadgetKind.DETERMINER:
+        assert problem.color is not None
+        return verify_determiner(sat, designated, problem.color, names, first)
+    if kind in (GadgetKind.POSITIVE_SENDER, GadgetKind.NEGATIVE_SENDER):
+        return verify_sender(sat, designated, kind is GadgetKind.POSITIVE_SENDER, names, first)
+    if kind is GadgetKind.CLAUSE:
+        return verify_clause(sat, designated, first)
+    return verify_variable(sat, designated, first)

@@ -10,7 +10,14 @@ from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.colorings import GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
-from ramseygadgets.verify import Verdict, check_designated, verify, verify_clause, verify_determiner
+from ramseygadgets.verify import (
+    Verdict,
+    check_designated,
+    verify,
+    verify_clause,
+    verify_determiner,
+    verify_sender,
+)
 
 K4 = Graph.complete(4)
 TRIANGLE = Graph.complete(3)
@@ -154,7 +161,8 @@ def test_type_functions_work_without_a_known_coloring() -> None:
     problem = get_problem("k13_k4_clause_gadget")
     with GoodColorings(K4, problem.F, problem.H) as sat:
         assert verify_clause(sat, Designated(vertices=(0, 1, 2))).correct
-        assert not verify_determiner(sat, Designated(((0, 1),)), "red").correct
+        assert not verify_determiner(sat, Designated(((0, 1),)), 0, ("red", "blue")).correct
+        assert not verify_sender(sat, Designated(((0, 1), (2, 3))), True, ("red", "blue")).correct
 
 
 def test_hardness_gadgets_need_a_star() -> None:

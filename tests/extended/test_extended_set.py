@@ -111,7 +111,7 @@ def test_three_colour_solutions_and_proofs() -> None:
     for p in entries:
         multi = p.problem
         assert p.colors == 3 and multi.is_possible_by_symmetry() and multi.id == p.id
-        assert verify(p.problem, p.candidate).correct, p.id  # verify_multi, the judge's path
+        assert verify(p.problem, p.candidate).correct, p.id  # verify, the judge's path
         proof = p.proof
         assert proof["no_solution_up_to"] == p.n - 1
         levels = {level["n"]: level["outcome"] for level in proof["levels"]}

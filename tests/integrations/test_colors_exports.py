@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
-from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.catalog import Problem
 from ramseygadgets.coloring_tool import run_coloring_tool
 from ramseygadgets.export import export_dataset
 from ramseygadgets.gadgets import Candidate
@@ -54,10 +54,17 @@ def test_hf_export_carries_colours_prompts_and_solutions(dataset, tmp_path):
     assert "`colors`" in result.files["card"].read_text()
 
 
-def test_catalog_export_has_no_colour_fields(tmp_path):
-    result = export_dataset(tmp_path / "out", problems=[get_problem("p3_k3_red_determiner")])
-    [row] = [json.loads(x) for x in result.files["problems"].read_text().splitlines()]
-    assert "colors" not in row and "`colors`" not in result.files["card"].read_text()
+def test_every_export_row_has_one_schema_with_colors(tmp_path):
+    """A catalog problem's row has colors too (one schema for any colour count); F and H are
+    the pair's aliases, null for three colours."""
+    from ramseygadgets.selection import select_problems
+
+    chosen = select_problems(["p3_k3_red_determiner", GREEN.id])  # GREEN: from the extended set
+    result = export_dataset(tmp_path / "out", problem_set=chosen)
+    pair, green = [json.loads(x) for x in result.files["problems"].read_text().splitlines()]
+    assert set(pair) == set(green) and "`colors`" in result.files["card"].read_text()
+    assert (pair["colors"], pair["F"], pair["H"]) == (["P3", "K3"], "P3", "K3")
+    assert (green["colors"], green["F"], green["H"]) == (["P3", "P3", "C4"], None, None)
 
 
 def test_lm_eval_rows_and_scoring(dataset):

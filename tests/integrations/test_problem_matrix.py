@@ -178,8 +178,9 @@ def test_inspect_samples_by_dataset_and_by_id(problem_file) -> None:
 
 def test_reasoning_gym_draws_three_colour_problems() -> None:
     pytest.importorskip("reasoning_gym", reason="the train extra is not installed")
-    import ramseygadgets.integrations.reasoning_gym  # noqa: F401
     import reasoning_gym
+
+    import ramseygadgets.integrations.reasoning_gym  # noqa: F401
 
     data = reasoning_gym.create_dataset(
         "ramsey_gadgets", seed=3, size=3, num_colors=3, pool=("P3", "K3", "C4"), max_size=6

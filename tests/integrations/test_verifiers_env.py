@@ -58,6 +58,7 @@ def test_rows_are_the_projects_prompts_and_info() -> None:
     ]
     assert rows[0]["info"] == {
         "problem_id": SOLVED.id,
+        "colors": ["P3", "K3"],
         "F": "P3",
         "H": "K3",
         "gadget": "red-determiner",

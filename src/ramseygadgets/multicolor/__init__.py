@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from ramseygadgets.multicolor.bruteforce import brute_force_verify_multi, good_colorings
 from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, literal
-from ramseygadgets.multicolor.verify import verify_multi
 
 __all__ = [
     "MultiColoring",
@@ -22,5 +21,4 @@ __all__ = [
     "brute_force_verify_multi",
     "good_colorings",
     "literal",
-    "verify_multi",
 ]

@@ -42,6 +42,10 @@ class MultiColoring:
     def color_of(self, u: int, v: int) -> int:
         return self.colors[self.graph.edge_id(u, v)]
 
+    def color_index(self, i: int) -> int:
+        """The colour of edge index ``i``."""
+        return self.colors[i]
+
     def edges_of(self, color: int) -> list[Edge]:
         return [e for e, k in zip(self.graph.edges, self.colors) if k == color]
 

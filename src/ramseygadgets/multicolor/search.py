@@ -35,7 +35,6 @@ from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, literal
-from ramseygadgets.multicolor.verify import verify_multi
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.cegar import (
     DEFAULT_SEARCH_SOLVER,
@@ -45,6 +44,7 @@ from ramseygadgets.search.cegar import (
 )
 from ramseygadgets.search.solve import CandidateResult
 from ramseygadgets.search.spec import Layout, layouts
+from ramseygadgets.verify import verify
 
 #: Default largest vertex count tried by :func:`solve_multi`.
 DEFAULT_MAX_VERTICES = 10
@@ -302,7 +302,7 @@ class MultiSearchResult(CandidateResult):
 
 
 def _checked(problem: Problem, candidate: Candidate) -> Candidate:
-    verdict = verify_multi(problem, candidate)
+    verdict = verify(problem, candidate)
     if not verdict.correct:
         raise AssertionError(
             f"multi-colour search produced a candidate the verifier rejects for {problem.id}: "
