@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
-from ramseygadgets.catalog import Problem, all_problems
+from ramseygadgets.catalog import Problem, all_problems, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import atomic_path, atomic_write, make_output_dir
 from ramseygadgets.gadgets import GadgetType
@@ -53,10 +53,11 @@ class ExportResult:
 
 
 def _solution(problem: Problem, problem_set: ProblemSet | None = None) -> Solution:
-    """The minimal solution ``problem_set`` holds (method: the set's name), else the shipped one."""
+    """The minimal solution ``problem_set`` holds (method: the set's name), else the shipped one
+    (the paper's 70 in the paper's set)."""
     from ramseygadgets.solutions import Solution, get_solution
 
-    if problem_set is not None and problem_set.source != "catalog":
+    if problem_set is not None and (problem_set.source != "catalog" or not in_catalog(problem)):
         candidate = problem_set.solution(problem)
         if candidate is None:
             raise ExportError(f"cannot export: {problem.id} has no minimal solution in the set")
@@ -172,8 +173,8 @@ def export_dataset(
     """Write ``problems``, ``prompts`` and ``README.md`` to ``out_dir`` (created if needed).
 
     ``problems`` default to all of ``problem_set``, else the paper's 70; each needs a minimal
-    solution, from ``problem_set`` or shipped.  When some problem has three or more colours,
-    every row also gets ``colors`` (and problem rows ``colors_edges``)."""
+    solution, from ``problem_set`` or shipped.  Every row has ``colors`` (problem rows also
+    ``colors_edges``), with ``F`` and ``H`` for two-colour problems."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; expected jsonl or parquet")
     profile = get_profile(profile)
