@@ -60,7 +60,7 @@ def parse_size_tier(text: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class ExtendedProblem:
+class ExtendedEntry:
     """One problem of the extended set with its minimal solution and the proof of minimality.
 
     ``proof``: the lower bound ``n`` ("no solution on n − 1 vertices"), the prover (engine,
@@ -112,7 +112,7 @@ class ExtendedProblem:
 # ---------------------------------------------------------------------------------------------
 # Two colours: the atlas
 # ---------------------------------------------------------------------------------------------
-def atlas_problems() -> list[ExtendedProblem]:
+def atlas_problems() -> list[ExtendedEntry]:
     """Every minimal atlas entry outside the catalog, in the atlas' order."""
     found = []
     for entry in load_atlas().entries.values():
@@ -120,7 +120,7 @@ def atlas_problems() -> list[ExtendedProblem]:
             continue
         proof = {"lower_bound": entry.lower_bound, "cross_check": entry.cross_check}
         found.append(
-            ExtendedProblem(entry.problem, entry.candidate(), f"atlas:{entry.section}", proof)
+            ExtendedEntry(entry.problem, entry.candidate(), f"atlas:{entry.section}", proof)
         )
     return found
 
@@ -128,7 +128,7 @@ def atlas_problems() -> list[ExtendedProblem]:
 # ---------------------------------------------------------------------------------------------
 # Three colours: data/three_colour.json
 # ---------------------------------------------------------------------------------------------
-def three_colour_entries() -> list[ExtendedProblem]:
+def three_colour_entries() -> list[ExtendedEntry]:
     """The shipped three-colour problems: (problem, minimal Candidate, proof) each."""
     data = _three_colour_data()
     found = []
@@ -140,7 +140,7 @@ def three_colour_entries() -> list[ExtendedProblem]:
             raise ExtendedSetError(
                 f"data/{THREE_COLOUR_FILE}: unusable entry {record.get('id', '?')}: {exc}"
             ) from None
-        found.append(ExtendedProblem(problem, candidate, "three-colour", record["proof"]))
+        found.append(ExtendedEntry(problem, candidate, "three-colour", record["proof"]))
     return found
 
 
@@ -160,12 +160,12 @@ def _three_colour_data() -> dict[str, Any]:
 # The set
 # ---------------------------------------------------------------------------------------------
 @lru_cache(maxsize=1)
-def extended_problems() -> tuple[ExtendedProblem, ...]:
+def extended_problems() -> tuple[ExtendedEntry, ...]:
     """Every problem of the extended set (two and three colours), in listing order."""
     return (*atlas_problems(), *three_colour_entries())
 
 
-def tier_counts(problems: tuple[ExtendedProblem, ...] | None = None) -> dict[str, dict[str, int]]:
+def tier_counts(problems: tuple[ExtendedEntry, ...] | None = None) -> dict[str, dict[str, int]]:
     """Problems per source and size tier (with totals), for the docs and the README."""
     problems = extended_problems() if problems is None else problems
     counts: dict[str, dict[str, int]] = {}
@@ -177,7 +177,7 @@ def tier_counts(problems: tuple[ExtendedProblem, ...] | None = None) -> dict[str
     return counts
 
 
-def counts_markdown(problems: tuple[ExtendedProblem, ...] | None = None) -> str:
+def counts_markdown(problems: tuple[ExtendedEntry, ...] | None = None) -> str:
     """The table of problems per source and size tier (docs/extended.md and the README)."""
     counts = tier_counts(problems)
     head = ["source", *SIZE_TIERS, "all"]
@@ -190,7 +190,7 @@ def counts_markdown(problems: tuple[ExtendedProblem, ...] | None = None) -> str:
 
 __all__ = [
     "SIZE_TIERS",
-    "ExtendedProblem",
+    "ExtendedEntry",
     "ExtendedSetError",
     "atlas_problems",
     "counts_markdown",

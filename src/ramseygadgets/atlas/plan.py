@@ -65,7 +65,7 @@ SECTIONS: dict[str, Section] = {
 
 
 @dataclass(frozen=True)
-class AtlasProblem:
+class AtlasTask:
     """A problem of the atlas and its section."""
 
     section: str
@@ -94,12 +94,12 @@ class AtlasPlan:
     """The atlas' problems in order (to search, or proven impossible by the rules), and the
     problems not asked (with the reason)."""
 
-    items: list[AtlasProblem | Impossible] = field(default_factory=list)
+    items: list[AtlasTask | Impossible] = field(default_factory=list)
     not_asked: list[dict[str, str]] = field(default_factory=list)
 
     @property
-    def problems(self) -> list[AtlasProblem]:
-        return [p for p in self.items if isinstance(p, AtlasProblem)]
+    def problems(self) -> list[AtlasTask]:
+        return [p for p in self.items if isinstance(p, AtlasTask)]
 
     @property
     def impossible(self) -> list[Impossible]:
@@ -153,7 +153,7 @@ def plan_atlas(sections: list[Section]) -> AtlasPlan:
                     Impossible(section.name, Problem.make(p.F, p.H, g), SELF_PAIR_REASON)
                     for g in (GadgetType.RED_DETERMINER, GadgetType.BLUE_DETERMINER)
                 ]
-            plan.items.append(AtlasProblem(section.name, p))
+            plan.items.append(AtlasTask(section.name, p))
         plan.not_asked += [
             {"section": section.name, **s}
             for s in part.skipped

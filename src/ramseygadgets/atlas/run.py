@@ -29,7 +29,7 @@ from ramseygadgets.atlas.entries import Atlas, AtlasError, Entry
 from ramseygadgets.atlas.plan import (
     SECTIONS,
     AtlasPlan,
-    AtlasProblem,
+    AtlasTask,
     Impossible,
     colour_swap,
     graph_label,
@@ -98,7 +98,7 @@ class AtlasOptions:
 # ---------------------------------------------------------------------------------------------
 # Entries and facts
 # ---------------------------------------------------------------------------------------------
-def new_entry(item: AtlasProblem | Impossible) -> Entry:
+def new_entry(item: AtlasTask | Impossible) -> Entry:
     """An entry that knows only the definition's bound (or, for a proven fact, the fact)."""
     p = item.problem
     entry = Entry(

@@ -29,7 +29,7 @@ from ramseygadgets.training.stream import (
     StreamConfig,
     StreamExhausted,
     TrainingDataError,
-    TrainingProblem,
+    TrainingItem,
     problem_set_problems,
 )
 
@@ -41,7 +41,7 @@ __all__ = [
     "StreamExhausted",
     "TRAINING_SETTINGS",
     "TrainingDataError",
-    "TrainingProblem",
+    "TrainingItem",
     "benchmark_keys",
     "completion_reply",
     "exact_reward",

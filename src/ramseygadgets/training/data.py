@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.training.stream import TrainingDataError, TrainingProblem
+from ramseygadgets.training.stream import TrainingDataError, TrainingItem
 
 #: Settings a training row can have (see the module docs for the other two).
 TRAINING_SETTINGS: tuple[str, ...] = ("zero-shot", "structural-hint", "size-hint")
@@ -69,7 +69,7 @@ def check_settings(settings: Sequence[str]) -> list[str]:
     return out
 
 
-def training_row(item: TrainingProblem, setting: str, profile: str | None = None) -> dict[str, Any]:
+def training_row(item: TrainingItem, setting: str, profile: str | None = None) -> dict[str, Any]:
     """The dataset row of one training problem in one single-turn setting."""
     from ramseygadgets.answers import format_answer
     from ramseygadgets.prompts import build_prompt
@@ -90,7 +90,7 @@ def training_row(item: TrainingProblem, setting: str, profile: str | None = None
 
 
 def training_rows(
-    items: Iterable[TrainingProblem], settings: Sequence[str], profile: str | None = None
+    items: Iterable[TrainingItem], settings: Sequence[str], profile: str | None = None
 ) -> Iterator[dict[str, Any]]:
     """Rows for every item in every setting, columns in :data:`COLUMNS` order."""
     chosen = check_settings(settings)

@@ -1,6 +1,6 @@
 """Training problems: from generated problem sets, and a seeded, unlimited procedural stream.
 
-Every source yields :class:`TrainingProblem` (a problem with its proven minimal size and a
+Every source yields :class:`TrainingItem` (a problem with its proven minimal size and a
 minimal solution) and drops problems equivalent to a benchmark problem
 (:mod:`ramseygadgets.training.leakage`).
 
@@ -74,7 +74,7 @@ class StreamExhausted(TrainingDataError):
 
 
 @dataclass(frozen=True)
-class TrainingProblem:
+class TrainingItem:
     """A training problem with its proven minimal size and a minimal solution."""
 
     problem: Problem
@@ -144,19 +144,19 @@ class ProblemStream:
         self.config = config or StreamConfig()
         self.rng = random.Random(self.config.seed)
         self.pairs = pool_problems(self.config)
-        self.solved: dict[ProblemKey, TrainingProblem] = {}
+        self.solved: dict[ProblemKey, TrainingItem] = {}
         self.dropped: dict[ProblemKey, str] = {}
         self.total = len({problem_key(p) for pair in self.pairs for p in pair})
 
-    def __iter__(self) -> Iterator[TrainingProblem]:
+    def __iter__(self) -> Iterator[TrainingItem]:
         while True:
             yield self.next_problem()
 
-    def next_problem(self) -> TrainingProblem:
+    def next_problem(self) -> TrainingItem:
         """The next draw from the stream's own RNG (see :meth:`draw`)."""
         return self.draw(self.rng)
 
-    def draw(self, rng: random.Random) -> TrainingProblem:
+    def draw(self, rng: random.Random) -> TrainingItem:
         """A problem drawn with ``rng``: rejection sampling over the fixed pool, so the result
         depends only on ``rng`` (and on which problems solve within the limits), not on
         earlier draws.  Raises :class:`StreamExhausted` when no problem of the pool is left."""
@@ -171,7 +171,7 @@ class ProblemStream:
             f"(solved within {self.config.solve_timeout:g} s); widen the pool or the size limits"
         )
 
-    def _solve(self, problem: Problem) -> TrainingProblem | None:
+    def _solve(self, problem: Problem) -> TrainingItem | None:
         key = problem_key(problem)
         if key in self.solved or key in self.dropped:
             return self.solved.get(key)
@@ -188,7 +188,7 @@ class ProblemStream:
         ):
             self.dropped[key] = result.status
             return None
-        found = TrainingProblem(problem, size, result.candidate, f"stream:seed={cfg.seed}")
+        found = TrainingItem(problem, size, result.candidate, f"stream:seed={cfg.seed}")
         self.solved[key] = found
         return found
 
@@ -197,7 +197,7 @@ class ProblemStream:
 class SetSelection:
     """Training problems read from generated problem sets, and what was left out."""
 
-    problems: list[TrainingProblem] = field(default_factory=list)
+    problems: list[TrainingItem] = field(default_factory=list)
     excluded: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -222,7 +222,5 @@ def problem_set_problems(paths: list[str | Path]) -> SetSelection:
                 out.excluded.append({"problem": problem.id, "reason": "duplicate"})
             else:
                 seen.add(key)
-                out.problems.append(
-                    TrainingProblem(problem, candidate.graph.n, candidate, str(path))
-                )
+                out.problems.append(TrainingItem(problem, candidate.graph.n, candidate, str(path)))
     return out
