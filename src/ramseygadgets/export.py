@@ -26,6 +26,7 @@ from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
+from ramseygadgets.solutions import Solution, get_solution
 
 if TYPE_CHECKING:
     from ramseygadgets.selection import ProblemSet
@@ -55,7 +56,6 @@ class ExportResult:
 def _solution(problem: Problem, problem_set: ProblemSet | None = None) -> Solution:
     """The minimal solution ``problem_set`` holds (method: the set's name), else the shipped one
     (the paper's 70 in the paper's set)."""
-    from ramseygadgets.solutions import Solution, get_solution
 
     if problem_set is not None and (problem_set.source != "catalog" or not in_catalog(problem)):
         candidate = problem_set.solution(problem)

@@ -7,7 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.atlas import Atlas, AtlasError, AtlasOptions, load_atlas, run_atlas
+from ramseygadgets.atlas import Atlas, AtlasError, load_atlas
+from ramseygadgets.atlas.run import AtlasOptions, run_atlas
 from ramseygadgets.cli import app
 from ramseygadgets.problemsets import ProblemSetError, ProblemSetWriter, iter_records
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor

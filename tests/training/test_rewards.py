@@ -11,12 +11,12 @@ from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
-from ramseygadgets.harness import scoring
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.training import (
     completion_reply,
     exact_reward,
     ramsey_reward,
+    rewards,
     shaped_good_graph_reward,
     shaped_parseable_reward,
 )
@@ -78,7 +78,7 @@ def test_reward_goes_through_evals_judge(monkeypatch: pytest.MonkeyPatch) -> Non
         calls.append((problem.id, response, reasoning))
         return {"correct": True}
 
-    monkeypatch.setattr(scoring, "judge", fake_judge)
+    monkeypatch.setattr(rewards, "judge", fake_judge)
     problem = get_problem("p3_k3_red_determiner")
     message = {"role": "assistant", "content": "no answer", "reasoning_content": "thinking"}
     assert ramsey_reward(completions=[[message]], **columns([problem])) == [1.0]

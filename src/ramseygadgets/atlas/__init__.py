@@ -5,7 +5,7 @@
 * :mod:`.entries`: an entry's facts (solution, lower bound, exhaustive check), merged so that
   the strongest known result wins; the shipped ``data/atlas.json``;
 * :mod:`.run`: the computation (``ramseygadgets atlas run``): search fan-out, exhaustive
-  cross-check, checkpoints;
+  cross-check, checkpoints (a layer above the data: import it from ``ramseygadgets.atlas.run``);
 * :mod:`.table`: ``docs/atlas.md``.
 """
 
@@ -13,20 +13,16 @@ from __future__ import annotations
 
 from ramseygadgets.atlas.entries import Atlas, AtlasError, Entry, load_atlas
 from ramseygadgets.atlas.plan import SECTIONS, colour_swap, graph_label, plan_atlas
-from ramseygadgets.atlas.run import AtlasOptions, build_atlas, run_atlas
 from ramseygadgets.atlas.table import render_markdown
 
 __all__ = [
     "SECTIONS",
     "Atlas",
     "AtlasError",
-    "AtlasOptions",
     "Entry",
-    "build_atlas",
     "colour_swap",
     "graph_label",
     "load_atlas",
     "plan_atlas",
     "render_markdown",
-    "run_atlas",
 ]

@@ -80,9 +80,10 @@ def run(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
-    from ramseygadgets.atlas import AtlasOptions, load_atlas, run_atlas
+    from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.entries import Atlas
     from ramseygadgets.atlas.plan import parse_sections
+    from ramseygadgets.atlas.run import AtlasOptions, run_atlas
     from ramseygadgets.scaleout.executors import make_executor
     from ramseygadgets.scaleout.fanout import engine_function
 

@@ -61,11 +61,25 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams, tool
 from inspect_ai.util import store
 
+from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, get_problem, in_catalog
+from ramseygadgets.coloring_tool import TOOL_NAME, run_coloring_tool, tool_spec
+from ramseygadgets.harness.scoring import judge
 from ramseygadgets.integrations.common import (
     reasoning_text,
     split_problem_selection,
 )
+from ramseygadgets.profiles import get_profile
+from ramseygadgets.prompts import (
+    MULTIROUND_ROUNDS,
+    SETTINGS,
+    build_prompt,
+    followup_message,
+    multiround_step,
+    settings_for,
+)
+from ramseygadgets.report.metrics import pass_at_k, sample_std
+from ramseygadgets.selection import select_problems
 
 MULTIROUND = "multiround"
 TOOL_MODES = ("text", "native")
@@ -111,9 +125,6 @@ def build_samples(
     tool_mode: str = "text",
 ) -> list[Sample]:
     """One Inspect sample per selected problem for which ``setting`` exists."""
-    from ramseygadgets.answers import format_answer
-    from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
-    from ramseygadgets.selection import select_problems
 
     if setting not in SETTINGS:
         raise ValueError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
@@ -159,7 +170,6 @@ def build_samples(
 async def answer_tool_request(problem: Problem, request: Any) -> str:
     """The coloring tool's text for a request (graph, arguments or request text), computed in a
     worker thread so the SAT work never blocks the event loop."""
-    from ramseygadgets.coloring_tool import run_coloring_tool
 
     return await anyio.to_thread.run_sync(run_coloring_tool, problem, request)
 
@@ -176,7 +186,6 @@ def coloring_tool(
     Unusable requests raise :class:`~inspect_ai.tool.ToolError` (the model sees the message).
     Inside :func:`ramsey_solver` only the first call of a round is answered.
     """
-    from ramseygadgets.coloring_tool import TOOL_NAME, tool_spec
 
     if problem_id is not None:
         problem = get_problem(problem_id)
@@ -225,7 +234,6 @@ def ramsey_solver() -> Solver:
 
 
 async def _multiround(state: TaskState, generate: Generate) -> TaskState:
-    from ramseygadgets.prompts import MULTIROUND_ROUNDS, followup_message, multiround_step
 
     problem = Problem.from_json(state.metadata)
     native = state.metadata.get("tool_mode") == "native"
@@ -280,7 +288,6 @@ def accuracy_std() -> Metric:
     """Sample standard deviation (ddof = 1) over epochs of the per-epoch accuracy; omitted for one epoch."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        from ramseygadgets.report.metrics import sample_std
 
         per_epoch = _epoch_values(scores)
         std = sample_std([sum(v) / len(v) for _, v in sorted(per_epoch.items())])
@@ -296,7 +303,6 @@ def pass_at(k: int | None = None) -> Metric:
     averaged over the problems with at least k scored epochs."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        from ramseygadgets.report.metrics import pass_at_k
 
         per_problem: dict[str, list[float]] = defaultdict(list)
         for s in scores:
@@ -316,7 +322,6 @@ def pass_at(k: int | None = None) -> Metric:
 @scorer(metrics=[accuracy(), accuracy_std(), pass_at()])
 def ramsey_scorer() -> Scorer:
     """Parse the final reply with the project's parser and verify it exactly (see module docs)."""
-    from ramseygadgets.harness.scoring import judge
 
     async def score(state: TaskState, target: Target) -> Score:
         problem = Problem.from_json(state.metadata)
@@ -355,7 +360,6 @@ def ramsey_scorer() -> Scorer:
 def _profile(name: str | None, profiles_file: str | None = None) -> Any:
     if name is None:
         return None
-    from ramseygadgets.profiles import get_profile
 
     return get_profile(name, profiles_file=profiles_file)
 

@@ -22,11 +22,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ramseygadgets.harness.scoring import judge
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import (
     split_problem_selection,
 )
 from ramseygadgets.problem import Problem
+from ramseygadgets.profiles import get_profile
+from ramseygadgets.prompts import build_prompt, settings_for
+from ramseygadgets.selection import select_problems
 
 #: The settings lm-eval can run (one model call per sample), with their task names.
 LM_EVAL_SETTINGS = ("zero-shot", "structural-hint", "size-hint", "example-hint")
@@ -55,8 +59,6 @@ def dataset_rows(
     dataset: str | None = None,
 ) -> list[dict[str, Any]]:
     """One row per selected problem for which ``setting`` exists (see module docs)."""
-    from ramseygadgets.prompts import build_prompt, settings_for
-    from ramseygadgets.selection import select_problems
 
     if setting not in LM_EVAL_SETTINGS:
         raise ValueError(
@@ -69,8 +71,6 @@ def dataset_rows(
         )
     chosen = None
     if profile is not None:
-        from ramseygadgets.profiles import get_profile
-
         chosen = get_profile(profile, profiles_file=profiles_file)
     ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
@@ -118,7 +118,6 @@ def load_dataset(
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
     """lm-eval's per-document scoring: parse the (first) generation and verify it exactly."""
-    from ramseygadgets.harness.scoring import judge
 
     reply = results[0] if results else ""
     verdict = judge(Problem.from_json(doc), reply if isinstance(reply, str) else str(reply), None)

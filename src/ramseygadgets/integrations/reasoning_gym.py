@@ -34,6 +34,8 @@ from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
 from ramseygadgets.problem import Problem
+from ramseygadgets.prompts.builder import render
+from ramseygadgets.training.data import check_settings, training_row
 from ramseygadgets.training.rewards import PROBLEM_COLUMNS, exact_reward
 from ramseygadgets.training.stream import (
     DEFAULT_POOL,
@@ -67,7 +69,6 @@ class RamseyGadgetsConfig:
     num_colors: int = 2
 
     def validate(self) -> None:
-        from ramseygadgets.training.data import check_settings
 
         assert self.size > 0, "size must be positive"
         check_settings([self.setting])
@@ -96,8 +97,6 @@ class RamseyGadgetsDataset(ProceduralDataset):
         return ProblemStream(self.config.stream_config())
 
     def __getitem__(self, idx: int) -> dict[str, Any]:
-        from ramseygadgets.prompts.builder import render
-        from ramseygadgets.training.data import training_row
 
         item = self.stream.draw(random.Random(f"{self.seed}:{idx}"))
         row = training_row(item, self.config.setting)

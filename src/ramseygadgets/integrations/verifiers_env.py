@@ -27,6 +27,14 @@ from typing import Any
 
 from ramseygadgets.integrations.common import split_problem_selection
 from ramseygadgets.problem import Problem
+from ramseygadgets.prompts import (
+    MULTIROUND_ROUNDS,
+    SETTINGS,
+    build_prompt,
+    multiround_step,
+    settings_for,
+)
+from ramseygadgets.selection import select_problems
 from ramseygadgets.training.rewards import PROBLEM_COLUMNS, completion_reply, exact_reward
 
 
@@ -38,8 +46,6 @@ def benchmark_rows(
     setting: str, problems: Any = None, dataset: str | None = None, profile: str | None = None
 ) -> list[dict[str, Any]]:
     """One row per selected problem for which ``setting`` exists."""
-    from ramseygadgets.prompts import build_prompt, settings_for
-    from ramseygadgets.selection import select_problems
 
     ids, tier = split_problem_selection(problems)
     problem_set = select_problems(ids, tier, dataset)
@@ -82,7 +88,6 @@ def _multiround_env_class() -> type:
         """Rounds 1..3 with the coloring tool (text protocol of ``eval``)."""
 
         async def env_response(self, messages: Any, state: Any, **kwargs: Any) -> Any:
-            from ramseygadgets.prompts import multiround_step
 
             problem = Problem.from_json(state["info"])
             reply, _ = completion_reply(messages)
@@ -107,8 +112,6 @@ def load_environment(
     """The environment of ``setting`` (module docs); extra ``kwargs`` go to the environment."""
     import verifiers as vf
     from datasets import Dataset
-
-    from ramseygadgets.prompts import MULTIROUND_ROUNDS, SETTINGS
 
     if setting not in SETTINGS:
         raise ValueError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")

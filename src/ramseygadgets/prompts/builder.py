@@ -18,13 +18,20 @@ from typing import Any
 import jinja2
 
 from ramseygadgets.answers import answer_object
-from ramseygadgets.catalog import Problem, get_problem, in_catalog
-from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, tool_spec
+from ramseygadgets.catalog import Problem, all_problems, get_problem, in_catalog
+from ramseygadgets.coloring_tool import (
+    TOOL_MAX_VERTICES,
+    TOOL_NAME,
+    extract_tool_request,
+    run_coloring_tool,
+    tool_spec,
+)
 from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetForm
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.profiles import ModelProfile, get_profile
+from ramseygadgets.solutions import get_solution
 
 SETTINGS: tuple[str, ...] = (
     "zero-shot",
@@ -210,7 +217,6 @@ def settings_for(problem: Problem | str, *, min_vertices: int | None = None) -> 
 
 
 def _solution(problem: Problem, what: str) -> Candidate:
-    from ramseygadgets.solutions import get_solution
 
     try:
         return get_solution(problem.id).candidate
@@ -346,7 +352,6 @@ def tool_result_message(tool_call_id: str, tool_result_text: str) -> dict[str, A
 
 def example_hint_problems() -> list[Problem]:
     """The catalog problems that have the example-hint setting (30 in the paper's catalog)."""
-    from ramseygadgets.catalog import all_problems
 
     return [p for p in all_problems() if example_problem(p) is not None]
 
@@ -397,7 +402,6 @@ def multiround_step(
     unreadable request gets the tool's error text) in the message opening the next round; a
     reply without one is final.  The reply of round :data:`MULTIROUND_ROUNDS` is always final.
     """
-    from ramseygadgets.coloring_tool import extract_tool_request, run_coloring_tool
 
     problem = _resolve(problem)
     if not 1 <= round_no <= MULTIROUND_ROUNDS:

@@ -6,7 +6,8 @@
 * :mod:`.census`: the exhaustive enumeration in geng ``res/mod`` slices, one atomic JSON file per
   slice, merged counts independent of the slicing;
 * :mod:`.crosscheck`: search results against the census;
-* :mod:`.evals`: several evaluations (models × settings) as tasks.
+* :mod:`.evals`: several evaluations (models × settings) as tasks (a layer above the harness:
+  import it from ``ramseygadgets.scaleout.evals``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from ramseygadgets.scaleout.census import (
     census_slice,
     run_census,
 )
-from ramseygadgets.scaleout.evals import run_evaluations
 from ramseygadgets.scaleout.executors import (
     Executor,
     LocalExecutor,
@@ -38,5 +38,4 @@ __all__ = [
     "census_slice",
     "make_executor",
     "run_census",
-    "run_evaluations",
 ]

@@ -23,6 +23,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ramseygadgets.answers import format_answer
+from ramseygadgets.files import atomic_write, fsync_dir, make_output_dir
+from ramseygadgets.prompts import build_prompt
 from ramseygadgets.training.stream import TrainingDataError, TrainingItem
 
 #: Settings a training row can have (see the module docs for the other two).
@@ -71,8 +74,6 @@ def check_settings(settings: Sequence[str]) -> list[str]:
 
 def training_row(item: TrainingItem, setting: str, profile: str | None = None) -> dict[str, Any]:
     """The dataset row of one training problem in one single-turn setting."""
-    from ramseygadgets.answers import format_answer
-    from ramseygadgets.prompts import build_prompt
 
     problem = item.problem
     prompt = build_prompt(problem, setting, profile, min_vertices=item.min_vertices)
@@ -108,8 +109,6 @@ def write_dataset(rows: list[dict[str, Any]], out: str | Path, manifest: dict[st
     import tempfile
 
     from datasets import Dataset, disable_progress_bars
-
-    from ramseygadgets.files import atomic_write, fsync_dir, make_output_dir
 
     out = Path(out)
     make_output_dir(out.parent, "output directory", TrainingDataError)

@@ -22,8 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ramseygadgets.answers import parse_answer
+from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.harness.scoring import judge
 from ramseygadgets.problem import Problem
+from ramseygadgets.verify import good_coloring
 
 #: A completion as TRL passes it: a string, or a list of chat messages (conversational data).
 Completion = str | Sequence[Mapping[str, Any]]
@@ -55,7 +59,6 @@ def exact_reward(
     problem: Problem, completion: Completion, *, max_vertices: int = DEFAULT_MAX_VERTICES
 ) -> float:
     """1.0 when ``eval`` would score the completion correct for ``problem``, else 0.0."""
-    from ramseygadgets.harness.scoring import judge
 
     reply, reasoning = completion_reply(completion)
     return 1.0 if judge(problem, reply, reasoning, max_vertices)["correct"] else 0.0
@@ -99,16 +102,12 @@ def _batch(
 
 
 def _parseable(problem: Problem, completion: Completion) -> float:
-    from ramseygadgets.answers import parse_answer
 
     reply, reasoning = completion_reply(completion)
     return 1.0 if parse_answer(reply, problem.kind, reasoning=reasoning).ok else 0.0
 
 
 def _good_graph(problem: Problem, completion: Completion) -> float:
-    from ramseygadgets.answers import parse_answer
-    from ramseygadgets.errors import RamseyGadgetsError
-    from ramseygadgets.verify import good_coloring
 
     reply, reasoning = completion_reply(completion)
     parsed = parse_answer(reply, problem.kind, reasoning=reasoning)
