@@ -11,6 +11,7 @@ from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
+from ramseygadgets.harness import scoring
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.training import (
     completion_reply,
