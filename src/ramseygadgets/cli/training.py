@@ -22,8 +22,27 @@ OUT gets the dataset (datasets.load_from_disk(OUT)), rows.jsonl and manifest.jso
 """
 
 
+#: Largest ``--stream`` without ``--force`` (each problem is solved with a proof).
+MAX_STREAM = 10**6
+
+
 def _comma_list(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+def _pool(values: list[str] | None) -> tuple[str, ...]:
+    """``--pool`` names: commas separate patterns except inside names such as ``K1,4``, ``K2,3``
+    (:func:`~ramseygadgets.coloring_spec.split_pattern_list`); the option may repeat.  No
+    option is the default pool; an option that names nothing is an error."""
+    from ramseygadgets.coloring_spec import split_pattern_list
+    from ramseygadgets.training import DEFAULT_POOL
+
+    if values is None:
+        return DEFAULT_POOL
+    names = tuple(name for value in values for name in split_pattern_list(value))
+    if not names:
+        raise ValueError(f"--pool names no pattern (got {', '.join(map(repr, values))})")
+    return names
 
 
 @app.command("train-data", help=TRAIN_DATA_HELP)
@@ -40,7 +59,7 @@ def train_data(
     pool: list[str] | None = typer.Option(
         None,
         "--pool",
-        help="Pattern pool of the stream (comma list; default: paper's 8 + K1,4, P5, C5).",
+        help="Pattern pool of the stream (comma list, K1,4 stays one name; repeatable; default: paper's 8 + K1,4, P5, C5).",
     ),
     gadgets: str = typer.Option(
         "all",
@@ -63,11 +82,13 @@ def train_data(
     profile: str | None = typer.Option(
         None, "--model-profile", help="Model profile that shapes the prompts (default: neutral)."
     ),
+    force: bool = typer.Option(
+        False, "--force", help=f"Allow --stream above {MAX_STREAM:,} problems."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the manifest as JSON."),
 ) -> None:
-    from ramseygadgets.coloring_spec import split_pattern_list
+    from ramseygadgets.profiles import get_profile
     from ramseygadgets.training import (
-        DEFAULT_POOL,
         ProblemStream,
         StreamConfig,
         TrainingDataError,
@@ -75,23 +96,30 @@ def train_data(
         training_rows,
         write_dataset,
     )
-    from ramseygadgets.training.data import check_settings
+    from ramseygadgets.training.data import check_replaceable, check_settings
 
+    # every option is checked before any work: one line and exit code 2
     chosen = check_settings(_comma_list(settings) or ["zero-shot"])
     if not sources and stream == 0:
         raise TrainingDataError("nothing to write: give --from PROBLEM_SET and/or --stream N")
-    selection = problem_set_problems(list(sources or []))
-    items = list(selection.problems)
+    if stream > MAX_STREAM and not force:
+        raise TrainingDataError(
+            f"--stream {stream:,} is above {MAX_STREAM:,} problems (each one is solved); "
+            f"add --force to draw that many"
+        )
+    get_profile(profile)
+    check_replaceable(out)
     config = StreamConfig(
         seed=seed,
-        pool=tuple(name for item in pool or [] for name in split_pattern_list(item))
-        or DEFAULT_POOL,
+        pool=_pool(pool),
         gadgets=gadgets,
         min_size=min_size,
         max_size=max_size,
         solve_timeout=solve_timeout,
         colors=colors,
     )
+    selection = problem_set_problems(list(sources or []))
+    items = list(selection.problems)
     if stream:
         items += list(itertools.islice(ProblemStream(config), stream))
     if not items:

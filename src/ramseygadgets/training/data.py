@@ -101,9 +101,38 @@ def training_rows(
             yield {name: row[name] for name in COLUMNS}
 
 
+#: What the manifest of a ``train-data`` folder says it is (``kind``): the one folder it replaces.
+MANIFEST_KIND = "ramseygadgets train-data"
+
+
+def check_replaceable(out: Path) -> None:
+    """Refuse an output path that ``train-data`` may not replace: a file (or a link), or a
+    non-empty folder whose ``manifest.json`` does not name it a train-data dataset (a
+    ``generate`` or atlas folder, an eval run, anything else).  Called before any work."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise TrainingDataError(f"--out {out} is a file, not a directory; refusing to replace it")
+    if not out.exists() or not any(out.iterdir()):
+        return
+    try:
+        manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        manifest = None
+    # datasets of earlier releases have no kind, but only train-data writes a leakage rule
+    if isinstance(manifest, dict) and (
+        manifest.get("kind") == MANIFEST_KIND or "leakage_rule" in manifest
+    ):
+        return
+    raise TrainingDataError(
+        f"--out {out} exists and is not a dataset written by train-data (its manifest.json does "
+        f"not say so); refusing to replace it: choose another --out or remove it yourself"
+    )
+
+
 def write_dataset(rows: list[dict[str, Any]], out: str | Path, manifest: dict[str, Any]) -> Path:
     """Save ``rows`` as a Hugging Face dataset (``datasets.load_from_disk(out)``), plus
-    ``rows.jsonl`` (the same rows) and ``manifest.json``; the directory is replaced atomically."""
+    ``rows.jsonl`` (the same rows) and ``manifest.json`` (``kind``: :data:`MANIFEST_KIND`); the
+    directory is replaced atomically, and only when it is a train-data dataset
+    (:func:`check_replaceable`)."""
     import os
     import shutil
     import tempfile
@@ -112,10 +141,8 @@ def write_dataset(rows: list[dict[str, Any]], out: str | Path, manifest: dict[st
 
     out = Path(out)
     make_output_dir(out.parent, "output directory", TrainingDataError)
-    if out.exists() and not (out / "manifest.json").exists() and any(out.iterdir()):
-        raise TrainingDataError(
-            f"{out} exists and is not a train-data directory; refusing to replace it"
-        )
+    check_replaceable(out)
+    manifest = {"kind": MANIFEST_KIND, **manifest}
     disable_progress_bars()
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:

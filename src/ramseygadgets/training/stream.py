@@ -24,6 +24,7 @@ the stream ends (``StreamExhausted``) only when no problem of the pool is left.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -110,8 +111,10 @@ class StreamConfig:
             raise TrainingDataError(
                 f"max-size {self.max_size} is too large for on-the-fly solving (at most 10)"
             )
-        if self.solve_timeout <= 0:
-            raise TrainingDataError(f"solve timeout must be positive, got {self.solve_timeout}")
+        if not (math.isfinite(self.solve_timeout) and self.solve_timeout > 0):
+            raise TrainingDataError(
+                f"--solve-timeout must be a finite number of seconds > 0, got {self.solve_timeout}"
+            )
 
 
 def pool_problems(config: StreamConfig) -> list[list[Problem]]:
