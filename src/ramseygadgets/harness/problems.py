@@ -266,6 +266,6 @@ def _solution_of(
     if data is None:
         return None
     try:
-        return Candidate.from_json(data, problem.gadget, max_vertices=None)
+        return Candidate.from_json(data, problem.kind, max_vertices=None)
     except (RamseyGadgetsError, ValueError) as exc:
         raise ProblemSetError(f"{path} record {index}: unusable solution: {exc}") from None
