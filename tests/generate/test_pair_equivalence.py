@@ -9,11 +9,10 @@ import random
 import pytest
 
 from ramseygadgets.catalog import all_problems, get_problem, paper_pairs
-from ramseygadgets.colorings import GoodColorings
-from ramseygadgets.gadgets import Candidate, Designated
-from ramseygadgets.graphs import Graph
 from ramseygadgets.coloring_spec import ColoringSpec
-from ramseygadgets.gadgets import GadgetKind
+from ramseygadgets.colorings import GoodColorings
+from ramseygadgets.gadgets import Candidate, Designated, GadgetKind
+from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor import MultiColorings, solve_multi, verify_multi
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
 from ramseygadgets.problem import Problem

@@ -17,8 +17,8 @@ from ramseygadgets.multicolor import (
     solve_multi,
     verify_multi,
 )
-from ramseygadgets.problem import Problem
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
+from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import iter_graphs, nauty_available
 
 needs_nauty = pytest.mark.skipif(
