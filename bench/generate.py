@@ -24,22 +24,21 @@ from collections import Counter
 from rich.console import Console
 from rich.table import Table
 
+from ramseygadgets.catalog import all_problems
+from ramseygadgets.multicolor import solve_multi, verify_multi
 from ramseygadgets.problemsets import ProblemSetWriter, plan_problem_set
 from ramseygadgets.scaleout.executors import make_executor
 from ramseygadgets.scaleout.fanout import generate_problem_set, hardest_last
+from ramseygadgets.search import solve
+from ramseygadgets.solutions import load_solutions
+from ramseygadgets.verify import verify
 
 
 def compare_pairs(console: Console) -> None:
-    """Multi-colour code vs the core on two-colour single-pattern problems (ratios, one process)."""
-    from ramseygadgets.catalog import all_problems
-    from ramseygadgets.multicolor import MultiProblem, solve_multi, verify_multi
-    from ramseygadgets.search import solve
-    from ramseygadgets.solutions import load_solutions
-    from ramseygadgets.verify import verify
-
+    """Multi-colour code vs the core on the same two-colour single-pattern problems (ratios,
+    one process): ``verify_multi``/``solve_multi`` against ``verify``/``search.solve``."""
     shipped = load_solutions()
-    problems = [p for p in all_problems() if not p.gadget.is_hardness]
-    multi = {p.id: MultiProblem.of_problem(p) for p in problems}
+    problems = [p for p in all_problems() if not p.kind.is_hardness]
 
     def per_call(fn, repeats: int = 20) -> float:
         started = time.perf_counter()
@@ -49,7 +48,7 @@ def compare_pairs(console: Console) -> None:
         return (time.perf_counter() - started) / repeats / len(problems) * 1000
 
     core_ms = per_call(lambda p: verify(p, shipped[p.id].candidate))
-    multi_ms = per_call(lambda p: verify_multi(multi[p.id], shipped[p.id].candidate))
+    multi_ms = per_call(lambda p: verify_multi(p, shipped[p.id].candidate))
     small = [p for p in problems if shipped[p.id].n <= 8]
     started = time.perf_counter()
     for p in small:
@@ -57,7 +56,7 @@ def compare_pairs(console: Console) -> None:
     core_s = time.perf_counter() - started
     started = time.perf_counter()
     for p in small:
-        result = solve_multi(multi[p.id], max_vertices=shipped[p.id].n)
+        result = solve_multi(p, max_vertices=shipped[p.id].n)
         assert (result.n, result.m) == (shipped[p.id].n, shipped[p.id].m), p.id
     multi_s = time.perf_counter() - started
     console.print(

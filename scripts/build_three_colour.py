@@ -29,9 +29,10 @@ from typing import Any
 
 from ramseygadgets.files import atomic_write
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.multicolor import MultiProblem, brute_force_verify_multi, verify_multi
+from ramseygadgets.multicolor import brute_force_verify_multi, verify_multi
 from ramseygadgets.multicolor.bruteforce import MAX_BRUTE_FORCE_COLORINGS
-from ramseygadgets.problemsets import read_results
+from ramseygadgets.problem import Problem
+from ramseygadgets.problemsets import problem_of_record, read_results
 
 PATTERNS = ("P3", "K1,3", "K3", "P4", "C4")
 DATA_FILE = Path(__file__).resolve().parents[1] / "src/ramseygadgets/data/three_colour.json"
@@ -64,7 +65,7 @@ def generate(work: Path, cross_check: int) -> list[list[str]]:
     return commands
 
 
-def brute_force(problem: MultiProblem, candidate: Candidate) -> dict[str, Any]:
+def brute_force(problem: Problem, candidate: Candidate) -> dict[str, Any]:
     """The independent check over all 3^m colourings, where it is small enough."""
     colourings = problem.spec.c**candidate.graph.m
     if colourings > MAX_BRUTE_FORCE_COLORINGS:
@@ -75,8 +76,8 @@ def brute_force(problem: MultiProblem, candidate: Candidate) -> dict[str, Any]:
 
 def entry(record: dict[str, Any], census: dict[str, Any]) -> dict[str, Any] | None:
     """The data-file entry of a proven-minimal record, or ``None`` when a check disagrees."""
-    problem = MultiProblem.from_json(record)
-    candidate = Candidate.from_json(record["solution"], problem.gadget_type, max_vertices=None)
+    problem = problem_of_record(record)
+    candidate = Candidate.from_json(record["solution"], problem.kind, max_vertices=None)
     n, m = candidate.graph.n, candidate.graph.m
     verdict = verify_multi(problem, candidate)
     brute = brute_force(problem, candidate)

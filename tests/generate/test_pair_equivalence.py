@@ -1,5 +1,6 @@
-"""Two colours with one forbidden graph each give exactly today's results: same CNF, same
-verdicts, same minimal (n, m), same gadgets found inside every small graph."""
+"""Two colours with one forbidden graph each: the multi-colour code gives exactly the core's
+results on the same :class:`~ramseygadgets.problem.Problem`: same CNF, same verdicts, same
+minimal (n, m), same gadgets found inside every small graph."""
 
 from __future__ import annotations
 
@@ -8,22 +9,18 @@ import random
 import pytest
 
 from ramseygadgets.catalog import all_problems, get_problem, paper_pairs
+from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.colorings import GoodColorings
-from ramseygadgets.gadgets import Candidate, Designated
+from ramseygadgets.gadgets import Candidate, Designated, GadgetKind
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor import (
-    ColoringSpec,
-    MultiColorings,
-    MultiProblem,
-    solve_multi,
-    verify_multi,
-)
+from ramseygadgets.multicolor import MultiColorings, solve_multi, verify_multi
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
+from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verify import verify
 
-PAIR_PROBLEMS = [p for p in all_problems() if not p.gadget.is_hardness]
+PAIR_PROBLEMS = [p for p in all_problems() if not p.kind.is_hardness]
 
 
 def _random_graph(rng: random.Random, n: int, p: float) -> Graph:
@@ -33,9 +30,10 @@ def _random_graph(rng: random.Random, n: int, p: float) -> Graph:
 def test_the_52_determiner_and_sender_problems_map_to_the_same_ids():
     assert len(PAIR_PROBLEMS) == 52
     for p in PAIR_PROBLEMS:
-        multi = MultiProblem.of_problem(p)
-        assert multi.id == p.id and multi.to_problem() == p and multi.title == p.title
-        assert MultiProblem.from_json(multi.to_json()) == multi
+        multi = Problem.of_colors(p.spec.to_json(), p.gadget_name)  # colours as pattern lists
+        assert multi == p and multi.id == p.id and multi.title == p.title and p.is_pair
+        assert Problem.from_json(p.to_json()) == p
+        assert Problem.from_json({"colors": p.spec.to_json(), "gadget": p.gadget_name}) == p
 
 
 def test_the_cnf_of_a_pair_is_literally_the_core_cnf():
@@ -54,7 +52,6 @@ def test_verdicts_agree_with_the_core_on_every_shipped_solution_and_its_near_mis
     rng = random.Random(70)
     compared = 0
     for p in PAIR_PROBLEMS:
-        multi = MultiProblem.of_problem(p)
         solution = load_solutions()[p.id].candidate
         candidates = [solution]
         graph = solution.graph
@@ -69,10 +66,10 @@ def test_verdicts_agree_with_the_core_on_every_shipped_solution_and_its_near_mis
                 Candidate(Graph(graph.n, tuple(e for e in edges if e != drop)), solution.designated)
             )
         for c in candidates:
-            core, mine = verify(p, c), verify_multi(multi, c)
+            core, mine = verify(p, c), verify_multi(p, c)
             assert (mine.correct, mine.check) == (core.correct, core.check), (p.id, c)
             compared += 1
-        assert verify_multi(multi, solution).correct
+        assert verify_multi(p, solution).correct
     assert compared == 52 * 10
 
 
@@ -83,10 +80,10 @@ def test_verdicts_agree_on_random_candidates():
         graph = _random_graph(rng, rng.randint(3, 8), rng.uniform(0.3, 0.9))
         if graph.m < 2:
             continue
-        designated = Designated(tuple(rng.sample(graph.edges, len(p.gadget.edge_names))))
+        designated = Designated(tuple(rng.sample(graph.edges, len(p.kind.edge_names))))
         core, mine = (
             verify(p, graph, designated),
-            verify_multi(MultiProblem.of_problem(p), graph, designated),
+            verify_multi(p, graph, designated),
         )
         assert (mine.correct, mine.check) == (core.correct, core.check)
 
@@ -96,7 +93,7 @@ def test_search_finds_the_shipped_minimum_for_every_pair_problem_up_to_six_verti
     small = [p for p in PAIR_PROBLEMS if shipped[p.id].n <= 6]
     assert len(small) >= 25
     for p in small:
-        result = solve_multi(MultiProblem.of_problem(p), max_vertices=shipped[p.id].n)
+        result = solve_multi(p, max_vertices=shipped[p.id].n)
         assert (
             result.status == "found" and result.edges_minimal and result.lower_bound == result.n
         ), p.id
@@ -107,7 +104,7 @@ def test_search_finds_the_shipped_minimum_for_every_pair_problem_up_to_six_verti
 def test_search_finds_the_shipped_minimum_for_all_52_pair_problems():
     shipped = load_solutions()
     for p in PAIR_PROBLEMS:
-        result = solve_multi(MultiProblem.of_problem(p), max_vertices=shipped[p.id].n)
+        result = solve_multi(p, max_vertices=shipped[p.id].n)
         assert (result.n, result.m, result.lower_bound) == (
             shipped[p.id].n,
             shipped[p.id].m,
@@ -121,20 +118,20 @@ def test_gadgets_inside_every_graph_up_to_six_vertices_agree_with_the_core_scan(
     for F, H in paper_pairs():
         spec = ColoringSpec.pair(F, H)
         problems = [
-            MultiProblem(spec, "determiner", 0),
-            MultiProblem(spec, "determiner", 1),
-            MultiProblem(spec, "positive-sender"),
-            MultiProblem(spec, "negative-sender"),
+            Problem(spec, GadgetKind.DETERMINER, 0),
+            Problem(spec, GadgetKind.DETERMINER, 1),
+            Problem(spec, GadgetKind.POSITIVE_SENDER),
+            Problem(spec, GadgetKind.NEGATIVE_SENDER),
         ]
         for n in range(2, 7):
             for graph in iter_graphs(n, 1, n * (n - 1) // 2, connected=False, min_degree=1):
-                core = gadgets_in_graph(graph, spec.F, spec.H, [p.gadget_type for p in problems])
+                core = gadgets_in_graph(graph, spec.F, spec.H, [p.gadget for p in problems])
                 mine = gadgets_in_graph_multi(graph, problems)
                 checked += 1
                 if core is None:
                     assert mine is None
                     continue
-                assert set(core) == {p.gadget_type for p in problems if p.id in mine}, (F, H, graph)
+                assert set(core) == {p.gadget for p in problems if p.id in mine}, (F, H, graph)
                 for p in problems:
                     if p.id in mine:
                         assert verify(get_problem(p.id), graph, mine[p.id]).correct

@@ -6,7 +6,6 @@ import networkx as nx
 import pytest
 
 from ramseygadgets.catalog import all_problems
-from ramseygadgets.multicolor import MultiProblem
 from ramseygadgets.patterns import canonical_graph6, get_pattern
 from ramseygadgets.problemsets import (
     BUILTIN_POLYNOMIAL_PAIRS,
@@ -30,7 +29,7 @@ def test_the_paper_lists_give_the_70_catalog_problems_plus_senders_of_the_symmet
     assert [p.id for p in plan.problems if p not in symmetric] == catalog  # same ids, same order
     # (P3, P3) and (K1,3, K1,3): no determiners (symmetric), no hardness gadgets (two stars)
     for name in ("P3", "K1,3"):
-        assert sorted(p.gadget.value for p in symmetric if p.F.name == name) == [
+        assert sorted(p.gadget_name for p in symmetric if p.F.name == name) == [
             "negative-sender",
             "positive-sender",
         ]
@@ -120,10 +119,15 @@ def test_hardness_gadgets_follow_the_polynomial_list(tmp_path):
 
 def test_multi_colour_specs_get_determiners_for_colours_without_a_twin():
     plan = plan_problem_set(specs=["P3 | P3 | K3", "K3 | P3 | P3", "P3 | K3"])
-    multi = [p for p in plan.problems if isinstance(p, MultiProblem)]
-    assert [p.gadget for p in multi] == ["green-determiner", "positive-sender", "negative-sender"]
+    multi = [p for p in plan.problems if not p.is_pair]
+    assert [p.gadget_name for p in multi] == [
+        "green-determiner",
+        "positive-sender",
+        "negative-sender",
+    ]
+    assert all(p.c == 3 for p in multi)
     assert any("colours renamed" in s["reason"] for s in plan.skipped)  # K3|P3|P3 is P3|P3|K3
-    pair = [p for p in plan.problems if not isinstance(p, MultiProblem)]
+    pair = [p for p in plan.problems if p.is_pair]
     assert len(pair) == 4 and pair[0].id == "p3_k3_red_determiner"  # a 2-colour spec is a pair
 
 

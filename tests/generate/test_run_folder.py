@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
 from ramseygadgets.gadgets import Candidate
+from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import (
     ProblemSetError,
     ProblemSetWriter,
@@ -62,7 +62,7 @@ def test_a_forged_minimal_record_is_named_left_out_and_solved_again(tmp_path):
     (row,) = _lines(tmp_path / "problems.jsonl")
     problem = Problem.make("P3", "K3", "red-determiner")
     assert (row["min_vertices"], row["min_edges"]) == (5, 7)
-    assert verify(problem, Candidate.from_json(row["solution"], problem.gadget)).correct
+    assert verify(problem, Candidate.from_json(row["solution"], problem.kind)).correct
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["minimal_sizes"] == {"5": 1}
     assert manifest["rejected_records"][0].startswith(f"{tmp_path / 'results.jsonl'} line 1")

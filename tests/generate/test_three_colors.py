@@ -7,19 +7,18 @@ import random
 import numpy as np
 import pytest
 
-from ramseygadgets.gadgets import Designated
+from ramseygadgets.coloring_spec import ColoringSpec, SpecError
+from ramseygadgets.gadgets import Designated, GadgetKind
 from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor import (
-    ColoringSpec,
     MultiColorings,
-    MultiProblem,
-    SpecError,
     brute_force_verify_multi,
     good_colorings,
     solve_multi,
     verify_multi,
 )
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
+from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import iter_graphs, nauty_available
 
 needs_nauty = pytest.mark.skipif(
@@ -30,17 +29,20 @@ needs_nauty = pytest.mark.skipif(
 SPECS = ("P3 | P3 | P4", "P3 | P4 | P4", "P3 | K3,C4 | P4")
 
 
-def _problems(text: str) -> list[MultiProblem]:
+def _problems(text: str) -> list[Problem]:
     spec = ColoringSpec.parse(text)
-    out = [MultiProblem(spec, "determiner", k) for k in range(spec.c)]
-    return out + [MultiProblem(spec, "positive-sender"), MultiProblem(spec, "negative-sender")]
+    out = [Problem(spec, GadgetKind.DETERMINER, k) for k in range(spec.c)]
+    return out + [
+        Problem(spec, GadgetKind.POSITIVE_SENDER),
+        Problem(spec, GadgetKind.NEGATIVE_SENDER),
+    ]
 
 
 def _random_graph(rng: random.Random, n: int, p: float) -> Graph:
     return Graph(n, tuple((u, v) for u in range(n) for v in range(u + 1, n) if rng.random() < p))
 
 
-def _brute_force_minimum(problem: MultiProblem, max_n: int) -> tuple[int, int] | None:
+def _brute_force_minimum(problem: Problem, max_n: int) -> tuple[int, int] | None:
     """Least (n, m) over all graphs (geng, any connectivity), every designation, c^m colourings."""
     for n in range(2, max_n + 1):
         best = None
@@ -50,10 +52,10 @@ def _brute_force_minimum(problem: MultiProblem, max_n: int) -> tuple[int, int] |
             good = good_colorings(graph, problem.spec)
             if len(good) == 0:
                 continue
-            if problem.kind == "determiner":
+            if problem.kind is GadgetKind.DETERMINER:
                 hit = any((good[:, i] == problem.color).all() for i in range(graph.m))
             else:
-                same = problem.kind == "positive-sender"
+                same = problem.kind is GadgetKind.POSITIVE_SENDER
                 hit = any(
                     len(set(good[:, i].tolist())) >= 2
                     and ((good[:, i] == good[:, j]) if same else (good[:, i] != good[:, j])).all()
@@ -73,8 +75,8 @@ def test_spec_parsing_names_and_twins():
     assert spec.c == 3 and [c.name for c in spec.colors] == ["red", "blue", "green"]
     assert [p.name for p in spec.colors[1].forbidden] == ["K3", "C4"]  # sorted canonically
     assert spec.twins(0) == [2] and spec.twins(1) == []
-    assert not MultiProblem.make(spec, "red-determiner").is_possible_by_symmetry()
-    assert MultiProblem.make(spec, "blue-determiner").is_possible_by_symmetry()
+    assert not Problem.of_colors(spec, "red-determiner").is_possible_by_symmetry()
+    assert Problem.of_colors(spec, "blue-determiner").is_possible_by_symmetry()
     assert spec.slug == "p3__k3-c4__p3"
     assert ColoringSpec.from_json(spec.to_json()) == spec
     assert not spec.is_pair and ColoringSpec.parse("P3 | K3").is_pair
@@ -82,7 +84,7 @@ def test_spec_parsing_names_and_twins():
         with pytest.raises(SpecError):
             ColoringSpec.parse(bad)
     with pytest.raises(SpecError):
-        MultiProblem.make(spec, "purple-determiner")
+        Problem.of_colors(spec, "purple-determiner")
 
 
 def test_good_colorings_and_counts_match_brute_force_on_random_graphs():
@@ -155,9 +157,9 @@ def test_a_three_colour_example_has_the_expected_minimal_gadgets():
     """Red, blue and green all avoid P3 (proper 3-edge-colourings): a path of two edges is a
     negative sender, and positive senders need 4 vertices."""
     spec = ColoringSpec.parse("P3 | P3 | P3")
-    negative = solve_multi(MultiProblem(spec, "negative-sender"))
+    negative = solve_multi(Problem(spec, GadgetKind.NEGATIVE_SENDER))
     assert (negative.n, negative.m) == (3, 2)
-    positive = solve_multi(MultiProblem(spec, "positive-sender"))
+    positive = solve_multi(Problem(spec, GadgetKind.POSITIVE_SENDER))
     assert (positive.n, positive.m) == (4, 4)
     assert brute_force_verify_multi(
         positive.problem, positive.candidate.graph, positive.candidate.designated
@@ -168,7 +170,7 @@ def test_negative_sender_without_the_exchange_symmetry_in_three_colours():
     """With three colours e may take two colours while f is always the third: e and f are not
     interchangeable, and the verifier does not treat them so."""
     spec = ColoringSpec.parse("P3 | P3 | P4")
-    problem = MultiProblem(spec, "negative-sender")
+    problem = Problem(spec, GadgetKind.NEGATIVE_SENDER)
     result = solve_multi(problem, max_vertices=6)
     assert result.found and verify_multi(problem, result.candidate).correct
     # gadgets found inside a graph are verified designations
@@ -177,10 +179,10 @@ def test_negative_sender_without_the_exchange_symmetry_in_three_colours():
 
 
 def test_unusable_designated_edges_are_one_clear_reason():
-    problem = MultiProblem.make("P3 | P3 | P4", "green-determiner")
+    problem = Problem.of_colors("P3 | P3 | P4", "green-determiner")
     verdict = verify_multi(problem, Graph(3, ((0, 1), (1, 2))), Designated(((0, 2),)))
     assert not verdict.correct and verdict.check == "designated" and "not an edge" in verdict.reason
-    sender = MultiProblem.make("P3 | P3 | P4", "negative-sender")
+    sender = Problem.of_colors("P3 | P3 | P4", "negative-sender")
     verdict = verify_multi(sender, Graph(3, ((0, 1), (1, 2))), Designated(((0, 1),)))
     assert verdict.check == "designated" and "negative-sender" in verdict.reason
 

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from ramseygadgets.catalog import Problem
-from ramseygadgets.multicolor import ColoringSpec, MultiProblem
+from ramseygadgets.coloring_spec import ColoringSpec
+from ramseygadgets.gadgets import GadgetKind
+from ramseygadgets.problem import Problem
 from ramseygadgets.scaleout import CheckpointError, LocalExecutor, ScaleoutError, run_census
 from ramseygadgets.search.exhaustive import nauty_available
 
@@ -22,10 +23,10 @@ needs_nauty = pytest.mark.skipif(
 def problems() -> list:
     spec = ColoringSpec.parse("P3 | P3 | P4")
     return [
-        MultiProblem(spec, "determiner", 2),
-        MultiProblem(spec, "positive-sender"),
-        MultiProblem(spec, "negative-sender"),
-        MultiProblem.of_problem(Problem.make("P3", "K3", "red-determiner")),
+        Problem(spec, GadgetKind.DETERMINER, 2),
+        Problem(spec, GadgetKind.POSITIVE_SENDER),
+        Problem(spec, GadgetKind.NEGATIVE_SENDER),
+        Problem.make("P3", "K3", "red-determiner"),
         Problem.make("K1,3", "K3", "clause-gadget"),
     ]
 

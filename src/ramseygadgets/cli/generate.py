@@ -31,7 +31,7 @@ Patterns: names (P3, K1,3, C5, K4-e, paw ...), graph6, or connected:k for every 
 
 Rules: determiners need F and H non-isomorphic (for specs: a colour whose forbidden set no other colour shares); clause/variable gadgets only for F = K1,k, H not a star (two stars are polynomial), and pairs not in the polynomial list (built in: the paper's four, (P3,K3) (P3,K1,3) (P3,P4) (P3,TK3); --polynomial-pairs FILE or none); other pairs are treated as NP-hard. Problems not solved within --max-vertices / --timeout are recorded with their status, never dropped. connected:k is counted first (OEIS A001349); plans above 100,000 problems need --force.
 
-OUT gets results.jsonl (checkpoint: one line per finished problem; re-running resumes; every record read back is checked again, a failing one is named and its problem solved again), plan.json (the folder's one problem set: another is refused unless --extend; one run at a time), problems.jsonl (two-colour problems with solutions, for 'ramseygadgets eval --dataset OUT/problems.jsonl'), multicolor.jsonl (the same for more colours; one pattern per colour is eval-ready), solutions.json and manifest.json. Exit 0: all solved; 1: some not solved within the limits (or a cross-check disagreement); 130: interrupted (finished work is kept).
+OUT gets results.jsonl (checkpoint: one line per finished problem; re-running resumes; every record read back is checked again, a failing one is named and its problem solved again), plan.json (the folder's one problem set: another is refused unless --extend; one run at a time), problems.jsonl (every problem with a solution, two colours or more, one row each with schema_version and colors; for 'ramseygadgets eval --dataset OUT/problems.jsonl'), solutions.json and manifest.json. Exit 0: all solved; 1: some not solved within the limits (or a cross-check disagreement); 130: interrupted (finished work is kept).
 """
 
 
@@ -311,6 +311,8 @@ def _print_summary(
     check: dict[str, Any] | None,
     as_json: bool,
 ) -> None:
+    from ramseygadgets.problemsets import PROBLEMS_FILE
+
     if as_json:
         print_json(
             {
@@ -330,9 +332,7 @@ def _print_summary(
         f"{sizes or 'none'}; search time {manifest['search_seconds']:.1f} s; wall {outcome.seconds:.1f} s",
         highlight=False,
     )
-    ready = [out / name for name in ("problems.jsonl", "multicolor.jsonl")]
-    ready = [path for path in ready if path.is_file() and path.stat().st_size] or ready[:1]
-    console.print(f"eval-ready: {', '.join(str(path) for path in ready)}", highlight=False)
+    console.print(f"eval-ready: {out / PROBLEMS_FILE}", highlight=False)
     if check is not None:
         console.print(
             f"cross-check up to {check['max_vertices']} vertices: {check['agree']} agree, "

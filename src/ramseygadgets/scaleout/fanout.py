@@ -1,9 +1,10 @@
 """Problems fan out as tasks: each worker solves one problem (minimal solution with proofs) and
 returns a JSON record; the parent checkpoints every record as it arrives.
 
-Two-colour problems (F, H) go to a two-colour search engine (:data:`ENGINES`; default
-``cegar``: :func:`ramseygadgets.search.solve`, all six gadget types); multi-colour problems to
-:func:`ramseygadgets.multicolor.solve_multi`.  Every record names the engine and its budget.
+Two-colour pairs (F, H) (:attr:`~ramseygadgets.problem.Problem.is_pair`) go to a two-colour
+search engine (:data:`ENGINES`; default ``cegar``: :func:`ramseygadgets.search.solve`, all six
+gadget types); every other problem (three or more colours, or a colour with several forbidden
+patterns) to :func:`ramseygadgets.multicolor.solve_multi`.  Every record names the engine and its budget.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ramseygadgets.problemsets import (
     problem_of_record,
 )
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor, ScaleoutError
+from ramseygadgets.search.dataset import METHOD, solution_record
 from ramseygadgets.search.solve import SearchResult
 from ramseygadgets.workers import sigint_gate
 
@@ -39,6 +41,8 @@ ENGINES: dict[str, tuple[str, dict[str, Any]]] = {
     "eager": ("ramseygadgets.search:solve", {"engine": "eager"}),
 }
 DEFAULT_ENGINE = "cegar"
+#: The ``method`` of a record solved by :func:`~ramseygadgets.multicolor.solve_multi`.
+MULTI_METHOD = "cegar-sat, c colours (ramseygadgets.multicolor)"
 
 
 def engine_function(name: str) -> Callable[..., Any]:
@@ -67,30 +71,35 @@ class SolveTask:
         return json.loads(self.problem)["id"]
 
 
+def _solve_pair(problem: Problem, task: SolveTask) -> tuple[SearchResult, str, dict | None]:
+    """A two-colour pair by the core search engine of the task: (result, method, shipped)."""
+    solve = engine_function(task.engine)
+    result: SearchResult = solve(
+        problem,
+        max_vertices=task.max_vertices,
+        timeout=task.timeout,
+        min_vertices=task.min_vertices,
+    )
+    method = METHOD if task.engine == DEFAULT_ENGINE else f"{METHOD}, engine {task.engine}"
+    proven = result.found and result.edges_minimal and result.lower_bound == result.n
+    return result, method, solution_record(result) if proven else None
+
+
 def solve_task(task: SolveTask) -> dict[str, Any]:
-    """Solve one problem; the result record (status, n, m, proof bounds, solution, seconds)."""
+    """Solve one problem; the result record (status, n, m, proof bounds, solution, seconds).
+
+    Two-colour pairs (:attr:`Problem.is_pair`) go to the task's core engine, every other
+    problem to :func:`~ramseygadgets.multicolor.solve_multi`."""
     problem = problem_of_record(json.loads(task.problem))
     record = problem_json(problem)
     started = time.monotonic()
     result: MultiSearchResult | SearchResult
-    if not problem.is_pair:
-        result = solve_multi(problem, max_vertices=task.max_vertices, timeout=task.timeout)
-        method = "cegar-sat, c colours (ramseygadgets.multicolor)"
-        shipped = None
+    shipped: dict | None = None
+    if problem.is_pair:
+        result, method, shipped = _solve_pair(problem, task)
     else:
-        from ramseygadgets.search.dataset import METHOD, solution_record
-
-        solve = engine_function(task.engine)
-        core: SearchResult = solve(
-            problem,
-            max_vertices=task.max_vertices,
-            timeout=task.timeout,
-            min_vertices=task.min_vertices,
-        )
-        method = METHOD if task.engine == DEFAULT_ENGINE else f"{METHOD}, engine {task.engine}"
-        proven = core.found and core.edges_minimal and core.lower_bound == core.n
-        shipped = solution_record(core) if proven else None
-        result = core
+        result = solve_multi(problem, max_vertices=task.max_vertices, timeout=task.timeout)
+        method = MULTI_METHOD
     proven = bool(result.found and result.edges_minimal and result.lower_bound == result.n)
     record.update(
         {
@@ -104,7 +113,7 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
             "timeout": task.timeout,
             "seconds": round(time.monotonic() - started, 4),
             "method": method,
-            "engine": "multicolor" if not problem.is_pair else task.engine,
+            "engine": task.engine if problem.is_pair else "multicolor",
             "min_vertices": task.min_vertices,
             "levels": [lv if isinstance(lv, dict) else lv.to_json() for lv in result.levels],
             "solution": (
