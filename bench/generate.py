@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ramseygadgets.catalog import all_problems
-from ramseygadgets.multicolor import solve_multi, verify_multi
+from ramseygadgets.multicolor.search import solve_multi
 from ramseygadgets.problemsets import ProblemSetWriter, plan_problem_set
 from ramseygadgets.scaleout.executors import make_executor
 from ramseygadgets.scaleout.fanout import generate_problem_set, hardest_last
@@ -36,7 +36,7 @@ from ramseygadgets.verify import verify
 
 def compare_pairs(console: Console) -> None:
     """Multi-colour code vs the core on the same two-colour single-pattern problems (ratios,
-    one process): ``verify_multi``/``solve_multi`` against ``verify``/``search.solve``."""
+    one process): ``verify(..., encoding="colors")``/``solve_multi`` against ``verify``/``search.solve``."""
     shipped = load_solutions()
     problems = [p for p in all_problems() if not p.kind.is_hardness]
 
@@ -48,7 +48,7 @@ def compare_pairs(console: Console) -> None:
         return (time.perf_counter() - started) / repeats / len(problems) * 1000
 
     core_ms = per_call(lambda p: verify(p, shipped[p.id].candidate))
-    multi_ms = per_call(lambda p: verify_multi(p, shipped[p.id].candidate))
+    multi_ms = per_call(lambda p: verify(p, shipped[p.id].candidate, encoding="colors"))
     small = [p for p in problems if shipped[p.id].n <= 8]
     started = time.perf_counter()
     for p in small:

@@ -251,9 +251,7 @@ def build_cases(rng: random.Random, n: int, per_problem: int) -> list[Case]:
                     if kind == "random"
                     else good_graph(rng, problem, n)
                 )
-                designated = (
-                    None if graph is None else random_designated(rng, graph, problem.kind)
-                )
+                designated = None if graph is None else random_designated(rng, graph, problem.kind)
                 found = None if designated is None else (graph, designated)
             if found is not None:
                 cases.append(Case(problem, found[0], found[1], kind))

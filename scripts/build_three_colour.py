@@ -8,7 +8,7 @@ extended benchmark (``--set extended``), each with its minimal solution and proo
    every result against the exhaustive census of all graphs on at most ``--cross-check``
    vertices.  The work folder is resumable.
 2. This script keeps every problem whose minimal vertex count is proven (a solution on n
-   vertices, UNSAT on n − 1), verifies each solution again with ``verify_multi`` and, where
+   vertices, UNSAT on n − 1), verifies each solution again with ``verify`` and, where
    3^m ≤ 2^22, with the brute force over all colourings, drops any disagreement (and says so),
    and writes the data file.
 
@@ -29,10 +29,11 @@ from typing import Any
 
 from ramseygadgets.files import atomic_write
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.multicolor import brute_force_verify_multi, verify_multi
+from ramseygadgets.multicolor import brute_force_verify_multi
 from ramseygadgets.multicolor.bruteforce import MAX_BRUTE_FORCE_COLORINGS
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import problem_of_record, read_results
+from ramseygadgets.verify import verify
 
 PATTERNS = ("P3", "K1,3", "K3", "P4", "C4")
 DATA_FILE = Path(__file__).resolve().parents[1] / "src/ramseygadgets/data/three_colour.json"
@@ -79,7 +80,7 @@ def entry(record: dict[str, Any], census: dict[str, Any]) -> dict[str, Any] | No
     problem = problem_of_record(record)
     candidate = Candidate.from_json(record["solution"], problem.kind, max_vertices=None)
     n, m = candidate.graph.n, candidate.graph.m
-    verdict = verify_multi(problem, candidate)
+    verdict = verify(problem, candidate)
     brute = brute_force(problem, candidate)
     check = census_check(record, census)
     if not verdict.correct or brute.get("agree") is False or not check["agree"]:

@@ -238,9 +238,16 @@ def good_coloring(problem: Problem, graph: Graph) -> Coloring | MultiColoring | 
 
 
 def verify(
-    problem: Problem, graph: Graph | Candidate, designated: Designated | None = None
+    problem: Problem,
+    graph: Graph | Candidate,
+    designated: Designated | None = None,
+    *,
+    encoding: str = "auto",
 ) -> Verdict:
-    """Decide whether ``graph`` with ``designated`` items solves ``problem`` exactly."""
+    """Decide whether ``graph`` with ``designated`` items solves ``problem`` exactly.
+
+    ``encoding``: ``auto`` (one variable per edge for pairs, the c-colour encoding otherwise) or
+    ``colors`` (the c-colour encoding for every determiner and sender: cross-checks of the two)."""
     if isinstance(graph, Candidate):
         designated = graph.designated
         graph = graph.graph
@@ -248,17 +255,19 @@ def verify(
     unusable = check_designated(graph, problem.kind, designated, problem.gadget_name)
     if unusable is not None:
         return Verdict(False, unusable, "designated")
-    with _oracle(problem, graph) as sat:
+    with _oracle(problem, graph, encoding) as sat:
         first = sat.solve()
         if first is None:
             return Verdict(False, _not_good(problem), "good")
         return _decide(problem, sat, designated, first)
 
 
-def _oracle(problem: Problem, graph: Graph) -> Any:
+def _oracle(problem: Problem, graph: Graph, encoding: str = "auto") -> Any:
     """The good colourings of ``graph``: the two-colour encoding for pairs (the hardness
     gadgets' red-degree switches need it), the c-colour one otherwise."""
-    if problem.is_pair:
+    if encoding not in ("auto", "colors"):
+        raise ValueError(f"unknown encoding {encoding!r}; expected auto or colors")
+    if problem.is_pair and (encoding == "auto" or problem.kind.is_hardness):
         return GoodColorings(graph, problem.F, problem.H)
     return MultiColorings(graph, problem.spec)
 

@@ -111,14 +111,12 @@ def test_generate_writes_an_eval_ready_set_and_resumes(tmp_path):
             settings=["zero-shot"],
             runs=1,
             dataset=str(out / "problems.jsonl"),
-            # the harness cannot score a green-determiner yet (tests/generate/test_problem_file.py)
-            problems=[r["id"] for r in rows if r["gadget"] != "green-determiner"],
             progress=False,
         )
     )
-    assert outcome.stats.recorded == 12
+    assert outcome.stats.recorded == 13
     samples = _lines(tmp_path / "eval" / "samples.jsonl")
-    assert len(samples) == 12 and all(s.get("correct") for s in samples)
+    assert len(samples) == 13 and all(s.get("correct") for s in samples)
 
 
 @needs_nauty

@@ -13,8 +13,9 @@ from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.colorings import GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetKind
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor import MultiColorings, solve_multi, verify_multi
+from ramseygadgets.multicolor import MultiColorings
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
+from ramseygadgets.multicolor.search import solve_multi
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
 from ramseygadgets.solutions import load_solutions
@@ -66,10 +67,10 @@ def test_verdicts_agree_with_the_core_on_every_shipped_solution_and_its_near_mis
                 Candidate(Graph(graph.n, tuple(e for e in edges if e != drop)), solution.designated)
             )
         for c in candidates:
-            core, mine = verify(p, c), verify_multi(p, c)
+            core, mine = verify(p, c), verify(p, c, encoding="colors")
             assert (mine.correct, mine.check) == (core.correct, core.check), (p.id, c)
             compared += 1
-        assert verify_multi(p, solution).correct
+        assert verify(p, solution, encoding="colors").correct
     assert compared == 52 * 10
 
 
@@ -83,7 +84,7 @@ def test_verdicts_agree_on_random_candidates():
         designated = Designated(tuple(rng.sample(graph.edges, len(p.kind.edge_names))))
         core, mine = (
             verify(p, graph, designated),
-            verify_multi(p, graph, designated),
+            verify(p, graph, designated, encoding="colors"),
         )
         assert (mine.correct, mine.check) == (core.correct, core.check)
 

@@ -13,9 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.coloring_spec import SpecError
 from ramseygadgets.harness import EvalOptions, run_eval
-from ramseygadgets.harness.problems import select_problems
 from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION, Problem
 from ramseygadgets.problemsets import (
     ProblemSetPlan,
@@ -24,6 +22,7 @@ from ramseygadgets.problemsets import (
     plan_problem_set,
 )
 from ramseygadgets.scaleout.fanout import SolveTask, solve_task
+from ramseygadgets.selection import select_problems
 from ramseygadgets.verify import verify
 
 runner = CliRunner()
@@ -95,11 +94,6 @@ def test_eval_dataset_scores_the_spec_set_senders(spec_set, tmp_path):
     assert all(s.get("correct") for s in samples)
 
 
-@pytest.mark.xfail(
-    raises=SpecError,
-    reason="the harness (config.dataset_hash, scoring, solver backend) still names a problem's "
-    "gadget by problem.gadget, which a determiner of colour >= 2 has not; outside generate",
-)
 def test_eval_dataset_scores_a_green_determiner(spec_set, tmp_path):
     outcome = run_eval(
         EvalOptions(

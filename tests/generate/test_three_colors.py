@@ -10,16 +10,12 @@ import pytest
 from ramseygadgets.coloring_spec import ColoringSpec, SpecError
 from ramseygadgets.gadgets import Designated, GadgetKind
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor import (
-    MultiColorings,
-    brute_force_verify_multi,
-    good_colorings,
-    solve_multi,
-    verify_multi,
-)
+from ramseygadgets.multicolor import MultiColorings, brute_force_verify_multi, good_colorings
 from ramseygadgets.multicolor.census import gadgets_in_graph_multi
+from ramseygadgets.multicolor.search import solve_multi
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import iter_graphs, nauty_available
+from ramseygadgets.verify import verify
 
 needs_nauty = pytest.mark.skipif(
     not nauty_available(), reason="nauty (geng, listg) is not installed"
@@ -117,7 +113,7 @@ def test_verifier_matches_brute_force_on_random_three_colour_candidates():
         for choice in (designated, informed):
             if choice is None:
                 continue
-            fast = verify_multi(problem, graph, choice).correct
+            fast = verify(problem, graph, choice).correct
             assert fast == brute_force_verify_multi(problem, graph, choice), (
                 problem.id,
                 graph,
@@ -172,18 +168,18 @@ def test_negative_sender_without_the_exchange_symmetry_in_three_colours():
     spec = ColoringSpec.parse("P3 | P3 | P4")
     problem = Problem(spec, GadgetKind.NEGATIVE_SENDER)
     result = solve_multi(problem, max_vertices=6)
-    assert result.found and verify_multi(problem, result.candidate).correct
+    assert result.found and verify(problem, result.candidate).correct
     # gadgets found inside a graph are verified designations
     found = gadgets_in_graph_multi(result.candidate.graph, [problem])
-    assert found and verify_multi(problem, result.candidate.graph, found[problem.id]).correct
+    assert found and verify(problem, result.candidate.graph, found[problem.id]).correct
 
 
 def test_unusable_designated_edges_are_one_clear_reason():
     problem = Problem.of_colors("P3 | P3 | P4", "green-determiner")
-    verdict = verify_multi(problem, Graph(3, ((0, 1), (1, 2))), Designated(((0, 2),)))
+    verdict = verify(problem, Graph(3, ((0, 1), (1, 2))), Designated(((0, 2),)))
     assert not verdict.correct and verdict.check == "designated" and "not an edge" in verdict.reason
     sender = Problem.of_colors("P3 | P3 | P4", "negative-sender")
-    verdict = verify_multi(sender, Graph(3, ((0, 1), (1, 2))), Designated(((0, 1),)))
+    verdict = verify(sender, Graph(3, ((0, 1), (1, 2))), Designated(((0, 1),)))
     assert verdict.check == "designated" and "negative-sender" in verdict.reason
 
 

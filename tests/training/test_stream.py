@@ -49,7 +49,7 @@ def test_impossible_limits_exhaust_the_stream() -> None:
     [
         ({"min_size": 5, "max_size": 4}, "min-size <= max-size"),
         ({"max_size": 12}, "at most 10"),
-        ({"solve_timeout": 0}, "must be positive"),
+        ({"solve_timeout": 0}, "finite number of seconds > 0"),
     ],
 )
 def test_bad_limits_are_refused(config: dict, message: str) -> None:

@@ -18,9 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-# the module, not its function: this module loads while ramseygadgets.verify does
-# (verify -> multicolor -> multicolor.search -> search), before ``verify`` is defined
-import ramseygadgets.verify as verifier
 from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
@@ -33,6 +30,7 @@ from ramseygadgets.search.cegar import (
     SearchTimeout,
 )
 from ramseygadgets.search.spec import layouts
+from ramseygadgets.verify import verify
 
 Status = Literal["found", "none-up-to-limit", "timeout"]
 
@@ -168,7 +166,7 @@ def check_engine(engine: str) -> None:
 
 
 def _checked(problem: Problem, candidate: Candidate) -> Candidate:
-    verdict = verifier.verify(problem, candidate)
+    verdict = verify(problem, candidate)
     if not verdict.correct:  # never hand out a wrong answer
         raise AssertionError(
             f"search produced a candidate the verifier rejects for {problem.id}: {verdict.reason}"
