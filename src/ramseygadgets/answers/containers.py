@@ -134,6 +134,10 @@ def _contains(spans_sorted: list[tuple[int, int]], start: int, end: int) -> bool
     return i < len(spans_sorted) and spans_sorted[i][1] <= end
 
 
+_Open = tuple[int, int, str | None]  # (start, content_start, command) of an open group
+_Group = tuple[int, int, int, str | None]  # (start, content_start, end, command)
+
+
 def _brace_containers(text: str) -> tuple[list[Container], bool]:
     """JSON objects with an edges key and outermost ``\\boxed{}`` groups, in linear time.
 
@@ -145,8 +149,14 @@ def _brace_containers(text: str) -> tuple[list[Container], bool]:
     has_key = EDGES_KEY.search(text) is not None
     if not has_key and "\\boxed" not in text and "\\fbox" not in text:
         return [], False
-    stack: list[tuple[int, int, str | None]] = []
-    groups: list[tuple[int, int, int, str | None]] = []  # (start, content_start, end, command)
+    groups, unclosed = _brace_groups(text)
+    return _outermost_containers(text, groups), _runs_to_end(text, unclosed)
+
+
+def _brace_groups(text: str) -> tuple[list[_Group], list[_Open]]:
+    """The closed brace groups in order of their start, and the groups left open at the end."""
+    stack: list[_Open] = []
+    groups: list[_Group] = []
     push, pop, add = stack.append, stack.pop, groups.append
     for match in _BRACE_TOKEN.finditer(text):
         start, end = match.span()
@@ -159,6 +169,11 @@ def _brace_containers(text: str) -> tuple[list[Container], bool]:
         elif end - start > 2:  # "\\command{"; the escaped "\\{" and "\\}" are skipped
             push((start, end, match.group(1)))
     groups.sort()
+    return groups, stack
+
+
+def _outermost_containers(text: str, groups: list[_Group]) -> list[Container]:
+    """Outermost plain groups holding an edges key, then outermost boxes not around one."""
     objects: list[Container] = []
     boxes: list[Container] = []
     object_end = box_end = -1
@@ -172,14 +187,18 @@ def _brace_containers(text: str) -> tuple[list[Container], bool]:
             box_end = end
             boxes.append(Container(start, end, "boxed", text[content : end - 1]))
     spans = [(c.start, c.end) for c in objects]
-    containers = objects + [b for b in boxes if not _contains(spans, b.start, b.end)]
-    truncated = False
-    if stack:
-        last_plain = next((s for s, _c, cmd in reversed(stack) if cmd is None), None)
-        truncated = any(cmd in _BOX_COMMANDS for _s, _c, cmd in stack) or (
-            last_plain is not None and EDGES_KEY.search(text, last_plain) is not None
-        )
-    return containers, truncated
+    return objects + [b for b in boxes if not _contains(spans, b.start, b.end)]
+
+
+def _runs_to_end(text: str, unclosed: list[_Open]) -> bool:
+    """Whether an unclosed ``\\boxed{`` or an unclosed object with an edges key after it runs
+    into the end of the text."""
+    if not unclosed:
+        return False
+    last_plain = next((s for s, _c, cmd in reversed(unclosed) if cmd is None), None)
+    return any(cmd in _BOX_COMMANDS for _s, _c, cmd in unclosed) or (
+        last_plain is not None and EDGES_KEY.search(text, last_plain) is not None
+    )
 
 
 def collect_containers(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ramseygadgets.gadgets import Candidate, GadgetType
 
@@ -23,6 +23,8 @@ __all__ = [
     "answer_object",
     "format_answer",
     "as_gadget",
+    "GadgetLike",
+    "HasGadget",
     "SNIPPET_CHARS",
 ]
 
@@ -103,12 +105,24 @@ def answer_object(candidate: Candidate, gadget: GadgetType) -> dict[str, Any]:
     return out
 
 
-def format_answer(candidate: Candidate, gadget: GadgetType) -> str:
+def format_answer(candidate: Candidate, gadget: GadgetLike) -> str:
     """The final answer exactly as a perfect model writes it: a fenced JSON object."""
     return "```json\n" + json.dumps(answer_object(candidate, as_gadget(gadget))) + "\n```"
 
 
-def as_gadget(gadget: Any) -> GadgetType:
+class HasGadget(Protocol):
+    """A problem (anything with a ``gadget`` attribute)."""
+
+    @property
+    def gadget(self) -> GadgetType: ...
+
+
+#: What names a gadget: the type itself, a problem, or a gadget name.
+GadgetLike = GadgetType | HasGadget | str
+
+
+def as_gadget(gadget: GadgetLike) -> GadgetType:
+    """The :class:`GadgetType` of a gadget type, a problem or a gadget name."""
     if isinstance(gadget, GadgetType):
         return gadget
     if hasattr(gadget, "gadget"):  # a Problem

@@ -160,38 +160,55 @@ def structured_fields(
     compact form of :meth:`Candidate.to_json`), a count when it is a single integer, and
     otherwise the vertex set.
     """
-    edges = data["edges"]
-    if isinstance(edges, str):
-        edge_pairs = [list(p) for p in parse_edge_list(edges, max_pairs)]
-    elif isinstance(edges, (list, tuple)):
-        if max_pairs is not None and len(edges) > max_pairs:
-            raise AnswerError(
-                TOO_LARGE,
-                f"the answer lists {len(edges)} edges, more than any simple graph "
-                f"within the vertex limit has (at most {max_pairs})",
-            )
-        edge_pairs = [_pair_of(raw, f"edge {i + 1}") for i, raw in enumerate(edges)]
-    else:
-        raise AnswerError(MALFORMED, f'"edges" must be a list of pairs, got {type(edges).__name__}')
-    out: dict[str, Any] = {"edges": edge_pairs}
+    out: dict[str, Any] = {"edges": _edge_pairs(data["edges"], max_pairs)}
     for name in gadget.edge_names:
         if name in data:
             out[name] = _pair_of(data[name], f"designated edge {name}")
     named = [name for name in gadget.vertex_names if name in data]
     for name in named:
-        value = data[name]
-        if isinstance(value, (list, tuple)) and len(value) == 1:
-            value = value[0]
-        out[name] = _raw_label(value, f"designated vertex {name}")
+        out[name] = _designated_vertex(data[name], name)
     if "n" in data:
-        out["n"] = _raw_label(data["n"], "the vertex count n")
-        if not isinstance(out["n"], int):
-            raise AnswerError(
-                MALFORMED, f"the vertex count n must be an integer, got {str(data['n'])[:40]!r}"
-            )
+        out["n"] = _vertex_count(data["n"])
     vertices = data.get("vertices")
-    if vertices is None:
-        return out
+    if vertices is not None:
+        _read_vertices(_vertex_labels(vertices), gadget, bool(named), out)
+    return out
+
+
+def _edge_pairs(edges: Any, max_pairs: int | None) -> list[list[Label]]:
+    """The ``"edges"`` field (a list of pairs or a string edge list) as raw label pairs."""
+    if isinstance(edges, str):
+        return [list(p) for p in parse_edge_list(edges, max_pairs)]
+    if not isinstance(edges, (list, tuple)):
+        raise AnswerError(MALFORMED, f'"edges" must be a list of pairs, got {type(edges).__name__}')
+    if max_pairs is not None and len(edges) > max_pairs:
+        raise AnswerError(
+            TOO_LARGE,
+            f"the answer lists {len(edges)} edges, more than any simple graph "
+            f"within the vertex limit has (at most {max_pairs})",
+        )
+    return [_pair_of(raw, f"edge {i + 1}") for i, raw in enumerate(edges)]
+
+
+def _designated_vertex(value: Any, name: str) -> Label:
+    """A designated vertex; a one-element list stands for its element."""
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        value = value[0]
+    return _raw_label(value, f"designated vertex {name}")
+
+
+def _vertex_count(value: Any) -> int:
+    """The stated vertex count ``n``: an integer label."""
+    count = _raw_label(value, "the vertex count n")
+    if not isinstance(count, int):
+        raise AnswerError(
+            MALFORMED, f"the vertex count n must be an integer, got {str(value)[:40]!r}"
+        )
+    return count
+
+
+def _vertex_labels(vertices: Any) -> list[Label]:
+    """The ``"vertices"`` field (a list, a label-list string or a single number) as raw labels."""
     if isinstance(vertices, str):
         vertices = parse_label_list(vertices)
     elif isinstance(vertices, (int, float)) and not isinstance(vertices, bool):
@@ -200,7 +217,14 @@ def structured_fields(
         raise AnswerError(
             MALFORMED, f'"vertices" must be a list of vertices, got {str(vertices)[:80]}'
         )
-    labels = [_raw_label(x, "vertices") for x in vertices]
+    return [_raw_label(x, "vertices") for x in vertices]
+
+
+def _read_vertices(
+    labels: list[Label], gadget: GadgetType, named: bool, out: dict[str, Any]
+) -> None:
+    """Store ``"vertices"`` in ``out``: the unnamed designated triple of a hardness gadget, a
+    vertex count, or the vertex set."""
     if gadget.vertex_names and not named:
         if len(labels) != 3:
             names = ", ".join(gadget.vertex_names)
@@ -214,7 +238,6 @@ def structured_fields(
         out["n"] = labels[0]  # "vertices: 8" is a count: a one-vertex set cannot hold any edge
     else:
         out["vertex_set"] = labels
-    return out
 
 
 def check_present(data: dict[str, Any], gadget: GadgetType) -> None:

@@ -4,7 +4,6 @@ package docs of :mod:`ramseygadgets.answers`)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from ramseygadgets.answers.containers import Container, collect_containers, strip_reasoning
 from ramseygadgets.answers.formats import (
@@ -15,6 +14,7 @@ from ramseygadgets.answers.formats import (
     TOO_LARGE,
     TRUNCATED,
     AnswerError,
+    GadgetLike,
     ParsedAnswer,
     as_gadget,
     failure,
@@ -78,7 +78,7 @@ _SOURCE_NAMES = {
 # =============================================================================================
 def parse_answer(
     text: str | None,
-    gadget: GadgetType | Any,
+    gadget: GadgetLike,
     *,
     reasoning: str | None = None,
     max_vertices: int | None = DEFAULT_MAX_VERTICES,
