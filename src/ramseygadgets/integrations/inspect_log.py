@@ -133,34 +133,26 @@ def sample_record(sample: Any, model: str) -> dict[str, Any]:
     meta = dict(sample.metadata or {})
     score = _our_score(sample.scores or {})
     verdict = dict(score.metadata or {}) if score is not None else {}
-    problem_id = str(meta.get("problem_id") or sample.id)
-    output = sample.output
-    stop_reason = output.stop_reason if output is not None and output.choices else None
-    error = sample.error.message if sample.error is not None else None
-    if error is None and score is None:
-        error = "the sample was not scored"
+    error = _sample_error(sample, score)
+    response, reasoning, finish_reason = _output_fields(sample.output, verdict)
     record: dict[str, Any] = {
-        "problem_id": problem_id,
+        "problem_id": str(meta.get("problem_id") or sample.id),
         "setting": str(meta.get("setting") or verdict.get("setting") or "zero-shot"),
         "run": int(sample.epoch) - 1,
         "model": model,
         "messages": [_message_json(m) for m in sample.messages],
-        "response": output.completion if output is not None and output.choices else None,
-        "reasoning": reasoning_text(output),
+        "response": response,
+        "reasoning": reasoning,
         "rounds": verdict.get("rounds") or meta.get("rounds"),
         "usage": usage_json(sample.model_usage or {}),
-        "finish_reason": verdict.get("finish_reason")
-        or FINISH_REASONS.get(str(stop_reason), stop_reason),
+        "finish_reason": finish_reason,
         "latency_s": sample.total_time,
         "retries": 0,
         "error": error,
         "parse_error": verdict.get("parse_error"),
         "candidate": verdict.get("candidate"),
         "correct": verdict.get("correct") is True,
-        "reason": verdict.get("reason")
-        or (score.explanation if score is not None else None)
-        or error
-        or "",
+        "reason": _reason(verdict, score, error),
         "witness": verdict.get("witness"),
         "finished_at": sample.completed_at,
     }
@@ -168,6 +160,32 @@ def sample_record(sample: Any, model: str) -> dict[str, Any]:
         if key in meta:
             record[key] = meta[key]
     return record
+
+
+def _sample_error(sample: Any, score: Any) -> str | None:
+    """The sample's error message; an unscored sample without one is an error too."""
+    error: str | None = sample.error.message if sample.error is not None else None
+    if error is None and score is None:
+        error = "the sample was not scored"
+    return error
+
+
+def _output_fields(output: Any, verdict: dict[str, Any]) -> tuple[str | None, str | None, Any]:
+    """The response, reasoning and finish reason of the sample's model output (the scorer's
+    finish reason first, else Inspect's stop reason in OpenAI terms)."""
+    answered = output is not None and output.choices
+    stop_reason = output.stop_reason if answered else None
+    finish_reason = verdict.get("finish_reason") or FINISH_REASONS.get(
+        str(stop_reason), stop_reason
+    )
+    return output.completion if answered else None, reasoning_text(output), finish_reason
+
+
+def _reason(verdict: dict[str, Any], score: Any, error: str | None) -> str:
+    """Why the sample is correct or not: the verdict's reason, the score's explanation, the
+    error, or nothing."""
+    explanation = score.explanation if score is not None else None
+    return verdict.get("reason") or explanation or error or ""
 
 
 def _our_score(scores: dict[str, Any]) -> Any:
