@@ -62,6 +62,10 @@ class BatchBackend(Protocol):
     def complete_batch(self, requests: list[ChatRequest]) -> list[list[Completion]]: ...
 
 
+#: Any backend: :func:`~ramseygadgets.harness.backends.make_backend` returns one of these.
+Backend = AsyncBackend | BatchBackend
+
+
 def outgoing_messages(request: ChatRequest) -> list[dict]:
     """Messages as sent to a chat server: harness-only keys (``reasoning``) removed and the
     assistant prefix (a forced reply start such as ``<think>``) appended as a partial turn."""
