@@ -36,6 +36,22 @@ from ramseygadgets.patterns import Pattern
 if TYPE_CHECKING:
     from ramseygadgets.catalog import Problem
 
+__all__ = [
+    "TOOL_NAME",
+    "TOOL_MAX_VERTICES",
+    "COUNT_CAP",
+    "SAMPLE_SIZE",
+    "MAX_OUTPUT_CHARS",
+    "TOOL_SPEC",
+    "tool_spec",
+    "ToolRequest",
+    "extract_tool_request",
+    "GoodColoringsReport",
+    "describe_colorings",
+    "run_coloring_tool",
+]
+
+
 TOOL_NAME = "color_graph"
 #: Largest graph the tool accepts (twice the largest minimal solution of the dataset).
 TOOL_MAX_VERTICES = 20

@@ -28,6 +28,24 @@ from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Graph, label_matrix
 from ramseygadgets.patterns import Pattern
 
+__all__ = [
+    "Copy",
+    "Matrix",
+    "star_copies",
+    "triangle_copies",
+    "path4_copies",
+    "paw_copies",
+    "cycle4_copies",
+    "diamond_copies",
+    "k4_copies",
+    "generic_copies",
+    "find_copies",
+    "count_copies",
+    "MAX_BITMASK_VERTICES",
+    "count_all_copies",
+]
+
+
 Copy = tuple[int, ...]
 Matrix = Sequence[Any]  # L[u][v]: list rows, or dict rows for huge graphs
 

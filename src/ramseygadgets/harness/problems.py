@@ -26,6 +26,22 @@ from ramseygadgets.files import read_capped
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.records import JSONTooDeepError, parse_json
 
+__all__ = [
+    "MAX_PROBLEM_FILE_BYTES",
+    "PROBLEM_SETS",
+    "SIZE_TIERED_SETS",
+    "GADGET_TIERS",
+    "ProblemSetError",
+    "ProblemSet",
+    "named_problem_set",
+    "check_set_name",
+    "base_problem_set",
+    "find_in_set",
+    "select_problems",
+    "load_problem_file",
+]
+
+
 #: Largest problem-set file read (the size cap of graph input).
 MAX_PROBLEM_FILE_BYTES = 32 * 2**20
 #: The named problem sets (``--set``); the first is the default.

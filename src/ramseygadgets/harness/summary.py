@@ -23,6 +23,14 @@ from ramseygadgets.terminal import terminal_text
 if TYPE_CHECKING:
     from ramseygadgets.report.runs import Sample
 
+__all__ = [
+    "SettingSummary",
+    "summarize",
+    "ACCURACY_COLUMNS",
+    "OUTCOME_COLUMNS",
+    "summary_tables",
+]
+
 
 @dataclass
 class SettingSummary:

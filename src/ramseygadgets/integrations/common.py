@@ -8,6 +8,13 @@ from typing import Any
 from ramseygadgets.catalog import Problem, get_problem, split_problem_ids
 from ramseygadgets.errors import UnknownProblemError
 
+__all__ = [
+    "split_problem_selection",
+    "problem_fields",
+    "problem_from_fields",
+    "reasoning_text",
+]
+
 
 def split_problem_selection(
     problems: str | Sequence[str] | None,

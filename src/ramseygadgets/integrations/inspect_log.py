@@ -20,6 +20,18 @@ from typing import Any
 from ramseygadgets.integrations.common import reasoning_text
 from ramseygadgets.report.runs import Run, RunFormatError, Sample, register_reader, setting_sort_key
 
+__all__ = [
+    "TASK_NAME",
+    "SCORER_NAME",
+    "FINISH_REASONS",
+    "READER_NAME",
+    "is_inspect_log",
+    "read_inspect_log",
+    "sample_record",
+    "usage_json",
+]
+
+
 #: The registry name of our task as Inspect records it in a log.
 TASK_NAME = "ramseygadgets/ramsey_gadgets"
 #: The name of our scorer in a sample's ``scores``.

@@ -29,6 +29,16 @@ from ramseygadgets.integrations.common import (
     split_problem_selection,
 )
 
+__all__ = [
+    "LM_EVAL_SETTINGS",
+    "task_name",
+    "dataset_rows",
+    "load_dataset",
+    "process_results",
+    "main",
+]
+
+
 #: The settings lm-eval can run (one model call per sample), with their task names.
 LM_EVAL_SETTINGS = ("zero-shot", "structural-hint", "size-hint", "example-hint")
 

@@ -25,6 +25,13 @@ from typing import Any
 
 from ramseygadgets.integrations.common import split_problem_selection
 
+__all__ = [
+    "benchmark_rows",
+    "training_split",
+    "ramsey_exact_reward",
+    "load_environment",
+]
+
 
 def _info(problem: Any) -> dict[str, str]:
     return {

@@ -30,6 +30,27 @@ if TYPE_CHECKING:
     from ramseygadgets.catalog import Problem
     from ramseygadgets.multicolor.colorings import MultiColoring
 
+__all__ = [
+    "RED",
+    "BLUE",
+    "GREY",
+    "COLORS",
+    "MAX_DRAWN_VERTICES",
+    "GraphPicture",
+    "MARGIN",
+    "LAYOUT_SEEDS",
+    "vertex_radius",
+    "layout",
+    "CLEARANCE",
+    "clearance",
+    "coloring_from_json",
+    "good_coloring",
+    "graph_picture",
+    "picture_svg",
+    "save_picture",
+]
+
+
 RED = "#d62728"
 BLUE = "#1f77b4"
 GREY = "#9a9a9a"

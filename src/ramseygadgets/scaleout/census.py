@@ -36,6 +36,19 @@ from ramseygadgets.multicolor.spec import MultiProblem
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs
 
+__all__ = [
+    "CensusProblem",
+    "CheckpointError",
+    "problem_record",
+    "problem_from_record",
+    "fingerprint",
+    "SliceTask",
+    "census_slice",
+    "CensusResult",
+    "run_census",
+]
+
+
 CensusProblem = MultiProblem | Problem
 
 

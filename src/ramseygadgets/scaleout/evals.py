@@ -18,6 +18,11 @@ from typing import Any
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 
+__all__ = [
+    "run_one_evaluation",
+    "run_evaluations",
+]
+
 
 def run_one_evaluation(config: dict[str, Any]) -> dict[str, Any]:
     """Run one evaluation from its options; a JSON summary (per-setting accuracy, counts)."""

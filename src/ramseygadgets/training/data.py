@@ -24,6 +24,16 @@ from typing import Any
 
 from ramseygadgets.training.stream import TrainingDataError, TrainingProblem
 
+__all__ = [
+    "TRAINING_SETTINGS",
+    "COLUMNS",
+    "check_settings",
+    "training_row",
+    "training_rows",
+    "write_dataset",
+]
+
+
 #: Settings a training row can have (see the module docs for the other two).
 TRAINING_SETTINGS: tuple[str, ...] = ("zero-shot", "structural-hint", "size-hint")
 

@@ -32,6 +32,19 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.training.leakage import ProblemKey, is_benchmark_equivalent, problem_key
 
+__all__ = [
+    "DEFAULT_POOL",
+    "TrainingDataError",
+    "StreamExhausted",
+    "TrainingProblem",
+    "StreamConfig",
+    "pool_problems",
+    "ProblemStream",
+    "SetSelection",
+    "problem_set_problems",
+]
+
+
 #: Default pattern pool: the paper's eight patterns plus a few small families.
 DEFAULT_POOL: tuple[str, ...] = (
     "P3",

@@ -10,6 +10,19 @@ from typing import Protocol, runtime_checkable
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey
 
+__all__ = [
+    "RetryCallback",
+    "SECRET_VARIABLES",
+    "REDACTED",
+    "redact",
+    "BackendError",
+    "AsyncBackend",
+    "BatchBackend",
+    "Backend",
+    "outgoing_messages",
+]
+
+
 #: ``on_retry(key, attempt, reason, delay_s)``: called before each retry sleep.
 RetryCallback = Callable[[SampleKey, int, str, float], None]
 

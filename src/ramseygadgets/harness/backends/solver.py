@@ -19,6 +19,12 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.types import ChatRequest, Completion
 
+__all__ = [
+    "SEARCH_TIMEOUT_S",
+    "SolverBackend",
+]
+
+
 #: Time limit for searching a solution of a problem that ships none.
 SEARCH_TIMEOUT_S = 120.0
 
