@@ -15,10 +15,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ramseygadgets.integrations.common import reasoning_text
 from ramseygadgets.report.runs import Run, RunFormatError, Sample, register_reader, setting_sort_key
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalSample
+    from inspect_ai.model import ModelOutput, ModelUsage
+    from inspect_ai.scorer import Score
 
 __all__ = [
     "TASK_NAME",
@@ -131,7 +136,7 @@ def read_inspect_log(path: Path) -> list[Run]:
 
 
 def _samples(
-    log_samples: Iterable[Any], model: str, path: Path, warnings: list[str]
+    log_samples: Iterable[EvalSample], model: str, path: Path, warnings: list[str]
 ) -> Iterable[Sample]:
     for sample in log_samples:
         try:
@@ -140,7 +145,7 @@ def _samples(
             warnings.append(f"{path}: sample {sample.id} epoch {sample.epoch} skipped ({exc})")
 
 
-def sample_record(sample: Any, model: str) -> dict[str, Any]:
+def sample_record(sample: EvalSample, model: str) -> dict[str, Any]:
     """One Inspect ``EvalSample`` as a run-directory record (docs/eval.md)."""
     meta = dict(sample.metadata or {})
     score = _our_score(sample.scores or {})
@@ -174,7 +179,7 @@ def sample_record(sample: Any, model: str) -> dict[str, Any]:
     return record
 
 
-def _sample_error(sample: Any, score: Any) -> str | None:
+def _sample_error(sample: EvalSample, score: Score | None) -> str | None:
     """The sample's error message; an unscored sample without one is an error too."""
     error: str | None = sample.error.message if sample.error is not None else None
     if error is None and score is None:
@@ -182,25 +187,28 @@ def _sample_error(sample: Any, score: Any) -> str | None:
     return error
 
 
-def _output_fields(output: Any, verdict: dict[str, Any]) -> tuple[str | None, str | None, Any]:
+def _output_fields(
+    output: ModelOutput | None, verdict: dict[str, Any]
+) -> tuple[str | None, str | None, str | None]:
     """The response, reasoning and finish reason of the sample's model output (the scorer's
     finish reason first, else Inspect's stop reason in OpenAI terms)."""
-    answered = output is not None and output.choices
-    stop_reason = output.stop_reason if answered else None
+    answered = output if output is not None and output.choices else None
+    stop_reason = answered.stop_reason if answered is not None else None
     finish_reason = verdict.get("finish_reason") or FINISH_REASONS.get(
         str(stop_reason), stop_reason
     )
-    return output.completion if answered else None, reasoning_text(output), finish_reason
+    response = answered.completion if answered is not None else None
+    return response, reasoning_text(output), finish_reason
 
 
-def _reason(verdict: dict[str, Any], score: Any, error: str | None) -> str:
+def _reason(verdict: dict[str, Any], score: Score | None, error: str | None) -> str:
     """Why the sample is correct or not: the verdict's reason, the score's explanation, the
     error, or nothing."""
     explanation = score.explanation if score is not None else None
     return verdict.get("reason") or explanation or error or ""
 
 
-def _our_score(scores: dict[str, Any]) -> Any:
+def _our_score(scores: dict[str, Score]) -> Score | None:
     if SCORER_NAME in scores:
         return scores[SCORER_NAME]
     for name, score in scores.items():
@@ -209,7 +217,7 @@ def _our_score(scores: dict[str, Any]) -> Any:
     return None
 
 
-def usage_json(model_usage: dict[str, Any]) -> dict[str, int | None]:
+def usage_json(model_usage: dict[str, ModelUsage]) -> dict[str, int | None]:
     """Inspect ``ModelUsage`` per model, summed, in the run-directory ``usage`` shape (docs/eval.md)."""
     prompt = completion = total = 0
     reasoning: int | None = None
