@@ -18,6 +18,17 @@ from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 
+__all__ = [
+    "MAX_BRUTE_FORCE_EDGES",
+    "copy_masks",
+    "good_coloring_masks",
+    "red_degrees",
+    "designated_valid",
+    "gadget_holds",
+    "brute_force_verify",
+]
+
+
 MAX_BRUTE_FORCE_EDGES = 20
 
 

@@ -34,7 +34,24 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import COLOR_NAMES
 from ramseygadgets.graphs import Edge, Graph, graph_from_mapping, parse_edge_list
 from ramseygadgets.multicolor.colorings import MultiColorings
+from ramseygadgets.patterns import Pattern
 from ramseygadgets.problem import Problem
+
+__all__ = [
+    "TOOL_NAME",
+    "TOOL_MAX_VERTICES",
+    "COUNT_CAP",
+    "SAMPLE_SIZE",
+    "MAX_OUTPUT_CHARS",
+    "TOOL_SPEC",
+    "tool_spec",
+    "ToolRequest",
+    "extract_tool_request",
+    "GoodColoringsReport",
+    "describe_colorings",
+    "run_coloring_tool",
+]
+
 
 TOOL_NAME = "color_graph"
 #: Largest graph the tool accepts (twice the largest minimal solution of the dataset).
@@ -228,7 +245,7 @@ class GoodColoringsReport:
     patterns: list[tuple[int, ...]]
 
 
-def _two_color_report(graph: Graph, F: Any, H: Any) -> GoodColoringsReport | None:
+def _two_color_report(graph: Graph, F: Pattern, H: Pattern) -> GoodColoringsReport | None:
     """The report for (F, H) on the core's two-colour solver (``None``: not good)."""
     with GoodColorings(graph, F, H) as sat:
         if not sat.is_good():
@@ -238,7 +255,7 @@ def _two_color_report(graph: Graph, F: Any, H: Any) -> GoodColoringsReport | Non
         return GoodColoringsReport((forced.red, forced.blue), sat.constrained, patterns)
 
 
-def _multi_color_report(graph: Graph, patterns: tuple[Any, ...]) -> GoodColoringsReport | None:
+def _multi_color_report(graph: Graph, patterns: tuple[Pattern, ...]) -> GoodColoringsReport | None:
     """The report for one forbidden pattern per colour on the k-colour solver (``None``: not good)."""
     used = [False] * graph.m
     for pattern in patterns:
@@ -266,7 +283,7 @@ def _multi_color_report(graph: Graph, patterns: tuple[Any, ...]) -> GoodColoring
         return GoodColoringsReport(forced, tuple(used), found)
 
 
-def describe_colorings(graph: Graph, F: Any, H: Any, *more: Any) -> str:
+def describe_colorings(graph: Graph, F: Pattern, H: Pattern, *more: Pattern) -> str:
     """The tool's report on ``graph`` when red avoids F, blue avoids H and further colours
     (green, …) avoid ``more`` (see module docs)."""
     patterns = (F, H, *more)
@@ -281,14 +298,27 @@ def describe_colorings(graph: Graph, F: Any, H: Any, *more: Any) -> str:
             f"has {copies}. It has no good colorings."
         )
     free = [e for e, c in zip(graph.edges, report.constrained) if not c]
-    exact = len(report.patterns) <= COUNT_CAP
-    shown_patterns = report.patterns[:COUNT_CAP]
+    lines = [header, *_summary_lines(report, patterns, names, label, free)]
+    shown = _spread(report.patterns[:COUNT_CAP], SAMPLE_SIZE)
+    lines.append(_listing_heading(report, len(shown), bool(free)))
+    budget = MAX_OUTPUT_CHARS - sum(len(x) + 1 for x in lines) - 100
+    return "\n".join(lines + _coloring_lines(graph, report, shown, names, bool(free), budget))
+
+
+def _summary_lines(
+    report: GoodColoringsReport,
+    patterns: tuple[Pattern, ...],
+    names: tuple[str, ...],
+    label: str,
+    free: list[Edge],
+) -> list[str]:
+    """The count of good colorings, the forced edges of each colour and the free edges."""
     multiplier = len(patterns) ** len(free)
-    if exact:
-        count = f"exactly {len(shown_patterns) * multiplier}"
+    if len(report.patterns) <= COUNT_CAP:
+        count = f"exactly {len(report.patterns) * multiplier}"
     else:
         count = f"more than {COUNT_CAP * multiplier}"
-    lines = [header, f"This graph is {label}-good. It has {count} {label}-good colorings."]
+    lines = [f"This graph is {label}-good. It has {count} {label}-good colorings."]
     lines += [
         f"Edges {name} in every good coloring: {_edges_text(edges)}."
         for name, edges in zip(names, report.forced)
@@ -298,15 +328,31 @@ def describe_colorings(graph: Graph, F: Any, H: Any, *more: Any) -> str:
             f"Free edges (in no copy of {_either([p.name for p in patterns])}; each can be "
             f"{_either(list(names))} independently in every good coloring): {_edges_text(free)}."
         )
-    shown = _spread(shown_patterns, SAMPLE_SIZE)
+    return lines
+
+
+def _listing_heading(report: GoodColoringsReport, shown: int, free: bool) -> str:
+    """The line above the listed colorings: all of them, or a sample of how many."""
+    exact = len(report.patterns) <= COUNT_CAP
+    listed = min(len(report.patterns), COUNT_CAP)
     what = "the edges other than the free edges" if free else "all edges"
-    if len(shown) == len(shown_patterns) and exact:
-        lines.append(f"All {len(shown_patterns)} good colorings of {what}:")
-    else:
-        total = str(len(shown_patterns)) if exact else f"more than {COUNT_CAP}"
-        lines.append(f"A sample of {len(shown)} of the {total} good colorings of {what}:")
+    if shown == listed and exact:
+        return f"All {listed} good colorings of {what}:"
+    total = str(listed) if exact else f"more than {COUNT_CAP}"
+    return f"A sample of {shown} of the {total} good colorings of {what}:"
+
+
+def _coloring_lines(
+    graph: Graph,
+    report: GoodColoringsReport,
+    shown: list[tuple[int, ...]],
+    names: tuple[str, ...],
+    free: bool,
+    budget: int,
+) -> list[str]:
+    """One line per shown coloring (the edges of every colour but the last), cut off with a
+    note when the output would exceed ``budget`` characters."""
     body: list[str] = []
-    budget = MAX_OUTPUT_CHARS - sum(len(x) + 1 for x in lines) - 100
     rest = "every other non-free edge" if free else "every other edge"
     for number, colors in enumerate(shown, start=1):
         listed = [
@@ -324,7 +370,7 @@ def describe_colorings(graph: Graph, F: Any, H: Any, *more: Any) -> str:
             break
         budget -= len(line) + 1
         body.append(line)
-    return "\n".join(lines + body)
+    return body
 
 
 def run_coloring_tool(problem: Problem, graph_or_args: Any) -> str:

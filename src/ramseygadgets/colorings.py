@@ -28,6 +28,18 @@ from ramseygadgets.errors import ColoringLimitExceeded, GraphTooLargeError
 from ramseygadgets.graphs import Edge, Graph
 from ramseygadgets.patterns import Pattern
 
+__all__ = [
+    "DEFAULT_SOLVER",
+    "keyboard_interrupts",
+    "new_solver",
+    "Coloring",
+    "ForcedEdges",
+    "DEFAULT_MAX_CLAUSES",
+    "IncrementalCNF",
+    "GoodColorings",
+]
+
+
 #: PySAT backend.  The paper used Glucose; on these small formulas MiniSat 2.2 answers the same
 #: questions with about 35 % less overhead per solver and per call (bench/verify.py), and any
 #: complete solver gives the same verdicts.  Pass ``solver="glucose4"`` to use Glucose.

@@ -28,6 +28,24 @@ from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Graph, label_matrix
 from ramseygadgets.patterns import Pattern
 
+__all__ = [
+    "Copy",
+    "Matrix",
+    "star_copies",
+    "triangle_copies",
+    "path4_copies",
+    "paw_copies",
+    "cycle4_copies",
+    "diamond_copies",
+    "k4_copies",
+    "generic_copies",
+    "find_copies",
+    "count_copies",
+    "MAX_BITMASK_VERTICES",
+    "count_all_copies",
+]
+
+
 Copy = tuple[int, ...]
 Matrix = Sequence[Any]  # L[u][v]: list rows, or dict rows for huge graphs
 
@@ -302,10 +320,24 @@ def count_copies(pattern: Pattern, graph: Graph, *, limit: int | None = None) ->
     k = pattern.star_k
     if k is not None:  # degrees only: no bitmasks, so huge sparse graphs stay cheap
         return sum(comb(d, k) for d in deg)
-    adj = graph.adjacency
     over = None if limit is None else limit + 1
     slug = pattern.slug
-    codeg = {(u, v): (adj[u] & adj[v]).bit_count() for u, v in graph.edges} if slug != "c4" else {}
+    if slug in _CODEGREE_SLUGS:
+        return _codegree_count(slug, graph, deg)
+    if slug == "c4":
+        return _count_c4(graph, over)
+    if slug == "k4":
+        return _count_k4(graph, over)
+    return len(generic_copies(graph, pattern.graph, limit))
+
+
+_CODEGREE_SLUGS = frozenset({"k3", "k4e", "p4", "tk3"})
+
+
+def _codegree_count(slug: str, graph: Graph, deg: list[int]) -> int:
+    """The closed forms over co-degrees c(uv) for K3, K4-e, P4 and TK3."""
+    adj = graph.adjacency
+    codeg = {(u, v): (adj[u] & adj[v]).bit_count() for u, v in graph.edges}
     if slug == "k3":
         return sum(codeg.values()) // 3
     if slug == "k4e":
@@ -313,33 +345,41 @@ def count_copies(pattern: Pattern, graph: Graph, *, limit: int | None = None) ->
     if slug == "p4":
         triangles = sum(codeg.values()) // 3
         return sum((deg[u] - 1) * (deg[v] - 1) for u, v in graph.edges) - 3 * triangles
-    if slug == "tk3":
-        at = [0] * graph.n
-        for (u, v), c in codeg.items():
-            at[u] += c
-            at[v] += c
-        return sum(t // 2 * (d - 2) for t, d in zip(at, deg))
-    if slug == "c4":  # pairs a < b at distance two only; each C4 counted at both diagonals
-        total = 0
-        for a in range(graph.n):
-            reach = 0
-            for w in graph.neighbors[a]:
-                reach |= adj[w]
-            for b in _bits(reach >> (a + 1)):
-                total += comb((adj[a] & adj[a + 1 + b]).bit_count(), 2)
-            if over is not None and total > 2 * (over - 1):
+    at = [0] * graph.n  # tk3: t(v), each triangle at v seen from both of its edges at v
+    for (u, v), c in codeg.items():
+        at[u] += c
+        at[v] += c
+    return sum(t // 2 * (d - 2) for t, d in zip(at, deg))
+
+
+def _count_c4(graph: Graph, over: int | None) -> int:
+    """Copies of C4, from pairs a < b at distance two only; each C4 is counted at both of its
+    diagonals.  Stops at ``over`` once the count exceeds ``over - 1``."""
+    adj = graph.adjacency
+    total = 0
+    for a in range(graph.n):
+        reach = 0
+        for w in graph.neighbors[a]:
+            reach |= adj[w]
+        for b in _bits(reach >> (a + 1)):
+            total += comb((adj[a] & adj[a + 1 + b]).bit_count(), 2)
+        if over is not None and total > 2 * (over - 1):
+            return over
+    return total // 2
+
+
+def _count_k4(graph: Graph, over: int | None) -> int:
+    """Copies of K4, from the edges inside each common neighbourhood N(u) ∩ N(v).  Stops at
+    ``over`` once the count exceeds ``over - 1``."""
+    adj = graph.adjacency
+    total = 0
+    for u, v in graph.edges:
+        common = adj[u] & adj[v]
+        if common & (common - 1):
+            total += sum((adj[w] & common).bit_count() for w in _bits(common))
+            if over is not None and total > 12 * (over - 1):
                 return over
-        return total // 2
-    if slug == "k4":
-        total = 0
-        for u, v in graph.edges:
-            common = adj[u] & adj[v]
-            if common & (common - 1):
-                total += sum((adj[w] & common).bit_count() for w in _bits(common))
-                if over is not None and total > 12 * (over - 1):
-                    return over
-        return total // 12  # each K4 counted at its 6 edges, each inner edge twice
-    return len(generic_copies(graph, pattern.graph, limit))
+    return total // 12  # each K4 counted at its 6 edges, each inner edge twice
 
 
 #: Most vertices for which the non-star counters build neighbour bitmasks (about n²/8 bytes).

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+__all__ = [
+    "RamseyGadgetsError",
+    "GraphFormatError",
+    "GraphTooLargeError",
+    "UnknownPatternError",
+    "UnknownProblemError",
+    "DesignatedItemError",
+    "ColoringLimitExceeded",
+]
+
 
 class RamseyGadgetsError(Exception):
     """Base class; the CLI prints ``str(err)`` on one line and exits with code 2."""

@@ -24,6 +24,18 @@ from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
 
+__all__ = [
+    "LOCK_FILE",
+    "make_output_dir",
+    "fsync_dir",
+    "atomic_path",
+    "atomic_write",
+    "lock_directory",
+    "staged_directory",
+    "read_capped",
+]
+
+
 #: The lock file of a run directory (eval, generate): one writer at a time.
 LOCK_FILE = ".lock"
 

@@ -16,6 +16,15 @@ from typing import Any
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Edge, Graph, _check_label, _edge_pair
 
+__all__ = [
+    "COLOR_NAMES",
+    "GadgetType",
+    "Designated",
+    "Candidate",
+    "designated_from_json",
+]
+
+
 #: Colour names in order: colour 0 is red (it avoids F), colour 1 blue (it avoids H), as in the
 #: paper; colours 2, 3, … of problems with more colours are green, yellow, ….
 COLOR_NAMES = ("red", "blue", "green", "yellow", "purple", "orange", "cyan", "magenta")

@@ -23,6 +23,21 @@ from typing import Any
 
 from ramseygadgets.errors import GraphFormatError, GraphTooLargeError
 
+__all__ = [
+    "Edge",
+    "DEFAULT_MAX_VERTICES",
+    "Graph",
+    "DENSE_MATRIX_MAX_VERTICES",
+    "label_matrix",
+    "load_json",
+    "graph_from_mapping",
+    "parse_edge_list",
+    "graph6_order",
+    "parse_graph6",
+    "parse_graph",
+]
+
+
 Edge = tuple[int, int]
 
 #: Default vertex limit for graphs read from users and models.

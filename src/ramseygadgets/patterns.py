@@ -32,6 +32,23 @@ from typing import Any
 from ramseygadgets.errors import GraphFormatError, UnknownPatternError
 from ramseygadgets.graphs import Graph, parse_graph
 
+__all__ = [
+    "MAX_PATTERN_VERTICES",
+    "TABLE_MAX_VERTICES",
+    "PAPER_NAMES",
+    "HASH_DIGITS",
+    "NamedGraph",
+    "small_graphs",
+    "table_entry",
+    "Pattern",
+    "generated_name",
+    "name_graph",
+    "get_pattern",
+    "canonical_graph6",
+    "PAPER_PATTERNS",
+]
+
+
 #: Largest pattern the copy enumerators accept (vertices).
 MAX_PATTERN_VERTICES = 12
 

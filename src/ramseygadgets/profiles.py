@@ -32,6 +32,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ramseygadgets.errors import RamseyGadgetsError
 
+__all__ = [
+    "DEFAULT_PROFILE",
+    "DEFAULT_MAX_TOKENS",
+    "ProfileError",
+    "ModelProfile",
+    "profiles_from_mapping",
+    "BUILTIN_PROFILES",
+    "load_profiles",
+    "all_profiles",
+    "get_profile",
+    "profile_for_model",
+]
+
+
 DEFAULT_PROFILE = "default"
 DEFAULT_MAX_TOKENS = 32768
 

@@ -28,6 +28,22 @@ from ramseygadgets.gadgets import Candidate
 from ramseygadgets.problem import Problem
 from ramseygadgets.solutions import load_solutions
 
+__all__ = [
+    "MAX_PROBLEM_FILE_BYTES",
+    "PROBLEM_SETS",
+    "SIZE_TIERED_SETS",
+    "GADGET_TIERS",
+    "ProblemSetError",
+    "ProblemSet",
+    "named_problem_set",
+    "check_set_name",
+    "base_problem_set",
+    "find_in_set",
+    "select_problems",
+    "load_problem_file",
+]
+
+
 #: Largest problem-set file read (the size cap of graph input).
 MAX_PROBLEM_FILE_BYTES = 32 * 2**20
 #: The named problem sets (``--set``); the first is the default.

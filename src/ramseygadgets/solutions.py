@@ -16,6 +16,14 @@ from ramseygadgets.catalog import get_problem
 from ramseygadgets.errors import UnknownProblemError
 from ramseygadgets.gadgets import Candidate
 
+__all__ = [
+    "SOLUTIONS_FILE",
+    "Solution",
+    "load_solutions",
+    "get_solution",
+]
+
+
 SOLUTIONS_FILE = "solutions.json"
 
 

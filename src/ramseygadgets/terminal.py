@@ -13,6 +13,11 @@ import re
 
 from rich.markup import escape
 
+__all__ = [
+    "terminal_text",
+]
+
+
 #: ESC followed by a CSI sequence, an OSC string (ended by BEL or ESC \\, or unterminated) or one
 #: more character.
 _ESCAPE_SEQUENCE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.?)")

@@ -19,6 +19,17 @@ import threading
 import time
 from collections.abc import Iterator
 
+__all__ = [
+    "PR_SET_PDEATHSIG",
+    "WATCHDOG_SECONDS",
+    "init_worker",
+    "die_with_parent",
+    "usable_cores",
+    "SigintGate",
+    "sigint_gate",
+]
+
+
 PR_SET_PDEATHSIG = 1
 WATCHDOG_SECONDS = 1.0
 

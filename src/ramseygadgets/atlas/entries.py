@@ -30,6 +30,16 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import atomic_write
 from ramseygadgets.gadgets import Candidate
 
+__all__ = [
+    "ATLAS_FILE",
+    "Status",
+    "AtlasError",
+    "Entry",
+    "Atlas",
+    "load_atlas",
+]
+
+
 ATLAS_FILE = "atlas.json"
 Status = Literal["minimal", "open", "impossible"]
 

@@ -24,6 +24,22 @@ from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.patterns import Pattern, canonical_graph6, name_graph
 from ramseygadgets.problemsets import ProblemSetError, plan_problem_set
 
+__all__ = [
+    "PAPER_GRAPHS",
+    "STARS",
+    "SELF_PAIR_REASON",
+    "Section",
+    "SECTIONS",
+    "AtlasTask",
+    "Impossible",
+    "AtlasPlan",
+    "graph_label",
+    "colour_swap",
+    "parse_sections",
+    "plan_atlas",
+]
+
+
 #: The paper's eight graphs, stars first (so (K1,3, K3) keeps the catalog's orientation).
 PAPER_GRAPHS = ("P3", "K1,3", "K3", "P4", "TK3", "C4", "K4-e", "K4")
 STARS = ("K1,2", "K1,3", "K1,4")

@@ -14,6 +14,20 @@ from ramseygadgets.atlas.entries import Atlas, Entry
 from ramseygadgets.atlas.plan import SECTIONS, graph_label
 from ramseygadgets.patterns import get_pattern
 
+__all__ = [
+    "INTRO",
+    "md_name",
+    "result_cells",
+    "swap_cell",
+    "prover_cell",
+    "scan_cell",
+    "table",
+    "summary",
+    "graph_legend",
+    "render_markdown",
+]
+
+
 INTRO = """\
 # Atlas of minimal gadgets for small pairs
 

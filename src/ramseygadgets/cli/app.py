@@ -19,6 +19,19 @@ from rich.console import Console
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.terminal import terminal_text
 
+__all__ = [
+    "app",
+    "console",
+    "err_console",
+    "MAX_INPUT_BYTES",
+    "F",
+    "fail",
+    "guarded",
+    "read_text_input",
+    "print_json",
+]
+
+
 app = typer.Typer(
     name="ramseygadgets",
     help="RamseyGadgets: verify, search and benchmark graph gadgets for (F,H)-good colorings.",

@@ -9,6 +9,14 @@ import typer
 
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 
+__all__ = [
+    "atlas_app",
+    "RUN_HELP",
+    "run",
+    "table",
+]
+
+
 atlas_app = typer.Typer(
     help="The atlas of minimal gadgets for every small pair (docs/atlas.md).",
     no_args_is_help=True,

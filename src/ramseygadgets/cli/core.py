@@ -30,6 +30,21 @@ from ramseygadgets.verify import verify as verify_candidate
 if TYPE_CHECKING:
     from ramseygadgets.selection import ProblemSet
 
+__all__ = [
+    "JSON_OPTION",
+    "SET_OPTION",
+    "DATASET_OPTION",
+    "resolve_problem",
+    "problem_record",
+    "set_records",
+    "problems",
+    "read_candidate",
+    "verify",
+    "DEFAULT_COUNT_CAP",
+    "colorings",
+]
+
+
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 SET_OPTION = typer.Option(
     None,

@@ -15,6 +15,13 @@ from ramseygadgets.cli.app import app, console, err_console, fail, guarded, prin
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.terminal import terminal_text
 
+__all__ = [
+    "EVAL_HELP",
+    "resume_hint",
+    "eval_command",
+]
+
+
 EVAL_HELP = """Run a model on the benchmark: every (problem, setting, run) is one sample, appended to OUT/samples.jsonl as soon as it finishes; OUT/config.json records the configuration.
 
 Re-running the same command resumes: recorded samples are skipped and samples that ended with a backend error are retried. With no options the built-in reference solver runs all 70 problems in every setting, offline, in a few seconds.

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
     from ramseygadgets.scaleout.executors import Executor
     from ramseygadgets.scaleout.fanout import GenerateOutcome
 
+__all__ = [
+    "GENERATE_HELP",
+    "generate",
+]
+
+
 _COLUMNS = (
     TextColumn("[progress.description]{task.description}"),
     BarColumn(),

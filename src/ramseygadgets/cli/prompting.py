@@ -18,6 +18,14 @@ from ramseygadgets.prompts import SETTINGS, build_prompt
 from ramseygadgets.terminal import terminal_text
 from ramseygadgets.verify import verify
 
+__all__ = [
+    "JSON_OPTION",
+    "prompt",
+    "check",
+    "export",
+]
+
+
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
 

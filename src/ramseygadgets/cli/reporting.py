@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from ramseygadgets.report.metrics import CellStats
     from ramseygadgets.verify import Verdict
 
+__all__ = [
+    "JSON_OPTION",
+    "report",
+    "table1_console",
+    "show",
+    "read_answer",
+    "drawn_coloring",
+]
+
+
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
 

@@ -12,6 +12,12 @@ import typer
 
 from ramseygadgets.cli.app import app, console, guarded, print_json
 
+__all__ = [
+    "TRAIN_DATA_HELP",
+    "train_data",
+]
+
+
 TRAIN_DATA_HELP = """Write a Hugging Face training dataset (prompt messages plus the problem's columns) for RL on verifiable rewards.
 
 Sources: generated problem sets (--from DIR, output of 'ramseygadgets generate') and/or --stream N problems drawn from a seeded procedural stream (pairs from --pool, gadget types by the spec's rules, difficulty by proven minimal size in --min-size..--max-size).

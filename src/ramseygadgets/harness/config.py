@@ -17,6 +17,18 @@ from typing import Any
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.selection import ProblemSet
 
+__all__ = [
+    "FORMAT_VERSION",
+    "IDENTITY_FIELDS",
+    "ConfigMismatchError",
+    "package_version",
+    "dataset_hash",
+    "make_config",
+    "differences",
+    "check_compatible",
+]
+
+
 FORMAT_VERSION = 1
 #: Fields that define the experiment: a resumed run must match them exactly.
 IDENTITY_FIELDS = (

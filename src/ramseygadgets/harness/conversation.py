@@ -19,6 +19,12 @@ from typing import Any
 from ramseygadgets.catalog import Problem
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Sampling, Usage
 
+__all__ = [
+    "MULTIROUND",
+    "Conversation",
+]
+
+
 MULTIROUND = "multiround"
 
 

@@ -18,6 +18,11 @@ from rich.progress import (
 
 from ramseygadgets.terminal import terminal_text
 
+__all__ = [
+    "EvalStats",
+    "EvalProgress",
+]
+
 
 @dataclass
 class EvalStats:

@@ -21,6 +21,13 @@ from typing import Any
 
 from ramseygadgets.harness.runlog import write_file
 
+__all__ = [
+    "RESULTS_FILE",
+    "run_results",
+    "write_results",
+]
+
+
 RESULTS_FILE = "results.json"
 
 

@@ -11,6 +11,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+__all__ = [
+    "RETRYABLE_STATUS",
+    "RetryPolicy",
+    "is_retryable_status",
+    "parse_retry_after",
+]
+
+
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
@@ -19,6 +19,17 @@ from rich.measure import Measurement
 from rich.table import Table
 
 from ramseygadgets.terminal import terminal_text
+
+if TYPE_CHECKING:
+    from ramseygadgets.report.runs import Sample
+
+__all__ = [
+    "SettingSummary",
+    "summarize",
+    "ACCURACY_COLUMNS",
+    "OUTCOME_COLUMNS",
+    "summary_tables",
+]
 
 
 @dataclass
@@ -42,8 +53,25 @@ class SettingSummary:
 
 
 def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list[SettingSummary]:
-    from ramseygadgets.report.metrics import mean, sample_std
-    from ramseygadgets.report.runs import Sample, example_hint_applies
+    """One row per setting of ``config`` that applies to some of its problems."""
+    from ramseygadgets.report.runs import example_hint_applies
+
+    runs = int(config["runs"])
+    problems = list(config["problems"])
+    rows = []
+    for setting, samples in _samples_by_setting(records, config).items():
+        pids = [p for p in problems if setting != "example-hint" or example_hint_applies(p)]
+        if pids:
+            rows.append(_setting_summary(setting, samples, len(pids), runs))
+    return rows
+
+
+def _samples_by_setting(
+    records: Iterable[dict[str, Any]], config: dict[str, Any]
+) -> dict[str, list[tuple[Sample, int]]]:
+    """The samples (with their retry counts) of each configured setting, for the configured
+    problems and runs only."""
+    from ramseygadgets.report.runs import Sample
 
     runs = int(config["runs"])
     problems = list(config["problems"])
@@ -57,39 +85,38 @@ def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list
             by_setting[record["setting"]].append(
                 (Sample.from_record(record), int(record.get("retries") or 0))
             )
-    rows = []
-    for setting, samples in by_setting.items():
-        pids = [p for p in problems if setting != "example-hint" or example_hint_applies(p)]
-        if not pids:
-            continue
-        outcomes = [s.outcome for s, _ in samples]
-        per_run = [
-            sum(1 for s, _ in samples if s.run == r and s.correct) / len(pids) for r in range(runs)
-        ]
-        solved = {s.problem_id for s, _ in samples if s.correct}
-        tokens = [
-            s.usage.total_tokens
-            for s, _ in samples
-            if s.usage.total_tokens is not None and not s.error
-        ]
-        rows.append(
-            SettingSummary(
-                setting=setting,
-                samples=len(samples),
-                expected=len(pids) * runs,
-                correct=outcomes.count("correct"),
-                accuracy=mean(per_run) if samples else None,
-                accuracy_std=sample_std(per_run) if samples else None,
-                pass_at_k=len(solved) / len(pids) if samples else None,
-                k=runs,
-                avg_tokens=mean(tokens) if tokens else None,
-                parse_failures=outcomes.count("parse-failure"),
-                truncated=outcomes.count("truncated"),
-                errors=outcomes.count("error"),
-                retries=sum(r for _, r in samples),
-            )
-        )
-    return rows
+    return by_setting
+
+
+def _setting_summary(
+    setting: str, samples: list[tuple[Sample, int]], problems: int, runs: int
+) -> SettingSummary:
+    """The row of one setting run on ``problems`` problems ``runs`` times."""
+    from ramseygadgets.report.metrics import mean, sample_std
+
+    outcomes = [s.outcome for s, _ in samples]
+    per_run = [
+        sum(1 for s, _ in samples if s.run == r and s.correct) / problems for r in range(runs)
+    ]
+    solved = {s.problem_id for s, _ in samples if s.correct}
+    tokens = [
+        s.usage.total_tokens for s, _ in samples if s.usage.total_tokens is not None and not s.error
+    ]
+    return SettingSummary(
+        setting=setting,
+        samples=len(samples),
+        expected=problems * runs,
+        correct=outcomes.count("correct"),
+        accuracy=mean(per_run) if samples else None,
+        accuracy_std=sample_std(per_run) if samples else None,
+        pass_at_k=len(solved) / problems if samples else None,
+        k=runs,
+        avg_tokens=mean(tokens) if tokens else None,
+        parse_failures=outcomes.count("parse-failure"),
+        truncated=outcomes.count("truncated"),
+        errors=outcomes.count("error"),
+        retries=sum(r for _, r in samples),
+    )
 
 
 def _pct(x: float | None) -> str:

@@ -7,6 +7,14 @@ from typing import Any
 
 from ramseygadgets.catalog import Problem
 
+__all__ = [
+    "Sampling",
+    "SampleKey",
+    "ChatRequest",
+    "Usage",
+    "Completion",
+]
+
 
 @dataclass(frozen=True)
 class Sampling:

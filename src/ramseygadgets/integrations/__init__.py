@@ -17,6 +17,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = [
+    "LM_EVAL_TASKS_DIR",
+    "lm_eval_include_path",
+]
+
+
 #: The lm-eval task folder shipped inside the package (pass it to ``lm_eval --include_path``).
 LM_EVAL_TASKS_DIR = Path(__file__).resolve().parent / "lm_eval_tasks"
 

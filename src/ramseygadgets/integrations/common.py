@@ -7,6 +7,11 @@ from typing import Any
 
 from ramseygadgets.catalog import split_problem_ids
 
+__all__ = [
+    "split_problem_selection",
+    "reasoning_text",
+]
+
 
 def split_problem_selection(
     problems: str | Sequence[str] | None,

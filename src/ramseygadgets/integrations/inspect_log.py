@@ -15,10 +15,27 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ramseygadgets.integrations.common import reasoning_text
 from ramseygadgets.report.runs import Run, RunFormatError, Sample, register_reader, setting_sort_key
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalSample
+    from inspect_ai.model import ModelOutput, ModelUsage
+    from inspect_ai.scorer import Score
+
+__all__ = [
+    "TASK_NAME",
+    "SCORER_NAME",
+    "FINISH_REASONS",
+    "READER_NAME",
+    "is_inspect_log",
+    "read_inspect_log",
+    "sample_record",
+    "usage_json",
+]
+
 
 #: The registry name of our task as Inspect records it in a log.
 TASK_NAME = "ramseygadgets/ramsey_gadgets"
@@ -119,7 +136,7 @@ def read_inspect_log(path: Path) -> list[Run]:
 
 
 def _samples(
-    log_samples: Iterable[Any], model: str, path: Path, warnings: list[str]
+    log_samples: Iterable[EvalSample], model: str, path: Path, warnings: list[str]
 ) -> Iterable[Sample]:
     for sample in log_samples:
         try:
@@ -128,39 +145,31 @@ def _samples(
             warnings.append(f"{path}: sample {sample.id} epoch {sample.epoch} skipped ({exc})")
 
 
-def sample_record(sample: Any, model: str) -> dict[str, Any]:
+def sample_record(sample: EvalSample, model: str) -> dict[str, Any]:
     """One Inspect ``EvalSample`` as a run-directory record (docs/eval.md)."""
     meta = dict(sample.metadata or {})
     score = _our_score(sample.scores or {})
     verdict = dict(score.metadata or {}) if score is not None else {}
-    problem_id = str(meta.get("problem_id") or sample.id)
-    output = sample.output
-    stop_reason = output.stop_reason if output is not None and output.choices else None
-    error = sample.error.message if sample.error is not None else None
-    if error is None and score is None:
-        error = "the sample was not scored"
+    error = _sample_error(sample, score)
+    response, reasoning, finish_reason = _output_fields(sample.output, verdict)
     record: dict[str, Any] = {
-        "problem_id": problem_id,
+        "problem_id": str(meta.get("problem_id") or sample.id),
         "setting": str(meta.get("setting") or verdict.get("setting") or "zero-shot"),
         "run": int(sample.epoch) - 1,
         "model": model,
         "messages": [_message_json(m) for m in sample.messages],
-        "response": output.completion if output is not None and output.choices else None,
-        "reasoning": reasoning_text(output),
+        "response": response,
+        "reasoning": reasoning,
         "rounds": verdict.get("rounds") or meta.get("rounds"),
         "usage": usage_json(sample.model_usage or {}),
-        "finish_reason": verdict.get("finish_reason")
-        or FINISH_REASONS.get(str(stop_reason), stop_reason),
+        "finish_reason": finish_reason,
         "latency_s": sample.total_time,
         "retries": 0,
         "error": error,
         "parse_error": verdict.get("parse_error"),
         "candidate": verdict.get("candidate"),
         "correct": verdict.get("correct") is True,
-        "reason": verdict.get("reason")
-        or (score.explanation if score is not None else None)
-        or error
-        or "",
+        "reason": _reason(verdict, score, error),
         "witness": verdict.get("witness"),
         "finished_at": sample.completed_at,
     }
@@ -170,7 +179,36 @@ def sample_record(sample: Any, model: str) -> dict[str, Any]:
     return record
 
 
-def _our_score(scores: dict[str, Any]) -> Any:
+def _sample_error(sample: EvalSample, score: Score | None) -> str | None:
+    """The sample's error message; an unscored sample without one is an error too."""
+    error: str | None = sample.error.message if sample.error is not None else None
+    if error is None and score is None:
+        error = "the sample was not scored"
+    return error
+
+
+def _output_fields(
+    output: ModelOutput | None, verdict: dict[str, Any]
+) -> tuple[str | None, str | None, str | None]:
+    """The response, reasoning and finish reason of the sample's model output (the scorer's
+    finish reason first, else Inspect's stop reason in OpenAI terms)."""
+    answered = output if output is not None and output.choices else None
+    stop_reason = answered.stop_reason if answered is not None else None
+    finish_reason = verdict.get("finish_reason") or FINISH_REASONS.get(
+        str(stop_reason), stop_reason
+    )
+    response = answered.completion if answered is not None else None
+    return response, reasoning_text(output), finish_reason
+
+
+def _reason(verdict: dict[str, Any], score: Score | None, error: str | None) -> str:
+    """Why the sample is correct or not: the verdict's reason, the score's explanation, the
+    error, or nothing."""
+    explanation = score.explanation if score is not None else None
+    return verdict.get("reason") or explanation or error or ""
+
+
+def _our_score(scores: dict[str, Score]) -> Score | None:
     if SCORER_NAME in scores:
         return scores[SCORER_NAME]
     for name, score in scores.items():
@@ -179,7 +217,7 @@ def _our_score(scores: dict[str, Any]) -> Any:
     return None
 
 
-def usage_json(model_usage: dict[str, Any]) -> dict[str, int | None]:
+def usage_json(model_usage: dict[str, ModelUsage]) -> dict[str, int | None]:
     """Inspect ``ModelUsage`` per model, summed, in the run-directory ``usage`` shape (docs/eval.md)."""
     prompt = completion = total = 0
     reasoning: int | None = None

@@ -1,7 +1,7 @@
 """Inspect AI entry point (``[project.entry-points.inspect_ai]``): importing this module registers
 the task ``ramseygadgets/ramsey_gadgets``, its solver, scorer, metrics and the coloring tool."""
 
-from ramseygadgets.integrations.inspect_task import (  # noqa: F401  (registration by import)
+from ramseygadgets.integrations.inspect_task import (  # registration by import
     accuracy_std,
     coloring_tool,
     pass_at,
@@ -9,3 +9,12 @@ from ramseygadgets.integrations.inspect_task import (  # noqa: F401  (registrati
     ramsey_scorer,
     ramsey_solver,
 )
+
+__all__ = [
+    "accuracy_std",
+    "coloring_tool",
+    "pass_at",
+    "ramsey_gadgets",
+    "ramsey_scorer",
+    "ramsey_solver",
+]

@@ -32,6 +32,16 @@ from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.selection import select_problems
 
+__all__ = [
+    "LM_EVAL_SETTINGS",
+    "task_name",
+    "dataset_rows",
+    "load_dataset",
+    "process_results",
+    "main",
+]
+
+
 #: The settings lm-eval can run (one model call per sample), with their task names.
 LM_EVAL_SETTINGS = ("zero-shot", "structural-hint", "size-hint", "example-hint")
 

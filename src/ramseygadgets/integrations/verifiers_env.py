@@ -37,6 +37,13 @@ from ramseygadgets.prompts import (
 from ramseygadgets.selection import select_problems
 from ramseygadgets.training.rewards import PROBLEM_COLUMNS, completion_reply, exact_reward
 
+__all__ = [
+    "benchmark_rows",
+    "training_split",
+    "ramsey_exact_reward",
+    "load_environment",
+]
+
 
 def _info(problem: Problem) -> dict[str, Any]:
     return {"problem_id": problem.id, **problem.fields()}

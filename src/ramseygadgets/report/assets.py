@@ -4,6 +4,13 @@ The page is self-contained: no external URL anywhere; figures are ``data:`` URIs
 inline SVG, the table-sorting script inline.
 """
 
+__all__ = [
+    "CSS",
+    "JS",
+    "TEMPLATE",
+]
+
+
 CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px;
        padding: 0 18px 60px; color: #1d1d1d; }

@@ -40,6 +40,23 @@ from ramseygadgets.report.tables import (
     table2,
 )
 
+__all__ = [
+    "DEFINITIONS",
+    "ReportOptions",
+    "ReportResult",
+    "ProgressHook",
+    "FAILED_SHARE_WARNING",
+    "build_report",
+    "usable_runs",
+    "compute_report",
+    "shows_size_tiers",
+    "write_report",
+    "write_text",
+    "report_html",
+    "report_markdown",
+]
+
+
 DEFINITIONS = (
     "Accuracy of a run: correct samples / expected samples of that run (a sample is correct only if the "
     "verifier accepted the parsed answer).",

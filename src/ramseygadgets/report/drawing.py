@@ -25,7 +25,29 @@ from ramseygadgets.gadgets import COLOR_NAMES, Designated, GadgetForm
 from ramseygadgets.graphs import Graph
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
     from ramseygadgets.multicolor.colorings import MultiColoring
+
+__all__ = [
+    "RED",
+    "BLUE",
+    "GREY",
+    "COLORS",
+    "MAX_DRAWN_VERTICES",
+    "GraphPicture",
+    "MARGIN",
+    "LAYOUT_SEEDS",
+    "vertex_radius",
+    "layout",
+    "CLEARANCE",
+    "clearance",
+    "coloring_from_json",
+    "graph_picture",
+    "picture_svg",
+    "save_picture",
+]
+
 
 RED = "#d62728"
 BLUE = "#1f77b4"
@@ -347,14 +369,12 @@ def save_picture(
     """Render with matplotlib; the format follows the suffix (``.png`` or ``.svg``)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.collections import LineCollection
     from matplotlib.figure import Figure
 
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".png", ".svg"):
         raise ValueError(f"output must end in .png or .svg, got {path.name!r}")
-    graph = picture.graph
     fig = Figure(figsize=(5, 5.4 if caption else 5))
     FigureCanvasAgg(fig)
     ax = fig.add_axes((0.02, 0.08 if caption else 0.02, 0.96, 0.86 if title else 0.94))
@@ -362,7 +382,27 @@ def save_picture(
     ax.set_ylim(1, 0)
     ax.set_aspect("equal")
     ax.axis("off")
-    pos = picture.positions
+    _plot_edges(ax, picture)
+    _plot_vertices(ax, picture)
+    if title:
+        fig.suptitle(title, fontsize=12)
+    if caption:
+        fig.text(0.5, 0.03, caption, ha="center", va="center", fontsize=9, wrap=True)
+    make_output_dir(path.parent, "the drawing directory")
+    with (
+        matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ramseygadgets"}),
+        atomic_path(path) as tmp,
+    ):
+        metadata = {"Date": None} if suffix == ".svg" else None
+        fig.savefig(tmp, format=suffix[1:], dpi=150, metadata=metadata)
+    return path
+
+
+def _plot_edges(ax: Axes, picture: GraphPicture) -> None:
+    """The coloured edges (marked ones thicker) and the labels of the marked edges."""
+    from matplotlib.collections import LineCollection
+
+    graph, pos = picture.graph, picture.positions
     segments = [(pos[u], pos[v]) for u, v in graph.edges]
     widths = [5 if i in picture.edge_marks else 2.2 for i in range(graph.m)]
     ax.add_collection(
@@ -383,6 +423,11 @@ def save_picture(
             zorder=3,
             bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "#333"},
         )
+
+
+def _plot_vertices(ax: Axes, picture: GraphPicture) -> None:
+    """The marked vertices (highlighted, with their names), then every vertex with its number."""
+    graph, pos = picture.graph, picture.positions
     size = 300 if graph.n <= 16 else 160
     marked = list(picture.vertex_marks)
     if marked:
@@ -420,15 +465,3 @@ def save_picture(
         ax.text(
             x, y, str(v), ha="center", va="center", fontsize=9 if graph.n <= 16 else 7, zorder=3
         )
-    if title:
-        fig.suptitle(title, fontsize=12)
-    if caption:
-        fig.text(0.5, 0.03, caption, ha="center", va="center", fontsize=9, wrap=True)
-    make_output_dir(path.parent, "the drawing directory")
-    with (
-        matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ramseygadgets"}),
-        atomic_path(path) as tmp,
-    ):
-        metadata = {"Date": None} if suffix == ".svg" else None
-        fig.savefig(tmp, format=suffix[1:], dpi=150, metadata=metadata)
-    return path

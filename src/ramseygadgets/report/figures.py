@@ -29,6 +29,21 @@ from ramseygadgets.report.metrics import CellStats
 from ramseygadgets.report.runs import OUTCOMES, setting_sort_key
 from ramseygadgets.terminal import terminal_text
 
+__all__ = [
+    "MARKERS",
+    "MAX_FIGURE_SETTINGS",
+    "OUTCOME_COLORS",
+    "FigureFiles",
+    "figure_settings",
+    "plain",
+    "model_colors",
+    "accuracy_vs_tokens",
+    "accuracy_vs_size",
+    "accuracy_by_tier",
+    "outcomes",
+]
+
+
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 #: Settings a figure shows at most (panels, markers, bars); further ones are in the tables.
 MAX_FIGURE_SETTINGS = 6

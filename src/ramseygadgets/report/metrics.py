@@ -49,6 +49,32 @@ from ramseygadgets.report.runs import (
     setting_sort_key,
 )
 
+__all__ = [
+    "BOOTSTRAP_RESAMPLES",
+    "BOOTSTRAP_SEED",
+    "mean",
+    "sample_std",
+    "pass_at_k",
+    "shipped_min_vertices",
+    "problem_sort_key",
+    "ProblemInfo",
+    "problem_info",
+    "Cell",
+    "build_cells",
+    "order_models",
+    "Interval",
+    "CellStats",
+    "bootstrap_mean_accuracy",
+    "bootstrap_mean",
+    "cell_stats",
+    "Breakdown",
+    "breakdown",
+    "BREAKDOWNS",
+    "has_more_colors",
+    "SIZE_TIER_BREAKDOWN",
+]
+
+
 #: Default bootstrap resamples and seed.
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0

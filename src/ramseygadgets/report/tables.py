@@ -24,6 +24,30 @@ from ramseygadgets.report.metrics import (
 from ramseygadgets.report.runs import EXAMPLE_HINT, setting_sort_key
 from ramseygadgets.terminal import terminal_text
 
+__all__ = [
+    "Record",
+    "Column",
+    "Table",
+    "FORMULA_START",
+    "csv_value",
+    "markdown_text",
+    "pct",
+    "fmt_pct",
+    "fmt_mean_std",
+    "fmt_ci",
+    "fmt_tokens",
+    "stats_record",
+    "STD_NOTE",
+    "MISSING_NOTE",
+    "table1",
+    "table1_wide",
+    "table2",
+    "breakdown_table",
+    "outcomes_table",
+    "per_problem_table",
+]
+
+
 Record = dict[str, Any]
 
 

@@ -35,6 +35,17 @@ from ramseygadgets.problem import Problem
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs
 
+__all__ = [
+    "CheckpointError",
+    "problem_record",
+    "problem_from_record",
+    "fingerprint",
+    "SliceTask",
+    "census_slice",
+    "CensusResult",
+    "run_census",
+]
+
 
 class CheckpointError(RamseyGadgetsError):
     """A checkpoint directory belongs to another enumeration or holds an unreadable slice."""

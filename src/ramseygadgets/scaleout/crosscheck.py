@@ -18,6 +18,10 @@ from ramseygadgets.problemsets import problem_of_record
 from ramseygadgets.scaleout.census import CensusResult, SliceTask, run_census
 from ramseygadgets.scaleout.executors import Executor
 
+__all__ = [
+    "cross_check",
+]
+
 
 def cross_check(
     records: list[dict[str, Any]],

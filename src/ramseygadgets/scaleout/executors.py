@@ -28,6 +28,16 @@ from typing import Any
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.workers import init_worker, usable_cores
 
+__all__ = [
+    "Task",
+    "ScaleoutError",
+    "Executor",
+    "LocalExecutor",
+    "RayExecutor",
+    "make_executor",
+]
+
+
 Task = Callable[[Any], Any]
 
 

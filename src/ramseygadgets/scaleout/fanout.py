@@ -30,6 +30,18 @@ from ramseygadgets.search.dataset import METHOD, solution_record
 from ramseygadgets.search.solve import SearchResult
 from ramseygadgets.workers import sigint_gate
 
+__all__ = [
+    "ENGINES",
+    "DEFAULT_ENGINE",
+    "engine_function",
+    "SolveTask",
+    "solve_task",
+    "GenerateOutcome",
+    "generate_problem_set",
+    "hardest_last",
+]
+
+
 #: Two-colour search engines: name -> (``"module:function"``, fixed keyword options); the
 #: function has the signature of :func:`ramseygadgets.search.solve` (``problem, *, max_vertices,
 #: timeout, min_vertices`` -> :class:`~ramseygadgets.search.SearchResult`).  ``cegar`` lets

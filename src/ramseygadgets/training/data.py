@@ -28,6 +28,16 @@ from ramseygadgets.files import atomic_write, fsync_dir, make_output_dir
 from ramseygadgets.prompts import build_prompt
 from ramseygadgets.training.stream import TrainingDataError, TrainingItem
 
+__all__ = [
+    "TRAINING_SETTINGS",
+    "COLUMNS",
+    "check_settings",
+    "training_row",
+    "training_rows",
+    "write_dataset",
+]
+
+
 #: Settings a training row can have (see the module docs for the other two).
 TRAINING_SETTINGS: tuple[str, ...] = ("zero-shot", "structural-hint", "size-hint")
 

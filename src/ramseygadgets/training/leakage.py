@@ -27,6 +27,15 @@ from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.patterns import canonical_graph6
 
+__all__ = [
+    "COLOUR_SWAP",
+    "ProblemKey",
+    "problem_key",
+    "benchmark_keys",
+    "is_benchmark_equivalent",
+]
+
+
 #: What exchanging the colours does to each gadget type of the (F,H) problem, read as an
 #: (H,F) problem; ``None``: no gadget type of the (H,F) problem is equivalent.
 COLOUR_SWAP: dict[GadgetType, GadgetType | None] = {

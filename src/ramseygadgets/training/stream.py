@@ -47,6 +47,19 @@ from ramseygadgets.problemsets import (
 )
 from ramseygadgets.training.leakage import ProblemKey, is_benchmark_equivalent, problem_key
 
+__all__ = [
+    "DEFAULT_POOL",
+    "STREAM_COLORS",
+    "TrainingDataError",
+    "StreamExhausted",
+    "TrainingItem",
+    "StreamConfig",
+    "pool_problems",
+    "ProblemStream",
+    "SetSelection",
+    "problem_set_problems",
+]
+
 #: Colour counts the stream draws (three colours multiply the pool: keep it small).
 STREAM_COLORS = (2, 3)
 

@@ -9,9 +9,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ramseygadgets.harness.backends.base import BackendError
+from ramseygadgets.harness.backends.base import (
+    AsyncBackend,
+    Backend,
+    BackendError,
+    BatchBackend,
+    RetryCallback,
+)
+
+if TYPE_CHECKING:
+    from ramseygadgets.harness.backends.replay import ReplayData
+    from ramseygadgets.harness.problems import ProblemSet
+    from ramseygadgets.harness.retry import RetryPolicy
 
 SPEC_HELP = "openai/<model>, vllm/<model>, solver, random or replay:<file>"
 
@@ -19,16 +30,16 @@ SPEC_HELP = "openai/<model>, vllm/<model>, solver, random or replay:<file>"
 def make_backend(
     spec: str,
     *,
-    problem_set: Any,
+    problem_set: ProblemSet,
     base_url: str | None = None,
-    retry: Any = None,
-    on_retry: Any = None,
+    retry: RetryPolicy | None = None,
+    on_retry: RetryCallback | None = None,
     tool_mode: str = "text",
     seed: int | None = None,
     engine_args: dict[str, Any] | None = None,
-    replay: Any = None,
+    replay: ReplayData | None = None,
     max_connections: int = 256,
-) -> Any:
+) -> Backend:
     """The backend a ``--model`` spec names (a :class:`BackendError` for anything else)."""
     spec = spec.strip()
     if spec.startswith("openai/"):
@@ -65,4 +76,4 @@ def make_backend(
     raise BackendError(f"unknown model {spec!r}; use {SPEC_HELP}")
 
 
-__all__ = ["BackendError", "SPEC_HELP", "make_backend"]
+__all__ = ["AsyncBackend", "Backend", "BackendError", "BatchBackend", "SPEC_HELP", "make_backend"]

@@ -10,6 +10,19 @@ from typing import Protocol, runtime_checkable
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey
 
+__all__ = [
+    "RetryCallback",
+    "SECRET_VARIABLES",
+    "REDACTED",
+    "redact",
+    "BackendError",
+    "AsyncBackend",
+    "BatchBackend",
+    "Backend",
+    "outgoing_messages",
+]
+
+
 #: ``on_retry(key, attempt, reason, delay_s)``: called before each retry sleep.
 RetryCallback = Callable[[SampleKey, int, str, float], None]
 
@@ -60,6 +73,10 @@ class BatchBackend(Protocol):
     def start_sync(self) -> None: ...
 
     def complete_batch(self, requests: list[ChatRequest]) -> list[list[Completion]]: ...
+
+
+#: Any backend: :func:`~ramseygadgets.harness.backends.make_backend` returns one of these.
+Backend = AsyncBackend | BatchBackend
 
 
 def outgoing_messages(request: ChatRequest) -> list[dict]:

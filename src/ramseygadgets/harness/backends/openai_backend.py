@@ -25,6 +25,17 @@ from ramseygadgets.harness.backends.base import (
 from ramseygadgets.harness.retry import RetryPolicy, is_retryable_status, parse_retry_after
 from ramseygadgets.harness.types import ChatRequest, Completion, Usage
 
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "SAMPLE_HEADER",
+    "public_url",
+    "resolve_base_url",
+    "error_message",
+    "completion_from_response",
+    "OpenAIBackend",
+]
+
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Header naming the sample a request belongs to (``problem/setting/run/round``): lets server
 #: logs (and the test servers) tie requests to samples.  Carries no secret.

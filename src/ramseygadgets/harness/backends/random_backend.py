@@ -17,6 +17,11 @@ from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.harness.types import ChatRequest, Completion
 
+__all__ = [
+    "random_candidate",
+    "RandomBackend",
+]
+
 
 def random_candidate(rng: random.Random, gadget: Any, low: int, high: int) -> Candidate:
     n = rng.randint(low, high)

@@ -26,6 +26,13 @@ from ramseygadgets.harness.records import (
 )
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Usage
 
+__all__ = [
+    "ReplayData",
+    "MAX_REPLAY_BYTES",
+    "load_replay",
+    "ReplayBackend",
+]
+
 
 @dataclass
 class ReplayData:

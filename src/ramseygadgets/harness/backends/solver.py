@@ -19,6 +19,12 @@ from ramseygadgets.harness.types import ChatRequest, Completion
 from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
 
+__all__ = [
+    "SEARCH_TIMEOUT_S",
+    "SolverBackend",
+]
+
+
 #: Time limit for searching a solution of a problem that ships none.
 SEARCH_TIMEOUT_S = 120.0
 

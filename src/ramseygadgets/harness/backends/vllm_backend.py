@@ -15,6 +15,14 @@ from typing import Any
 from ramseygadgets.harness.backends.base import BackendError, outgoing_messages
 from ramseygadgets.harness.types import ChatRequest, Completion, Usage
 
+__all__ = [
+    "INSTALL_HINT",
+    "CHAT_KWARGS",
+    "import_vllm",
+    "VLLMBackend",
+]
+
+
 INSTALL_HINT = "pip install 'ramseygadgets[vllm]' (needs a CUDA GPU)"
 #: extra_body keys that go to ``LLM.chat`` instead of ``SamplingParams``.
 CHAT_KWARGS = (
