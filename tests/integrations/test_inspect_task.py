@@ -89,6 +89,14 @@ def test_problem_selection_by_tier_and_ids() -> None:
         build_samples("example-hint", "p3_k3_red_determiner")
 
 
+def test_task_declares_its_version() -> None:
+    """Inspect records Task.version in every log (default 0): the task declares its own."""
+    from ramseygadgets.integrations import inspect_task
+
+    task = ramsey_gadgets(problems="p3_k3_red_determiner")
+    assert task.version == inspect_task.TASK_VERSION == 1
+
+
 def test_bad_task_arguments_name_the_problem() -> None:
     with pytest.raises(ValueError, match="unknown setting 'one-shot'"):
         build_samples("one-shot")

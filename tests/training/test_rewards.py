@@ -143,3 +143,23 @@ def test_shaped_rewards_are_partial_credit_only() -> None:
     assert good == [1.0, 1.0, 0.0, 0.0]
     assert exact[0] == 1.0 and exact[2:] == [0.0, 0.0]
     assert exact[1] == (1.0 if scoring.judge(problem, replies[1], None)["correct"] else 0.0)
+
+
+@pytest.mark.parametrize(
+    "reward", [ramsey_reward, shaped_parseable_reward, shaped_good_graph_reward]
+)
+def test_rewards_pickle_and_score_the_same(reward) -> None:
+    """The rewards are objects, not closures: they survive pickling (multiprocessing, Ray,
+    accelerate) with TRL's __name__ and the same scores."""
+    import pickle
+
+    problem = get_problem("p3_k3_red_determiner")
+    good = answer(problem.id)
+    completions = [good, "no answer here", [{"role": "assistant", "content": good}]]
+    cols = columns([problem] * len(completions))
+    copy = pickle.loads(pickle.dumps(reward))
+    assert copy.__name__ == reward.__name__ == copy.__qualname__
+    assert copy(prompts=["q"] * 3, completions=completions, **cols) == reward(
+        prompts=["q"] * 3, completions=completions, **cols
+    )
+    assert reward(prompts=["q"] * 3, completions=completions, **cols) == [1.0, 0.0, 1.0]

@@ -8,11 +8,6 @@ from __future__ import annotations
 import signal
 import sys
 
-try:  # typer >= 0.2x vendors click as typer._click
-    from typer._click import exceptions as click_exceptions
-except ImportError:  # pragma: no cover - older typer on top of click
-    from click import exceptions as click_exceptions  # type: ignore[no-redef]
-
 import typer
 
 # Importing a module registers its commands.
@@ -40,18 +35,31 @@ def main() -> None:
         _exit(130)
     except typer.Exit as exc:
         _exit(exc.exit_code)
-    except click_exceptions.UsageError as exc:
-        if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
-            sys.stdout.write(exc.ctx.get_help() + "\n")
+    except typer.TyperException as exc:
+        _error(exc)
+    _exit(code if isinstance(code, int) else 0)
+
+
+def _error(exc: typer.TyperException) -> None:
+    """Report a Typer error and exit.
+
+    Only Typer's public API: since 0.26 Typer carries its own copy of Click (its errors are not
+    the ``click`` package's), and since 0.28 all of them derive from the public
+    :class:`typer.TyperException`. A usage error (Click's ``UsageError`` and subclasses) has exit
+    code 2 and the ``ctx`` it happened in: one ``error:`` line pointing at ``--help``, except for
+    a group called without a command, which prints its help.
+    """
+    message = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    if exc.exit_code == 2 and hasattr(exc, "ctx"):
+        if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+            sys.stdout.write(ctx.get_help() + "\n")
             sys.exit(0)
-        command = exc.ctx.command_path if exc.ctx is not None else "ramseygadgets"
-        message = " ".join(exc.format_message().split())
+        command = ctx.command_path if ctx is not None else "ramseygadgets"
         sys.stderr.write(f"error: {message} (see '{command} --help')\n")
         sys.exit(2)
-    except click_exceptions.ClickException as exc:
-        sys.stderr.write(f"error: {' '.join(exc.format_message().split())}\n")
-        sys.exit(exc.exit_code)
-    _exit(code if isinstance(code, int) else 0)
+    sys.stderr.write(f"error: {message}\n")
+    sys.exit(exc.exit_code)
 
 
 def _exit(code: int) -> None:

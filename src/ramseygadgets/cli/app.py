@@ -44,10 +44,21 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
+        typer.echo(f"ramseygadgets {package_version()}")
+        raise typer.Exit()
+
+
+def package_version() -> str:
+    """The installed distribution's version (importlib.metadata); ``__version__`` when the
+    package runs from a source tree that is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ramseygadgets")
+    except PackageNotFoundError:  # pragma: no cover - a bare source tree on sys.path
         from ramseygadgets import __version__
 
-        typer.echo(f"ramseygadgets {__version__}")
-        raise typer.Exit()
+        return __version__
 
 
 @app.callback()

@@ -386,6 +386,11 @@ def generate_config(profile: Any) -> GenerateConfig:
     return GenerateConfig(**values)
 
 
+#: The task's version in Inspect logs (``Task(version=...)``): raise it whenever the samples, the
+#: solver or the scoring change so that logs of different task definitions are not compared.
+TASK_VERSION = 1
+
+
 @task
 def ramsey_gadgets(
     setting: str = "zero-shot",
@@ -421,6 +426,7 @@ def ramsey_gadgets(
         metrics=metrics,
         config=generate_config(chosen),
         metadata={"setting": setting, "tool_mode": tool_mode, "profile": profile},
+        version=TASK_VERSION,
     )
 
 

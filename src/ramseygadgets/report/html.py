@@ -16,19 +16,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from jinja2 import Environment
+from jinja2 import Environment, PackageLoader, Template
 from markupsafe import Markup
 
 from ramseygadgets.catalog import find_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate, GadgetType
-from ramseygadgets.report.assets import CSS, JS, TEMPLATE
 from ramseygadgets.report.drawing import MAX_DRAWN_VERTICES, graph_picture, picture_svg
 from ramseygadgets.report.figures import FigureFiles
 from ramseygadgets.report.metrics import Cell, problem_info, problem_sort_key
 from ramseygadgets.report.runs import Sample, problem_of_id, setting_sort_key
 from ramseygadgets.report.tables import Table
 from ramseygadgets.verify import good_coloring
+
+#: The page's template (with its style sheet and script), shipped as package data.
+TEMPLATE_NAME = "report.html.j2"
 
 #: Characters of a failed response's tail shown in a card.
 RESPONSE_TAIL = 600
@@ -179,6 +181,14 @@ def data_uri(path, mime: str) -> str:
     return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
+def report_template() -> Template:
+    """The report's Jinja template (``ramseygadgets/templates/report.html.j2``), autoescaping on."""
+    env = Environment(
+        loader=PackageLoader("ramseygadgets", "templates"), autoescape=True, trim_blocks=False
+    )
+    return env.get_template(TEMPLATE_NAME)
+
+
 def render_html(
     *,
     title: str,
@@ -194,8 +204,7 @@ def render_html(
 ) -> str:
     from ramseygadgets import __version__
 
-    env = Environment(autoescape=True, trim_blocks=False)
-    template = env.from_string(TEMPLATE)
+    template = report_template()
     table_views = [
         {
             "name": t.name,
@@ -221,8 +230,6 @@ def render_html(
     ]
     return template.render(
         title=title,
-        css=Markup(CSS),
-        js=Markup(JS),
         tables=table_views,
         figures=figure_views,
         problems=problems,

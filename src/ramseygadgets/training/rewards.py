@@ -86,19 +86,33 @@ def _column_problems(n: int, columns: Mapping[str, Any]) -> list[Problem]:
     ]
 
 
-def _batch(
-    score: Callable[[Problem, Completion], float],
-) -> Callable[..., list[float]]:
-    def reward(
+class BatchReward:
+    """A TRL reward function: ``reward(prompts, completions, **columns) -> list[float]``,
+    scoring each completion against the problem its row's ``F``/``H``/``gadget`` columns name.
+
+    An object rather than a closure so that it pickles (multiprocessing data loaders, Ray,
+    ``accelerate`` launches); ``__name__`` and ``__qualname__`` are set because TRL logs each
+    reward function under its ``__name__``. ``score`` must be a module-level function.
+    """
+
+    def __init__(self, score: Callable[[Problem, Completion], float], name: str, doc: str) -> None:
+        self.score = score
+        self.__name__ = name
+        self.__qualname__ = name
+        self.__doc__ = doc
+
+    def __call__(
+        self,
         prompts: Sequence[Any] | None = None,
         completions: Sequence[Completion] | None = None,
         **columns: Any,
     ) -> list[float]:
         completions = list(completions or [])
         problems = _column_problems(len(completions), columns)
-        return [score(p, c) for p, c in zip(problems, completions)]
+        return [self.score(p, c) for p, c in zip(problems, completions)]
 
-    return reward
+    def __repr__(self) -> str:
+        return f"<reward {self.__name__}>"
 
 
 def _parseable(problem: Problem, completion: Completion) -> float:
@@ -119,18 +133,20 @@ def _good_graph(problem: Problem, completion: Completion) -> float:
         return 0.0
 
 
-ramsey_reward = _batch(exact_reward)
-ramsey_reward.__name__ = "ramsey_reward"
-ramsey_reward.__doc__ = (
-    """TRL reward function: the exact reward of each completion (module docs)."""
+ramsey_reward = BatchReward(
+    exact_reward,
+    "ramsey_reward",
+    """TRL reward function: the exact reward of each completion (module docs).""",
 )
 
-shaped_parseable_reward = _batch(_parseable)
-shaped_parseable_reward.__name__ = "shaped_parseable_reward"
-shaped_parseable_reward.__doc__ = """Shaping only: 1.0 when the reply holds a readable answer."""
+shaped_parseable_reward = BatchReward(
+    _parseable,
+    "shaped_parseable_reward",
+    """Shaping only: 1.0 when the reply holds a readable answer.""",
+)
 
-shaped_good_graph_reward = _batch(_good_graph)
-shaped_good_graph_reward.__name__ = "shaped_good_graph_reward"
-shaped_good_graph_reward.__doc__ = (
-    """Shaping only: 1.0 when the answer's graph has an (F,H)-good coloring."""
+shaped_good_graph_reward = BatchReward(
+    _good_graph,
+    "shaped_good_graph_reward",
+    """Shaping only: 1.0 when the answer's graph has an (F,H)-good coloring.""",
 )
