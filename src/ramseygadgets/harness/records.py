@@ -1,151 +1,39 @@
-"""Checks of everything read back from disk (``samples.jsonl``, ``config.json``, replay files):
-a field that would make a later step fail or grow without bound is refused with its name.
-
-* JSON is parsed with :func:`parse_json`: nesting deeper than the parser's recursion limit is a
-  ``ValueError`` ("nested too deeply"), not a ``RecursionError``.
-* ``run`` is an integer (JSON ``1.0``, ``1e20``, ``Infinity`` or ``[1]`` are not) in
-  ``0 .. runs − 1``; ``runs`` is an integer in ``1 .. MAX_RUNS``.
-* Token counts, retries and round counts are non-negative integers; latencies are finite
-  non-negative numbers; texts are strings; ``correct`` is a boolean.
-
-Text written back is made encodable with :func:`encodable_json`: lone UTF-16 surrogates (half
-an emoji, which servers emit when a token splits a code point) become U+FFFD and the record is
-flagged ``"replaced_surrogates": true``.
-"""
+"""Moved to :mod:`ramseygadgets.runs.records` (the data layer); re-exported for old imports."""
 
 from __future__ import annotations
 
-import json
-import math
-import re
-from collections.abc import Mapping
-from typing import Any
+from ramseygadgets.runs.records import (
+    MAX_RUNS,
+    SURROGATES_FLAG,
+    FieldError,
+    JSONTooDeepError,
+    check_config,
+    check_integer,
+    check_run,
+    check_runs,
+    check_sample_fields,
+    check_usage,
+    encodable_json,
+    is_count,
+    is_duration,
+    is_integer,
+    parse_json,
+)
 
-#: Largest number of runs (repetitions) a configuration or a ``--runs`` option may ask for.
-MAX_RUNS = 1000
-#: Flag set on a record whose texts held lone surrogates (replaced by U+FFFD).
-SURROGATES_FLAG = "replaced_surrogates"
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-#: Sample fields and what they must be (``None`` is allowed for all but the key fields).
-_TEXT_FIELDS = ("model", "response", "reasoning", "finish_reason", "error", "error_kind")
-_COUNT_FIELDS = ("retries", "rounds", "tool_calls", "min_vertices")
-_USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "total_tokens")
-
-
-class FieldError(ValueError):
-    """One field of a record read from disk is unusable; ``str()`` names the field."""
-
-    def __init__(self, field: str, problem: str):
-        super().__init__(f"field {field!r} {problem}")
-        self.field, self.problem = field, problem
-
-
-class JSONTooDeepError(ValueError):
-    """JSON nested deeper than the parser's recursion limit."""
-
-
-def parse_json(text: str | bytes) -> Any:
-    """``json.loads`` whose only failure is ``ValueError`` (:class:`JSONTooDeepError` for
-    absurdly deep nesting, never a ``RecursionError``)."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise JSONTooDeepError("JSON nested too deeply") from None
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, default=str) if not isinstance(value, float) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def is_integer(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def check_integer(value: Any, field: str, low: int, high: int) -> int:
-    """``value`` if it is an integer in ``low .. high``, else :class:`FieldError`."""
-    if not is_integer(value) or not low <= value <= high:
-        raise FieldError(field, f"must be an integer in {low}..{high}, got {_shown(value)}")
-    return int(value)
-
-
-def check_run(value: Any, runs: int | None = None, field: str = "run") -> int:
-    """A run index: an integer in ``0 .. runs − 1`` (``runs`` defaults to :data:`MAX_RUNS`)."""
-    return check_integer(value, field, 0, (runs or MAX_RUNS) - 1)
-
-
-def check_runs(value: Any, field: str = "runs") -> int:
-    return check_integer(value, field, 1, MAX_RUNS)
-
-
-def _check_optional(record: Mapping[str, Any], field: str, valid: Any, what: str) -> None:
-    value = record.get(field)
-    if value is not None and not valid(value):
-        raise FieldError(field, f"must be {what}, got {_shown(value)}")
-
-
-def is_count(value: Any) -> bool:
-    return is_integer(value) and value >= 0
-
-
-def is_duration(value: Any) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
-    )
-
-
-def check_usage(usage: Any, field: str = "usage") -> None:
-    """Token counts: an object whose counts are non-negative integers or null."""
-    if usage is None:
-        return
-    if not isinstance(usage, Mapping):
-        raise FieldError(field, f"must be an object, got {_shown(usage)}")
-    for name in _USAGE_FIELDS:
-        _check_optional(usage, name, is_count, "a non-negative integer")
-
-
-def check_sample_fields(record: Mapping[str, Any]) -> None:
-    """The optional fields of a sample record (see the module docstring)."""
-    for name in _TEXT_FIELDS:
-        _check_optional(record, name, lambda v: isinstance(v, str), "a string")
-    for name in _COUNT_FIELDS:
-        _check_optional(record, name, is_count, "a non-negative integer")
-    _check_optional(record, "latency_s", is_duration, "a finite non-negative number")
-    _check_optional(record, "correct", lambda v: isinstance(v, bool), "true or false")
-    _check_optional(record, "messages", lambda v: isinstance(v, list), "a list")
-    check_usage(record.get("usage"))
-
-
-def check_config(config: Mapping[str, Any]) -> None:
-    """The fields of a ``config.json`` that later steps index or iterate over."""
-    if "runs" in config:
-        check_runs(config["runs"])
-    for name in ("settings", "problems"):
-        value = config.get(name)
-        if value is not None and (
-            not isinstance(value, list) or not all(isinstance(x, str) for x in value)
-        ):
-            raise FieldError(name, "must be a list of strings")
-    for name in ("model", "model_label", "profile"):
-        _check_optional(config, name, lambda v: isinstance(v, str), "a string")
-
-
-def encodable_json(record: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
-    """One JSON line for ``record`` as UTF-8 (without the newline), and the record it holds.
-
-    Lone surrogates become U+FFFD and the record gets :data:`SURROGATES_FLAG`; values JSON
-    cannot hold are written as text.
-    """
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-    try:
-        return text.encode("utf-8"), record
-    except UnicodeEncodeError:  # only lone surrogates fail to encode
-        pass
-    repaired = parse_json(_SURROGATE.sub("\ufffd", text))
-    repaired[SURROGATES_FLAG] = True
-    line = json.dumps(repaired, ensure_ascii=False, separators=(",", ":"))
-    return line.encode("utf-8"), repaired
+__all__ = [
+    "MAX_RUNS",
+    "SURROGATES_FLAG",
+    "FieldError",
+    "JSONTooDeepError",
+    "check_config",
+    "check_integer",
+    "check_run",
+    "check_runs",
+    "check_sample_fields",
+    "check_usage",
+    "encodable_json",
+    "is_count",
+    "is_duration",
+    "is_integer",
+    "parse_json",
+]

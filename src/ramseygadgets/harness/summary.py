@@ -1,6 +1,6 @@
 """The summary printed at the end of ``eval``: one row per setting.
 
-Outcomes follow the reports (:attr:`ramseygadgets.report.runs.Sample.outcome`): correct, wrong,
+Outcomes follow the reports (:attr:`ramseygadgets.runs.samples.Sample.outcome`): correct, wrong,
 parse failure, truncated (``finish_reason`` length), backend error.  Accuracy is the mean over
 runs of (correct / samples in the run) ± the sample standard deviation over runs; Pass@k is the
 share of problems solved in at least one of the k runs.  ``ramseygadgets report`` gives the
@@ -18,7 +18,17 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
+from ramseygadgets.runs.samples import Sample, example_hint_applies
+from ramseygadgets.runs.stats import mean, sample_std
 from ramseygadgets.terminal import terminal_text
+
+__all__ = [
+    "ACCURACY_COLUMNS",
+    "OUTCOME_COLUMNS",
+    "SettingSummary",
+    "summarize",
+    "summary_tables",
+]
 
 
 @dataclass
@@ -42,9 +52,6 @@ class SettingSummary:
 
 
 def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list[SettingSummary]:
-    from ramseygadgets.report.metrics import mean, sample_std
-    from ramseygadgets.report.runs import Sample, example_hint_applies
-
     runs = int(config["runs"])
     problems = list(config["problems"])
     by_setting: dict[str, list[tuple[Sample, int]]] = {s: [] for s in config["settings"]}
@@ -60,36 +67,38 @@ def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list
     rows = []
     for setting, samples in by_setting.items():
         pids = [p for p in problems if setting != "example-hint" or example_hint_applies(p)]
-        if not pids:
-            continue
-        outcomes = [s.outcome for s, _ in samples]
-        per_run = [
-            sum(1 for s, _ in samples if s.run == r and s.correct) / len(pids) for r in range(runs)
-        ]
-        solved = {s.problem_id for s, _ in samples if s.correct}
-        tokens = [
-            s.usage.total_tokens
-            for s, _ in samples
-            if s.usage.total_tokens is not None and not s.error
-        ]
-        rows.append(
-            SettingSummary(
-                setting=setting,
-                samples=len(samples),
-                expected=len(pids) * runs,
-                correct=outcomes.count("correct"),
-                accuracy=mean(per_run) if samples else None,
-                accuracy_std=sample_std(per_run) if samples else None,
-                pass_at_k=len(solved) / len(pids) if samples else None,
-                k=runs,
-                avg_tokens=mean(tokens) if tokens else None,
-                parse_failures=outcomes.count("parse-failure"),
-                truncated=outcomes.count("truncated"),
-                errors=outcomes.count("error"),
-                retries=sum(r for _, r in samples),
-            )
-        )
+        if pids:
+            rows.append(_setting_row(setting, samples, len(pids), runs))
     return rows
+
+
+def _setting_row(
+    setting: str, samples: list[tuple[Sample, int]], problems: int, runs: int
+) -> SettingSummary:
+    """One setting's row from its samples (with their retries) over ``problems`` × ``runs``."""
+    outcomes = [s.outcome for s, _ in samples]
+    per_run = [
+        sum(1 for s, _ in samples if s.run == r and s.correct) / problems for r in range(runs)
+    ]
+    solved = {s.problem_id for s, _ in samples if s.correct}
+    tokens = [
+        s.usage.total_tokens for s, _ in samples if s.usage.total_tokens is not None and not s.error
+    ]
+    return SettingSummary(
+        setting=setting,
+        samples=len(samples),
+        expected=problems * runs,
+        correct=outcomes.count("correct"),
+        accuracy=mean(per_run) if samples else None,
+        accuracy_std=sample_std(per_run) if samples else None,
+        pass_at_k=len(solved) / problems if samples else None,
+        k=runs,
+        avg_tokens=mean(tokens) if tokens else None,
+        parse_failures=outcomes.count("parse-failure"),
+        truncated=outcomes.count("truncated"),
+        errors=outcomes.count("error"),
+        retries=sum(r for _, r in samples),
+    )
 
 
 def _pct(x: float | None) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ramseygadgets.catalog import Problem
+from ramseygadgets.runs.records import SampleKey
 
 
 @dataclass(frozen=True)
@@ -40,18 +41,6 @@ class Sampling:
 
     def seed_for(self, run: int) -> int | None:
         return None if self.seed is None else self.seed + run
-
-
-@dataclass(frozen=True)
-class SampleKey:
-    """One sample: (problem, setting, run)."""
-
-    problem_id: str
-    setting: str
-    run: int
-
-    def label(self) -> str:
-        return f"{self.problem_id}/{self.setting}/{self.run}"
 
 
 @dataclass
