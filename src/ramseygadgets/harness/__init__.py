@@ -13,10 +13,10 @@ from ramseygadgets.harness.config import ConfigMismatchError, check_compatible, 
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.problems import ProblemSet, load_problem_file, select_problems
 from ramseygadgets.harness.retry import RetryPolicy
-from ramseygadgets.harness.runlog import RunLog, RunLogError, read_samples
 from ramseygadgets.harness.runner import EvalOptions, EvalOutcome, Evaluation, run_eval
 from ramseygadgets.harness.summary import SettingSummary, summarize
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Sampling, Usage
+from ramseygadgets.runs.folder import RunLog, RunLogError, read_samples
 
 __all__ = [
     "SPEC_HELP",

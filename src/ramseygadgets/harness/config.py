@@ -14,8 +14,21 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from ramseygadgets import __version__
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.harness.problems import ProblemSet
+from ramseygadgets.prompts import build_prompt, settings_for
+
+__all__ = [
+    "FORMAT_VERSION",
+    "IDENTITY_FIELDS",
+    "ConfigMismatchError",
+    "package_version",
+    "dataset_hash",
+    "make_config",
+    "differences",
+    "check_compatible",
+]
 
 FORMAT_VERSION = 1
 #: Fields that define the experiment: a resumed run must match them exactly.
@@ -38,8 +51,6 @@ class ConfigMismatchError(RamseyGadgetsError):
 
 
 def package_version() -> str:
-    from ramseygadgets import __version__
-
     return __version__
 
 
@@ -57,8 +68,6 @@ def dataset_hash(problem_set: ProblemSet, settings: Iterable[str]) -> str:
     The prompts are rendered (default profile, text tool protocol) for every problem and
     setting, so any change in a template, a hint or a shipped solution changes the hash.
     """
-    from ramseygadgets.prompts import build_prompt, settings_for
-
     parts: list[Any] = [problem_set.content_hash]
     wanted = list(settings)
     for problem in problem_set.problems:

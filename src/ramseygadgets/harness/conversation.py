@@ -26,6 +26,11 @@ from ramseygadgets.prompts import (
     tool_result_message,
 )
 
+__all__ = [
+    "MULTIROUND",
+    "Conversation",
+]
+
 MULTIROUND = "multiround"
 
 

@@ -8,6 +8,14 @@ from typing import Any
 from ramseygadgets.catalog import Problem
 from ramseygadgets.runs.records import SampleKey
 
+__all__ = [
+    "SampleKey",
+    "Sampling",
+    "ChatRequest",
+    "Usage",
+    "Completion",
+]
+
 
 @dataclass(frozen=True)
 class Sampling:

@@ -13,9 +13,15 @@ import random
 from itertools import combinations
 from typing import Any
 
+from ramseygadgets.answers import format_answer
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.harness.types import ChatRequest, Completion
+
+__all__ = [
+    "random_candidate",
+    "RandomBackend",
+]
 
 
 def random_candidate(rng: random.Random, gadget: Any, low: int, high: int) -> Candidate:
@@ -50,8 +56,6 @@ class RandomBackend:
         return None
 
     async def complete(self, request: ChatRequest) -> Completion:
-        from ramseygadgets.answers import format_answer
-
         rng = random.Random(f"{self.seed}/{request.key.label()}/{request.round_no}")
         candidate = random_candidate(rng, request.problem.gadget, self.low, self.high)
         return Completion(

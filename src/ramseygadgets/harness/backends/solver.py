@@ -15,9 +15,15 @@ import json
 import threading
 from typing import Any
 
+from ramseygadgets import coloring_tool
+from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.types import ChatRequest, Completion
+from ramseygadgets.multicolor import MultiProblem, solve_multi
+from ramseygadgets.search import solve
+
+__all__ = ["SEARCH_TIMEOUT_S", "SolverBackend"]
 
 #: Time limit for searching a solution of a problem that ships none.
 SEARCH_TIMEOUT_S = 120.0
@@ -27,11 +33,7 @@ def _search(problem: Problem, timeout: float) -> Candidate | None:
     """A minimal solution by the search (:func:`~ramseygadgets.multicolor.solve_multi` for three
     or more colours), or ``None`` when none is found in time."""
     if problem.more:
-        from ramseygadgets.multicolor import MultiProblem, solve_multi
-
         return solve_multi(MultiProblem.of_problem(problem), timeout=timeout).candidate
-    from ramseygadgets.search import solve
-
     return solve(problem, timeout=timeout).candidate
 
 
@@ -82,14 +84,10 @@ class SolverBackend:
             )
         if request.key.setting == "multiround" and request.round_no == 1 and not request.last_round:
             return self._ask_tool(request, candidate)
-        from ramseygadgets.answers import format_answer
-
         text = f"My answer:\n\n{format_answer(candidate, problem.gadget)}"
         return Completion(content=text, finish_reason="stop")
 
     def _ask_tool(self, request: ChatRequest, candidate: Candidate) -> Completion:
-        from ramseygadgets import coloring_tool
-
         arguments = {"edges": [list(e) for e in candidate.graph.edges]}
         if request.tool_mode == "native":
             call = {
