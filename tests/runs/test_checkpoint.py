@@ -118,3 +118,21 @@ def test_rewrite_replaces_the_log(tmp_path):
         log.rewrite([{"id": "b"}])
         log.append({"id": "c"})
     assert [r["id"] for r in CheckpointLog(path).read()] == ["b", "c"]
+
+
+def test_records_since_an_offset_and_collected_lines(tmp_path):
+    path = tmp_path / "log.jsonl"
+    log = CheckpointLog(path)
+    log.append({"id": "a"})
+    mark = log.size()
+    path.write_bytes(path.read_bytes() + b"junk\n")
+    log.append({"id": "b"})
+    log.close()
+    assert log.read(start=mark, corrupt="collect") == [{"id": "b"}]
+    assert log.warnings == [
+        f"{path} line 2 is not a record (malformed JSON); fix or delete that line"
+    ]
+    with open(path, "ab") as fh:
+        fh.write(b'{"id": "c", "to')
+    assert log.read(start=mark, corrupt="collect") == [{"id": "b"}] and log.torn_bytes == 15
+    assert path.read_bytes().endswith(b'{"id":"b"}\n')

@@ -22,7 +22,8 @@ Safety rules:
 * any other bad line (malformed JSON, not an object, JSON nested too deeply, or refused by the
   ``check`` callback) is named by file and line number: with ``corrupt="raise"`` (default) it
   is an error, with ``corrupt="skip"`` it is left out and its description is kept in
-  :attr:`CheckpointLog.warnings` and issued as a :class:`CheckpointWarning`;
+  :attr:`CheckpointLog.warnings` and issued as a :class:`CheckpointWarning` (``"collect"``:
+  kept, not issued);
 * text is UTF-8; lone UTF-16 surrogates (half an emoji) become U+FFFD and the record is flagged
   ``"replaced_surrogates": true`` (the default encoder, :func:`json_line`), so one odd record
   never stops the others of its batch from being written.
@@ -124,30 +125,37 @@ class CheckpointLog:
         self,
         *,
         repair: bool = True,
-        corrupt: Literal["raise", "skip"] = "raise",
+        corrupt: Literal["raise", "skip", "collect"] = "raise",
         check: Check | None = None,
+        start: int = 0,
     ) -> list[dict[str, Any]]:
         """Every record in file order (a missing file has none); see the module docstring.
 
         ``repair``: cut a torn last line off the file (else it is only skipped).  ``corrupt``:
-        what a bad line does: ``"raise"`` the log's error naming file and line, or ``"skip"``
-        it with a warning.  ``check(record)`` may refuse a record by raising ``ValueError``.
+        what a bad line does: ``"raise"`` the log's error naming file and line, ``"skip"`` it
+        with a :class:`CheckpointWarning`, or ``"collect"`` it silently; skipped lines are
+        described in :attr:`warnings`.  ``check(record)`` may refuse a record by raising
+        ``ValueError``.  ``start``: only the records from this byte offset on (a line start,
+        e.g. an earlier :meth:`size`: the records appended since then); line numbers still
+        count from the top of the file.
         """
         self.torn_bytes, self.warnings = 0, []
         data = self._read_bytes()
         records: list[dict[str, Any]] = []
+        first = data.count(b"\n", 0, start) + 1 if start else 1
+        data, offset = data[start:], start
         lines = data.split(b"\n")
         tail = lines.pop()  # bytes after the last newline ("" when the file ends cleanly)
-        for number, raw in enumerate(lines, 1):
+        for number, raw in enumerate(lines, first):
             if raw.strip():
                 self._collect(records, raw, number, corrupt, check)
         if tail.strip():
             try:
-                record = self._parse(tail, len(lines) + 1, check)
+                record = self._parse(tail, first + len(lines), check)
             except _TornLine:
                 self.torn_bytes = len(tail)
                 if repair:
-                    self._repair_end(truncate_to=len(data) - len(tail))
+                    self._repair_end(truncate_to=offset + len(data) - len(tail))
             except ValueError as exc:
                 self._corrupt(str(exc), corrupt)
             else:
@@ -155,6 +163,15 @@ class CheckpointLog:
                 if repair:
                     self._repair_end(append=b"\n")
         return records
+
+    def size(self) -> int:
+        """The file's length in bytes now (0 when it does not exist): a ``start`` for :meth:`read`."""
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            raise self.error(f"cannot read {self.path}: {exc.strerror or exc}") from None
 
     def _read_bytes(self) -> bytes:
         if not self.path.exists():
@@ -178,10 +195,11 @@ class CheckpointLog:
             self._corrupt(str(exc), corrupt)
 
     def _corrupt(self, message: str, corrupt: str) -> None:
-        if corrupt != "skip":
+        if corrupt == "raise":
             raise self.error(message) from None
         self.warnings.append(message)
-        warnings.warn(message, CheckpointWarning, stacklevel=4)
+        if corrupt == "skip":
+            warnings.warn(message, CheckpointWarning, stacklevel=4)
 
     def _parse(self, raw: bytes, number: int, check: Check | None) -> dict[str, Any]:
         where = f"{self.path} line {number}"
