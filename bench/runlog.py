@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ramseygadgets.harness.runlog import RunLog
+from ramseygadgets.runs.folder import RunFolder as RunLog
 
 RESPONSE = "The gadget is the graph with edges " + ", ".join(f"{i}-{i + 1}" for i in range(120))
 

@@ -414,8 +414,6 @@ def test_progress_display_shows_counts_accuracy_tokens_retries(tmp_path):
 def test_a_disk_error_stops_the_run_with_one_line(tmp_path, monkeypatch):
     import os
 
-    from ramseygadgets.harness import runlog
-
     real_fsync, calls = os.fsync, []
 
     def failing_fsync(fd):
@@ -426,7 +424,7 @@ def test_a_disk_error_stops_the_run_with_one_line(tmp_path, monkeypatch):
             raise OSError(28, "No space left on device")
         return real_fsync(fd)
 
-    monkeypatch.setattr(runlog.os, "fsync", failing_fsync)
+    monkeypatch.setattr(os, "fsync", failing_fsync)
     out = tmp_path / "run"
     args = (
         "--problems",
@@ -441,7 +439,7 @@ def test_a_disk_error_stops_the_run_with_one_line(tmp_path, monkeypatch):
     assert (
         result.output == f"error: cannot write {out / 'samples.jsonl'}: No space left on device\n"
     )
-    monkeypatch.setattr(runlog.os, "fsync", real_fsync)
+    monkeypatch.setattr(os, "fsync", real_fsync)
     result = run_eval(*args)
     assert result.exit_code == 0, result.output
     recs = records(out)

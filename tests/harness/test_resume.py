@@ -13,8 +13,8 @@ from openai_mock import answer_script
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.harness.runlog import read_samples
 from ramseygadgets.prompts import settings_for
+from ramseygadgets.runs.folder import read_samples
 
 PROBLEMS = "p3_k3_red_determiner,k13_c4_negative_sender,k13_k3_clause_gadget"
 TOTAL = (

@@ -17,11 +17,11 @@ from test_resume import TOTAL, by_key, eval_args, start_subprocess, wait_for_lin
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.harness.runlog import RunLog, RunLogError
+from ramseygadgets.runs.folder import RunLog, RunLogError
 
 PROBLEM = "p3_k3_red_determiner"
 HALF_EMOJI = "\ud83d"
-SURROGATES_FLAG = "replaced_surrogates"  # harness.records.SURROGATES_FLAG
+SURROGATES_FLAG = "replaced_surrogates"  # runs.records.SURROGATES_FLAG
 
 
 def run_eval(*args: str):
@@ -124,7 +124,7 @@ def test_disk_full_while_appending_keeps_the_log_whole(tmp_path, monkeypatch):
 # -- item 5: linear batches and SIGTERM ---------------------------------------------------------
 def test_a_batch_of_40k_records_appends_in_linear_time(tmp_path):
     code = (
-        "import sys; from ramseygadgets.harness.runlog import RunLog\n"
+        "import sys; from ramseygadgets.runs.folder import RunLog\n"
         "log = RunLog(sys.argv[1]).open()\n"
         "log.append_many([{'problem_id': f'p{i}', 'setting': 's', 'run': 0} for i in range(40000)])\n"
         "log.close()\n"

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from ramseygadgets.harness.runlog import ERRORS_FILE, RunLog, RunLogError, read_samples
 from ramseygadgets.harness.types import SampleKey
+from ramseygadgets.runs.folder import ERRORS_FILE, RunLog, RunLogError, read_samples
 
 
 def rec(pid: str, run: int = 0, **extra) -> dict:
@@ -69,7 +69,7 @@ def test_second_writer_is_refused(tmp_path):
     d = tmp_path / "r"
     with RunLog(d):
         code = (
-            "from ramseygadgets.harness.runlog import RunLog, RunLogError\n"
+            "from ramseygadgets.runs.folder import RunLog, RunLogError\n"
             f"try:\n    RunLog({str(d)!r}).open()\nexcept RunLogError as e:\n    print(e)\n"
         )
         out = subprocess.run(

@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from ramseygadgets.harness.runlog import read_samples
 from ramseygadgets.harness.scoring import judge
 from ramseygadgets.harness.summary import summarize
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.problem import Problem
+from ramseygadgets.runs.folder import read_samples
 from ramseygadgets.training import exact_reward
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.long]  # the first test starts the server

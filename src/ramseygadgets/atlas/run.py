@@ -7,7 +7,9 @@ Output directory:
 * ``results.jsonl``: one search record per finished problem (the checkpoint of ``generate``:
   :class:`~ramseygadgets.problemsets.ProblemSetWriter`); a re-run skips recorded problems, and
   with ``retry_unsolved`` re-runs the open ones from their proven lower bound;
-* ``crosscheck.jsonl``: one record per exhaustively re-checked problem (appended, fsynced);
+* ``crosscheck.jsonl``: one record per exhaustively re-checked problem (a
+  :class:`~ramseygadgets.runs.checkpoint.CheckpointLog`: appended and fsynced, a torn last line
+  cut off on the next run, a corrupt line skipped with a warning naming it);
 * ``atlas.json``: the base atlas (default: the shipped one) merged with every record above;
 * ``atlas.md``: its table (:func:`ramseygadgets.atlas.table.render_markdown`);
 * ``problems.jsonl`` etc.: the solved problems as a generated problem set (``eval --dataset``).
@@ -39,18 +41,38 @@ from ramseygadgets.atlas.table import render_markdown
 from ramseygadgets.catalog import Problem
 from ramseygadgets.files import atomic_write
 from ramseygadgets.graphs import Graph
-from ramseygadgets.problemsets import (
-    ProblemSetPlan,
-    ProblemSetWriter,
-    append_record,
-    iter_records,
-    repair_torn_tail,
-)
+from ramseygadgets.problemsets import ProblemSetPlan, ProblemSetWriter
+from ramseygadgets.runs.checkpoint import CheckpointLog, ascii_json_line
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.scaleout.fanout import DEFAULT_ENGINE, generate_problem_set, hardest_last
 from ramseygadgets.search import smallest_vertex_count
+from ramseygadgets.search.exhaustive import exhaustive_minimums
 from ramseygadgets.solutions import Solution, load_solutions
 from ramseygadgets.verify import verify
+
+__all__ = [
+    "ATLAS_JSON",
+    "ATLAS_MD",
+    "CHECKS_FILE",
+    "DEFAULT_CROSS_CHECK",
+    "SCAN_METHOD",
+    "SHIPPED",
+    "AtlasOptions",
+    "AtlasOutcome",
+    "CheckTask",
+    "atlas_header",
+    "build_atlas",
+    "check_pair",
+    "checks_log",
+    "lower_bound_fact",
+    "merge_record",
+    "new_entry",
+    "pending_checks",
+    "run_atlas",
+    "shipped_facts",
+    "solution_fact",
+    "verify_solutions",
+]
 
 CHECKS_FILE = "crosscheck.jsonl"
 ATLAS_JSON = "atlas.json"
@@ -262,8 +284,6 @@ def check_pair(task: CheckTask) -> list[dict[str, Any]]:
 
     Agreement: the scan's least (n', m') has n' = n and m' = m (m' ≤ m where the search did not
     finish proving its m edge-minimal; the record keeps m')."""
-    from ramseygadgets.search.exhaustive import exhaustive_minimums
-
     started = time.monotonic()
     problems = {pid: Problem.make(task.F, task.H, gadget) for pid, gadget, _, _ in task.claims}
     up_to = max(n for _, _, n, _ in task.claims)
@@ -332,6 +352,16 @@ def atlas_header(options: AtlasOptions) -> dict[str, Any]:
     }
 
 
+def checks_log(directory: Path) -> CheckpointLog:
+    """The cross-check log of an atlas folder (``crosscheck.jsonl``, lines as ``json.dumps``)."""
+    return CheckpointLog(
+        directory / CHECKS_FILE,
+        what="cross-check record",
+        error=AtlasError,
+        encoder=ascii_json_line,
+    )
+
+
 def run_atlas(
     out_dir: str | Path,
     options: AtlasOptions,
@@ -348,10 +378,9 @@ def run_atlas(
     unknown = sorted(set(options.only) - set(plan.ids))
     if unknown:
         raise AtlasError(f"{unknown[0]!r} is not a problem of the atlas (see 'atlas table --json')")
-    with ProblemSetWriter(out_dir) as writer:
-        checks_path = writer.dir / CHECKS_FILE
-        repair_torn_tail(checks_path)
-        atlas = build_atlas(plan, base, writer.checked_records(), iter_records(checks_path))
+    with ProblemSetWriter(out_dir) as writer, checks_log(writer.dir) as checks:
+        known = [r for r in checks.read(repair=True, corrupt="skip") if "id" in r]
+        atlas = build_atlas(plan, base, writer.checked_records(), known)
         outcome = AtlasOutcome(atlas)
         executor = executor or LocalExecutor(1)
         try:
@@ -361,7 +390,7 @@ def run_atlas(
                 )
             if not outcome.interrupted and options.cross_check_up_to > 0:
                 outcome.interrupted = _cross_check(
-                    atlas, options, checks_path, executor, outcome, on_check
+                    atlas, options, checks, executor, outcome, on_check
                 )
         finally:
             atlas.header = atlas_header(options)
@@ -417,7 +446,7 @@ def _search(
 def _cross_check(
     atlas: Atlas,
     options: AtlasOptions,
-    checks_path: Path,
+    checks: CheckpointLog,
     executor: Executor,
     outcome: AtlasOutcome,
     on_check: Callable[[dict[str, Any]], None] | None,
@@ -427,7 +456,7 @@ def _cross_check(
     try:
         for _, results in executor.run(check_pair, tasks):
             for check in results:
-                append_record(checks_path, check)
+                checks.append(check)
                 outcome.checked.append(check)
                 if on_check is not None:
                     on_check(check)

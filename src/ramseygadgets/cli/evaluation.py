@@ -55,7 +55,7 @@ def _key_values(pairs: list[str] | None, option: str) -> dict[str, Any]:
 
 
 def _extra_body(text: str | None) -> dict[str, Any]:
-    from ramseygadgets.harness.records import parse_json
+    from ramseygadgets.runs.records import parse_json
 
     if not text:
         return {}
@@ -170,9 +170,9 @@ def eval_command(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     from ramseygadgets.harness.retry import RetryPolicy
-    from ramseygadgets.harness.runlog import SAMPLES_FILE, read_samples
     from ramseygadgets.harness.runner import EvalOptions, Evaluation, default_out, model_label
     from ramseygadgets.harness.summary import summarize, summary_tables
+    from ramseygadgets.runs.folder import SAMPLES_FILE, read_samples
 
     options = EvalOptions(
         out=out or Path("runs"),

@@ -12,10 +12,10 @@ from ramseygadgets.harness.backends import SPEC_HELP, BackendError, make_backend
 from ramseygadgets.harness.config import ConfigMismatchError, check_compatible, dataset_hash
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.retry import RetryPolicy
-from ramseygadgets.harness.runlog import RunLog, RunLogError, read_samples
 from ramseygadgets.harness.runner import EvalOptions, EvalOutcome, Evaluation, run_eval
 from ramseygadgets.harness.summary import SettingSummary, summarize
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Sampling, Usage
+from ramseygadgets.runs.folder import RunLog, RunLogError, read_samples
 from ramseygadgets.selection import ProblemSet, load_problem_file, select_problems
 
 __all__ = [

@@ -14,7 +14,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from ramseygadgets import __version__
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.selection import ProblemSet
 
 __all__ = [
@@ -27,7 +29,6 @@ __all__ = [
     "differences",
     "check_compatible",
 ]
-
 
 FORMAT_VERSION = 1
 #: Fields that define the experiment: a resumed run must match them exactly.
@@ -50,8 +51,6 @@ class ConfigMismatchError(RamseyGadgetsError):
 
 
 def package_version() -> str:
-    from ramseygadgets import __version__
-
     return __version__
 
 
@@ -69,8 +68,6 @@ def dataset_hash(problem_set: ProblemSet, settings: Iterable[str]) -> str:
     The prompts are rendered (default profile, text tool protocol) for every problem and
     setting, so any change in a template, a hint or a shipped solution changes the hash.
     """
-    from ramseygadgets.prompts import build_prompt, settings_for
-
     parts: list[Any] = [problem_set.content_hash]
     wanted = list(settings)
     for problem in problem_set.problems:

@@ -17,7 +17,19 @@ from __future__ import annotations
 from typing import Any
 
 from ramseygadgets.catalog import Problem
+from ramseygadgets.coloring_tool import TOOL_NAME, run_coloring_tool
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Sampling, Usage
+from ramseygadgets.prompts import (
+    MULTIROUND_ROUNDS,
+    followup_message,
+    multiround_step,
+    tool_result_message,
+)
+
+__all__ = [
+    "MULTIROUND",
+    "Conversation",
+]
 
 __all__ = [
     "MULTIROUND",
@@ -41,8 +53,6 @@ class Conversation:
         tool_mode: str = "text",
         max_rounds: int | None = None,
     ):
-        from ramseygadgets.prompts import MULTIROUND_ROUNDS
-
         self.key = key
         self.problem = problem
         self.sampling = sampling
@@ -129,15 +139,10 @@ class Conversation:
         """The messages opening the next round, or ``None`` when the reply is final."""
         if self.tool_mode == "native":
             return self._native_tool_turn(completion)
-        from ramseygadgets.prompts import multiround_step
-
         step = multiround_step(self.problem, self.round_no, completion.content or "")
         return None if step.final or step.followup is None else [step.followup]
 
     def _native_tool_turn(self, completion: Completion) -> list[dict[str, Any]] | None:
-        from ramseygadgets.coloring_tool import TOOL_NAME, run_coloring_tool
-        from ramseygadgets.prompts import followup_message, tool_result_message
-
         if not completion.tool_calls:
             return None
         turn: list[dict[str, Any]] = []

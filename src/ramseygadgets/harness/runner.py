@@ -15,11 +15,10 @@ of failing every remaining sample.
 from __future__ import annotations
 
 import asyncio
-import re
 import signal
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,61 +26,55 @@ from rich.console import Console
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.backends import make_backend
 from ramseygadgets.harness.backends.base import redact
+from ramseygadgets.harness.backends.replay import ReplayData, load_replay
 from ramseygadgets.harness.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.harness.conversation import Conversation
+from ramseygadgets.harness.options import (
+    DEFAULT_BATCH,
+    DEFAULT_CONCURRENCY,
+    SAMPLING_RANGES,
+    TOOL_MODES,
+    EvalOptions,
+    check_options,
+    check_sampling_options,
+    default_out,
+    model_label,
+    resolve_profile,
+    resolve_sampling,
+)
 from ramseygadgets.harness.progress import EvalProgress, EvalStats
-from ramseygadgets.harness.records import FieldError, check_runs
-from ramseygadgets.harness.results import write_results
-from ramseygadgets.harness.retry import RetryPolicy
-from ramseygadgets.harness.runlog import RunLog, RunLogError
 from ramseygadgets.harness.scoring import sample_record
-from ramseygadgets.harness.types import Completion, SampleKey, Sampling
+from ramseygadgets.harness.types import Completion, SampleKey
+from ramseygadgets.harness.writer import GroupCommitWriter
+from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
+from ramseygadgets.runs.folder import RunFolder, RunLogError
+from ramseygadgets.runs.records import FieldError, check_runs
+from ramseygadgets.runs.results import write_results
 from ramseygadgets.selection import ProblemSet, select_problems
 
-TOOL_MODES = ("text", "native")
-DEFAULT_CONCURRENCY = 32
-DEFAULT_BATCH = 1024
+__all__ = [
+    "DEFAULT_BATCH",
+    "DEFAULT_CONCURRENCY",
+    "LOCAL_ERROR_KINDS",
+    "SAMPLING_RANGES",
+    "TOOL_MODES",
+    "EvalOptions",
+    "EvalOutcome",
+    "Evaluation",
+    "check_sampling_options",
+    "default_out",
+    "merge_first_round",
+    "model_label",
+    "resolve_profile",
+    "resolve_sampling",
+    "run_eval",
+    "sample_keys",
+]
+
 #: Error kinds that say nothing about the backend as a whole (never trigger the abort rule).
 LOCAL_ERROR_KINDS = frozenset({"replay-missing", "no-solution"})
-
-
-@dataclass
-class EvalOptions:
-    """Everything ``ramseygadgets eval`` accepts (``None``: the default or the profile's value)."""
-
-    out: Path
-    model: str = "solver"
-    settings: list[str] | None = None
-    runs: int | None = None
-    problems: list[str] | None = None
-    tier: str | None = None
-    limit: int | None = None
-    dataset: str | None = None
-    problem_set: str | None = None  # a named set (--set); None: paper
-    max_concurrency: int | None = (
-        None  # default: DEFAULT_CONCURRENCY, or DEFAULT_BATCH for batch backends
-    )
-    temperature: float | None = None
-    top_p: float | None = None
-    top_k: int | None = None
-    min_p: float | None = None
-    repetition_penalty: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    profile: str | None = None
-    profiles_file: str | None = None
-    base_url: str | None = None
-    tool_mode: str = "text"
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    retry_errors: bool = True
-    abort_after: int = 3
-    max_vertices: int = DEFAULT_MAX_VERTICES
-    engine_args: dict[str, Any] = field(default_factory=dict)
-    progress: bool = True
 
 
 @dataclass
@@ -106,89 +99,9 @@ class EvalOutcome:
         return self.stats.recorded >= self.total
 
 
-def model_label(model: str, profile: Any | None) -> str:
-    """Short display name: the profile's name (unless ``default``), else the model's last part."""
-    if profile is not None and profile.name != "default":
-        return str(profile.name)
-    if model.startswith("replay:"):
-        return "replay:" + Path(model.split(":", 1)[1]).stem
-    return model.rstrip("/").split("/")[-1] or model
-
-
-def default_out(label: str) -> Path:
-    """``runs/<label>`` with the label made one safe path component: characters other than
-    letters, digits and ``._+-`` become ``_``, and a name of dots (``..``) cannot climb out."""
-    name = re.sub(r"[^A-Za-z0-9._+-]", "_", label).lstrip(".")[:120] or "model"
-    return Path("runs") / name
-
-
-def resolve_profile(name: str | None, profiles_file: str | None, model: str) -> Any:
-    """The named profile, else the one whose model patterns match the model id, else ``default``."""
-    from ramseygadgets.profiles import get_profile, profile_for_model
-
-    if name is not None:
-        return get_profile(name, profiles_file=profiles_file)
-    model_id = model.split("/", 1)[1] if model.startswith(("openai/", "vllm/")) else model
-    return profile_for_model(model_id, profiles_file=profiles_file)
-
-
-def resolve_sampling(options: EvalOptions, profile: Any | None) -> Sampling:
-    """The profile's recommended settings (``ModelProfile.request_params``) ← explicit options."""
-    values: dict[str, Any] = Sampling().to_json()
-    if profile is not None:
-        for name in (
-            "temperature",
-            "top_p",
-            "top_k",
-            "min_p",
-            "repetition_penalty",
-            "max_tokens",
-            "reasoning_effort",
-        ):
-            if getattr(profile, name, None) is not None:
-                values[name] = getattr(profile, name)
-        extra = dict(getattr(profile, "extra_body", None) or {})
-        if getattr(profile, "chat_template_kwargs", None):
-            extra["chat_template_kwargs"] = dict(profile.chat_template_kwargs)
-        values["extra_body"] = extra
-    for name in (
-        "temperature",
-        "top_p",
-        "top_k",
-        "min_p",
-        "repetition_penalty",
-        "max_tokens",
-        "seed",
-    ):
-        if getattr(options, name) is not None:
-            values[name] = getattr(options, name)
-    values["extra_body"] = {**values["extra_body"], **options.extra_body}
-    return Sampling(**values)
-
-
-#: Valid ranges of the sampling options: (option, attribute, test, what the test asks for).
-SAMPLING_RANGES = (
-    ("--max-tokens", "max_tokens", lambda x: x >= 1, "at least 1"),
-    ("--temperature", "temperature", lambda x: x >= 0, "at least 0"),
-    ("--top-p", "top_p", lambda x: 0 < x <= 1, "in (0, 1]"),
-    ("--min-p", "min_p", lambda x: 0 <= x <= 1, "in [0, 1]"),
-    ("--repetition-penalty", "repetition_penalty", lambda x: x > 0, "positive"),
-)
-
-
-def check_sampling_options(options: EvalOptions) -> None:
-    """Refuse out-of-range sampling options before any request is sent (a server would reject every sample)."""
-    for option, name, valid, what in SAMPLING_RANGES:
-        value = getattr(options, name)
-        if value is not None and not valid(value):
-            raise RamseyGadgetsError(f"{option} must be {what}, got {value}")
-
-
 def sample_keys(problem_set: ProblemSet, settings: list[str], runs: int) -> list[SampleKey]:
     """Every sample in run-major order (run 0 of everything first), skipping settings a problem
     does not have (example-hint exists for 30 problems)."""
-    from ramseygadgets.prompts import settings_for
-
     applicable = {
         p.id: set(settings_for(p, min_vertices=problem_set.min_vertices(p)))
         for p in problem_set.problems
@@ -209,7 +122,7 @@ class Evaluation:
         self.options = options
         self.console = console or Console(stderr=True)
         self.stats = EvalStats()
-        self.log: RunLog | None = None
+        self.log: RunFolder | None = None
         self.backend: Any = None
         self._prompts: dict[tuple[str, str], Any] = {}
         self._successes = 0
@@ -218,57 +131,60 @@ class Evaluation:
         self._workers: list[asyncio.Task[Any]] = []
         self._writing = False
         self._interrupt_pending = False
-        self._queued: list[dict[str, Any]] = []
-        self._writer: asyncio.Future[None] | None = None
         self.write_error: RunLogError | None = None
         self.signal = signal.SIGINT
 
     # -- setup ------------------------------------------------------------------------------
     def prepare(self) -> None:
-        from ramseygadgets.prompts import SETTINGS
-
+        """Check the options, then choose the samples, build their prompts (a bad prompt fails
+        now, not per sample), the backend and the configuration recorded in ``config.json``."""
         o = self.options
-        if o.tool_mode not in TOOL_MODES:
-            raise RamseyGadgetsError(f"--tool-mode must be text or native, got {o.tool_mode!r}")
-        if o.max_concurrency is not None and o.max_concurrency < 1:
-            raise RamseyGadgetsError(
-                f"--max-concurrency must be at least 1, got {o.max_concurrency}"
-            )
-        check_sampling_options(o)
-        replay = None
-        if o.model.startswith("replay:"):
-            from ramseygadgets.harness.backends.replay import load_replay
-
-            replay = load_replay(o.model.split(":", 1)[1])
-        settings = o.settings or (replay.settings() if replay else list(SETTINGS))
-        unknown = [s for s in settings if s not in SETTINGS]
-        if unknown:
-            raise RamseyGadgetsError(
-                f"unknown setting {unknown[0]!r}; choose from {', '.join(SETTINGS)}"
-            )
-        settings = list(dict.fromkeys(settings))
-        runs = o.runs if o.runs is not None else (replay.runs() if replay else 5)
-        try:
-            check_runs(runs)
-        except FieldError as exc:
-            raise RamseyGadgetsError(f"--runs {exc.problem}") from None
-        if o.limit is not None and o.limit < 1:
-            raise RamseyGadgetsError(f"--limit must be at least 1, got {o.limit}")
+        check_options(o)
+        replay = load_replay(o.model.split(":", 1)[1]) if o.model.startswith("replay:") else None
+        self.settings = self._choose_settings(replay)
+        self.runs = self._choose_runs(replay)
         problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
         self.problem_set = select_problems(problem_ids, o.tier, o.dataset, o.problem_set).first(
             o.limit
         )
-        self.settings, self.runs = settings, runs
         self.profile = resolve_profile(o.profile, o.profiles_file, o.model)
         self.sampling = resolve_sampling(o, self.profile)
-        self.keys = sample_keys(self.problem_set, settings, runs)
+        self.keys = sample_keys(self.problem_set, self.settings, self.runs)
         if not self.keys:
             raise RamseyGadgetsError(
                 "no samples to run: none of the selected problems has the selected settings"
             )
         for problem_id, setting in dict.fromkeys((k.problem_id, k.setting) for k in self.keys):
-            self.prompt(self.problem_set.get(problem_id), setting)  # fail now, not per sample
-        self.backend = make_backend(
+            self.prompt(self.problem_set.get(problem_id), setting)
+        self.backend = self._make_backend(replay)
+        if o.max_concurrency is None:
+            batch = hasattr(self.backend, "complete_batch")
+            o.max_concurrency = DEFAULT_BATCH if batch else DEFAULT_CONCURRENCY
+        self.config = self._make_config()
+
+    def _choose_settings(self, replay: ReplayData | None) -> list[str]:
+        """The settings asked for (default: the replay file's, else all five), each once."""
+        settings = self.options.settings or (replay.settings() if replay else list(SETTINGS))
+        unknown = [s for s in settings if s not in SETTINGS]
+        if unknown:
+            raise RamseyGadgetsError(
+                f"unknown setting {unknown[0]!r}; choose from {', '.join(SETTINGS)}"
+            )
+        return list(dict.fromkeys(settings))
+
+    def _choose_runs(self, replay: ReplayData | None) -> int:
+        """The runs asked for (default: the replay file's, else 5), checked."""
+        runs = self.options.runs
+        if runs is None:
+            runs = replay.runs() if replay else 5
+        try:
+            return check_runs(runs)
+        except FieldError as exc:
+            raise RamseyGadgetsError(f"--runs {exc.problem}") from None
+
+    def _make_backend(self, replay: ReplayData | None) -> Any:
+        o = self.options
+        return make_backend(
             o.model,
             problem_set=self.problem_set,
             base_url=o.base_url,
@@ -280,20 +196,19 @@ class Evaluation:
             replay=replay,
             max_connections=max(o.max_concurrency or DEFAULT_CONCURRENCY, 8),
         )
-        if o.max_concurrency is None:
-            o.max_concurrency = (
-                DEFAULT_BATCH if hasattr(self.backend, "complete_batch") else DEFAULT_CONCURRENCY
-            )
-        self.config = make_config(
+
+    def _make_config(self) -> dict[str, Any]:
+        o = self.options
+        return make_config(
             model=o.model,
             model_label=model_label(o.model, self.profile),
             profile=getattr(self.profile, "name", None),
-            settings=settings,
-            runs=runs,
+            settings=self.settings,
+            runs=self.runs,
             problems=self.problem_set.ids,
             sampling=self.sampling.to_json(),
             tool_mode=o.tool_mode,
-            dataset_hash=dataset_hash(self.problem_set, settings),
+            dataset_hash=dataset_hash(self.problem_set, self.settings),
             dataset=o.dataset,
             problem_set=o.problem_set or (None if o.dataset else "paper"),
             backend=getattr(self.backend, "describe", lambda: {})(),
@@ -305,8 +220,6 @@ class Evaluation:
         return self.options.max_concurrency or DEFAULT_CONCURRENCY
 
     def prompt(self, problem: Problem, setting: str) -> Any:
-        from ramseygadgets.prompts import build_prompt
-
         key = (problem.id, setting)
         if key not in self._prompts:
             try:
@@ -327,7 +240,7 @@ class Evaluation:
 
     def open_log(self) -> list[SampleKey]:
         """Open the run directory, check its config, and return the samples still to run."""
-        self.log = RunLog(self.options.out).open()
+        self.log = RunFolder(self.options.out).open()
         recorded = self.log.read_config()
         if recorded is None or not self.log.records:  # no samples: nothing to stay compatible with
             self.log.set_config(self.config)  # written with the first sample
@@ -387,41 +300,16 @@ class Evaluation:
         if self._interrupt_pending:
             raise KeyboardInterrupt
 
-    def _queue_record(self, record: dict[str, Any]) -> None:
-        """Async mode: hand a finished sample to the writer.  One writer at a time does
-        ``write + fsync`` in a thread, so the event loop never waits for the disk and samples that
-        finish while a flush is under way share the next one (group commit)."""
-        self._queued.append(record)
-        self._watch_errors(record)
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.ensure_future(self._write_queued())
+    def _written(self, records: list[dict[str, Any]]) -> None:
+        for record in records:
+            self.stats.add(record)
+        self._progress.update()
 
-    async def _write_queued(self) -> None:
-        while self._queued:
-            records, self._queued = self._queued, []
-            try:
-                await asyncio.to_thread(self.log.append_many, records)  # type: ignore[union-attr]
-            except RunLogError as exc:  # the disk failed: stop, the samples stay unrecorded
-                self.write_error = exc
-                for worker in self._workers:
-                    worker.cancel()
-                return
-            for record in records:
-                self.stats.add(record)
-            self._progress.update()
-
-    async def _drain_writer(self) -> None:
-        """Finish writing every sample already scored, whatever stopped the run."""
-        if self._writer is not None:
-            try:
-                await asyncio.shield(self._writer)
-            except asyncio.CancelledError:
-                await asyncio.wait([self._writer])
-        if self._queued and self.write_error is None:
-            records, self._queued = self._queued, []
-            self.log.append_many(records)  # type: ignore[union-attr]
-            for record in records:
-                self.stats.add(record)
+    def _write_failed(self, error: RunLogError) -> None:
+        """The disk failed (async mode): stop every worker; their samples stay unrecorded."""
+        self.write_error = error
+        for worker in self._workers:
+            worker.cancel()
 
     @property
     def _stopping(self) -> bool:
@@ -488,7 +376,7 @@ class Evaluation:
         """Worker pool over the pending samples; True when interrupted by a signal."""
         loop = asyncio.get_running_loop()
         main = asyncio.current_task()
-        assert main is not None
+        assert main is not None and self.log is not None
         interrupted = False
 
         def on_signal(signum: int) -> None:
@@ -497,37 +385,16 @@ class Evaluation:
             self.signal = signal.Signals(signum)
             main.cancel()
 
-        installed = []
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, on_signal, sig)
-                installed.append(sig)
-            except (RuntimeError, ValueError, NotImplementedError):  # not the main thread
-                pass
-        queue: Iterator[SampleKey] = iter(pending)
+        installed = _add_signal_handlers(loop, on_signal)
+        writer = GroupCommitWriter(self.log.append_many, self._written, self._write_failed)
         try:
             await self.backend.start()
-            workers = [
-                asyncio.create_task(self._worker(queue))
-                for _ in range(min(self.concurrency, len(pending)))
-            ]
-            self._workers = workers
-            try:
-                await asyncio.gather(*workers)
-            except asyncio.CancelledError:
-                if (
-                    not self._stopping or interrupted
-                ):  # workers cancelled by the abort rule or a disk error
-                    raise
-            finally:
-                for w in workers:
-                    w.cancel()
-                await asyncio.gather(*workers, return_exceptions=True)
+            await self._run_workers(pending, writer, lambda: interrupted)
         except asyncio.CancelledError:
             if not interrupted:
                 raise
         finally:
-            await self._drain_writer()
+            await writer.drain()
             for sig in installed:
                 loop.remove_signal_handler(sig)
             try:
@@ -537,37 +404,61 @@ class Evaluation:
             self._progress.update(force=True)
         return interrupted
 
-    async def _worker(self, queue: Iterator[SampleKey]) -> None:
+    async def _run_workers(
+        self, pending: list[SampleKey], writer: GroupCommitWriter, interrupted: Any
+    ) -> None:
+        """``concurrency`` workers over one queue; a cancellation by the abort rule or a disk
+        error ends the pool quietly, any other (a signal) is raised."""
+        queue: Iterator[SampleKey] = iter(pending)
+        workers = [
+            asyncio.create_task(self._worker(queue, writer))
+            for _ in range(min(self.concurrency, len(pending)))
+        ]
+        self._workers = workers
+        try:
+            await asyncio.gather(*workers)
+        except asyncio.CancelledError:
+            if not self._stopping or interrupted():
+                raise
+        finally:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    async def _worker(self, queue: Iterator[SampleKey], writer: GroupCommitWriter) -> None:
         for key in queue:
             if self._stopping:
                 return
             conversation = self.conversation(key)
             self.stats.in_flight += 1
-            started = time.perf_counter()
             try:
-                while (request := conversation.request()) is not None:
-                    try:
-                        completion = await self.backend.complete(request)
-                    except asyncio.CancelledError:
-                        raise
-                    except Exception as exc:  # noqa: BLE001 - a backend bug ends this sample, recorded
-                        completion = Completion(
-                            error=redact(f"backend failed: {type(exc).__name__}: {exc}")[:300],
-                            error_kind="backend-exception",
-                        )
-                    if conversation.multiround:
-                        await asyncio.to_thread(
-                            conversation.feed, completion
-                        )  # may run the coloring tool
-                    else:
-                        conversation.feed(completion)
-                conversation.latency_s = time.perf_counter() - started
+                await self._converse(conversation)
                 record = await asyncio.to_thread(self.score, conversation)
             finally:
                 self.stats.in_flight -= 1
             if self._stopping:
                 return
-            self._queue_record(record)
+            writer.put(record)
+            self._watch_errors(record)
+
+    async def _converse(self, conversation: Conversation) -> None:
+        """Every model call of one conversation (a backend bug ends it, recorded)."""
+        started = time.perf_counter()
+        while (request := conversation.request()) is not None:
+            try:
+                completion = await self.backend.complete(request)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a backend bug ends this sample, recorded
+                completion = Completion(
+                    error=redact(f"backend failed: {type(exc).__name__}: {exc}")[:300],
+                    error_kind="backend-exception",
+                )
+            if conversation.multiround:  # may run the coloring tool: off the event loop
+                await asyncio.to_thread(conversation.feed, completion)
+            else:
+                conversation.feed(completion)
+        conversation.latency_s = time.perf_counter() - started
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
         self.signal = signal.Signals(signum)
@@ -591,31 +482,45 @@ class Evaluation:
                 signal.signal(sig, handler)
 
     def _batch_waves(self, pending: list[SampleKey]) -> bool:
+        """Run the waves; True when interrupted (Ctrl-C, SIGTERM)."""
         try:
             self.backend.start_sync()
             size = self.concurrency
             for start in range(0, len(pending), size):
-                active = [self.conversation(k) for k in pending[start : start + size]]
-                while active and self.aborted is None:
-                    batch, owners = merge_first_round([c.request() for c in active], active)
-                    started = time.perf_counter()
-                    results = self.backend.complete_batch(batch)
-                    for _group, completions in zip(owners, results):
-                        for completion in completions:
-                            completion.latency_s = (
-                                time.perf_counter() - started
-                            )  # the wave's wall time
-                    for group, completions in zip(owners, results):
-                        for conversation, completion in zip(group, completions):
-                            conversation.feed(completion)
-                    self.record(*(self.score(c) for c in active if c.finished))
-                    active = [c for c in active if not c.finished]
-                    self._progress.update(force=True)
+                self._batch_wave([self.conversation(k) for k in pending[start : start + size]])
                 if self.aborted is not None:
                     break
         except KeyboardInterrupt:
             return True
         return False
+
+    def _batch_wave(self, active: list[Conversation]) -> None:
+        """One wave: every conversation's next call in one batch, until all have finished."""
+        while active and self.aborted is None:
+            batch, owners = merge_first_round([c.request() for c in active], active)
+            started = time.perf_counter()
+            results = self.backend.complete_batch(batch)
+            elapsed = time.perf_counter() - started  # the wave's wall time
+            for group, completions in zip(owners, results):
+                for conversation, completion in zip(group, completions):
+                    completion.latency_s = elapsed
+                    conversation.feed(completion)
+            self.record(*(self.score(c) for c in active if c.finished))
+            active = [c for c in active if not c.finished]
+            self._progress.update(force=True)
+
+
+def _add_signal_handlers(loop: asyncio.AbstractEventLoop, handler: Any) -> list[signal.Signals]:
+    """Route SIGINT and SIGTERM to ``handler(signum)``; the signals installed (none off the
+    main thread)."""
+    installed = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, handler, sig)
+            installed.append(sig)
+        except (RuntimeError, ValueError, NotImplementedError):  # not the main thread
+            pass
+    return installed
 
 
 def _current_task() -> asyncio.Task[Any] | None:

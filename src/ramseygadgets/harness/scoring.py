@@ -1,24 +1,67 @@
 """Turn a finished conversation into its sample record: parse the final answer, verify it.
 
-Outcome fields (docs/eval.md, "The run directory"): ``error`` (no response obtained), else ``parse_error`` (the
-reply holds no readable answer), else the verifier's ``correct``/``reason``/``witness``.
+Outcome fields (docs/eval.md, "The run directory"): ``error`` (no response obtained), else
+``parse_error`` (the reply holds no readable answer), else the verifier's
+``correct``/``reason``/``witness``.  :func:`grade` decides a :class:`~ramseygadgets.runs.grade.Grade`;
+:func:`judge` is the same as a dict of record fields (for callers that want JSON).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ramseygadgets.catalog import Problem
+from ramseygadgets.answers import ParsedAnswer, parse_answer
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.conversation import Conversation
+from ramseygadgets.problem import Problem
+from ramseygadgets.runs.grade import Grade
+from ramseygadgets.verify import verify
 
-if TYPE_CHECKING:
-    from ramseygadgets.answers import ParsedAnswer
+__all__ = ["Grade", "grade", "judge", "sample_record", "utc_now"]
 
 
 def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _parse(
+    problem: Problem, response: str | None, reasoning: str | None, max_vertices: int
+) -> ParsedAnswer | str:
+    """The parsed answer, or why the parser itself failed (it promises not to raise)."""
+    try:
+        return parse_answer(
+            response or "", problem.kind, reasoning=reasoning, max_vertices=max_vertices
+        )
+    except Exception as exc:  # noqa: BLE001 - never lose a sample if the parser raises
+        return f"parser failed: {type(exc).__name__}: {exc}"
+
+
+def grade(
+    problem: Problem,
+    response: str | None,
+    reasoning: str | None,
+    max_vertices: int = DEFAULT_MAX_VERTICES,
+) -> Grade:
+    """Parse ``response`` with the project's parser and verify the candidate exactly."""
+    parsed = _parse(problem, response, reasoning, max_vertices)
+    if isinstance(parsed, str):
+        return Grade.parse_failure(parsed, "parser-failure")
+    if not parsed.ok or parsed.candidate is None:
+        error = (None if parsed.ok else parsed.error) or "no answer found"
+        return Grade.parse_failure(error, parsed.error_kind)
+    candidate = parsed.candidate.to_json(problem.kind)
+    try:
+        verdict = verify(problem, parsed.candidate)
+    except Exception as exc:  # noqa: BLE001 - a verifier failure is recorded, not fatal
+        return Grade.verifier_failed(candidate, f"{type(exc).__name__}: {exc}")
+    return Grade(
+        correct=verdict.correct,
+        reason=verdict.reason,
+        check=verdict.check,
+        candidate=candidate,
+        witness=verdict.witness.to_json() if verdict.witness is not None else None,
+    )
 
 
 def judge(
@@ -27,53 +70,8 @@ def judge(
     reasoning: str | None,
     max_vertices: int = DEFAULT_MAX_VERTICES,
 ) -> dict[str, Any]:
-    """Parse ``response`` with the project's parser and verify the candidate exactly."""
-    from ramseygadgets.answers import parse_answer
-    from ramseygadgets.verify import verify
-
-    parsed: ParsedAnswer | None = None
-    parse_error: str | None
-    try:
-        answer = parse_answer(
-            response or "", problem.kind, reasoning=reasoning, max_vertices=max_vertices
-        )
-    except Exception as exc:  # noqa: BLE001 - the parser promises not to raise; never lose a sample if it does
-        parse_error = f"parser failed: {type(exc).__name__}: {exc}"
-    else:
-        parsed = answer
-        parse_error = None if answer.ok else (answer.error or "no answer found")
-    if parse_error is not None or parsed is None or parsed.candidate is None:
-        parse_error = parse_error or "no answer found"
-        kind = getattr(parsed, "error_kind", None) if parsed is not None else "parser-failure"
-        return {
-            "parse_error": parse_error,
-            "parse_error_kind": kind,
-            "candidate": None,
-            "correct": False,
-            "reason": parse_error,
-            "check": "parse",
-            "witness": None,
-        }
-    candidate = parsed.candidate
-    try:
-        verdict = verify(problem, candidate)
-    except Exception as exc:  # noqa: BLE001 - a verifier failure is recorded, not fatal
-        return {
-            "parse_error": None,
-            "candidate": candidate.to_json(problem.kind),
-            "correct": False,
-            "reason": f"verification failed: {type(exc).__name__}: {exc}",
-            "check": "error",
-            "witness": None,
-        }
-    return {
-        "parse_error": None,
-        "candidate": candidate.to_json(problem.kind),
-        "correct": verdict.correct,
-        "reason": verdict.reason,
-        "check": verdict.check,
-        "witness": verdict.witness.to_json() if verdict.witness is not None else None,
-    }
+    """:func:`grade` as the record fields it writes (:meth:`Grade.to_json`)."""
+    return grade(problem, response, reasoning, max_vertices).to_json()
 
 
 def sample_record(
@@ -106,17 +104,9 @@ def sample_record(
         "error": conversation.error,
     }
     if conversation.error is not None:
-        record.update(
-            {
-                "parse_error": None,
-                "candidate": None,
-                "correct": False,
-                "reason": conversation.error,
-                "check": "error",
-                "witness": None,
-            }
-        )
+        verdict = Grade.no_reply(conversation.error)
     else:
-        record.update(judge(problem, conversation.response, conversation.reasoning, max_vertices))
+        verdict = grade(problem, conversation.response, conversation.reasoning, max_vertices)
+    record.update(verdict.to_json())
     record["finished_at"] = utc_now()
     return record

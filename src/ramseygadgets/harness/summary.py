@@ -1,6 +1,6 @@
 """The summary printed at the end of ``eval``: one row per setting.
 
-Outcomes follow the reports (:attr:`ramseygadgets.report.runs.Sample.outcome`): correct, wrong,
+Outcomes follow the reports (:attr:`ramseygadgets.runs.samples.Sample.outcome`): correct, wrong,
 parse failure, truncated (``finish_reason`` length), backend error.  Accuracy is the mean over
 runs of (correct / samples in the run) ± the sample standard deviation over runs; Pass@k is the
 share of problems solved in at least one of the k runs.  ``ramseygadgets report`` gives the
@@ -11,23 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich import box
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
+from ramseygadgets.runs.samples import Sample, example_hint_applies
+from ramseygadgets.runs.stats import mean, sample_std
 from ramseygadgets.terminal import terminal_text
 
-if TYPE_CHECKING:
-    from ramseygadgets.report.runs import Sample
-
 __all__ = [
-    "SettingSummary",
-    "summarize",
     "ACCURACY_COLUMNS",
     "OUTCOME_COLUMNS",
+    "SettingSummary",
+    "summarize",
     "summary_tables",
 ]
 
@@ -53,26 +52,6 @@ class SettingSummary:
 
 
 def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list[SettingSummary]:
-    """One row per setting of ``config`` that applies to some of its problems."""
-    from ramseygadgets.report.runs import example_hint_applies
-
-    runs = int(config["runs"])
-    problems = list(config["problems"])
-    rows = []
-    for setting, samples in _samples_by_setting(records, config).items():
-        pids = [p for p in problems if setting != "example-hint" or example_hint_applies(p)]
-        if pids:
-            rows.append(_setting_summary(setting, samples, len(pids), runs))
-    return rows
-
-
-def _samples_by_setting(
-    records: Iterable[dict[str, Any]], config: dict[str, Any]
-) -> dict[str, list[tuple[Sample, int]]]:
-    """The samples (with their retry counts) of each configured setting, for the configured
-    problems and runs only."""
-    from ramseygadgets.report.runs import Sample
-
     runs = int(config["runs"])
     problems = list(config["problems"])
     by_setting: dict[str, list[tuple[Sample, int]]] = {s: [] for s in config["settings"]}
@@ -85,15 +64,18 @@ def _samples_by_setting(
             by_setting[record["setting"]].append(
                 (Sample.from_record(record), int(record.get("retries") or 0))
             )
-    return by_setting
+    rows = []
+    for setting, samples in by_setting.items():
+        pids = [p for p in problems if setting != "example-hint" or example_hint_applies(p)]
+        if pids:
+            rows.append(_setting_row(setting, samples, len(pids), runs))
+    return rows
 
 
-def _setting_summary(
+def _setting_row(
     setting: str, samples: list[tuple[Sample, int]], problems: int, runs: int
 ) -> SettingSummary:
-    """The row of one setting run on ``problems`` problems ``runs`` times."""
-    from ramseygadgets.report.metrics import mean, sample_std
-
+    """One setting's row from its samples (with their retries) over ``problems`` × ``runs``."""
     outcomes = [s.outcome for s, _ in samples]
     per_run = [
         sum(1 for s, _ in samples if s.run == r and s.correct) / problems for r in range(runs)

@@ -6,6 +6,15 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ramseygadgets.catalog import Problem
+from ramseygadgets.runs.records import SampleKey
+
+__all__ = [
+    "SampleKey",
+    "Sampling",
+    "ChatRequest",
+    "Usage",
+    "Completion",
+]
 
 __all__ = [
     "Sampling",
@@ -48,18 +57,6 @@ class Sampling:
 
     def seed_for(self, run: int) -> int | None:
         return None if self.seed is None else self.seed + run
-
-
-@dataclass(frozen=True)
-class SampleKey:
-    """One sample: (problem, setting, run)."""
-
-    problem_id: str
-    setting: str
-    run: int
-
-    def label(self) -> str:
-        return f"{self.problem_id}/{self.setting}/{self.run}"
 
 
 @dataclass

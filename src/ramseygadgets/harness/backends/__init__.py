@@ -21,8 +21,8 @@ from ramseygadgets.harness.backends.base import (
 
 if TYPE_CHECKING:
     from ramseygadgets.harness.backends.replay import ReplayData
-    from ramseygadgets.harness.problems import ProblemSet
     from ramseygadgets.harness.retry import RetryPolicy
+    from ramseygadgets.selection import ProblemSet
 
 SPEC_HELP = "openai/<model>, vllm/<model>, solver, random or replay:<file>"
 

@@ -13,6 +13,7 @@ import random
 from itertools import combinations
 from typing import Any
 
+from ramseygadgets.answers import format_answer
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.harness.types import ChatRequest, Completion
@@ -55,8 +56,6 @@ class RandomBackend:
         return None
 
     async def complete(self, request: ChatRequest) -> Completion:
-        from ramseygadgets.answers import format_answer
-
         rng = random.Random(f"{self.seed}/{request.key.label()}/{request.round_no}")
         candidate = random_candidate(rng, request.problem.kind, self.low, self.high)
         return Completion(

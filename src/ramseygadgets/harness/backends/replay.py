@@ -18,13 +18,21 @@ from ramseygadgets.catalog import get_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import JSONTooDeepError, read_capped
 from ramseygadgets.harness.backends.base import BackendError
-from ramseygadgets.harness.records import (
+from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Usage
+from ramseygadgets.prompts import SETTINGS
+from ramseygadgets.runs.records import (
     FieldError,
     check_run,
     check_sample_fields,
     parse_json,
 )
-from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Usage
+
+__all__ = [
+    "ReplayData",
+    "MAX_REPLAY_BYTES",
+    "load_replay",
+    "ReplayBackend",
+]
 
 __all__ = [
     "ReplayData",
@@ -40,8 +48,6 @@ class ReplayData:
     records: dict[SampleKey, dict[str, Any]]
 
     def settings(self) -> list[str]:
-        from ramseygadgets.prompts import SETTINGS
-
         found = {k.setting for k in self.records}
         return [s for s in SETTINGS if s in found] + sorted(found - set(SETTINGS))
 

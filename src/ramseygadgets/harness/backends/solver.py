@@ -14,16 +14,14 @@ import json
 import threading
 from typing import Any
 
+from ramseygadgets import coloring_tool
+from ramseygadgets.answers import format_answer
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.types import ChatRequest, Completion
 from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
 
-__all__ = [
-    "SEARCH_TIMEOUT_S",
-    "SolverBackend",
-]
-
+__all__ = ["SEARCH_TIMEOUT_S", "SolverBackend"]
 
 #: Time limit for searching a solution of a problem that ships none.
 SEARCH_TIMEOUT_S = 120.0
@@ -82,14 +80,10 @@ class SolverBackend:
             )
         if request.key.setting == "multiround" and request.round_no == 1 and not request.last_round:
             return self._ask_tool(request, candidate)
-        from ramseygadgets.answers import format_answer
-
         text = f"My answer:\n\n{format_answer(candidate, problem.kind)}"
         return Completion(content=text, finish_reason="stop")
 
     def _ask_tool(self, request: ChatRequest, candidate: Candidate) -> Completion:
-        from ramseygadgets import coloring_tool
-
         arguments = {"edges": [list(e) for e in candidate.graph.edges]}
         if request.tool_mode == "native":
             call = {

@@ -19,9 +19,30 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.files import parse_json
+from ramseygadgets.files import JSONTooDeepError, parse_json
+
+__all__ = [
+    "MAX_RUNS",
+    "SURROGATES_FLAG",
+    "FieldError",
+    "JSONTooDeepError",
+    "SampleKey",
+    "check_config",
+    "check_integer",
+    "check_run",
+    "check_runs",
+    "check_sample_fields",
+    "check_usage",
+    "encodable_json",
+    "is_count",
+    "is_duration",
+    "is_integer",
+    "parse_json",
+    "sample_key",
+]
 
 #: Largest number of runs (repetitions) a configuration or a ``--runs`` option may ask for.
 MAX_RUNS = 1000
@@ -43,6 +64,18 @@ class FieldError(ValueError):
         self.field, self.problem = field, problem
 
 
+@dataclass(frozen=True)
+class SampleKey:
+    """One sample: (problem, setting, run)."""
+
+    problem_id: str
+    setting: str
+    run: int
+
+    def label(self) -> str:
+        return f"{self.problem_id}/{self.setting}/{self.run}"
+
+
 def _shown(value: Any) -> str:
     text = json.dumps(value, default=str) if not isinstance(value, float) else repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -62,6 +95,14 @@ def check_integer(value: Any, field: str, low: int, high: int) -> int:
 def check_run(value: Any, runs: int | None = None, field: str = "run") -> int:
     """A run index: an integer in ``0 .. runs − 1`` (``runs`` defaults to :data:`MAX_RUNS`)."""
     return check_integer(value, field, 0, (runs or MAX_RUNS) - 1)
+
+
+def sample_key(record: Mapping[str, Any], runs: int | None = None) -> SampleKey:
+    """The key of a record, checked: string ids and a run in ``0 .. runs − 1``."""
+    for name in ("problem_id", "setting"):
+        if not isinstance(record.get(name), str):
+            raise FieldError(name, "must be a string")
+    return SampleKey(record["problem_id"], record["setting"], check_run(record.get("run"), runs))
 
 
 def check_runs(value: Any, field: str = "runs") -> int:

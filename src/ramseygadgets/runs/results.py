@@ -1,8 +1,8 @@
 """``DIR/results.json``: the summary of a run directory, written (atomically) at the end of every
 ``eval`` session, so also after a resume or an interruption.
 
-The numbers are the report's (:func:`ramseygadgets.report.metrics.cell_stats` over the
-directory as :func:`ramseygadgets.report.runs.read_run_dir` reads it), per setting:
+The numbers are the report's (:func:`ramseygadgets.runs.stats.cell_stats` over the
+directory as :func:`ramseygadgets.runs.folder.read_run_dir` reads it), per setting:
 
 * ``accuracy``: mean over runs of the per-run accuracy; ``accuracy_sd``: sample standard
   deviation over runs (``null`` for one run); ``accuracy_ci95``: bootstrap interval;
@@ -19,23 +19,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.harness.runlog import write_file
+from ramseygadgets.runs.folder import RESULTS_FILE, read_run_dir, write_file
+from ramseygadgets.runs.stats import build_cells, cell_stats
 
-__all__ = [
-    "RESULTS_FILE",
-    "run_results",
-    "write_results",
-]
-
-
-RESULTS_FILE = "results.json"
+__all__ = ["RESULTS_FILE", "run_results", "write_results"]
 
 
 def run_results(directory: Path) -> dict[str, Any]:
     """The summary of one run directory as a JSON object (see the module docstring)."""
-    from ramseygadgets.report.metrics import build_cells, cell_stats
-    from ramseygadgets.report.runs import read_run_dir
-
     (run,) = read_run_dir(directory)
     settings = []
     for cell in build_cells([run]):

@@ -1,0 +1,284 @@
+"""The records of a run folder as typed values: :class:`Sample` (one ``samples.jsonl`` line),
+:class:`Usage`, :class:`Run` (what one source holds: one model, some settings, ``runs``
+repetitions of a list of problems), the sample outcomes and the problem metadata reports group
+by.  Format: docs/eval.md, "The run directory"; reading a folder: :mod:`.folder`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ramseygadgets.catalog import Problem, find_problem, parse_colored_problem
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.gadgets import GadgetType
+from ramseygadgets.runs.grade import Grade
+
+__all__ = [
+    "EXAMPLE_HINT",
+    "OUTCOMES",
+    "SETTINGS_ORDER",
+    "Run",
+    "RunFormatError",
+    "Sample",
+    "Usage",
+    "example_hint_applies",
+    "problem_colors",
+    "problem_gadget",
+    "problem_of_id",
+    "problem_pair",
+    "problem_tier",
+    "setting_sort_key",
+]
+
+#: The paper's settings, in display order.  Unknown settings sort after these, alphabetically.
+SETTINGS_ORDER = ("zero-shot", "structural-hint", "size-hint", "example-hint", "multiround")
+
+#: The setting that exists only for the 30 problems with a P3 counterpart.
+EXAMPLE_HINT = "example-hint"
+
+#: Sample outcomes, mutually exclusive, in the order they are decided (see :meth:`Sample.outcome`).
+OUTCOMES = ("correct", "wrong", "parse-failure", "truncated", "error", "missing")
+
+
+class RunFormatError(RamseyGadgetsError):
+    """A run directory or log cannot be read."""
+
+
+def setting_sort_key(setting: str) -> tuple[int, str]:
+    try:
+        return (SETTINGS_ORDER.index(setting), setting)
+    except ValueError:
+        return (len(SETTINGS_ORDER), setting)
+
+
+def example_hint_applies(problem_id: str) -> bool:
+    """Whether the example-hint setting exists for a problem: F = K1,3 and the P3 problem with the
+    same H and gadget type is in the catalog (30 problems).  Problems outside the catalog: False."""
+    problem = find_problem(problem_id)
+    if problem is None or problem.F.name != "K1,3":
+        return False
+    return find_problem(f"p3_{problem.H.slug}_{problem.gadget.slug}") is not None
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    total_tokens: int | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> Usage:
+        if not isinstance(data, Mapping):
+            return cls()
+
+        def num(key: str) -> int | None:
+            value = data.get(key)
+            return (
+                int(value)
+                if isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+                else None
+            )
+
+        total = num("total_tokens")
+        prompt, completion = num("prompt_tokens"), num("completion_tokens")
+        if total is None and prompt is not None and completion is not None:
+            total = prompt + completion
+        return cls(prompt, completion, num("reasoning_tokens"), total)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One (problem, setting, run) record of a run directory (docs/eval.md), with the fields reports use.
+
+    ``record`` keeps the original JSON object (minus the bulky ``messages``) for the HTML report.
+    """
+
+    problem_id: str
+    setting: str
+    run: int
+    correct: bool
+    tier: str
+    gadget: str
+    min_vertices: int | None
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+    error: str | None = None
+    parse_error: str | None = None
+    candidate: dict[str, Any] | None = None
+    reason: str = ""
+    witness: dict[str, Any] | None = None
+    rounds: int | None = None
+    latency_s: float | None = None
+    response: str | None = None
+    record: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    check: str = ""
+    parse_error_kind: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.problem_id, self.setting, self.run)
+
+    @property
+    def grade(self) -> Grade:
+        """The sample's grade (:class:`~ramseygadgets.runs.grade.Grade`)."""
+        return Grade(
+            correct=self.correct,
+            reason=self.reason,
+            check=self.check,
+            candidate=self.candidate,
+            witness=self.witness,
+            parse_error=self.parse_error,
+            parse_error_kind=self.parse_error_kind,
+        )
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+    @property
+    def outcome(self) -> str:
+        """``correct``; else ``error`` (backend error), ``truncated`` (finish_reason length),
+        ``parse-failure`` (answer unreadable) or ``wrong`` (parsed, verifier said no), first match."""
+        if self.correct:
+            return "correct"
+        if self.error:
+            return "error"
+        if self.truncated:
+            return "truncated"
+        if self.parse_error:
+            return "parse-failure"
+        return "wrong"
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> Sample:
+        """Read one decoded ``samples.jsonl`` line; missing tier/gadget come from the catalog."""
+        for key in ("problem_id", "setting", "run"):
+            if key not in data:
+                raise RunFormatError(f"sample has no {key!r} field")
+        problem_id = str(data["problem_id"])
+        run = data["run"]
+        if isinstance(run, bool) or not isinstance(run, int) or run < 0:
+            raise RunFormatError(
+                f"sample {problem_id}: 'run' must be a non-negative integer, got {run!r}"
+            )
+        tier, gadget = data.get("tier"), data.get("gadget")
+        if not tier or not gadget:
+            tier, gadget = tier or problem_tier(problem_id), gadget or problem_gadget(problem_id)
+        min_vertices = data.get("min_vertices")
+        if not isinstance(min_vertices, int) or isinstance(min_vertices, bool):
+            min_vertices = None
+        record = {k: v for k, v in data.items() if k != "messages"}
+        grade = Grade.from_json(data)
+        return cls(
+            problem_id=problem_id,
+            setting=str(data["setting"]),
+            run=run,
+            correct=grade.correct,
+            tier=str(tier),
+            gadget=str(gadget),
+            min_vertices=min_vertices,
+            usage=Usage.from_json(data.get("usage")),
+            finish_reason=data.get("finish_reason"),
+            error=data.get("error") or None,
+            parse_error=grade.parse_error,
+            candidate=grade.candidate,
+            reason=grade.reason,
+            witness=grade.witness,
+            check=grade.check,
+            parse_error_kind=grade.parse_error_kind,
+            rounds=data.get("rounds") if isinstance(data.get("rounds"), int) else None,
+            latency_s=data.get("latency_s")
+            if isinstance(data.get("latency_s"), (int, float))
+            else None,
+            response=data.get("response") if isinstance(data.get("response"), str) else None,
+            record=record,
+        )
+
+
+def problem_of_id(problem_id: str) -> Problem | None:
+    """The catalog problem, or the problem with three or more colours an id names, else ``None``."""
+    found = find_problem(problem_id)
+    if found is not None:
+        return found
+    try:
+        return parse_colored_problem(problem_id)
+    except RamseyGadgetsError:
+        return None
+
+
+def problem_tier(problem_id: str) -> str:
+    """Tier from the catalog, or from the gadget named in the id for problems outside it."""
+    problem = problem_of_id(problem_id)
+    if problem is not None:
+        return problem.tier
+    try:
+        return GadgetType(problem_gadget(problem_id)).tier
+    except ValueError:
+        return "unknown"
+
+
+def problem_gadget(problem_id: str) -> str:
+    problem = problem_of_id(problem_id)
+    if problem is not None:
+        return problem.gadget_name
+    for g in GadgetType:
+        if problem_id.endswith("_" + g.slug):
+            return g.value
+    return "unknown"
+
+
+def problem_pair(problem_id: str) -> str:
+    """``(F, H)`` as display text, e.g. ``(K1,3, K4)``; ``(P3, P3, C4)`` with more colours."""
+    problem = problem_of_id(problem_id)
+    if problem is not None:
+        return problem.colors_label
+    for g in GadgetType:
+        if problem_id.endswith("_" + g.slug):
+            return problem_id[: -len(g.slug) - 1]
+    return "unknown"
+
+
+def problem_colors(problem_id: str) -> int:
+    """The number of colours of the problem an id names (2 unless it names more)."""
+    problem = problem_of_id(problem_id)
+    return problem.c if problem is not None else 2
+
+
+@dataclass
+class Run:
+    """A set of runs from one source: one model, some settings, ``runs`` repetitions.
+
+    ``expected`` is the sample set the source was meant to produce: every problem × setting ×
+    run, where ``example-hint`` covers only the problems it applies to.  Samples outside it that
+    are present anyway are added to it (a report never drops a recorded sample).
+    """
+
+    label: str
+    model: str
+    settings: tuple[str, ...]
+    runs: int
+    problems: tuple[str, ...]
+    samples: list[Sample]
+    config: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def problems_for(self, setting: str) -> tuple[str, ...]:
+        if setting == EXAMPLE_HINT:
+            return tuple(p for p in self.problems if example_hint_applies(p))
+        return self.problems
+
+    def expected_keys(self) -> set[tuple[str, str, int]]:
+        keys = {
+            (p, s, r) for s in self.settings for p in self.problems_for(s) for r in range(self.runs)
+        }
+        return keys | {s.key for s in self.samples}
+
+    def missing_keys(self) -> set[tuple[str, str, int]]:
+        return self.expected_keys() - {s.key for s in self.samples}
