@@ -39,6 +39,7 @@ from ramseygadgets.report.tables import (
     table1_wide,
     table2,
 )
+from ramseygadgets.selection import SIZE_TIERED_SETS, check_set_name
 
 __all__ = [
     "DEFINITIONS",
@@ -199,7 +200,6 @@ def compute_report(
 def shows_size_tiers(runs: Sequence[Run], options: ReportOptions) -> bool:
     """Accuracy by size tier is shown for sets that have size tiers: ``options.problem_set``
     (``report --set``), else the set recorded in any run's ``config.json``."""
-    from ramseygadgets.selection import SIZE_TIERED_SETS, check_set_name
 
     if options.problem_set is not None:
         return check_set_name(options.problem_set) in SIZE_TIERED_SETS

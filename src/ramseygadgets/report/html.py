@@ -19,6 +19,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, Template
 from markupsafe import Markup
 
+from ramseygadgets import __version__
 from ramseygadgets.catalog import find_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate, GadgetType
@@ -27,6 +28,7 @@ from ramseygadgets.report.figures import FigureFiles
 from ramseygadgets.report.metrics import Cell, problem_info, problem_sort_key
 from ramseygadgets.report.runs import Sample, problem_of_id, setting_sort_key
 from ramseygadgets.report.tables import Table
+from ramseygadgets.solutions import get_solution
 from ramseygadgets.verify import good_coloring
 
 #: The page's template (with its style sheet and script), shipped as package data.
@@ -117,8 +119,6 @@ def reference_drawing(problem_id: str) -> Markup | None:
     if problem is None:
         return None
     try:
-        from ramseygadgets.solutions import get_solution
-
         solution = get_solution(problem_id)
     except (RamseyGadgetsError, KeyError, ValueError, OSError):
         return None
@@ -202,7 +202,6 @@ def render_html(
     seed: int,
     collapsed: Sequence[str] = (),
 ) -> str:
-    from ramseygadgets import __version__
 
     template = report_template()
     table_views = [

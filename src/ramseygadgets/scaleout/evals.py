@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.harness import EvalOptions, read_samples, run_eval, summarize
+from ramseygadgets.runs.folder import SAMPLES_FILE
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 
 
 def run_one_evaluation(config: dict[str, Any]) -> dict[str, Any]:
     """Run one evaluation from its options; a JSON summary (per-setting accuracy, counts)."""
-    from ramseygadgets.harness import EvalOptions, read_samples, run_eval, summarize
-    from ramseygadgets.runs.folder import SAMPLES_FILE
 
     options = dict(config)
     options["out"] = Path(options["out"])

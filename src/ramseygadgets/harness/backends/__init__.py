@@ -18,6 +18,11 @@ from ramseygadgets.harness.backends.base import (
     BatchBackend,
     RetryCallback,
 )
+from ramseygadgets.harness.backends.openai_backend import OpenAIBackend
+from ramseygadgets.harness.backends.random_backend import RandomBackend
+from ramseygadgets.harness.backends.replay import ReplayBackend, load_replay
+from ramseygadgets.harness.backends.solver import SolverBackend
+from ramseygadgets.harness.backends.vllm_backend import VLLMBackend
 
 if TYPE_CHECKING:
     from ramseygadgets.harness.backends.replay import ReplayData
@@ -43,8 +48,6 @@ def make_backend(
     """The backend a ``--model`` spec names (a :class:`BackendError` for anything else)."""
     spec = spec.strip()
     if spec.startswith("openai/"):
-        from ramseygadgets.harness.backends.openai_backend import OpenAIBackend
-
         return OpenAIBackend(
             spec[len("openai/") :],
             base_url=base_url,
@@ -53,8 +56,6 @@ def make_backend(
             max_connections=max_connections,
         )
     if spec.startswith("vllm/"):
-        from ramseygadgets.harness.backends.vllm_backend import VLLMBackend
-
         if tool_mode != "text":
             raise BackendError(
                 "vllm/ (offline engine) supports --tool-mode text only; serve the model with "
@@ -62,16 +63,10 @@ def make_backend(
             )
         return VLLMBackend(spec[len("vllm/") :], engine_args=engine_args or {})
     if spec == "solver":
-        from ramseygadgets.harness.backends.solver import SolverBackend
-
         return SolverBackend(problem_set)
     if spec == "random":
-        from ramseygadgets.harness.backends.random_backend import RandomBackend
-
         return RandomBackend(problem_set, seed=seed)
     if spec.startswith("replay:"):
-        from ramseygadgets.harness.backends.replay import ReplayBackend, load_replay
-
         return ReplayBackend(replay if replay is not None else load_replay(spec[len("replay:") :]))
     raise BackendError(f"unknown model {spec!r}; use {SPEC_HELP}")
 
