@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ __all__ = [
     "GADGET_TIERS",
     "ProblemSetError",
     "ProblemSet",
+    "merge_problem_sets",
     "named_problem_set",
     "check_set_name",
     "base_problem_set",
@@ -75,6 +76,10 @@ class ProblemSet:
     @property
     def ids(self) -> list[str]:
         return [p.id for p in self.problems]
+
+    def by_id(self) -> dict[str, Problem]:
+        """The problems by id."""
+        return {p.id: p for p in self.problems}
 
     def get(self, problem_id: str) -> Problem:
         """The problem with this id; an unknown id names the set and the closest ids."""
@@ -203,6 +208,24 @@ def select_problems(
     if not problems:
         raise ProblemSetError("no problems selected")
     return base.subset(problems)
+
+
+def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
+    """One set with the problems of ``sets`` in order (the first of equal ids wins), their
+    solutions and size tiers; the source is the first set's."""
+    problems: dict[str, Problem] = {}
+    solutions: dict[str, Candidate] = {}
+    tiers: dict[str, str] = {}
+    for s in sets:
+        for p in s.problems:
+            if p.id not in problems:
+                problems[p.id] = p
+                if (found := s.solution(p)) is not None:
+                    solutions[p.id] = found
+                if p.id in s.size_tiers:
+                    tiers[p.id] = s.size_tiers[p.id]
+    first = sets[0]
+    return ProblemSet(list(problems.values()), solutions, first.source, first.content_hash, tiers)
 
 
 def _with_extended_ids(base: ProblemSet, ids: Iterable[str]) -> ProblemSet:

@@ -64,14 +64,22 @@ def report(
         help="Problem set of the runs (default: as recorded in their config.json); extended "
         "adds accuracy by size tier.",
     ),
+    dataset: str | None = typer.Option(
+        None,
+        "--dataset",
+        help="Problem-set file of the runs (default: as recorded in their config.json): names "
+        "and draws their problems and shipped solutions.",
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Tables (Markdown, CSV), figures (PNG, SVG) and an HTML report from evaluation runs."""
     from ramseygadgets.report import ReportOptions, build_report, load_runs
-    from ramseygadgets.selection import check_set_name
+    from ramseygadgets.selection import base_problem_set, check_set_name
 
     if set_name is not None:
         check_set_name(set_name)
+    if dataset is not None:
+        base_problem_set(dataset, set_name)  # a clear error before any work
     runs = load_runs(paths)
     options = ReportOptions(
         title=title,
@@ -80,6 +88,7 @@ def report(
         html=html,
         drawings=drawings,
         problem_set=set_name,
+        dataset=dataset,
     )
     with Progress(
         TextColumn("{task.description}"),

@@ -39,7 +39,15 @@ from ramseygadgets.report.tables import (
     table1_wide,
     table2,
 )
-from ramseygadgets.selection import SIZE_TIERED_SETS, check_set_name
+from ramseygadgets.selection import (
+    SIZE_TIERED_SETS,
+    ProblemSet,
+    base_problem_set,
+    check_set_name,
+    load_problem_file,
+    merge_problem_sets,
+    named_problem_set,
+)
 
 __all__ = [
     "DEFINITIONS",
@@ -83,6 +91,7 @@ class ReportOptions:
     html: bool = True
     drawings: bool = True
     problem_set: str | None = None  # named set whose tiers to show; None: from the runs' configs
+    dataset: str | None = None  # problem-set file of the runs; None: as their configs record it
 
 
 @dataclass
@@ -96,6 +105,7 @@ class ReportResult:
     files: list[Path] = field(default_factory=list)
     by_size: list[tuple[CellStats, object, CellStats]] = field(default_factory=list, repr=False)
     by_tier: list[tuple[CellStats, object, CellStats]] = field(default_factory=list, repr=False)
+    problems: ProblemSet | None = field(default=None, repr=False)  # names and shipped solutions
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -192,9 +202,29 @@ def compute_report(
         tables.append(breakdown_table(cells, split, [breakdown(c, split, **kwargs) for c in cells]))
     tables.append(per_problem_table(cells))
     result = ReportResult(out, cells, stats, tables, [], warnings)
+    result.problems = report_problems(runs, options)
     result.by_size = _flatten(stats, splits["size"])
     result.by_tier = _flatten(stats, splits["tier"])
     return result
+
+
+def report_problems(runs: Sequence[Run], options: ReportOptions) -> ProblemSet:
+    """The problems the report names and draws, with their shipped solutions: ``--dataset``, or
+    ``--set``, else what the runs' configs record (their problem-set files where still readable,
+    their named sets, and always the paper's 70)."""
+    if options.dataset is not None or options.problem_set is not None:
+        return base_problem_set(options.dataset, options.problem_set)
+    sets = [named_problem_set("paper")]
+    for run in runs:
+        dataset, name = run.config.get("dataset"), run.config.get("problem_set")
+        try:
+            if dataset:
+                sets.append(load_problem_file(dataset))
+            elif name and name != "paper":
+                sets.append(named_problem_set(name))
+        except RamseyGadgetsError:
+            continue  # a moved file: the catalog and three-colour ids still name their problems
+    return merge_problem_sets(sets)
 
 
 def shows_size_tiers(runs: Sequence[Run], options: ReportOptions) -> bool:
@@ -258,7 +288,12 @@ def report_html(
     cells = result.cells
     total = sum(len(c.problems) for c in cells)
     advance = progress("drawing problems", total) if progress else None
-    sections = problem_sections(cells, drawings=options.drawings, advance=advance)
+    sections = problem_sections(
+        cells,
+        drawings=options.drawings,
+        advance=advance,
+        problems=result.problems,
+    )
     return render_html(
         title=options.title,
         tables=result.tables,

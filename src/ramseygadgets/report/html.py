@@ -22,12 +22,14 @@ from markupsafe import Markup
 from ramseygadgets import __version__
 from ramseygadgets.catalog import find_problem
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.gadgets import Candidate, GadgetType
+from ramseygadgets.gadgets import Candidate, GadgetKind
+from ramseygadgets.problem import Problem
 from ramseygadgets.report.drawing import MAX_DRAWN_VERTICES, graph_picture, picture_svg
 from ramseygadgets.report.figures import FigureFiles
 from ramseygadgets.report.metrics import Cell, problem_info, problem_sort_key
 from ramseygadgets.report.runs import Sample, problem_of_id, setting_sort_key
 from ramseygadgets.report.tables import Table
+from ramseygadgets.selection import ProblemSet
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verify import good_coloring
 
@@ -87,13 +89,32 @@ def representative(samples: Sequence[Sample]) -> Sample | None:
     return None
 
 
-def draw_sample(sample: Sample, problem_id: str) -> tuple[Markup | None, str]:
+def known_problem(problem_id: str, problems: ProblemSet | None = None) -> Problem | None:
+    """The problem an id names: from ``problems`` (the report's problem set: a ``--dataset``
+    file, the extended set), else the catalog or a three-colour id, else ``None``."""
+    if problems is not None:
+        found = problems.by_id().get(problem_id)
+        if found is not None:
+            return found
+    return problem_of_id(problem_id)
+
+
+def _kind_of_name(gadget: str) -> GadgetKind:
+    """The gadget kind a recorded gadget name (``green-determiner``, ``positive-sender``) names."""
+    if gadget.endswith("-determiner"):
+        return GadgetKind.DETERMINER
+    return GadgetKind(gadget)
+
+
+def draw_sample(
+    sample: Sample, problem_id: str, problems: ProblemSet | None = None
+) -> tuple[Markup | None, str]:
     """SVG of the sample's answer and a caption; ``(None, note)`` when it cannot be drawn."""
     if sample.candidate is None:
         return None, ""
-    problem = problem_of_id(problem_id)
+    problem = known_problem(problem_id, problems)
     try:
-        gadget = problem.kind if problem else GadgetType(sample.gadget)
+        gadget = problem.kind if problem else _kind_of_name(sample.gadget)
         candidate = Candidate.from_json(sample.candidate, gadget, max_vertices=MAX_DRAWN_VERTICES)
     except (RamseyGadgetsError, ValueError) as exc:
         return None, f"answer not drawn: {exc}"
@@ -107,36 +128,42 @@ def draw_sample(sample: Sample, problem_id: str) -> tuple[Markup | None, str]:
         caption = "counterexample coloring"
     picture = graph_picture(candidate.graph, candidate.designated, gadget, coloring)
     graph = candidate.graph
-    title = f"{problem_id}: {graph.n} vertices, {graph.m} edges"
+    title = f"{problem.title if problem else problem_id}: {graph.n} vertices, {graph.m} edges"
     return Markup(
         picture_svg(picture, title=title)
     ), f"{graph.n} vertices, {graph.m} edges; {caption}".rstrip("; ")
 
 
-def reference_drawing(problem_id: str) -> Markup | None:
-    """The shipped minimal solution with a good coloring, or ``None`` when none is shipped."""
-    problem = find_problem(problem_id)
+def reference_drawing(problem_id: str, problems: ProblemSet | None = None) -> Markup | None:
+    """The problem's shipped minimal solution (the paper's 70, the report's problem set: the
+    extended set, a ``--dataset`` file) with a good coloring, or ``None`` when none is known."""
+    problem = known_problem(problem_id, problems)
     if problem is None:
         return None
-    try:
-        solution = get_solution(problem_id)
-    except (RamseyGadgetsError, KeyError, ValueError, OSError):
+    candidate = problems.solution(problem) if problems is not None else None
+    if candidate is None and find_problem(problem_id) is not None:
+        try:
+            candidate = get_solution(problem_id).candidate
+        except (RamseyGadgetsError, KeyError, ValueError, OSError):
+            candidate = None
+    if candidate is None:
         return None
-    coloring = good_coloring(problem, solution.candidate.graph)
-    picture = graph_picture(
-        solution.candidate.graph, solution.candidate.designated, problem.kind, coloring
-    )
-    return Markup(
-        picture_svg(
-            picture, title=f"{problem_id}: shipped minimal solution ({solution.n} vertices)"
-        )
-    )
+    coloring = good_coloring(problem, candidate.graph)
+    picture = graph_picture(candidate.graph, candidate.designated, problem.kind, coloring)
+    title = f"{problem.title}: shipped minimal solution ({candidate.graph.n} vertices)"
+    return Markup(picture_svg(picture, title=title))
 
 
 def problem_sections(
-    cells: Sequence[Cell], *, drawings: bool = True, advance: Callable[[], None] | None = None
+    cells: Sequence[Cell],
+    *,
+    drawings: bool = True,
+    advance: Callable[[], None] | None = None,
+    problems: ProblemSet | None = None,
 ) -> list[ProblemSection]:
-    """One section per problem (catalog order), one card per model and setting."""
+    """One section per problem (catalog order), one card per model and setting, titled by the
+    problem's readable title; ``problems`` names the problems outside the catalog and gives
+    their shipped solutions."""
     by_problem: dict[str, list[tuple[Cell, list[tuple[str, int]]]]] = {}
     for cell in sorted(cells, key=lambda c: (c.model, setting_sort_key(c.setting))):
         for p, keys in cell.keys_by_problem().items():
@@ -147,13 +174,13 @@ def problem_sections(
             c.samples[k] for c, keys in by_problem[problem_id] for k in keys if k in c.samples
         ]
         info = problem_info(problem_id, samples_all)
-        problem = problem_of_id(problem_id)
+        problem = known_problem(problem_id, problems)
         section = ProblemSection(
             problem_id,
             problem.title if problem else problem_id,
             info.tier,
             info.min_vertices,
-            reference_drawing(problem_id) if drawings else None,
+            reference_drawing(problem_id, problems) if drawings else None,
         )
         for cell, keys in by_problem[problem_id]:
             samples = [cell.samples[k] for k in keys if k in cell.samples]
@@ -167,7 +194,7 @@ def problem_sections(
                 card.outcome, card.run = chosen.outcome, chosen.run
                 card.reason = chosen.error or chosen.parse_error or chosen.reason
                 if drawings:
-                    card.svg, card.caption = draw_sample(chosen, problem_id)
+                    card.svg, card.caption = draw_sample(chosen, problem_id, problems)
                 if not chosen.correct and chosen.response:
                     card.response = chosen.response[-RESPONSE_TAIL:]
             section.cards.append(card)
