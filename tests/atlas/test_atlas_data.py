@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ramseygadgets.atlas import SECTIONS, Atlas, load_atlas, plan_atlas, render_markdown
+from ramseygadgets.atlas import Atlas, load_atlas
+from ramseygadgets.atlas.plan import SECTIONS, plan_atlas
+from ramseygadgets.atlas.table import render_markdown
 from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import GadgetType

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from ramseygadgets.atlas import SECTIONS, colour_swap, graph_label, plan_atlas
-from ramseygadgets.atlas.plan import PAPER_GRAPHS, parse_sections
+from ramseygadgets.atlas.plan import (
+    PAPER_GRAPHS,
+    SECTIONS,
+    colour_swap,
+    graph_label,
+    parse_sections,
+    plan_atlas,
+)
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.patterns import canonical_graph6, get_pattern

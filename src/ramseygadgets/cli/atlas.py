@@ -157,8 +157,9 @@ def table(
     out: Path | None = typer.Option(None, "--out", "-o", help="Write to this file instead."),
     as_json: bool = typer.Option(False, "--json", help="Print the entries as JSON instead."),
 ) -> None:
-    from ramseygadgets.atlas import load_atlas, render_markdown
+    from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.entries import AtlasError
+    from ramseygadgets.atlas.table import render_markdown
     from ramseygadgets.files import atomic_write
 
     atlas = load_atlas(data)
