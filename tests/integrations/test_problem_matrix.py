@@ -19,7 +19,6 @@ from ramseygadgets.cli import app
 from ramseygadgets.coloring_spec import SpecError
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.harness.scoring import judge
-from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
 from ramseygadgets.verify import verify
 
@@ -29,6 +28,10 @@ PROBLEMS = {
     "three colours": Problem.of_colors("P3 | P3 | C4", "green-determiner"),
     "generated name": Problem.make("K1,3", TADPOLE, "blue-determiner"),
 }
+
+
+#: Per problem id: the fixture's answers (for the reference verdict of a reply).
+ANSWERS: dict[str, Any] = {}
 
 
 def _wrong(problem: Problem, solution: Candidate) -> Candidate:
@@ -42,29 +45,29 @@ def _wrong(problem: Problem, solution: Candidate) -> Candidate:
 
 @pytest.fixture(scope="module")
 def problem_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """A problem-set file with both problems and their minimal solutions, and per problem the
-    correct and the wrong answer text."""
-    path = tmp_path_factory.mktemp("matrix") / "problems.jsonl"
+    """``generate --F ... --H ... --spec ...``: one problem-set file with both problems and their
+    proven minimal solutions; per problem the correct and the wrong answer text."""
+    out = tmp_path_factory.mktemp("matrix") / "set"
+    args = ["generate", "--F", "K1,3", "--H", TADPOLE, "--spec", "P3 | P3 | C4"]
+    args += ["--gadgets", "blue-determiner,green-determiner", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    path = out / "problems.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert {r["id"] for r in rows} == {p.id for p in PROBLEMS.values()}
     answers: dict[str, Any] = {}
-    lines = []
-    for problem in PROBLEMS.values():
-        result = solve_minimal(problem, max_vertices=8, timeout=60)
-        assert result.candidate is not None and result.lower_bound == result.n
-        solution = result.candidate
-        record = {
-            **problem.to_json(),
-            "min_vertices": solution.graph.n,
-            "solution": solution.to_json(problem.kind),
-        }
-        lines.append(json.dumps(record))
+    for row in rows:
+        problem = Problem.from_json(row)
+        assert row["proven_minimal"] and row["schema_version"] == 2
+        solution = Candidate.from_json(row["solution"], problem.kind)
+        wrong = _wrong(problem, solution)
         answers[problem.id] = {
             "json": json.dumps(solution.to_json(problem.kind)),
-            "wrong json": json.dumps(_wrong(problem, solution).to_json(problem.kind)),
+            "wrong json": json.dumps(wrong.to_json(problem.kind)),
             "correct": format_answer(solution, problem.kind),
-            "wrong": format_answer(_wrong(problem, solution), problem.kind),
+            "wrong": format_answer(wrong, problem.kind),
             "n": solution.graph.n,
         }
-    path.write_text("\n".join(lines) + "\n")
     ANSWERS.update(answers)
     return path, answers
 
@@ -79,8 +82,6 @@ def _cli_verdict(path: Path, problem: Problem, reply: str) -> float:
     return 1.0 if result.exit_code == 0 else 0.0
 
 
-#: Per problem id: the fixture's answers (for the reference verdict of a reply).
-ANSWERS: dict[str, Any] = {}
 CASES = [(label, verdict) for label in PROBLEMS for verdict in ("correct", "wrong")]
 
 
@@ -164,7 +165,7 @@ def test_inspect_samples_by_dataset_and_by_id(problem_file) -> None:
 
     path, answers = problem_file
     samples = build_samples("size-hint", dataset=str(path))
-    assert [s.id for s in samples] == [p.id for p in PROBLEMS.values()]
+    assert {s.id for s in samples} == {p.id for p in PROBLEMS.values()}
     for sample in samples:
         problem = Problem.from_json(sample.metadata)
         assert sample.metadata["min_vertices"] == answers[problem.id]["n"]
@@ -176,18 +177,41 @@ def test_inspect_samples_by_dataset_and_by_id(problem_file) -> None:
     assert "exactly 6 vertices" in str(by_id.input[-1].content)
 
 
-def test_reasoning_gym_draws_three_colour_problems() -> None:
+def test_inspect_scores_a_correct_and_a_wrong_answer_over_the_file(problem_file, tmp_path) -> None:
+    pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
+    from inspect_scripted import ScriptedModel, Text, run_task
+
+    path, answers = problem_file
+    script = ScriptedModel(
+        {pid: [[Text(answers[pid]["correct"])], [Text(answers[pid]["wrong"])]] for pid in answers},
+        problems={p.id: p for p in PROBLEMS.values()},
+    )
+    log = run_task(script, tmp_path / "logs", epochs=2, dataset=str(path))
+    for problem in PROBLEMS.values():
+        scores = [s.scores["ramsey_scorer"].value for s in log.samples if s.id == problem.id]
+        assert sorted(scores) == ["C", "I"], (problem.id, scores)
+        expected = [
+            _cli_verdict(path, problem, answers[problem.id][v]) for v in ("correct", "wrong")
+        ]
+        assert expected == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("num_colors, pool", [(3, ("P3", "K3", "C4")), (2, ("K1,3", TADPOLE))])
+def test_reasoning_gym_scores_three_colours_and_generated_names(num_colors, pool) -> None:
     pytest.importorskip("reasoning_gym", reason="the train extra is not installed")
     import reasoning_gym
 
     import ramseygadgets.integrations.reasoning_gym  # noqa: F401
 
     data = reasoning_gym.create_dataset(
-        "ramsey_gadgets", seed=3, size=3, num_colors=3, pool=("P3", "K3", "C4"), max_size=6
+        "ramsey_gadgets", seed=3, size=3, num_colors=num_colors, pool=pool, max_size=7
     )
+    titles = [Problem.from_json(entry["metadata"]).title for entry in data]
+    if num_colors == 2:
+        assert any("n6m6-" in t for t in titles), titles  # the tadpole's generated name
     for entry in data:
         problem = Problem.from_json(entry["metadata"])
-        assert problem.c == 3 and len(entry["metadata"]["colors"]) == 3
+        assert problem.c == num_colors and len(entry["metadata"]["colors"]) == num_colors
         assert data.score_answer(entry["answer"], entry) == 1.0
         parsed = Candidate.from_json(
             json.loads(entry["answer"].split("```json\n")[1].split("```")[0]), problem.kind
