@@ -223,3 +223,48 @@ def test_reasoning_gym_scores_three_colours_and_generated_names(num_colors, pool
         )
         assert data.score_answer(wrong, entry) == 0.0
         assert data.score_answer(entry["answer"], entry) == float(verify(problem, parsed).correct)
+
+
+def test_eval_backends_and_export_over_the_file(problem_file, tmp_path) -> None:
+    """``eval --dataset`` with the solver (every answer right), random and replay (each verdict
+    equal to ``verify`` on the recorded candidate), and ``export --dataset``."""
+    path, _ = problem_file
+    by_id = {p.id: p for p in PROBLEMS.values()}
+    base = ["eval", "--dataset", str(path), "--setting", "zero-shot", "--runs", "2"]
+    for model in ("solver", "random"):
+        out = tmp_path / model
+        result = runner.invoke(app, [*base, "--model", model, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+        assert {s["problem_id"] for s in samples} == set(by_id)
+        for s in samples:
+            problem = by_id[s["problem_id"]]
+            if model == "solver":
+                assert s["correct"] is True
+            elif s["candidate"] is not None:
+                candidate = Candidate.from_json(s["candidate"], problem.kind)
+                assert s["correct"] == verify(problem, candidate).correct
+    replayed = tmp_path / "replay"
+    replay = ["--model", f"replay:{tmp_path / 'random' / 'samples.jsonl'}", "--out", str(replayed)]
+    result = runner.invoke(app, [*base, *replay])
+    assert result.exit_code == 0, result.output
+    again = {
+        (s["problem_id"], s["run"]): s["correct"]
+        for s in map(json.loads, (replayed / "samples.jsonl").read_text().splitlines())
+    }
+    first = {
+        (s["problem_id"], s["run"]): s["correct"]
+        for s in map(json.loads, (tmp_path / "random" / "samples.jsonl").read_text().splitlines())
+    }
+    assert again == first
+    exported = tmp_path / "export"
+    result = runner.invoke(app, ["export", "--dataset", str(path), "--out", str(exported)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(x) for x in (exported / "problems.jsonl").read_text().splitlines()]
+    for row in rows:
+        problem = Problem.from_json(row)
+        assert problem.id == row["id"] in by_id
+        solution = Candidate.from_json(
+            {"edges": row["solution_edges"], "e": row["solution_e"]}, problem.kind
+        )
+        assert verify(problem, solution).correct
