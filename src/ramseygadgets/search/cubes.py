@@ -47,7 +47,7 @@ from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
 from ramseygadgets.search.spec import Layout, layouts
 
 #: Lemmas handed to one cube at most (the most recent ones): adding a lemma costs a clause.
-MAX_SHARED_LEMMAS = 4000
+MAX_SHARED_LEMMAS = 500
 
 
 def split_edges(n: int, layout: Layout) -> list[int]:
@@ -95,7 +95,8 @@ class Refuter:
 
 @dataclass
 class CubePlan:
-    """The cubes of one level: depth, the cubes kept, how many prefixes propagation refuted."""
+    """The cubes of one level: the deepest cube, the cubes kept (heaviest first: most fixed
+    present edges), how many prefixes propagation refuted."""
 
     n: int
     depth: int
@@ -104,23 +105,33 @@ class CubePlan:
 
 
 def generate_cubes(problem: Problem, n: int, target: int, engine: str = DEFAULT_ENGINE) -> CubePlan:
-    """At least ``target`` cubes (fewer when every edge is fixed) covering level ``n``; all
-    layouts split to the same depth.  ``target`` ≤ 1: one cube per layout, nothing fixed."""
+    """At least ``target`` cubes (fewer when every edge is fixed) covering level ``n``.
+
+    Starting from one empty cube per layout, the cube with the most fixed-present edges (ties:
+    the shortest) is split on its next edge until there are ``target`` cubes: dense prefixes of
+    the canonical matrix hold most candidates (measured, docs/search.md), so they are split
+    deepest.  ``target`` ≤ 1: one cube per layout, nothing fixed.
+    """
     lays = layouts(problem.gadget, n)
     refuters = [Refuter(problem, n, lay, engine) for lay in lays]
     try:
-        frontier = [[""] for _ in lays]
-        depth, refuted = 0, 0
-        limit = min(len(r.edges) for r in refuters)
-        while sum(map(len, frontier)) < target and depth < limit:
-            depth += 1
-            for i, refuter in enumerate(refuters):
-                children = [p + b for p in frontier[i] for b in "10"]
-                frontier[i] = [c for c in children if not refuter.refuted(c)]
-                refuted += len(children) - len(frontier[i])
+        cubes = [(i, "") for i in range(len(lays))]
+        refuted = 0
+        while len(cubes) < target:
+            splittable = [c for c in cubes if len(c[1]) < len(refuters[c[0]].edges)]
+            if not splittable:
+                break
+            pick = max(splittable, key=lambda c: (c[1].count("1"), -len(c[1])))
+            cubes.remove(pick)
+            i, bits = pick
+            children = [(i, bits + b) for b in "10"]
+            kept = [c for c in children if not refuters[i].refuted(c[1])]
+            refuted += len(children) - len(kept)
+            cubes += kept
+        depth = max((len(bits) for _, bits in cubes), default=0)
         plan = CubePlan(n, depth, refuted=refuted)
-        for i, lay in enumerate(lays):
-            plan.cubes += [Cube(n, i, lay.name, bits) for bits in frontier[i]]
+        order = sorted(cubes, key=lambda c: (-c[1].count("1"), c))  # the heaviest first
+        plan.cubes = [Cube(n, i, lays[i].name, bits) for i, bits in order]
         return plan
     finally:
         for r in refuters:

@@ -215,9 +215,12 @@ def _same_level(record: dict[str, Any], problem: Problem, n: int) -> bool:
     )
 
 
-def check_none_below(path: str | Path, problem: Problem, n: int, engine: str) -> str:
+def check_none_below(path: str | Path, problem: Problem, n: int) -> str:
     """Check that the cube log ``path`` (a file, or a directory holding ``cubes.jsonl``) proves
-    "no solution on ``n`` vertices" for ``problem``; the statement, or :class:`SearchError`."""
+    "no solution on ``n`` vertices" for ``problem``; the statement, or :class:`SearchError`.
+
+    The UNSAT cubes of each engine are checked apart, with that engine's refuter: a level is
+    proven only by cubes that all searched under the same symmetry breaking."""
     path = Path(path)
     if path.is_dir():
         path = path / CUBES_FILE
@@ -295,8 +298,7 @@ def solve_cubes(
     )
     result.searched_from = begin
     if assume_none_below is not None and begin > first:
-        ran = _engine_for(problem, engine)
-        result.assumed = check_none_below(assume_none_below, problem, begin - 1, ran)
+        result.assumed = check_none_below(assume_none_below, problem, begin - 1)
         result.lower_bound = begin
     log = CubeLog(out) if out is not None else None
     runner: Runner | None = None
