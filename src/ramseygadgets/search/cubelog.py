@@ -91,7 +91,7 @@ class CubeLog:
     """The open log ``DIR/cubes.jsonl``, locked for this process (close it to release)."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
-        self.directory = make_output_dir(directory, "output directory", CubeLogError)
+        self.directory = make_output_dir(Path(directory), "output directory", CubeLogError)
         self.path = self.directory / CUBES_FILE
         self._lock: int | None = lock_directory(self.directory, "search", CubeLogError)
         self._records = read_log(self.path, repair=True)

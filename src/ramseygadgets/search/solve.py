@@ -143,11 +143,12 @@ class SearchResult(CandidateResult):
             parts.append(self.assumed)
         elif first is not None and first > smallest_vertex_count(self.problem):
             parts.append(f"levels below {first} not searched")
-        if self.candidate is not None:
-            if self.lower_bound == self.n:
-                parts.append(f"minimal: no solution on fewer than {self.n} vertices")
+        n = self.candidate.graph.n if self.candidate is not None else None
+        if n is not None:
+            if self.lower_bound == n:
+                parts.append(f"minimal: no solution on fewer than {n} vertices")
             else:
-                low, high = self.lower_bound, self.n - 1
+                low, high = self.lower_bound, n - 1
                 levels = f"level {low}" if low == high else f"levels {low}..{high}"
                 parts.append(f"not proven minimal: {levels} not decided")
         return "; ".join(parts)
