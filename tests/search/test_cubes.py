@@ -253,3 +253,16 @@ def test_ctrl_c_stops_every_worker():
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_cubes_on_ray_give_the_same_verdict():
+    pytest.importorskip("ray")
+    one = solve(K13_K3_POS, max_vertices=8)
+    many = solve_cubes(K13_K3_POS, max_vertices=8, ray="local", jobs=2, cubes=8)
+    assert (many.status, many.n, many.m, many.lower_bound) == (
+        one.status,
+        one.n,
+        one.m,
+        one.lower_bound,
+    )
