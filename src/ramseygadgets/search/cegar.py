@@ -386,6 +386,8 @@ class LayoutFinder:
         #: with :meth:`share_lemmas`: every lemma learned, as ``("c", red_mask)`` (counterexample
         #: colouring of K_n) or ``("a", edges)`` (arrowing subgraph), for other cubes of the level
         self.learned: list[tuple[str, object]] | None = None
+        #: the lemmas this finder has (learned or added), so a shared lemma is added once
+        self.known: set[tuple[str, object]] = set()
 
     # -- cubes (:mod:`.cubes`) ---------------------------------------------------------------------
     def restrict(self, fixed: Sequence[tuple[int, bool]]) -> None:
@@ -403,6 +405,10 @@ class LayoutFinder:
         finder).  Each is satisfied by every solution on n vertices with this layout, so adding
         them to any cube's search keeps its answer exact."""
         for kind, value in lemmas:
+            key = (kind, value if kind == "c" else tuple(value))  # type: ignore[call-overload]
+            if key in self.known:
+                continue
+            self.known.add(key)
             if kind == "c":
                 assert isinstance(value, int)
                 self.model.add_lemma(value)
@@ -413,15 +419,29 @@ class LayoutFinder:
     def _learn(self, kind: str, value: object) -> None:
         if self.learned is not None:
             self.learned.append((kind, value))
+            self.known.add((kind, value if kind == "c" else tuple(value)))  # type: ignore[call-overload]
 
-    def find(self, max_edges: int | None = None, deadline: float | None = None) -> Graph | None:
-        """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact)."""
+    def find(
+        self,
+        max_edges: int | None = None,
+        deadline: float | None = None,
+        within: Sequence[tuple[int, bool]] = (),
+    ) -> Graph | None:
+        """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact).
+
+        ``within``: only graphs with edge t present (True) or absent (False) for each
+        ``(t, value)`` — a cube, as assumptions, so the finder (with every lemma it learned,
+        each valid for the whole level) can go on to the next cube.
+        """
         solvers = [self.model.solver] + ([self.oracle.solver] if self.oracle is not None else [])
+        x = self.model.x
+        cube = [x[t] if present else -x[t] for t, present in within]
         with keyboard_interrupts(), interrupt_at(deadline, solvers):
-            return self._find(max_edges, deadline)
+            return self._find(max_edges, deadline, cube)
 
-    def _find(self, max_edges: int | None, deadline: float | None) -> Graph | None:
+    def _find(self, max_edges: int | None, deadline: float | None, cube: list[int]) -> Graph | None:
         assumptions = self.model.bound_edges(max_edges) if max_edges is not None else []
+        assumptions += cube
         while True:
             t0 = time.monotonic()
             edge_mask = self.model.candidate_mask(assumptions, deadline)

@@ -34,6 +34,7 @@ sharing them keeps every cube's answer exact.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -168,43 +169,80 @@ class CubeTask:
     share: bool = True
 
 
-def run_cube(task: CubeTask) -> dict[str, Any]:
-    """Search one cube (module docstring); a JSON-ready record plus ``learned`` (the lemmas,
-    for later cubes; not logged) and ``edges`` of a solution."""
-    wall, cpu = time.monotonic(), time.process_time()
+#: This process's finders (one level at a time), by (problem, n, layout, engine, solver, seed).
+_FINDERS: dict[tuple[Any, ...], LayoutFinder] = {}
+
+
+def _finder(task: CubeTask) -> LayoutFinder:
+    """The finder of the task's level and layout, kept from this process's earlier cubes of it
+    (a fresh one for a new level: the older ones are closed)."""
     cube, problem = task.cube, task.problem
-    layout = layouts(problem.gadget, cube.n)[cube.layout]
+    key = (problem.id, problem.title, cube.n, cube.layout, task.engine, task.solver, task.seed)
+    finder = _FINDERS.get(key)
+    if finder is None:
+        for old in [k for k in _FINDERS if k[:3] != key[:3]]:
+            _FINDERS.pop(old).close()
+        layout = layouts(problem.gadget, cube.n)[cube.layout]
+        finder = LayoutFinder(
+            problem, cube.n, layout, seed=task.seed, solver=task.solver, engine=task.engine
+        )
+        finder.share_lemmas()
+        _FINDERS[key] = finder
+    return finder
+
+
+def clear_finders() -> None:
+    """Close this process's kept finders (after an interrupted search: their solvers may
+    have been stopped mid-call)."""
+    while _FINDERS:
+        _FINDERS.popitem()[1].close()
+
+
+def run_cube(task: CubeTask) -> dict[str, Any]:
+    """Search one cube (module docstring); a JSON-ready record plus ``learned`` (the lemmas
+    this cube learned, for later cubes; not logged) and ``edges`` of a solution.
+
+    A process keeps its finder of the level and layout from cube to cube (the cube is passed
+    as assumptions): every clause a cube adds — counterexample and arrowing lemmas, canonicity
+    clauses — holds for the whole level, so the next cube starts with all of them, and the
+    coloring oracle keeps what it learned about K_n (its clauses do not depend on the cube).
+    """
+    wall, cpu = time.monotonic(), time.process_time()
+    cube = task.cube
     deadline = wall + task.timeout if task.timeout is not None else None
-    with LayoutFinder(
-        problem, cube.n, layout, seed=task.seed, solver=task.solver, engine=task.engine
-    ) as finder:
-        edges = split_edges(cube.n, layout)
-        finder.restrict([(t, b == "1") for t, b in zip(edges, cube.bits)])
-        finder.add_lemmas(task.lemmas)
-        if task.share:
-            finder.share_lemmas()
-        graph = None
-        try:
-            graph = finder.find(deadline=deadline)
-            outcome = "found" if graph is not None else "none"
-        except SearchTimeout:
-            outcome = "timeout"
-        stats = finder.stats
-        return {
-            "kind": "cube",
-            "key": cube.key,
-            "n": cube.n,
-            "layout": cube.layout_name,
-            "bits": cube.bits,
-            "outcome": outcome,
-            "engine": "lazy" if finder.lazy else "eager",
-            "wall_seconds": round(time.monotonic() - wall, 4),
-            "cpu_seconds": round(time.process_time() - cpu, 4),
-            "candidates": stats.candidates,
-            "lemmas": stats.lemmas,
-            "arrowing_lemmas": stats.arrowing,
-            "pruned_as_not_lex_max": stats.pruned,
-            "shared_in": len(task.lemmas),
-            "edges": [list(e) for e in graph.edges] if graph is not None else None,
-            "learned": finder.learned or [],
-        }
+    finder = _finder(task)
+    before = dataclasses.replace(finder.stats)
+    assert finder.learned is not None
+    finder.learned.clear()
+    finder.add_lemmas(task.lemmas if task.share else ())
+    edges = split_edges(cube.n, finder.layout)
+    graph = None
+    try:
+        graph = finder.find(
+            deadline=deadline, within=list(zip(edges, (b == "1" for b in cube.bits)))
+        )
+        outcome = "found" if graph is not None else "none"
+    except SearchTimeout:
+        outcome = "timeout"
+    except BaseException:
+        clear_finders()
+        raise
+    stats = finder.stats
+    return {
+        "kind": "cube",
+        "key": cube.key,
+        "n": cube.n,
+        "layout": cube.layout_name,
+        "bits": cube.bits,
+        "outcome": outcome,
+        "engine": "lazy" if finder.lazy else "eager",
+        "wall_seconds": round(time.monotonic() - wall, 4),
+        "cpu_seconds": round(time.process_time() - cpu, 4),
+        "candidates": stats.candidates - before.candidates,
+        "lemmas": stats.lemmas - before.lemmas,
+        "arrowing_lemmas": stats.arrowing - before.arrowing,
+        "pruned_as_not_lex_max": stats.pruned - before.pruned,
+        "shared_in": len(task.lemmas),
+        "edges": [list(e) for e in graph.edges] if graph is not None else None,
+        "learned": list(finder.learned) if task.share else [],
+    }

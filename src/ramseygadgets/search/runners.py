@@ -5,9 +5,10 @@ Every runner has ``slots`` (cubes to keep in flight), ``submit(key, task)``, ``w
 cube whose worker died (killed, out of memory) — ``cancel_all()`` and ``close()``.
 
 * :class:`SerialRunner`: in this process, one cube at a time (``--jobs 1``).
-* :class:`LocalRunner`: one forked process per cube (``--jobs K``).  A process killed mid-cube
-  costs that cube only (the others run on; the scheduler re-runs it), which a
-  ``ProcessPoolExecutor`` cannot give (one dead worker breaks the whole pool).  Workers ignore
+* :class:`LocalRunner`: ``--jobs K`` forked worker processes, each fed one cube at a time
+  through its own pipe (and keeping its finders between cubes).  A worker killed mid-cube
+  costs that cube only (the others run on; the scheduler re-runs it, a new worker is forked),
+  which a ``ProcessPoolExecutor`` cannot give (one dead worker breaks the whole pool).  Workers ignore
   SIGINT and die with their parent (:func:`ramseygadgets.workers.init_worker`); on Ctrl-C or
   an error the parent kills every live worker (no orphans).
 * :class:`RayRunner`: Ray tasks (``--ray auto|local|ADDRESS``, connection handling of
@@ -23,7 +24,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_any
 from typing import Any
 
-from ramseygadgets.search.cubes import CubeTask, run_cube
+from ramseygadgets.search.cubes import CubeTask, clear_finders, run_cube
 from ramseygadgets.workers import init_worker
 
 Outcome = tuple[str, dict[str, Any] | None]
@@ -58,40 +59,58 @@ class SerialRunner:
 
     def close(self) -> None:
         self.cancel_all()
+        clear_finders()
 
 
-def _child(parent: int, conn: Connection, task: CubeTask) -> None:
+def _worker(parent: int, conn: Connection) -> None:
+    """A worker's loop: cubes in, records out, until the pipe closes or ``None`` comes."""
     init_worker(parent)
-    try:
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
         conn.send(_guarded_run(task))
-    finally:
-        conn.close()
 
 
 class LocalRunner:
-    """One forked worker process per cube, at most ``jobs`` at a time."""
+    """At most ``jobs`` worker processes, each running one cube at a time and keeping its
+    finders from cube to cube (:func:`.cubes.run_cube`)."""
 
     def __init__(self, jobs: int) -> None:
         self.slots = jobs
         self.name = f"{jobs} local processes"
         methods = mp.get_all_start_methods()
         self.ctx = mp.get_context("fork") if "fork" in methods else mp.get_context()
-        self.live: dict[str, tuple[Any, Connection]] = {}
+        self.idle: list[tuple[Any, Connection]] = []
+        self.busy: dict[str, tuple[Any, Connection]] = {}
 
     def submit(self, key: str, task: CubeTask) -> None:
-        recv, send = self.ctx.Pipe(duplex=False)
-        proc = self.ctx.Process(target=_child, args=(os.getpid(), send, task), daemon=True)
-        proc.start()
-        send.close()
-        self.live[key] = (proc, recv)
+        while self.idle:
+            proc, conn = self.idle.pop()
+            if proc.is_alive():
+                break
+            conn.close()
+        else:
+            conn, child = self.ctx.Pipe(duplex=True)
+            proc = self.ctx.Process(target=_worker, args=(os.getpid(), child), daemon=True)
+            proc.start()
+            child.close()
+        try:
+            conn.send(task)
+        except OSError:  # the worker died while idle: the scheduler re-runs the cube
+            pass
+        self.busy[key] = (proc, conn)
 
     def wait(self) -> list[Outcome]:
         waitables: list[Any] = []
-        for proc, conn in self.live.values():
+        for proc, conn in self.busy.values():
             waitables += [conn, proc.sentinel]
         ready = set(wait_any(waitables))
         out: list[Outcome] = []
-        for key, (proc, conn) in list(self.live.items()):
+        for key, (proc, conn) in list(self.busy.items()):
             if conn not in ready and proc.sentinel not in ready:
                 continue
             record: dict[str, Any] | None = None
@@ -102,23 +121,33 @@ class LocalRunner:
                 record = None  # the worker died before it sent its record
             if record is None and proc.is_alive():
                 continue  # spurious wake-up: nothing yet
-            proc.join()
-            conn.close()
-            del self.live[key]
+            del self.busy[key]
+            if record is None:
+                proc.join()
+                conn.close()
+            else:
+                self.idle.append((proc, conn))
             out.append((key, record))
         return out
 
     def cancel_all(self) -> None:
-        for proc, _conn in self.live.values():
-            if proc.is_alive():
-                proc.kill()
-        for proc, conn in self.live.values():
-            proc.join(timeout=10)
-            conn.close()
-        self.live.clear()
+        """Kill the busy workers (a cube cannot be stopped otherwise); idle ones stay."""
+        _kill(list(self.busy.values()))
+        self.busy.clear()
 
     def close(self) -> None:
-        self.cancel_all()
+        _kill(list(self.busy.values()) + self.idle)
+        self.busy.clear()
+        self.idle.clear()
+
+
+def _kill(workers: list[tuple[Any, Connection]]) -> None:
+    for proc, _conn in workers:
+        if proc.is_alive():
+            proc.kill()
+    for proc, conn in workers:
+        proc.join(timeout=10)
+        conn.close()
 
 
 class RayRunner:
