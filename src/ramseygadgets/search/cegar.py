@@ -335,6 +335,11 @@ class CandidateModel(ExistsModel):
             self.arrowings.append(_mask(edges))
 
 
+def _lemma_key(kind: str, value: object) -> tuple[str, object]:
+    """A hashable identity of a shared lemma (arrowing edge lists become tuples)."""
+    return (kind, tuple(value) if isinstance(value, (list, tuple)) else value)
+
+
 @dataclass
 class LayoutResult:
     """Outcome of one layout at one n: the best solution found (``None``: proven none)."""
@@ -405,7 +410,7 @@ class LayoutFinder:
         finder).  Each is satisfied by every solution on n vertices with this layout, so adding
         them to any cube's search keeps its answer exact."""
         for kind, value in lemmas:
-            key = (kind, value if kind == "c" else tuple(value))  # type: ignore[call-overload]
+            key = _lemma_key(kind, value)
             if key in self.known:
                 continue
             self.known.add(key)
@@ -419,7 +424,7 @@ class LayoutFinder:
     def _learn(self, kind: str, value: object) -> None:
         if self.learned is not None:
             self.learned.append((kind, value))
-            self.known.add((kind, value if kind == "c" else tuple(value)))  # type: ignore[call-overload]
+            self.known.add(_lemma_key(kind, value))
 
     def find(
         self,
