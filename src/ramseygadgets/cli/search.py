@@ -129,7 +129,11 @@ def solve(
         None, "--timeout", min=0.001, help="Seconds per problem (default: none)."
     ),
     jobs: int = typer.Option(
-        1, "--jobs", "-j", min=1, help="Worker processes for several problems."
+        1,
+        "--jobs",
+        "-j",
+        min=1,
+        help="Worker processes: for several problems, or (one problem) for its cubes.",
     ),
     minimize_edges: bool = typer.Option(
         True,
