@@ -111,9 +111,14 @@ def main() -> int:
         "(single process, then the cubes with each --jobs count)",
     )
     parser.add_argument("--jobs", type=int, nargs="*", default=[1, 2])
+    parser.add_argument(
+        "--split-after", type=float, help="with --cubes: split a cube still running after S s"
+    )
     args = parser.parse_args()
     if args.cubes:
-        return cube_scaling(args.problems[0], args.min_n, args.cubes, args.jobs, args.out)
+        return cube_scaling(
+            args.problems[0], args.min_n, args.cubes, args.jobs, args.out, args.split_after
+        )
     if args.pairs:
         return compare_pairs()
     if args.summary:
@@ -140,7 +145,9 @@ def main() -> int:
     return 0
 
 
-def cube_scaling(key: str, n: int, cubes: int, jobs_list: list[int], out: Path) -> int:
+def cube_scaling(
+    key: str, n: int, cubes: int, jobs_list: list[int], out: Path, split_after: float | None = None
+) -> int:
     """Wall time of one level by the single-process lazy engine and by cube-and-conquer with
     each worker count; the cube times; makespans on 8, 32 and 128 workers *simulated* from the
     cube times of the one-worker run (greedy list scheduling in submission order, as the
@@ -185,6 +192,7 @@ def cube_scaling(key: str, n: int, cubes: int, jobs_list: list[int], out: Path) 
             engine="lazy",
             minimize_edges=False,
             on_cube=cube_rows.append,
+            split_after=split_after,
         )
         times = [c["cpu_seconds"] for c in cube_rows]
         emit(
@@ -192,6 +200,8 @@ def cube_scaling(key: str, n: int, cubes: int, jobs_list: list[int], out: Path) 
                 "mode": "cubes",
                 "jobs": jobs,
                 "cubes_target": cubes,
+                "split_after": split_after,
+                "cubes_split": sum(c["outcome"] == "split" for c in cube_rows),
                 "outcome": r.levels[-1].outcome,
                 "wall_seconds": round(time.monotonic() - wall, 3),
                 "cube_cpu_sum": round(sum(times), 3),

@@ -64,6 +64,34 @@ def test_verdict_equals_the_single_process_search(problem, max_n, jobs):
     assert [lv.outcome for lv in many.levels] == [lv.outcome for lv in one.levels]
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_cubes_split_at_run_time_keep_the_verdict(jobs):
+    """A cube that runs past ``split_after`` is replaced by its halves: same verdict, and the
+    cubes decided none still cover the level."""
+    one = solve(K3_K4E_RED, min_vertices=9, max_vertices=9, minimize_edges=False)
+    cubes: list[dict] = []
+    many = solve_cubes(
+        K3_K4E_RED,
+        min_vertices=9,
+        max_vertices=9,
+        jobs=jobs,
+        cubes=2,
+        split_after=0.01,
+        minimize_edges=False,
+        on_cube=cubes.append,
+    )
+    expected = ("none-up-to-limit", 10)
+    assert (many.status, many.lower_bound) == (one.status, one.lower_bound) == expected
+    assert any(c["outcome"] == "split" for c in cubes)
+    lay = layouts(K3_K4E_RED.gadget, 9)[0]
+    refuter = Refuter(K3_K4E_RED, 9, lay, "lazy")
+    try:
+        decided = {c["bits"] for c in cubes if c["outcome"] == "none"}
+        assert covered(refuter, decided)
+    finally:
+        refuter.close()
+
+
 def test_a_known_none_level_is_none_in_every_cube():
     """(K3, K4−e)-red-determiner: none on 9 vertices (needs 11, docs/search.md)."""
     assert find_solution(K3_K4E_RED, 9, engine="lazy").status == "none-up-to-limit"

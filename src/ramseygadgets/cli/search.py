@@ -172,6 +172,13 @@ def solve(
     ray: str | None = typer.Option(
         None, "--ray", help="Run the cubes on Ray: auto, local, or a cluster address."
     ),
+    split_after: float | None = typer.Option(
+        None,
+        "--split-after",
+        min=0.01,
+        help="Cube-and-conquer: a cube still running after S seconds is replaced by its two "
+        "halves (balances the cubes).",
+    ),
     out: str | None = typer.Option(
         None,
         "--out",
@@ -194,11 +201,12 @@ def solve(
         "minimize_edges": minimize_edges,
         "seed": seed,
     }
-    cube_mode = any(x is not None for x in (cubes, ray, out, assume_none_below))
+    cube_mode = any(x is not None for x in (cubes, ray, out, assume_none_below, split_after))
     single = problem_id is not None or F is not None
     if not single and (cube_mode or min_vertices is not None):
         raise RamseyGadgetsError(
-            "--min-vertices, --assume-none-below, --cubes, --ray and --out take one problem"
+            "--min-vertices, --assume-none-below, --cubes, --split-after, --ray and --out take "
+            "one problem"
         )
     if assume_none_below is not None and min_vertices is None:
         raise RamseyGadgetsError("--assume-none-below needs --min-vertices N (it proves N - 1)")
@@ -213,6 +221,7 @@ def solve(
             "out": out,
             "cubes": cubes,
             "assume_none_below": assume_none_below,
+            "split_after": split_after,
         }
         outcome = _solve_single(
             problems[0], {**options, "min_vertices": min_vertices}, not as_json, cube_options

@@ -167,6 +167,8 @@ class CubeTask:
     timeout: float | None = None
     lemmas: Sequence[tuple[str, object]] = ()
     share: bool = True
+    #: stop after this many seconds with outcome ``split`` (the scheduler splits the cube)
+    split_after: float | None = None
 
 
 #: This process's finders (one level at a time), by (problem, n, layout, engine, solver, seed).
@@ -210,6 +212,11 @@ def run_cube(task: CubeTask) -> dict[str, Any]:
     wall, cpu = time.monotonic(), time.process_time()
     cube = task.cube
     deadline = wall + task.timeout if task.timeout is not None else None
+    split_at = wall + task.split_after if task.split_after is not None else None
+    if split_at is not None and (deadline is None or split_at < deadline):
+        deadline = split_at
+    else:
+        split_at = None
     finder = _finder(task)
     before = dataclasses.replace(finder.stats)
     assert finder.learned is not None
@@ -223,7 +230,7 @@ def run_cube(task: CubeTask) -> dict[str, Any]:
         )
         outcome = "found" if graph is not None else "none"
     except SearchTimeout:
-        outcome = "timeout"
+        outcome = "split" if split_at is not None else "timeout"
     except BaseException:
         clear_finders()
         raise

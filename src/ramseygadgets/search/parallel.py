@@ -32,6 +32,7 @@ it (:func:`.cubes.covered`).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -93,12 +94,16 @@ class _LevelRun:
         self.pools: dict[int, list[tuple[str, object]]] = {}
         self.attempts: dict[str, int] = {}
         self.in_flight: dict[str, Cube] = {}
+        self.refuters: dict[int, Refuter] = {}
+        self.todo: list[Cube] = []
+        self.no_split: set[str] = set()
 
     def run(self) -> tuple[str, Candidate | None]:
         logged = self.s.logged(self.n)
         if "found" in logged:
             return "found", self.s.candidate_from(logged["found"])
-        todo = [
+        todo = self.todo
+        todo += [
             c for c in self.plan.cubes if not decided_by(c.bits, logged.get(c.layout_name, set()))
         ]
         self.record.cubes_searched = len(todo)
@@ -126,8 +131,17 @@ class _LevelRun:
     def _task(self, cube: Cube, left: float | None) -> CubeTask:
         s = self.s
         pool = self.pools.get(cube.layout, []) if s.share else []
+        split = None if cube.key in self.no_split else s.split_after
         return CubeTask(
-            s.problem, cube, s.engine, s.solver, s.seed, left, pool[-MAX_SHARED_LEMMAS:], s.share
+            s.problem,
+            cube,
+            s.engine,
+            s.solver,
+            s.seed,
+            left,
+            pool[-MAX_SHARED_LEMMAS:],
+            s.share,
+            split,
         )
 
     def _lost(self, cube: Cube, todo: list[Cube]) -> None:
@@ -150,11 +164,35 @@ class _LevelRun:
             return "found", self.s.candidate_from(record)
         if result["outcome"] == "timeout":
             return "timeout", None
+        if result["outcome"] == "split":
+            self._split(cube)
         if self.s.share:
             pool = self.pools.setdefault(cube.layout, [])
             pool += learned
             del pool[:-MAX_SHARED_LEMMAS]
         return None
+
+    def _split(self, cube: Cube) -> None:
+        """Replace a cube that ran past ``split_after`` by its children (those propagation does
+        not refute), first in line: together they cover it, so coverage is unchanged."""
+        refuter = self.refuters.get(cube.layout)
+        if refuter is None:
+            lay = layouts(self.s.problem.gadget, self.n)[cube.layout]
+            refuter = self.refuters[cube.layout] = Refuter(
+                self.s.problem, self.n, lay, self.s.engine
+            )
+        if len(cube.bits) >= len(refuter.edges):  # nothing left to fix: run it to the end
+            self.todo.insert(0, dataclasses.replace(cube, bits=cube.bits))
+            self.no_split.add(cube.key)
+            return
+        children = [cube.bits + b for b in "10" if not refuter.refuted(cube.bits + b)]
+        self.record.refuted += 2 - len(children)
+        self.record.cubes += len(children) - 1
+        self.todo[:0] = [dataclasses.replace(cube, bits=b) for b in children]
+
+    def close(self) -> None:
+        for refuter in self.refuters.values():
+            refuter.close()
 
     def _count(self, result: dict[str, Any]) -> None:
         rec = self.record
@@ -177,6 +215,7 @@ class CubeScheduler:
         self.deadline: float | None = opts["deadline"]
         self.target: int = opts["target"] or CUBES_PER_SLOT * runner.slots
         self.on_cube: Callable[[dict[str, Any]], None] | None = opts["on_cube"]
+        self.split_after: float | None = opts["split_after"]
         self.ran = _engine_for(problem, self.engine)
 
     def time_left(self) -> float | None:
@@ -275,6 +314,7 @@ def solve_cubes(
     engine: str = DEFAULT_ENGINE,
     share: bool = True,
     assume_none_below: str | Path | None = None,
+    split_after: float | None = None,
     on_level: Callable[[LevelRecord], None] | None = None,
     on_cube: Callable[[dict[str, Any]], None] | None = None,
 ) -> SearchResult:
@@ -282,7 +322,9 @@ def solve_cubes(
 
     ``cubes``: at least this many cubes per level (default :data:`CUBES_PER_SLOT` per worker);
     ``out``: the checkpoint directory; ``assume_none_below``: a cube log proving level
-    ``min_vertices − 1`` none (checked).
+    ``min_vertices − 1`` none (checked); ``split_after``: a cube still running after this many
+    seconds is stopped and replaced by its two children (balances the cubes at run time; the
+    worker keeps what it learned, so little is lost).
     """
     problem = resolve_problem(problem)
     check_engine(engine)
@@ -315,6 +357,7 @@ def solve_cubes(
             deadline=start + timeout if timeout is not None else None,
             target=cubes,
             on_cube=on_cube,
+            split_after=split_after,
         )
         for n in range(begin, max_vertices + 1):
             done = _level(sched, n, result, minimize_edges)
@@ -337,7 +380,11 @@ def _level(sched: CubeScheduler, n: int, result: SearchResult, minimize_edges: b
     record = LevelRecord(n, "timeout", 0.0, engine=sched.ran)
     result.levels.append(record)
     try:
-        outcome, candidate = _LevelRun(sched, n, record).run()
+        run = _LevelRun(sched, n, record)
+        try:
+            outcome, candidate = run.run()
+        finally:
+            run.close()
         record.outcome = outcome
         if outcome == "none":
             result.lower_bound = max(result.lower_bound, n + 1)  # monotone in n
