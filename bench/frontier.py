@@ -5,6 +5,8 @@
     .venv/bin/python bench/frontier.py --engines lazy --min-n 11 --max-n 12 --timeout 3000
     .venv/bin/python bench/frontier.py --summary bench/results/frontier.jsonl   # table of a record
     .venv/bin/python bench/frontier.py --pairs        # both engines on 28 smaller non-star pairs
+    .venv/bin/python bench/frontier.py --cubes 64 --jobs 1 2 --problems k3_k4_red --min-n 12
+                                                      # cube-and-conquer scaling on one level
 
 For each problem and n = min-n, min-n + 1, … both engines decide the vertex count n alone with
 :func:`ramseygadgets.search.find_solution` (solutions are monotone in n, so "none on n" proves
@@ -20,7 +22,9 @@ lemmas, arrowing lemmas, pruned candidates), so nothing is lost when the run is 
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -30,6 +34,7 @@ from ramseygadgets.gadgets import Candidate
 from ramseygadgets.search import find_solution, solve
 from ramseygadgets.search.cegar import ENGINES
 from ramseygadgets.search.exhaustive import gadgets_in_graph
+from ramseygadgets.search.parallel import solve_cubes
 
 #: The hardest pairs found so far (issue 14): F = K3 against K4−e and K4, four gadget types.
 FRONTIER = {
@@ -99,7 +104,21 @@ def main() -> int:
         action="store_true",
         help="instead: minimal (n, m) of the PAIRS with both engines (120 s each), CPU seconds",
     )
+    parser.add_argument(
+        "--cubes",
+        type=int,
+        help="instead: cube-and-conquer scaling on level --min-n of the first --problems "
+        "(single process, then the cubes with each --jobs count)",
+    )
+    parser.add_argument("--jobs", type=int, nargs="*", default=[1, 2])
+    parser.add_argument(
+        "--split-after", type=float, help="with --cubes: split a cube still running after S s"
+    )
     args = parser.parse_args()
+    if args.cubes:
+        return cube_scaling(
+            args.problems[0], args.min_n, args.cubes, args.jobs, args.out, args.split_after
+        )
     if args.pairs:
         return compare_pairs()
     if args.summary:
@@ -124,6 +143,94 @@ def main() -> int:
                     break
     print_summary(rows)
     return 0
+
+
+def cube_scaling(
+    key: str, n: int, cubes: int, jobs_list: list[int], out: Path, split_after: float | None = None
+) -> int:
+    """Wall time of one level by the single-process lazy engine and by cube-and-conquer with
+    each worker count; the cube times; makespans on 8, 32 and 128 workers *simulated* from the
+    cube times of the one-worker run (greedy list scheduling in submission order, as the
+    scheduler runs them, and LPT); the splitting overhead (sum of cube CPU over the single
+    process's CPU).  Load averages are recorded before and after each run (2-core machine
+    shared with other jobs: wall times are noisy)."""
+    problem = Problem.make(*FRONTIER[key])
+    warm_up(problem, ["lazy"])
+    rows: list[dict] = []
+
+    def emit(row: dict) -> None:
+        row = {"problem": problem.title, "n": n, **row}
+        rows.append(row)
+        with out.open("a") as fh:
+            fh.write(json.dumps(row) + "\n")
+        print(json.dumps(row)[:400], flush=True)
+
+    load = os.getloadavg()
+    cpu, wall = time.process_time(), time.monotonic()
+    single = find_solution(problem, n, engine="lazy")
+    emit(
+        {
+            "mode": "single",
+            "outcome": single.levels[-1].outcome,
+            "wall_seconds": round(time.monotonic() - wall, 3),
+            "cpu_seconds": round(time.process_time() - cpu, 3),
+            "candidates": single.levels[-1].candidates,
+            "load_before": load,
+            "load_after": os.getloadavg(),
+        }
+    )
+    for jobs in jobs_list:
+        cube_rows: list[dict] = []
+        load = os.getloadavg()
+        wall = time.monotonic()
+        r = solve_cubes(
+            problem,
+            min_vertices=n,
+            max_vertices=n,
+            jobs=jobs,
+            cubes=cubes,
+            engine="lazy",
+            minimize_edges=False,
+            on_cube=cube_rows.append,
+            split_after=split_after,
+        )
+        times = [c["cpu_seconds"] for c in cube_rows]
+        emit(
+            {
+                "mode": "cubes",
+                "jobs": jobs,
+                "cubes_target": cubes,
+                "split_after": split_after,
+                "cubes_split": sum(c["outcome"] == "split" for c in cube_rows),
+                "outcome": r.levels[-1].outcome,
+                "wall_seconds": round(time.monotonic() - wall, 3),
+                "cube_cpu_sum": round(sum(times), 3),
+                "overhead": round(sum(times) / max(rows[0]["cpu_seconds"], 1e-9), 3),
+                "candidates": r.levels[-1].candidates,
+                "cube_cpu_seconds": times,
+                "cube_keys": [c["key"] for c in cube_rows],
+                "projected_makespan": {
+                    str(w): {"list": round(makespan(times, w), 3), "lpt": round(lpt(times, w), 3)}
+                    for w in (1, 2, 8, 32, 128)
+                },
+                "load_before": load,
+                "load_after": os.getloadavg(),
+            }
+        )
+    return 0
+
+
+def makespan(times: list[float], workers: int) -> float:
+    """Greedy list scheduling in the given order: each job to the first free worker."""
+    free = [0.0] * workers
+    for t in times:
+        heapq.heappush(free, heapq.heappop(free) + t)
+    return max(free)
+
+
+def lpt(times: list[float], workers: int) -> float:
+    """Longest processing time first (a 4/3-approximation of the optimal makespan)."""
+    return makespan(sorted(times, reverse=True), workers)
 
 
 #: Smaller pairs with F not a star (minimal sizes 6 to 10, some undecided in 120 s).

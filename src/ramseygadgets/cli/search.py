@@ -129,7 +129,11 @@ def solve(
         None, "--timeout", min=0.001, help="Seconds per problem (default: none)."
     ),
     jobs: int = typer.Option(
-        1, "--jobs", "-j", min=1, help="Worker processes for several problems."
+        1,
+        "--jobs",
+        "-j",
+        min=1,
+        help="Worker processes: for several problems, or (one problem) for its cubes.",
     ),
     minimize_edges: bool = typer.Option(
         True,
@@ -144,6 +148,41 @@ def solve(
         "--engine",
         help="Finder engine: auto (default: lazy unless F is a star), lazy (witnesses checked "
         "by a coloring oracle) or eager (witnesses encoded in the SAT model).",
+    ),
+    min_vertices: int | None = typer.Option(
+        None,
+        "--min-vertices",
+        min=1,
+        max=40,
+        help="Smallest vertex count searched; smaller ones are not searched (the proof says so).",
+    ),
+    assume_none_below: str | None = typer.Option(
+        None,
+        "--assume-none-below",
+        help="Cube log (file or --out directory) of an earlier run proving no solution on "
+        "min-vertices - 1 vertices; checked, not trusted.",
+    ),
+    cubes: int | None = typer.Option(
+        None,
+        "--cubes",
+        min=1,
+        help="Cube-and-conquer: split each level into at least this many cubes "
+        "(default 8 per worker with --jobs/--ray/--out).",
+    ),
+    ray: str | None = typer.Option(
+        None, "--ray", help="Run the cubes on Ray: auto, local, or a cluster address."
+    ),
+    split_after: float | None = typer.Option(
+        None,
+        "--split-after",
+        min=0.01,
+        help="Cube-and-conquer: a cube still running after S seconds is replaced by its two "
+        "halves (balances the cubes).",
+    ),
+    out: str | None = typer.Option(
+        None,
+        "--out",
+        help="Checkpoint directory: every finished cube is logged; a rerun resumes there.",
     ),
     set_name: str | None = SET_OPTION,
     dataset: str | None = DATASET_OPTION,
@@ -162,7 +201,33 @@ def solve(
         "minimize_edges": minimize_edges,
         "seed": seed,
     }
-    if len(problems) == 1 and jobs <= 1:
+    cube_mode = any(x is not None for x in (cubes, ray, out, assume_none_below, split_after))
+    single = problem_id is not None or F is not None
+    if not single and (cube_mode or min_vertices is not None):
+        raise RamseyGadgetsError(
+            "--min-vertices, --assume-none-below, --cubes, --split-after, --ray and --out take "
+            "one problem"
+        )
+    if assume_none_below is not None and min_vertices is None:
+        raise RamseyGadgetsError("--assume-none-below needs --min-vertices N (it proves N - 1)")
+    if min_vertices is not None and min_vertices > max_vertices:
+        raise RamseyGadgetsError(
+            f"--min-vertices {min_vertices} is above --max-vertices {max_vertices}"
+        )
+    if single and (cube_mode or jobs > 1):
+        cube_options = {
+            "jobs": jobs,
+            "ray": ray,
+            "out": out,
+            "cubes": cubes,
+            "assume_none_below": assume_none_below,
+            "split_after": split_after,
+        }
+        outcome = _solve_single(
+            problems[0], {**options, "min_vertices": min_vertices}, not as_json, cube_options
+        )
+    elif len(problems) == 1:
+        options["min_vertices"] = min_vertices
         outcome = _solve_single(problems[0], options, show=not as_json)
     else:
         outcome = _solve_batch(problems, options, jobs, show=not as_json)
@@ -191,15 +256,23 @@ def solve(
     raise typer.Exit(0 if all(r.found for r in results) else 1)
 
 
-def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
+def _solve_single(
+    problem: Problem, options: dict, show: bool, cube_options: dict | None = None
+) -> BatchOutcome:
+    """One problem, level by level (with ``cube_options``: by cube-and-conquer, :mod:`.parallel`)."""
     levels: list[LevelRecord] = []
 
     def on_level(level: LevelRecord) -> None:
         levels.append(level)
         if show:
+            cubes = (
+                f"{level.cubes} cubes ({level.cubes - level.cubes_searched} from the log), "
+                if level.cubes
+                else ""
+            )
             console.print(
-                f"  n = {level.n}: {level.outcome} ({level.candidates} candidates, {level.lemmas} lemmas, "
-                f"{level.arrowing} arrowing, {level.seconds:.2f} s)",
+                f"  n = {level.n}: {level.outcome} ({cubes}{level.candidates} candidates, "
+                f"{level.lemmas} lemmas, {level.arrowing} arrowing, {level.seconds:.2f} s)",
                 highlight=False,
             )
 
@@ -207,7 +280,12 @@ def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
         console.print(f"solving {problem.title} ({problem.id})", highlight=False)
     outcome = BatchOutcome()
     try:
-        result = solve_problem(problem, on_level=on_level, **options)
+        if cube_options is not None:
+            from ramseygadgets.search.parallel import solve_cubes
+
+            result = solve_cubes(problem, on_level=on_level, **options, **cube_options)
+        else:
+            result = solve_problem(problem, on_level=on_level, **options)
     except KeyboardInterrupt:
         outcome.interrupted = True
         outcome.unfinished = [problem.id]
@@ -226,6 +304,7 @@ def _solve_single(problem: Problem, options: dict, show: bool) -> BatchOutcome:
     outcome.seconds = result.seconds
     if show:
         console.print(_result_line(result))
+        console.print(f"  proof: {result.proof()}", markup=False, highlight=False)
         if result.candidate is not None:
             answer = json.dumps(result.candidate.to_json(problem.kind))
             console.print(f"  solution: {answer}", markup=False, highlight=False)

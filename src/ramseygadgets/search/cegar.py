@@ -37,22 +37,33 @@ for a solution only.
 from __future__ import annotations
 
 import random
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.colorings import Coloring, GoodColorings, keyboard_interrupts
-from ramseygadgets.copies import find_copies
+from ramseygadgets.colorings import keyboard_interrupts
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.minimality import LexMaxCheck, column_order, group_cosets
+from ramseygadgets.search.oracle import (
+    DEFAULT_SEARCH_SOLVER,
+    ColoringOracle,
+    Counterexample,
+    KnCopies,
+    SearchTimeout,
+    _mask,
+    edge_colors_only,
+    extend_coloring,
+    extend_red_mask,
+    find_counterexample,
+    interrupt_at,
+    solve_before,
+    subgraph,
+)
 from ramseygadgets.search.spec import (
     Condition,
     EdgeColor,
@@ -62,8 +73,21 @@ from ramseygadgets.search.spec import (
     gadget_spec,
 )
 
-#: SAT backend of the exists part (fastest on the catalog among PySAT's; supports interrupts).
-DEFAULT_SEARCH_SOLVER = "minisat22"
+__all__ = [  # the for-all side lives in .oracle; these names stay importable from here
+    "DEFAULT_SEARCH_SOLVER",
+    "ColoringOracle",
+    "Counterexample",
+    "KnCopies",
+    "SearchTimeout",
+    "extend_coloring",
+    "extend_red_mask",
+    "find_counterexample",
+    "interrupt_at",
+    "solve_before",
+    "subgraph",
+    "Condition",
+    "EdgeColor",
+]
 
 #: Finder engines: ``lazy`` checks the witness conditions in the for-all step (arrowing lemmas),
 #: ``eager`` encodes them in the exists part (the original finder); ``auto`` picks per problem.
@@ -85,60 +109,6 @@ def resolve_engine(problem: Problem, engine: str) -> str:
     return engine
 
 
-class SearchTimeout(Exception):
-    """The deadline passed before the question was decided."""
-
-
-def solve_before(solver: Any, assumptions: list[int], deadline: float | None) -> bool:
-    """``solver.solve(assumptions)``; :class:`SearchTimeout` when ``deadline`` has passed before
-    the call or an :func:`interrupt_at` alarm stopped it.  Backends that cannot be interrupted
-    (PySAT raises NotImplementedError: CaDiCaL, Kissat) check the deadline before the call only."""
-    if deadline is None:
-        return bool(solver.solve(assumptions=assumptions))
-    if deadline <= time.monotonic():
-        raise SearchTimeout()
-    try:
-        ok = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
-    except NotImplementedError:
-        return bool(solver.solve(assumptions=assumptions))
-    if ok is None:
-        raise SearchTimeout()
-    return bool(ok)
-
-
-@contextmanager
-def interrupt_at(deadline: float | None, solvers: Sequence[Any]) -> Iterator[None]:
-    """Interrupt ``solvers`` at ``deadline``: one timer thread for a whole search call, not one
-    per SAT call (thousands of short calls would each pay for a thread)."""
-    if deadline is None:
-        yield
-        return
-
-    def ring() -> None:
-        for solver in solvers:
-            with suppress(NotImplementedError):  # CaDiCaL, Kissat: checked between calls only
-                solver.interrupt()
-
-    timer = threading.Timer(max(0.0, deadline - time.monotonic()), ring)
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-        timer.join()
-        for solver in solvers:
-            with suppress(NotImplementedError):
-                solver.clear_interrupt()
-
-
-@dataclass
-class Counterexample:
-    """A good coloring of the candidate that satisfies bad condition ``condition``."""
-
-    condition: Condition
-    coloring: Coloring
-
-
 @dataclass
 class FinderStats:
     candidates: int = 0
@@ -147,43 +117,6 @@ class FinderStats:
     pruned: int = 0  # lazy engine: candidates excluded as not lex-maximal
     sat_seconds: float = 0.0
     check_seconds: float = 0.0
-
-
-class KnCopies:
-    """Copies of F and H in K_n as edge-index tuples and bitmasks (edge t is bit t)."""
-
-    def __init__(self, problem: Problem, n: int) -> None:
-        self.kn = Graph.complete(n)
-        self.f = find_copies(problem.F, self.kn)
-        self.h = find_copies(problem.H, self.kn)
-        self.f_masks = [_mask(c) for c in self.f]
-        self.h_masks = [_mask(c) for c in self.h]
-        # the copies through each edge, as masks of their other edges (the greedy extension)
-        self.f_rest = _rest_masks(self.f, self.kn.m)
-        self.h_rest = _rest_masks(self.h, self.kn.m)
-
-
-def _rest_masks(copies: Sequence[Sequence[int]], m: int) -> list[list[int]]:
-    """For each edge t of K_n, the masks of C − {t} for the copies C that contain t."""
-    out: list[list[int]] = [[] for _ in range(m)]
-    for c in copies:
-        whole = _mask(c)
-        for t in c:
-            out[t].append(whole & ~(1 << t))
-    return out
-
-
-def subgraph(kn: Graph, edge_mask: int) -> Graph:
-    """The subgraph of K_n with the edges of ``edge_mask`` (edge t is bit t)."""
-    edges = kn.edges
-    return Graph(kn.n, tuple(edges[t] for t in range(kn.m) if edge_mask >> t & 1))
-
-
-def _mask(edges: Sequence[int]) -> int:
-    out = 0
-    for t in edges:
-        out |= 1 << t
-    return out
 
 
 class ExistsModel:
@@ -402,134 +335,9 @@ class CandidateModel(ExistsModel):
             self.arrowings.append(_mask(edges))
 
 
-def find_counterexample(problem: Problem, graph: Graph, spec: GadgetSpec) -> list[Counterexample]:
-    """Bad good colorings of ``graph`` (at most one per bad condition); empty when there are none.
-
-    Candidates are always good (each satisfies a witness), so "no counterexample" means solution.
-    """
-    out: list[Counterexample] = []
-    with GoodColorings(graph, problem.F, problem.H) as sat:
-        for condition in spec.bad:
-            assumptions = []
-            for atom in condition:
-                if isinstance(atom, EdgeColor):
-                    lit = sat.var(*atom.edge)
-                    assumptions.append(lit if atom.red else -lit)
-                else:
-                    assumptions.append(
-                        sat.red_degree_switch(
-                            atom.vertex, at_most=atom.at_most, at_least=atom.at_least
-                        )
-                    )
-            coloring = sat.solve(assumptions)
-            if coloring is not None:
-                out.append(Counterexample(condition, coloring))
-    return out
-
-
-def extend_coloring(
-    copies: KnCopies, edge_mask: int, ce: Counterexample, rng: random.Random | None = None
-) -> int:
-    """A K_n coloring (red bitmask) that agrees with the counterexample on the edges of G, the
-    subgraph with the K_n edges ``edge_mask`` (its edges in K_n's order, as :func:`subgraph`).
-
-    Edges of K_n outside G at a vertex whose red degree the bad condition bounds are blue (so the
-    coloring stays bad on every graph); the others are coloured by :func:`extend_red_mask`.
-    """
-    kn = copies.kn
-    ids = [t for t in range(kn.m) if edge_mask >> t & 1]
-    red = _mask([t for t, r in zip(ids, ce.coloring.red) if r])
-    bounded = {a.vertex for a in ce.condition if isinstance(a, RedDegree)}
-    if bounded:
-        edge_mask |= _mask([t for t, (u, v) in enumerate(kn.edges) if u in bounded or v in bounded])
-    return extend_red_mask(copies, edge_mask, red, rng)
-
-
-def extend_red_mask(
-    copies: KnCopies, decided: int, red: int, rng: random.Random | None = None
-) -> int:
-    """Extend the coloring of the K_n edges in ``decided`` (red: ``red`` ⊆ ``decided``) to K_n.
-
-    The undecided edges get, one by one (in edge order, or shuffled by ``rng``), the colour
-    that completes fewer monochromatic copies (F all red / H all blue) among the edges coloured
-    so far; blue on a tie.
-    """
-    rest = [t for t in range(copies.kn.m) if not decided >> t & 1]
-    if rng is not None:
-        rng.shuffle(rest)
-    blue = decided & ~red
-    for t in rest:
-        as_red = sum(1 for other in copies.f_rest[t] if not other & ~red)
-        as_blue = sum(1 for other in copies.h_rest[t] if not other & ~blue)
-        if as_red < as_blue:
-            red |= 1 << t
-        else:
-            blue |= 1 << t
-    return red
-
-
-class ColoringOracle:
-    """Good colorings of every subgraph G ⊆ K_n, through one incremental SAT solver.
-
-    Variables r_t = t + 1 (edge t red) and s_t = m + t + 1 (edge t in G).  Per copy C of F in K_n
-    the clause ∨_{t∈C} ¬r_t ∨ ∨_{t∈C} ¬s_t, per copy of H  ∨_{t∈C} r_t ∨ ∨_{t∈C} ¬s_t.  Under the
-    assumptions s_t (t ∈ G) the models restricted to G's edges are exactly G's good colorings
-    (a copy with an edge outside G is switched off by setting that s_t false).  When a query
-    fails, the assumptions in the solver's core name a subgraph S ⊆ G with no good coloring
-    under the condition; so does every graph containing S.
-    """
-
-    def __init__(self, copies: KnCopies, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
-        self.kn = copies.kn
-        m = self.kn.m
-        clauses = [[-(t + 1) for t in c] + [-(m + t + 1) for t in c] for c in copies.f]
-        clauses += [[t + 1 for t in c] + [-(m + t + 1) for t in c] for c in copies.h]
-        self.solver = Solver(name=solver, bootstrap_with=clauses)
-
-    def condition_literals(self, condition: Condition) -> list[int]:
-        """The assumptions r_t / ¬r_t that fix the designated edge colours of ``condition``."""
-        lits = []
-        for atom in condition:
-            if not isinstance(atom, EdgeColor):
-                raise ValueError("the coloring oracle takes edge colours only")
-            lit = self.kn.edge_id(*atom.edge) + 1
-            lits.append(lit if atom.red else -lit)
-        return lits
-
-    def red_mask(
-        self, edge_mask: int, condition: list[int], deadline: float | None = None
-    ) -> int | None:
-        """A good coloring of the subgraph with the K_n edges ``edge_mask`` that satisfies the
-        condition (:meth:`condition_literals`), as the red bitmask of a coloring of K_n (edges
-        outside the subgraph coloured arbitrarily); ``None``: none exists.  :class:`SearchTimeout`
-        at ``deadline`` (one query can be a hard Ramsey-type instance).
-
-        Every s_t is assumed (true in G, false outside): unit propagation then switches the
-        clauses of copies that leave G off at once.
-        """
-        m = self.kn.m
-        assumptions = [m + t + 1 if edge_mask >> t & 1 else -(m + t + 1) for t in range(m)]
-        if not solve_before(self.solver, assumptions + condition, deadline):
-            return None
-        model = self.solver.get_model() or []
-        red = 0
-        for t in range(m):  # model[t] is the literal of r_t = t + 1
-            if model[t] > 0:
-                red |= 1 << t
-        return red
-
-    def core_edges(self) -> list[int]:
-        """After a failed query: K_n edge ids of a subgraph with no good coloring under it."""
-        m = self.kn.m
-        return sorted(lit - m - 1 for lit in self.solver.get_core() or [] if lit > m)
-
-    def close(self) -> None:
-        self.solver.delete()
-
-
-def edge_colors_only(spec: GadgetSpec) -> bool:
-    """Whether every condition fixes edge colours only (determiners and senders)."""
-    return all(isinstance(atom, EdgeColor) for cond in spec.witnesses + spec.bad for atom in cond)
+def _lemma_key(kind: str, value: object) -> tuple[str, object]:
+    """A hashable identity of a shared lemma (arrowing edge lists become tuples)."""
+    return (kind, tuple(value) if isinstance(value, (list, tuple)) else value)
 
 
 @dataclass
@@ -580,15 +388,65 @@ class LayoutFinder:
         self.canonicity = self.model.canonicity_check() if self.lazy else None
         self.rng = random.Random(seed) if seed is not None else None
         self.stats = FinderStats()
+        #: with :meth:`share_lemmas`: every lemma learned, as ``("c", red_mask)`` (counterexample
+        #: colouring of K_n) or ``("a", edges)`` (arrowing subgraph), for other cubes of the level
+        self.learned: list[tuple[str, object]] | None = None
+        #: the lemmas this finder has (learned or added), so a shared lemma is added once
+        self.known: set[tuple[str, object]] = set()
 
-    def find(self, max_edges: int | None = None, deadline: float | None = None) -> Graph | None:
-        """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact)."""
+    # -- cubes (:mod:`.cubes`) ---------------------------------------------------------------------
+    def restrict(self, fixed: Sequence[tuple[int, bool]]) -> None:
+        """Search only graphs with edge t present (True) or absent (False) for each ``(t, value)``
+        of ``fixed`` (a cube): unit clauses, so UNSAT proves "no solution in this cube"."""
+        for t, present in fixed:
+            self.model.solver.add_clause([self.model.x[t] if present else -self.model.x[t]])
+
+    def share_lemmas(self) -> None:
+        """Record every lemma learned from now on in :attr:`learned`."""
+        self.learned = []
+
+    def add_lemmas(self, lemmas: Sequence[tuple[str, object]]) -> None:
+        """Add lemmas learned elsewhere on this level and layout (:attr:`learned` of another
+        finder).  Each is satisfied by every solution on n vertices with this layout, so adding
+        them to any cube's search keeps its answer exact."""
+        for kind, value in lemmas:
+            key = _lemma_key(kind, value)
+            if key in self.known:
+                continue
+            self.known.add(key)
+            if kind == "c":
+                assert isinstance(value, int)
+                self.model.add_lemma(value)
+            else:
+                assert isinstance(value, (list, tuple))
+                self.model.add_arrowing(value)
+
+    def _learn(self, kind: str, value: object) -> None:
+        if self.learned is not None:
+            self.learned.append((kind, value))
+            self.known.add(_lemma_key(kind, value))
+
+    def find(
+        self,
+        max_edges: int | None = None,
+        deadline: float | None = None,
+        within: Sequence[tuple[int, bool]] = (),
+    ) -> Graph | None:
+        """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact).
+
+        ``within``: only graphs with edge t present (True) or absent (False) for each
+        ``(t, value)`` — a cube, as assumptions, so the finder (with every lemma it learned,
+        each valid for the whole level) can go on to the next cube.
+        """
         solvers = [self.model.solver] + ([self.oracle.solver] if self.oracle is not None else [])
+        x = self.model.x
+        cube = [x[t] if present else -x[t] for t, present in within]
         with keyboard_interrupts(), interrupt_at(deadline, solvers):
-            return self._find(max_edges, deadline)
+            return self._find(max_edges, deadline, cube)
 
-    def _find(self, max_edges: int | None, deadline: float | None) -> Graph | None:
+    def _find(self, max_edges: int | None, deadline: float | None, cube: list[int]) -> Graph | None:
         assumptions = self.model.bound_edges(max_edges) if max_edges is not None else []
+        assumptions += cube
         while True:
             t0 = time.monotonic()
             edge_mask = self.model.candidate_mask(assumptions, deadline)
@@ -619,7 +477,9 @@ class LayoutFinder:
         """Counterexample lemmas for a candidate that has its witnesses; True: a solution."""
         found = find_counterexample(self.problem, subgraph(self.kn, edge_mask), self.spec)
         for ce in found:
-            self.model.add_lemma(extend_coloring(self.copies, edge_mask, ce, self.rng))
+            red = extend_coloring(self.copies, edge_mask, ce, self.rng)
+            self.model.add_lemma(red)
+            self._learn("c", red)
             self.stats.lemmas += 1
         return not found
 
@@ -633,7 +493,9 @@ class LayoutFinder:
         assert self.oracle is not None
         for literals in self.witness_literals:
             if self.oracle.red_mask(edge_mask, literals, deadline) is None:
-                self.model.add_arrowing(self.oracle.core_edges())
+                core = self.oracle.core_edges()
+                self.model.add_arrowing(core)
+                self._learn("a", core)
                 self.stats.arrowing += 1
                 return False
         for literals in self.bad_literals:
@@ -641,6 +503,7 @@ class LayoutFinder:
             if red is not None:  # a bad good coloring of G, extended to K_n
                 extended = extend_red_mask(self.copies, edge_mask, red & edge_mask, self.rng)
                 self.model.add_lemma(extended)
+                self._learn("c", extended)
                 self.stats.lemmas += 1
                 return False
         return True

@@ -54,8 +54,25 @@ class LevelRecord:
     arrowing: int = 0
     pruned: int = 0
     engine: str = "eager"
+    #: cube-and-conquer (:mod:`.parallel`): cubes of the level, how many were searched (the
+    #: others were decided by a checkpoint log), prefixes refuted by propagation, CPU seconds
+    cubes: int = 0
+    cubes_searched: int = 0
+    refuted: int = 0
+    cpu_seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
+        out = self._json()
+        if self.cubes:
+            out.update(
+                cubes=self.cubes,
+                cubes_searched=self.cubes_searched,
+                refuted_by_propagation=self.refuted,
+                cube_cpu_seconds=round(self.cpu_seconds, 3),
+            )
+        return out
+
+    def _json(self) -> dict[str, Any]:
         return {
             "n": self.n,
             "outcome": self.outcome,
@@ -104,6 +121,37 @@ class SearchResult(CandidateResult):
     layout: str | None = None
     levels: list[LevelRecord] = field(default_factory=list)
     max_vertices: int | None = None
+    #: the smallest vertex count searched (``min_vertices``); smaller ones were not searched
+    searched_from: int | None = None
+    #: a checked proof record for the level below ``searched_from`` (``--assume-none-below``)
+    assumed: str | None = None
+
+    def proof(self) -> str:
+        """Which levels were decided, and whether that makes the answer minimal.
+
+        "None on n" also proves "none on fewer than n" (a solution plus an isolated vertex is a
+        solution), which is what ``lower_bound`` records; the statement still names the levels
+        this run decided and those it did not search.
+        """
+        parts = []
+        none = [lv.n for lv in self.levels if lv.outcome == "none"]
+        if none:
+            span = f"{none[0]}" if len(none) == 1 else f"{none[0]}..{none[-1]}"
+            parts.append(f"none on {span} vertices")
+        first = self.searched_from
+        if self.assumed:
+            parts.append(self.assumed)
+        elif first is not None and first > smallest_vertex_count(self.problem):
+            parts.append(f"levels below {first} not searched")
+        n = self.candidate.graph.n if self.candidate is not None else None
+        if n is not None:
+            if self.lower_bound == n:
+                parts.append(f"minimal: no solution on fewer than {n} vertices")
+            else:
+                low, high = self.lower_bound, n - 1
+                levels = f"level {low}" if low == high else f"levels {low}..{high}"
+                parts.append(f"not proven minimal: {levels} not decided")
+        return "; ".join(parts)
 
     def describe(self) -> str:
         if self.candidate is not None:
@@ -114,7 +162,10 @@ class SearchResult(CandidateResult):
             )
             return f"found on n = {self.n} vertices, m = {self.m} edges ({minimal})"
         if self.status == "timeout":
-            return f"not found within limits: time limit reached (no solution below {self.lower_bound} vertices)"
+            return (
+                f"not found within limits: time limit reached (no solution below "
+                f"{self.lower_bound} vertices)"
+            )
         return (
             f"not found within limits: no solution on at most {self.max_vertices} vertices (proven)"
         )
@@ -135,7 +186,12 @@ class SearchResult(CandidateResult):
             if self.candidate is not None
             else None,
             "levels": [lv.to_json() for lv in self.levels],
+            "proof": self.proof(),
         }
+        if self.searched_from is not None:
+            out["searched_from"] = self.searched_from
+        if self.assumed is not None:
+            out["assumed"] = self.assumed
         return out
 
 
@@ -331,6 +387,7 @@ def solve(
     result = SearchResult(
         problem.id, problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices
     )
+    result.searched_from = begin
     for n in range(begin, max_vertices + 1):
         done = _run_level(problem, n, deadline, minimize_edges, seed, solver, engine, result)
         if on_level is not None:

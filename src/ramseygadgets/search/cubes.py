@@ -1,0 +1,255 @@
+"""Cube-and-conquer for one vertex count: split a level's search into cubes, search each alone.
+
+**Cubes.**  For a vertex count n and a layout (:mod:`.spec`), let t_1, t_2, … be the edges of
+K_n that are not designated, in the *column order* (0,1), (0,2), (1,2), (0,3), … of
+:mod:`.minimality` — the order in which the lazy engine's lex-max canonicity check and its
+static lex-leader constraints compare adjacency matrices, so the first columns are the most
+significant entries of the canonical (lex-maximal) matrix.  A cube of depth d is an
+assignment b ∈ {0, 1}^d to t_1 … t_d ("t_i present iff b_i = 1"), written as the string b.
+
+**Covering.**  The 2^d assignments of depth d partition the graphs on n vertices with this
+layout, so "no solution in any of the 2^d cubes" is "no solution".  Cubes are generated
+breadth first, one edge deeper at a time; an assignment that unit propagation refutes on the
+exists model's static clauses (designated edges present, lex-leader constraints) contains no
+graph those clauses allow — in particular no lex-maximal graph, and a solution exists iff a
+lex-maximal one does (:mod:`.minimality`) — so it is dropped *with that proof* and its
+descendants are never generated.  The cubes kept plus the refuted prefixes cover every
+assignment: :func:`covered` re-derives exactly that from a set of decided cubes (it is how a
+checkpoint log is checked before it is trusted, :mod:`.parallel`).
+
+**Balance.**  Fixing the most significant entries of the canonical matrix splits by the
+neighbourhoods of the first vertices, the main source of difference between subtrees; depth
+is raised until there are at least ``target`` cubes, and refuted prefixes make the split
+adaptive (the dense, canonical prefixes survive).  Measured cube times: ``bench/frontier.py
+--cubes`` and docs/search.md.
+
+**Per-cube search** (:func:`run_cube`): the same CEGAR engine (:class:`~.cegar.LayoutFinder`,
+lazy or eager) with the cube as unit clauses.  Its UNSAT proves "no solution in the cube"; a
+candidate without counterexample is a solution of the whole problem (the unit clauses only
+restrict the graph).  Lemmas learned by other cubes of the same level and layout are added
+first: every counterexample and arrowing lemma is satisfied by *every* solution on n vertices
+with that layout (proofs in :mod:`.cegar`), not only by those in the cube that found it, so
+sharing them keeps every cube's answer exact.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.graphs import Graph
+from ramseygadgets.search.cegar import DEFAULT_ENGINE, LayoutFinder
+from ramseygadgets.search.minimality import column_order
+from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
+from ramseygadgets.search.spec import Layout, layouts
+
+#: Lemmas handed to one cube at most (the most recent ones): adding a lemma costs a clause.
+MAX_SHARED_LEMMAS = 500
+
+
+def split_edges(n: int, layout: Layout) -> list[int]:
+    """The K_n edge ids t_1, t_2, … a cube fixes, in column order, designated edges left out."""
+    kn = Graph.complete(n)
+    designated = {kn.edge_id(*e) for e in layout.designated.edges}
+    ids = (kn.edge_id(u, v) for u, v in column_order(n))
+    return [t for t in ids if t not in designated]
+
+
+@dataclass(frozen=True)
+class Cube:
+    """The graphs on ``n`` vertices of layout ``layout`` (an index into :func:`.spec.layouts`)
+    whose first ``len(bits)`` split edges are present exactly where ``bits`` has a 1."""
+
+    n: int
+    layout: int
+    layout_name: str
+    bits: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.n}|{self.layout_name}|{self.bits}"
+
+
+class Refuter:
+    """Unit propagation on the static clauses of one (n, layout): which prefixes are refuted."""
+
+    def __init__(
+        self, problem: Problem, n: int, layout: Layout, engine: str = DEFAULT_ENGINE
+    ) -> None:
+        self.finder = LayoutFinder(problem, n, layout, engine=engine)
+        self.edges = split_edges(n, layout)
+
+    def refuted(self, bits: str) -> bool:
+        """True: no graph the static clauses allow has this prefix (a proof by propagation)."""
+        x = self.finder.model.x
+        lits = [x[t] if b == "1" else -x[t] for t, b in zip(self.edges, bits)]
+        ok, _ = self.finder.model.solver.propagate(assumptions=lits)
+        return not ok
+
+    def close(self) -> None:
+        self.finder.close()
+
+
+@dataclass
+class CubePlan:
+    """The cubes of one level: the deepest cube, the cubes kept (heaviest first: most fixed
+    present edges), how many prefixes propagation refuted."""
+
+    n: int
+    depth: int
+    cubes: list[Cube] = field(default_factory=list)
+    refuted: int = 0
+
+
+def generate_cubes(problem: Problem, n: int, target: int, engine: str = DEFAULT_ENGINE) -> CubePlan:
+    """At least ``target`` cubes (fewer when every edge is fixed) covering level ``n``.
+
+    Starting from one empty cube per layout, the cube with the most fixed-present edges (ties:
+    the shortest) is split on its next edge until there are ``target`` cubes: dense prefixes of
+    the canonical matrix hold most candidates (measured, docs/search.md), so they are split
+    deepest.  ``target`` ≤ 1: one cube per layout, nothing fixed.
+    """
+    lays = layouts(problem.gadget, n)
+    refuters = [Refuter(problem, n, lay, engine) for lay in lays]
+    try:
+        cubes = [(i, "") for i in range(len(lays))]
+        refuted = 0
+        while len(cubes) < target:
+            splittable = [c for c in cubes if len(c[1]) < len(refuters[c[0]].edges)]
+            if not splittable:
+                break
+            pick = max(splittable, key=lambda c: (c[1].count("1"), -len(c[1])))
+            cubes.remove(pick)
+            i, bits = pick
+            children = [(i, bits + b) for b in "10"]
+            kept = [c for c in children if not refuters[i].refuted(c[1])]
+            refuted += len(children) - len(kept)
+            cubes += kept
+        depth = max((len(bits) for _, bits in cubes), default=0)
+        plan = CubePlan(n, depth, refuted=refuted)
+        order = sorted(cubes, key=lambda c: (-c[1].count("1"), c))  # the heaviest first
+        plan.cubes = [Cube(n, i, lays[i].name, bits) for i, bits in order]
+        return plan
+    finally:
+        for r in refuters:
+            r.close()
+
+
+def covered(refuter: Refuter, decided: set[str], prefix: str = "") -> bool:
+    """Whether the cubes ``decided`` (bit strings) and the refuted prefixes cover every graph
+    with ``prefix``: ``prefix`` is decided, refuted, or both of its extensions are covered."""
+    if prefix in decided or refuter.refuted(prefix):
+        return True
+    deepest = max(map(len, decided), default=0)
+    if len(prefix) >= deepest:
+        return False
+    return covered(refuter, decided, prefix + "1") and covered(refuter, decided, prefix + "0")
+
+
+def decided_by(bits: str, decided: set[str]) -> bool:
+    """Whether a decided cube contains the cube ``bits`` (one of its prefixes, itself included)."""
+    return any(bits[:k] in decided for k in range(len(bits) + 1))
+
+
+@dataclass
+class CubeTask:
+    """One cube to search, with the lemmas other cubes of its level and layout learned."""
+
+    problem: Problem
+    cube: Cube
+    engine: str = DEFAULT_ENGINE
+    solver: str = DEFAULT_SEARCH_SOLVER
+    seed: int | None = None
+    timeout: float | None = None
+    lemmas: Sequence[tuple[str, object]] = ()
+    share: bool = True
+    #: stop after this many seconds with outcome ``split`` (the scheduler splits the cube)
+    split_after: float | None = None
+
+
+#: This process's finders (one level at a time), by (problem, n, layout, engine, solver, seed).
+_FINDERS: dict[tuple[Any, ...], LayoutFinder] = {}
+
+
+def _finder(task: CubeTask) -> LayoutFinder:
+    """The finder of the task's level and layout, kept from this process's earlier cubes of it
+    (a fresh one for a new level: the older ones are closed)."""
+    cube, problem = task.cube, task.problem
+    key = (problem.id, problem.title, cube.n, cube.layout, task.engine, task.solver, task.seed)
+    finder = _FINDERS.get(key)
+    if finder is None:
+        for old in [k for k in _FINDERS if k[:3] != key[:3]]:
+            _FINDERS.pop(old).close()
+        layout = layouts(problem.gadget, cube.n)[cube.layout]
+        finder = LayoutFinder(
+            problem, cube.n, layout, seed=task.seed, solver=task.solver, engine=task.engine
+        )
+        finder.share_lemmas()
+        _FINDERS[key] = finder
+    return finder
+
+
+def clear_finders() -> None:
+    """Close this process's kept finders (after an interrupted search: their solvers may
+    have been stopped mid-call)."""
+    while _FINDERS:
+        _FINDERS.popitem()[1].close()
+
+
+def run_cube(task: CubeTask) -> dict[str, Any]:
+    """Search one cube (module docstring); a JSON-ready record plus ``learned`` (the lemmas
+    this cube learned, for later cubes; not logged) and ``edges`` of a solution.
+
+    A process keeps its finder of the level and layout from cube to cube (the cube is passed
+    as assumptions): every clause a cube adds — counterexample and arrowing lemmas, canonicity
+    clauses — holds for the whole level, so the next cube starts with all of them, and the
+    coloring oracle keeps what it learned about K_n (its clauses do not depend on the cube).
+    """
+    wall, cpu = time.monotonic(), time.process_time()
+    cube = task.cube
+    deadline = wall + task.timeout if task.timeout is not None else None
+    split_at = wall + task.split_after if task.split_after is not None else None
+    if split_at is not None and (deadline is None or split_at < deadline):
+        deadline = split_at
+    else:
+        split_at = None
+    finder = _finder(task)
+    before = dataclasses.replace(finder.stats)
+    assert finder.learned is not None
+    finder.learned.clear()
+    finder.add_lemmas(task.lemmas if task.share else ())
+    edges = split_edges(cube.n, finder.layout)
+    graph = None
+    try:
+        graph = finder.find(
+            deadline=deadline, within=list(zip(edges, (b == "1" for b in cube.bits)))
+        )
+        outcome = "found" if graph is not None else "none"
+    except SearchTimeout:
+        outcome = "split" if split_at is not None else "timeout"
+    except BaseException:
+        clear_finders()
+        raise
+    stats = finder.stats
+    return {
+        "kind": "cube",
+        "key": cube.key,
+        "n": cube.n,
+        "layout": cube.layout_name,
+        "bits": cube.bits,
+        "outcome": outcome,
+        "engine": "lazy" if finder.lazy else "eager",
+        "wall_seconds": round(time.monotonic() - wall, 4),
+        "cpu_seconds": round(time.process_time() - cpu, 4),
+        "candidates": stats.candidates - before.candidates,
+        "lemmas": stats.lemmas - before.lemmas,
+        "arrowing_lemmas": stats.arrowing - before.arrowing,
+        "pruned_as_not_lex_max": stats.pruned - before.pruned,
+        "shared_in": len(task.lemmas),
+        "edges": [list(e) for e in graph.edges] if graph is not None else None,
+        "learned": list(finder.learned) if task.share else [],
+    }

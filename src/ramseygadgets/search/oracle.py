@@ -1,0 +1,255 @@
+"""The for-all side of the finder: K_n's copies of F and H, the lazy engine's coloring oracle,
+counterexamples and their extension to K_n (the lemmas' colourings), and SAT calls under a
+deadline.  Split from :mod:`.cegar` (which re-exports every name) so that each module stays short.
+
+*Coloring oracle* (:class:`ColoringOracle`): one incremental SAT solver over K_n with a colour
+variable r_t and a presence selector s_t per edge; under the assumptions s_t (t ∈ G) its models
+restricted to G are exactly G's good colorings, and a failed query's core names a subgraph
+S ⊆ G without a good coloring under the condition (the arrowing lemma of :mod:`.cegar`).
+
+*Extension* (:func:`extend_coloring`, :func:`extend_red_mask`): a bad good coloring of G
+becomes a coloring c* of K_n; every solution contains a copy of F red or of H blue under c*
+(proof in :mod:`.cegar`).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from typing import Any
+
+from pysat.solvers import Solver
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.colorings import Coloring, GoodColorings
+from ramseygadgets.copies import find_copies
+from ramseygadgets.graphs import Graph
+from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, RedDegree
+
+#: SAT backend of the exists part and the oracle (fastest on the catalog among PySAT's; supports interrupts).
+DEFAULT_SEARCH_SOLVER = "minisat22"
+
+
+class SearchTimeout(Exception):
+    """The deadline passed before the question was decided."""
+
+
+def solve_before(solver: Any, assumptions: list[int], deadline: float | None) -> bool:
+    """``solver.solve(assumptions)``; :class:`SearchTimeout` when ``deadline`` has passed before
+    the call or an :func:`interrupt_at` alarm stopped it.  Backends that cannot be interrupted
+    (PySAT raises NotImplementedError: CaDiCaL, Kissat) check the deadline before the call only."""
+    if deadline is None:
+        return bool(solver.solve(assumptions=assumptions))
+    if deadline <= time.monotonic():
+        raise SearchTimeout()
+    try:
+        ok = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+    except NotImplementedError:
+        return bool(solver.solve(assumptions=assumptions))
+    if ok is None:
+        raise SearchTimeout()
+    return bool(ok)
+
+
+@contextmanager
+def interrupt_at(deadline: float | None, solvers: Sequence[Any]) -> Iterator[None]:
+    """Interrupt ``solvers`` at ``deadline``: one timer thread for a whole search call, not one
+    per SAT call (thousands of short calls would each pay for a thread)."""
+    if deadline is None:
+        yield
+        return
+
+    def ring() -> None:
+        for solver in solvers:
+            with suppress(NotImplementedError):  # CaDiCaL, Kissat: checked between calls only
+                solver.interrupt()
+
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), ring)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()
+        for solver in solvers:
+            with suppress(NotImplementedError):
+                solver.clear_interrupt()
+
+
+@dataclass
+class Counterexample:
+    """A good coloring of the candidate that satisfies bad condition ``condition``."""
+
+    condition: Condition
+    coloring: Coloring
+
+
+class KnCopies:
+    """Copies of F and H in K_n as edge-index tuples and bitmasks (edge t is bit t)."""
+
+    def __init__(self, problem: Problem, n: int) -> None:
+        self.kn = Graph.complete(n)
+        self.f = find_copies(problem.F, self.kn)
+        self.h = find_copies(problem.H, self.kn)
+        self.f_masks = [_mask(c) for c in self.f]
+        self.h_masks = [_mask(c) for c in self.h]
+        # the copies through each edge, as masks of their other edges (the greedy extension)
+        self.f_rest = _rest_masks(self.f, self.kn.m)
+        self.h_rest = _rest_masks(self.h, self.kn.m)
+
+
+def _rest_masks(copies: Sequence[Sequence[int]], m: int) -> list[list[int]]:
+    """For each edge t of K_n, the masks of C − {t} for the copies C that contain t."""
+    out: list[list[int]] = [[] for _ in range(m)]
+    for c in copies:
+        whole = _mask(c)
+        for t in c:
+            out[t].append(whole & ~(1 << t))
+    return out
+
+
+def subgraph(kn: Graph, edge_mask: int) -> Graph:
+    """The subgraph of K_n with the edges of ``edge_mask`` (edge t is bit t)."""
+    edges = kn.edges
+    return Graph(kn.n, tuple(edges[t] for t in range(kn.m) if edge_mask >> t & 1))
+
+
+def _mask(edges: Sequence[int]) -> int:
+    out = 0
+    for t in edges:
+        out |= 1 << t
+    return out
+
+
+def find_counterexample(problem: Problem, graph: Graph, spec: GadgetSpec) -> list[Counterexample]:
+    """Bad good colorings of ``graph`` (at most one per bad condition); empty when there are none.
+
+    Candidates are always good (each satisfies a witness), so "no counterexample" means solution.
+    """
+    out: list[Counterexample] = []
+    with GoodColorings(graph, problem.F, problem.H) as sat:
+        for condition in spec.bad:
+            assumptions = []
+            for atom in condition:
+                if isinstance(atom, EdgeColor):
+                    lit = sat.var(*atom.edge)
+                    assumptions.append(lit if atom.red else -lit)
+                else:
+                    assumptions.append(
+                        sat.red_degree_switch(
+                            atom.vertex, at_most=atom.at_most, at_least=atom.at_least
+                        )
+                    )
+            coloring = sat.solve(assumptions)
+            if coloring is not None:
+                out.append(Counterexample(condition, coloring))
+    return out
+
+
+def extend_coloring(
+    copies: KnCopies, edge_mask: int, ce: Counterexample, rng: random.Random | None = None
+) -> int:
+    """A K_n coloring (red bitmask) that agrees with the counterexample on the edges of G, the
+    subgraph with the K_n edges ``edge_mask`` (its edges in K_n's order, as :func:`subgraph`).
+
+    Edges of K_n outside G at a vertex whose red degree the bad condition bounds are blue (so the
+    coloring stays bad on every graph); the others are coloured by :func:`extend_red_mask`.
+    """
+    kn = copies.kn
+    ids = [t for t in range(kn.m) if edge_mask >> t & 1]
+    red = _mask([t for t, r in zip(ids, ce.coloring.red) if r])
+    bounded = {a.vertex for a in ce.condition if isinstance(a, RedDegree)}
+    if bounded:
+        edge_mask |= _mask([t for t, (u, v) in enumerate(kn.edges) if u in bounded or v in bounded])
+    return extend_red_mask(copies, edge_mask, red, rng)
+
+
+def extend_red_mask(
+    copies: KnCopies, decided: int, red: int, rng: random.Random | None = None
+) -> int:
+    """Extend the coloring of the K_n edges in ``decided`` (red: ``red`` ⊆ ``decided``) to K_n.
+
+    The undecided edges get, one by one (in edge order, or shuffled by ``rng``), the colour
+    that completes fewer monochromatic copies (F all red / H all blue) among the edges coloured
+    so far; blue on a tie.
+    """
+    rest = [t for t in range(copies.kn.m) if not decided >> t & 1]
+    if rng is not None:
+        rng.shuffle(rest)
+    blue = decided & ~red
+    for t in rest:
+        as_red = sum(1 for other in copies.f_rest[t] if not other & ~red)
+        as_blue = sum(1 for other in copies.h_rest[t] if not other & ~blue)
+        if as_red < as_blue:
+            red |= 1 << t
+        else:
+            blue |= 1 << t
+    return red
+
+
+class ColoringOracle:
+    """Good colorings of every subgraph G ⊆ K_n, through one incremental SAT solver.
+
+    Variables r_t = t + 1 (edge t red) and s_t = m + t + 1 (edge t in G).  Per copy C of F in K_n
+    the clause ∨_{t∈C} ¬r_t ∨ ∨_{t∈C} ¬s_t, per copy of H  ∨_{t∈C} r_t ∨ ∨_{t∈C} ¬s_t.  Under the
+    assumptions s_t (t ∈ G) the models restricted to G's edges are exactly G's good colorings
+    (a copy with an edge outside G is switched off by setting that s_t false).  When a query
+    fails, the assumptions in the solver's core name a subgraph S ⊆ G with no good coloring
+    under the condition; so does every graph containing S.
+    """
+
+    def __init__(self, copies: KnCopies, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
+        self.kn = copies.kn
+        m = self.kn.m
+        clauses = [[-(t + 1) for t in c] + [-(m + t + 1) for t in c] for c in copies.f]
+        clauses += [[t + 1 for t in c] + [-(m + t + 1) for t in c] for c in copies.h]
+        self.solver = Solver(name=solver, bootstrap_with=clauses)
+
+    def condition_literals(self, condition: Condition) -> list[int]:
+        """The assumptions r_t / ¬r_t that fix the designated edge colours of ``condition``."""
+        lits = []
+        for atom in condition:
+            if not isinstance(atom, EdgeColor):
+                raise ValueError("the coloring oracle takes edge colours only")
+            lit = self.kn.edge_id(*atom.edge) + 1
+            lits.append(lit if atom.red else -lit)
+        return lits
+
+    def red_mask(
+        self, edge_mask: int, condition: list[int], deadline: float | None = None
+    ) -> int | None:
+        """A good coloring of the subgraph with the K_n edges ``edge_mask`` that satisfies the
+        condition (:meth:`condition_literals`), as the red bitmask of a coloring of K_n (edges
+        outside the subgraph coloured arbitrarily); ``None``: none exists.  :class:`SearchTimeout`
+        at ``deadline`` (one query can be a hard Ramsey-type instance).
+
+        Every s_t is assumed (true in G, false outside): unit propagation then switches the
+        clauses of copies that leave G off at once.
+        """
+        m = self.kn.m
+        assumptions = [m + t + 1 if edge_mask >> t & 1 else -(m + t + 1) for t in range(m)]
+        if not solve_before(self.solver, assumptions + condition, deadline):
+            return None
+        model = self.solver.get_model() or []
+        red = 0
+        for t in range(m):  # model[t] is the literal of r_t = t + 1
+            if model[t] > 0:
+                red |= 1 << t
+        return red
+
+    def core_edges(self) -> list[int]:
+        """After a failed query: K_n edge ids of a subgraph with no good coloring under it."""
+        m = self.kn.m
+        return sorted(lit - m - 1 for lit in self.solver.get_core() or [] if lit > m)
+
+    def close(self) -> None:
+        self.solver.delete()
+
+
+def edge_colors_only(spec: GadgetSpec) -> bool:
+    """Whether every condition fixes edge colours only (determiners and senders)."""
+    return all(isinstance(atom, EdgeColor) for cond in spec.witnesses + spec.bad for atom in cond)

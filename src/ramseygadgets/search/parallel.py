@@ -1,0 +1,429 @@
+"""Cube-and-conquer scheduler: one problem's levels, each split into cubes run by many workers.
+
+For n = ``min_vertices`` … ``max_vertices`` the level n is split into cubes
+(:func:`.cubes.generate_cubes`); the cubes run on a runner (:mod:`.runners`: this process,
+local processes, Ray), at most ``slots`` at a time, in generation order.  The level is
+
+* **found** at the first cube that returns a solution — re-checked by
+  :func:`ramseygadgets.verify.verify` here, before anything else; the cubes still running are
+  cancelled.  With ``minimize_edges`` the edge count is then lowered in this process with the
+  single-process finder (:func:`.solve`'s level), which proves edge minimality as before;
+* **none** when every cube is UNSAT: the cubes and the prefixes refuted by propagation cover
+  the level (:mod:`.cubes`), so this is the same proof as the single-process UNSAT;
+* **timeout** otherwise.
+
+**Lemma sharing.**  A finished cube returns its lemmas; cubes submitted later on the same level
+and layout start with the most recent :data:`.cubes.MAX_SHARED_LEMMAS` of them (sound: every
+lemma holds for every solution of the level, :mod:`.cubes`).
+
+**Checkpoints** (``out``): every finished cube is appended to ``OUT/cubes.jsonl``
+(:mod:`.cubelog`) with the problem, the engine that ran and the outcome.  A rerun with the same
+``out`` skips every cube contained in a decided one of the same engine (the cubes of one level
+must all come from one engine: both engines' symmetry breaking keeps one graph per orbit, but
+not the same one) and resumes a found level from its logged solution (verified again).  A
+worker that dies mid-cube costs that cube only; it is re-run up to ``retries`` times.
+
+**Lower levels from a record** (``assume_none_below``): "none on N − 1" proves "none on fewer
+than N" (a solution plus an isolated vertex is a solution), so a found level N is minimal when
+level N − 1 is decided.  :func:`check_none_below` does not trust a log: it re-derives, with the
+refuter of the engine that decided the cubes, that the logged UNSAT cubes of level N − 1 cover
+it (:func:`.cubes.covered`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.gadgets import Candidate
+from ramseygadgets.graphs import Graph
+from ramseygadgets.search.cegar import DEFAULT_ENGINE, resolve_engine
+from ramseygadgets.search.cubelog import CUBES_FILE, CubeLog, read_log
+from ramseygadgets.search.cubes import (
+    MAX_SHARED_LEMMAS,
+    Cube,
+    CubeTask,
+    Refuter,
+    covered,
+    decided_by,
+    generate_cubes,
+)
+from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
+from ramseygadgets.search.runners import Runner, make_runner
+from ramseygadgets.search.solve import (
+    DEFAULT_MAX_VERTICES,
+    LevelRecord,
+    SearchError,
+    SearchResult,
+    _checked,
+    _Level,
+    check_engine,
+    resolve_problem,
+    smallest_vertex_count,
+)
+from ramseygadgets.search.spec import layouts
+
+#: Cubes per worker slot when no target is given (enough for the list scheduling to balance).
+CUBES_PER_SLOT = 8
+#: Times a cube whose worker died is run again before the search gives up.
+RETRIES = 2
+
+
+def problem_tag(problem: Problem) -> dict[str, str]:
+    """What identifies the problem in a log record."""
+    return {"problem_id": problem.id, "problem": problem.title}
+
+
+def _engine_for(problem: Problem, engine: str) -> str:
+    """The engine that runs on the layouts of ``problem`` (red-degree conditions: eager)."""
+    lazy = resolve_engine(problem, engine) == "lazy" and not problem.gadget.is_hardness
+    return "lazy" if lazy else "eager"
+
+
+class _LevelRun:
+    """One level's cubes: submission, lemma pools, the log, the outcome."""
+
+    def __init__(self, sched: CubeScheduler, n: int, record: LevelRecord) -> None:
+        self.s, self.n, self.record = sched, n, record
+        self.plan = generate_cubes(sched.problem, n, sched.target, sched.engine)
+        record.cubes, record.refuted = len(self.plan.cubes), self.plan.refuted
+        self.pools: dict[int, list[tuple[str, object]]] = {}
+        self.attempts: dict[str, int] = {}
+        self.in_flight: dict[str, Cube] = {}
+        self.refuters: dict[int, Refuter] = {}
+        self.todo: list[Cube] = []
+        self.no_split: set[str] = set()
+
+    def run(self) -> tuple[str, Candidate | None]:
+        logged = self.s.logged(self.n)
+        if "found" in logged:
+            return "found", self.s.candidate_from(logged["found"])
+        todo = self.todo
+        todo += [
+            c for c in self.plan.cubes if not decided_by(c.bits, logged.get(c.layout_name, set()))
+        ]
+        self.record.cubes_searched = len(todo)
+        runner = self.s.runner
+        while todo or self.in_flight:
+            while todo and len(self.in_flight) < runner.slots:
+                left = self.s.time_left()
+                if left is not None and left <= 0:
+                    return "timeout", None
+                cube = todo.pop(0)
+                self.in_flight[cube.key] = cube
+                runner.submit(cube.key, self._task(cube, left))
+            for key, result in runner.wait():
+                cube = self.in_flight.pop(key)
+                if result is None:
+                    self._lost(cube, todo)
+                    continue
+                outcome = self._finished(cube, result)
+                if outcome is not None:
+                    runner.cancel_all()
+                    self.in_flight.clear()
+                    return outcome
+        return "none", None
+
+    def _task(self, cube: Cube, left: float | None) -> CubeTask:
+        s = self.s
+        pool = self.pools.get(cube.layout, []) if s.share else []
+        split = None if cube.key in self.no_split else s.split_after
+        return CubeTask(
+            s.problem,
+            cube,
+            s.engine,
+            s.solver,
+            s.seed,
+            left,
+            pool[-MAX_SHARED_LEMMAS:],
+            s.share,
+            split,
+        )
+
+    def _lost(self, cube: Cube, todo: list[Cube]) -> None:
+        tries = self.attempts[cube.key] = self.attempts.get(cube.key, 0) + 1
+        if tries > RETRIES:
+            raise SearchError(f"cube {cube.key} lost its worker {tries} times; giving up")
+        todo.insert(0, cube)
+
+    def _finished(self, cube: Cube, result: dict[str, Any]) -> tuple[str, Candidate | None] | None:
+        if result.get("kind") == "error":
+            raise SearchError(f"cube {cube.key} failed: {result['error']}")
+        learned = result.pop("learned", [])
+        record = {**problem_tag(self.s.problem), **result, "depth": len(cube.bits)}
+        if self.s.log is not None:
+            self.s.log.append(record)
+        self._count(result)
+        if self.s.on_cube is not None:
+            self.s.on_cube(record)
+        if result["outcome"] == "found":
+            return "found", self.s.candidate_from(record)
+        if result["outcome"] == "timeout":
+            return "timeout", None
+        if result["outcome"] == "split":
+            self._split(cube)
+        if self.s.share:
+            pool = self.pools.setdefault(cube.layout, [])
+            pool += learned
+            del pool[:-MAX_SHARED_LEMMAS]
+        return None
+
+    def _split(self, cube: Cube) -> None:
+        """Replace a cube that ran past ``split_after`` by its children (those propagation does
+        not refute), first in line: together they cover it, so coverage is unchanged."""
+        refuter = self.refuters.get(cube.layout)
+        if refuter is None:
+            lay = layouts(self.s.problem.gadget, self.n)[cube.layout]
+            refuter = self.refuters[cube.layout] = Refuter(
+                self.s.problem, self.n, lay, self.s.engine
+            )
+        if len(cube.bits) >= len(refuter.edges):  # nothing left to fix: run it to the end
+            self.todo.insert(0, dataclasses.replace(cube, bits=cube.bits))
+            self.no_split.add(cube.key)
+            return
+        children = [cube.bits + b for b in "10" if not refuter.refuted(cube.bits + b)]
+        self.record.refuted += 2 - len(children)
+        self.record.cubes += len(children) - 1
+        self.todo[:0] = [dataclasses.replace(cube, bits=b) for b in children]
+
+    def close(self) -> None:
+        for refuter in self.refuters.values():
+            refuter.close()
+
+    def _count(self, result: dict[str, Any]) -> None:
+        rec = self.record
+        rec.candidates += result["candidates"]
+        rec.lemmas += result["lemmas"]
+        rec.arrowing += result["arrowing_lemmas"]
+        rec.pruned += result["pruned_as_not_lex_max"]
+        rec.cpu_seconds += result["cpu_seconds"]
+
+
+class CubeScheduler:
+    """The state of one :func:`solve_cubes` call (see the module docstring)."""
+
+    def __init__(self, problem: Problem, runner: Runner, log: CubeLog | None, **opts: Any) -> None:
+        self.problem, self.runner, self.log = problem, runner, log
+        self.engine: str = opts["engine"]
+        self.solver: str = opts["solver"]
+        self.seed: int | None = opts["seed"]
+        self.share: bool = opts["share"]
+        self.deadline: float | None = opts["deadline"]
+        self.target: int = opts["target"] or CUBES_PER_SLOT * runner.slots
+        self.on_cube: Callable[[dict[str, Any]], None] | None = opts["on_cube"]
+        self.split_after: float | None = opts["split_after"]
+        self.ran = _engine_for(problem, self.engine)
+
+    def time_left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def logged(self, n: int) -> dict[str, Any]:
+        """The decided cubes of level ``n`` in the log, by layout (bit strings), for this engine;
+        ``found``: a logged solution."""
+        out: dict[str, Any] = {}
+        if self.log is None:
+            return out
+        for rec in self.log.read():
+            if not _same_level(rec, self.problem, n) or rec.get("engine") != self.ran:
+                continue
+            if rec.get("outcome") == "none":
+                out.setdefault(rec["layout"], set()).add(rec["bits"])
+            elif rec.get("outcome") == "found" and rec.get("edges"):
+                out["found"] = rec
+        return out
+
+    def candidate_from(self, record: dict[str, Any]) -> Candidate:
+        """The solution of a cube record, verified (never trusted)."""
+        n = record["n"]
+        layout = next(
+            lay for lay in layouts(self.problem.gadget, n) if lay.name == record["layout"]
+        )
+        graph = Graph(n, tuple((int(u), int(v)) for u, v in record["edges"]))
+        return _checked(self.problem, Candidate(graph, layout.designated))
+
+
+def _same_level(record: dict[str, Any], problem: Problem, n: int) -> bool:
+    return (
+        record.get("kind") == "cube"
+        and record.get("problem_id") == problem.id
+        and record.get("n") == n
+    )
+
+
+def check_none_below(path: str | Path, problem: Problem, n: int) -> str:
+    """Check that the cube log ``path`` (a file, or a directory holding ``cubes.jsonl``) proves
+    "no solution on ``n`` vertices" for ``problem``; the statement, or :class:`SearchError`.
+
+    The UNSAT cubes of each engine are checked apart, with that engine's refuter: a level is
+    proven only by cubes that all searched under the same symmetry breaking."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CUBES_FILE
+    if not path.is_file():
+        raise SearchError(f"--assume-none-below: {path} is not a cube log (no such file)")
+    records = [r for r in read_log(path) if _same_level(r, problem, n)]
+    if any(r.get("outcome") == "found" for r in records):
+        raise SearchError(f"{path} records a solution of {problem.title} on {n} vertices")
+    by_engine: dict[str, dict[str, set[str]]] = {}
+    for r in records:
+        if r.get("outcome") == "none" and r.get("engine") in ("lazy", "eager"):
+            by_engine.setdefault(r["engine"], {}).setdefault(str(r["layout"]), set()).add(
+                str(r["bits"])
+            )
+    for ran, decided in by_engine.items():
+        if _covers(problem, n, ran, decided):
+            cubes = sum(map(len, decided.values()))
+            return (
+                f"none on {n} vertices by the checked cube log {path} ({cubes} UNSAT cubes, "
+                f"{ran} engine, coverage re-derived)"
+            )
+    raise SearchError(
+        f"--assume-none-below: {path} does not prove that {problem.title} has no solution on {n} "
+        f"vertices (its UNSAT cubes of that level do not cover it; run that level first)"
+    )
+
+
+def _covers(problem: Problem, n: int, ran: str, decided: dict[str, set[str]]) -> bool:
+    for lay in layouts(problem.gadget, n):
+        refuter = Refuter(problem, n, lay, ran)
+        try:
+            if not covered(refuter, decided.get(lay.name, set())):
+                return False
+        finally:
+            refuter.close()
+    return True
+
+
+def solve_cubes(
+    problem: Problem | str,
+    *,
+    max_vertices: int = DEFAULT_MAX_VERTICES,
+    min_vertices: int | None = None,
+    jobs: int = 1,
+    ray: str | None = None,
+    out: str | Path | None = None,
+    cubes: int | None = None,
+    timeout: float | None = None,
+    minimize_edges: bool = True,
+    seed: int | None = None,
+    solver: str = DEFAULT_SEARCH_SOLVER,
+    engine: str = DEFAULT_ENGINE,
+    share: bool = True,
+    assume_none_below: str | Path | None = None,
+    split_after: float | None = None,
+    on_level: Callable[[LevelRecord], None] | None = None,
+    on_cube: Callable[[dict[str, Any]], None] | None = None,
+) -> SearchResult:
+    """:func:`.solve` by cube-and-conquer (module docstring): same verdict, many workers.
+
+    ``cubes``: at least this many cubes per level (default :data:`CUBES_PER_SLOT` per worker);
+    ``out``: the checkpoint directory; ``assume_none_below``: a cube log proving level
+    ``min_vertices − 1`` none (checked); ``split_after``: a cube still running after this many
+    seconds is stopped and replaced by its two children (balances the cubes at run time; the
+    worker keeps what it learned, so little is lost).
+    """
+    problem = resolve_problem(problem)
+    check_engine(engine)
+    first = smallest_vertex_count(problem)
+    begin = first if min_vertices is None else max(first, min_vertices)
+    if begin > max_vertices:
+        raise SearchError(f"--min-vertices {begin} is above --max-vertices {max_vertices}")
+    if timeout is not None and timeout <= 0:
+        raise SearchError(f"timeout must be positive, got {timeout}")
+    start = time.monotonic()
+    result = SearchResult(
+        problem.id, problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices
+    )
+    result.searched_from = begin
+    if assume_none_below is not None and begin > first:
+        result.assumed = check_none_below(assume_none_below, problem, begin - 1)
+        result.lower_bound = begin
+    log = CubeLog(out) if out is not None else None
+    runner: Runner | None = None
+    try:
+        runner = make_runner(jobs, ray)
+        sched = CubeScheduler(
+            problem,
+            runner,
+            log,
+            engine=engine,
+            solver=solver,
+            seed=seed,
+            share=share,
+            deadline=start + timeout if timeout is not None else None,
+            target=cubes,
+            on_cube=on_cube,
+            split_after=split_after,
+        )
+        for n in range(begin, max_vertices + 1):
+            done = _level(sched, n, result, minimize_edges)
+            if on_level is not None:
+                on_level(result.levels[-1])
+            if done:
+                break
+    finally:
+        if runner is not None:
+            runner.close()
+        if log is not None:
+            log.close()
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def _level(sched: CubeScheduler, n: int, result: SearchResult, minimize_edges: bool) -> bool:
+    """Decide level ``n`` into ``result``; True when the scan stops (found or out of time)."""
+    t0 = time.monotonic()
+    record = LevelRecord(n, "timeout", 0.0, engine=sched.ran)
+    result.levels.append(record)
+    try:
+        run = _LevelRun(sched, n, record)
+        try:
+            outcome, candidate = run.run()
+        finally:
+            run.close()
+        record.outcome = outcome
+        if outcome == "none":
+            result.lower_bound = max(result.lower_bound, n + 1)  # monotone in n
+            return False
+        if outcome == "timeout":
+            result.status = "timeout"
+            return True
+        assert candidate is not None
+        result.status, result.candidate = "found", candidate
+        lays = layouts(sched.problem.gadget, n)
+        result.layout = next(lay.name for lay in lays if lay.designated == candidate.designated)
+        if minimize_edges:
+            _minimize(sched, n, result)
+        return True
+    finally:
+        record.seconds = time.monotonic() - t0
+        if sched.log is not None:
+            sched.log.append(
+                {
+                    "kind": "level",
+                    **problem_tag(sched.problem),
+                    **record.to_json(),
+                }
+            )
+
+
+def _minimize(sched: CubeScheduler, n: int, result: SearchResult) -> None:
+    """Lower the edge count of the level's solution in this process (edge-minimality proof)."""
+    assert result.candidate is not None
+    level = _Level(sched.problem, n, sched.seed, sched.solver, sched.engine)
+    try:
+
+        def improve(c: Candidate) -> None:
+            result.candidate = _checked(sched.problem, c)
+
+        best = level.minimize((level.finders[0], result.candidate), sched.deadline, improve)
+        result.candidate, result.layout = _checked(sched.problem, best[1]), best[0].layout.name
+        result.edges_minimal = True
+    except SearchTimeout:  # the best solution so far stays, not proven edge-minimal
+        pass
+    finally:
+        level.close()

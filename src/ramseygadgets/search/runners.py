@@ -1,0 +1,200 @@
+"""Where cubes run: in this process, one forked process per cube, or Ray tasks.
+
+Every runner has ``slots`` (cubes to keep in flight), ``submit(key, task)``, ``wait()`` — the
+``(key, record)`` pairs of the cubes that ended, at least one, where ``record`` is ``None`` for a
+cube whose worker died (killed, out of memory) — ``cancel_all()`` and ``close()``.
+
+* :class:`SerialRunner`: in this process, one cube at a time (``--jobs 1``).
+* :class:`LocalRunner`: ``--jobs K`` forked worker processes, each fed one cube at a time
+  through its own pipe (and keeping its finders between cubes).  A worker killed mid-cube
+  costs that cube only (the others run on; the scheduler re-runs it, a new worker is forked),
+  which a ``ProcessPoolExecutor`` cannot give (one dead worker breaks the whole pool).  Workers ignore
+  SIGINT and die with their parent (:func:`ramseygadgets.workers.init_worker`); on Ctrl-C or
+  an error the parent kills every live worker (no orphans).
+* :class:`RayRunner`: Ray tasks (``--ray auto|local|ADDRESS``, connection handling of
+  :class:`ramseygadgets.scaleout.executors.RayExecutor`); Ray re-runs a task whose worker died,
+  cancelled tasks are force-killed.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from multiprocessing.connection import Connection
+from multiprocessing.connection import wait as wait_any
+from typing import Any
+
+from ramseygadgets.search.cubes import CubeTask, clear_finders, run_cube
+from ramseygadgets.workers import init_worker
+
+Outcome = tuple[str, dict[str, Any] | None]
+
+
+def _guarded_run(task: CubeTask) -> dict[str, Any]:
+    """:func:`run_cube`, with an exception turned into an ``error`` record (never lost silently)."""
+    try:
+        return run_cube(task)
+    except Exception as exc:  # reported by the scheduler as one error line
+        return {"kind": "error", "error": f"{type(exc).__name__}: {exc}"}
+
+
+class SerialRunner:
+    """Cubes in this process, one at a time."""
+
+    slots = 1
+    name = "this process"
+
+    def __init__(self) -> None:
+        self.queue: list[tuple[str, CubeTask]] = []
+
+    def submit(self, key: str, task: CubeTask) -> None:
+        self.queue.append((key, task))
+
+    def wait(self) -> list[Outcome]:
+        key, task = self.queue.pop(0)
+        return [(key, _guarded_run(task))]
+
+    def cancel_all(self) -> None:
+        self.queue.clear()
+
+    def close(self) -> None:
+        self.cancel_all()
+        clear_finders()
+
+
+def _worker(parent: int, conn: Connection) -> None:
+    """A worker's loop: cubes in, records out, until the pipe closes or ``None`` comes."""
+    init_worker(parent)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        conn.send(_guarded_run(task))
+
+
+class LocalRunner:
+    """At most ``jobs`` worker processes, each running one cube at a time and keeping its
+    finders from cube to cube (:func:`.cubes.run_cube`)."""
+
+    def __init__(self, jobs: int) -> None:
+        self.slots = jobs
+        self.name = f"{jobs} local processes"
+        methods = mp.get_all_start_methods()
+        self.ctx = mp.get_context("fork") if "fork" in methods else mp.get_context()
+        self.idle: list[tuple[Any, Connection]] = []
+        self.busy: dict[str, tuple[Any, Connection]] = {}
+
+    def submit(self, key: str, task: CubeTask) -> None:
+        while self.idle:
+            proc, conn = self.idle.pop()
+            if proc.is_alive():
+                break
+            conn.close()
+        else:
+            conn, child = self.ctx.Pipe(duplex=True)
+            proc = self.ctx.Process(target=_worker, args=(os.getpid(), child), daemon=True)
+            proc.start()
+            child.close()
+        try:
+            conn.send(task)
+        except OSError:  # the worker died while idle: the scheduler re-runs the cube
+            pass
+        self.busy[key] = (proc, conn)
+
+    def wait(self) -> list[Outcome]:
+        waitables: list[Any] = []
+        for proc, conn in self.busy.values():
+            waitables += [conn, proc.sentinel]
+        ready = set(wait_any(waitables))
+        out: list[Outcome] = []
+        for key, (proc, conn) in list(self.busy.items()):
+            if conn not in ready and proc.sentinel not in ready:
+                continue
+            record: dict[str, Any] | None = None
+            try:
+                if conn.poll():
+                    record = conn.recv()
+            except (EOFError, OSError):
+                record = None  # the worker died before it sent its record
+            if record is None and proc.is_alive():
+                continue  # spurious wake-up: nothing yet
+            del self.busy[key]
+            if record is None:
+                proc.join()
+                conn.close()
+            else:
+                self.idle.append((proc, conn))
+            out.append((key, record))
+        return out
+
+    def cancel_all(self) -> None:
+        """Kill the busy workers (a cube cannot be stopped otherwise); idle ones stay."""
+        _kill(list(self.busy.values()))
+        self.busy.clear()
+
+    def close(self) -> None:
+        _kill(list(self.busy.values()) + self.idle)
+        self.busy.clear()
+        self.idle.clear()
+
+
+def _kill(workers: list[tuple[Any, Connection]]) -> None:
+    for proc, _conn in workers:
+        if proc.is_alive():
+            proc.kill()
+    for proc, conn in workers:
+        proc.join(timeout=10)
+        conn.close()
+
+
+class RayRunner:
+    """Cubes as Ray tasks; ``slots`` is the cluster's CPU count."""
+
+    def __init__(self, address: str, jobs: int | None = None, retries: int = 2) -> None:
+        from ramseygadgets.scaleout.executors import RayExecutor
+
+        self.executor = RayExecutor(address, num_cpus=jobs if address == "local" else None)
+        self.ray = self.executor.ray
+        self.remote = self.ray.remote(max_retries=retries, retry_exceptions=False)(_guarded_run)
+        self.slots = max(1, jobs or self.executor.workers)
+        self.name = self.executor.describe()
+        self.refs: dict[Any, str] = {}
+
+    def submit(self, key: str, task: CubeTask) -> None:
+        self.refs[self.remote.remote(task)] = key
+
+    def wait(self) -> list[Outcome]:
+        ray = self.ray
+        done, _ = ray.wait(list(self.refs), num_returns=1)
+        out: list[Outcome] = []
+        for ref in done:
+            key = self.refs.pop(ref)
+            try:
+                out.append((key, ray.get(ref)))
+            except ray.exceptions.RayTaskError as exc:
+                out.append((key, {"kind": "error", "error": repr(exc.cause)}))
+            except ray.exceptions.RayError:  # worker or node lost beyond Ray's retries
+                out.append((key, None))
+        return out
+
+    def cancel_all(self) -> None:
+        for ref in self.refs:
+            self.ray.cancel(ref, force=True)
+        self.refs.clear()
+
+    def close(self) -> None:
+        self.cancel_all()
+        self.executor.close()
+
+
+Runner = SerialRunner | LocalRunner | RayRunner
+
+
+def make_runner(jobs: int = 1, ray: str | None = None) -> Runner:
+    """Ray with an address; else ``jobs`` local processes (1: this process)."""
+    if ray:
+        return RayRunner(ray, jobs if jobs > 1 else None)
+    return LocalRunner(jobs) if jobs > 1 else SerialRunner()

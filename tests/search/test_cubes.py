@@ -1,0 +1,296 @@
+"""Cube-and-conquer (search/cubes.py, parallel.py, runners.py, cubelog.py): the cubes cover
+each level, the verdict equals the single-process search, nothing decided is lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ramseygadgets.catalog import Problem
+from ramseygadgets.cli import app
+from ramseygadgets.search import SearchError, find_solution, solve
+from ramseygadgets.search import runners as runners_module
+from ramseygadgets.search.cubelog import CubeLog, CubeLogError, read_log
+from ramseygadgets.search.cubes import Refuter, covered, decided_by, generate_cubes
+from ramseygadgets.search.parallel import check_none_below, solve_cubes
+from ramseygadgets.search.spec import layouts
+
+cli = CliRunner()
+P3_K3_RED = Problem.make("P3", "K3", "red-determiner")
+K13_K3_POS = Problem.make("K1,3", "K3", "positive-sender")
+K3_K4E_RED = Problem.make("K3", "K4-e", "red-determiner")
+
+
+@pytest.mark.parametrize("problem", [P3_K3_RED, K13_K3_POS, K3_K4E_RED])
+@pytest.mark.parametrize("target", [1, 7, 30])
+def test_cubes_and_refuted_prefixes_cover_each_level(problem, target):
+    n = 6
+    plan = generate_cubes(problem, n, target)
+    assert len(plan.cubes) >= min(target, 2) or plan.refuted
+    for i, lay in enumerate(layouts(problem.gadget, n)):
+        refuter = Refuter(problem, n, lay)
+        try:
+            mine = {c.bits for c in plan.cubes if c.layout == i}
+            assert covered(refuter, mine)
+            # no cube is contained in another (a partition of what propagation leaves)
+            assert not any(decided_by(b, mine - {b}) for b in mine)
+            if len(mine) > 1:  # leaving any one cube out leaves a gap
+                for b in mine:
+                    assert not covered(refuter, mine - {b})
+        finally:
+            refuter.close()
+
+
+@pytest.mark.parametrize(("problem", "max_n"), [(P3_K3_RED, 7), (K13_K3_POS, 8), (K3_K4E_RED, 9)])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_verdict_equals_the_single_process_search(problem, max_n, jobs):
+    one = solve(problem, max_vertices=max_n)
+    many = solve_cubes(problem, max_vertices=max_n, jobs=jobs, cubes=12)
+    assert (many.status, many.n, many.m, many.lower_bound, many.edges_minimal) == (
+        one.status,
+        one.n,
+        one.m,
+        one.lower_bound,
+        one.edges_minimal,
+    )
+    assert [lv.outcome for lv in many.levels] == [lv.outcome for lv in one.levels]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_cubes_split_at_run_time_keep_the_verdict(jobs):
+    """A cube that runs past ``split_after`` is replaced by its halves: same verdict, and the
+    cubes decided none still cover the level."""
+    one = solve(K3_K4E_RED, min_vertices=9, max_vertices=9, minimize_edges=False)
+    cubes: list[dict] = []
+    many = solve_cubes(
+        K3_K4E_RED,
+        min_vertices=9,
+        max_vertices=9,
+        jobs=jobs,
+        cubes=2,
+        split_after=0.01,
+        minimize_edges=False,
+        on_cube=cubes.append,
+    )
+    expected = ("none-up-to-limit", 10)
+    assert (many.status, many.lower_bound) == (one.status, one.lower_bound) == expected
+    assert any(c["outcome"] == "split" for c in cubes)
+    lay = layouts(K3_K4E_RED.gadget, 9)[0]
+    refuter = Refuter(K3_K4E_RED, 9, lay, "lazy")
+    try:
+        decided = {c["bits"] for c in cubes if c["outcome"] == "none"}
+        assert covered(refuter, decided)
+    finally:
+        refuter.close()
+
+
+def test_a_known_none_level_is_none_in_every_cube():
+    """(K3, K4−e)-red-determiner: none on 9 vertices (needs 11, docs/search.md)."""
+    assert find_solution(K3_K4E_RED, 9, engine="lazy").status == "none-up-to-limit"
+    cubes: list[dict] = []
+    r = solve_cubes(
+        K3_K4E_RED, min_vertices=9, max_vertices=9, jobs=2, cubes=10, on_cube=cubes.append
+    )
+    assert r.status == "none-up-to-limit" and r.lower_bound == 10
+    assert len(cubes) == r.levels[0].cubes >= 10 and {c["outcome"] for c in cubes} == {"none"}
+    assert r.proof() == "none on 9 vertices; levels below 9 not searched"
+
+
+def test_min_vertices_is_not_a_minimum_without_the_lower_levels(tmp_path):
+    r = solve_cubes(P3_K3_RED, min_vertices=5, max_vertices=6, cubes=4)
+    assert r.found and r.n == 5 and r.lower_bound == 2
+    assert "not proven minimal" in r.proof() and "levels below 5 not searched" in r.proof()
+    assert "not proven minimal" in r.describe()
+    # a checked record of level 4 makes it minimal
+    solve_cubes(P3_K3_RED, min_vertices=4, max_vertices=4, cubes=6, out=tmp_path / "run")
+    r = solve_cubes(
+        P3_K3_RED, min_vertices=5, max_vertices=6, assume_none_below=tmp_path / "run", cubes=4
+    )
+    assert r.lower_bound == 5 and "(minimal)" in r.describe()
+    assert "coverage re-derived" in r.proof()
+    # the plain search says which levels it did not search, too
+    assert "levels below 4 not searched" in solve(P3_K3_RED, min_vertices=4).proof()
+
+
+def test_a_proof_record_is_checked_not_trusted(tmp_path):
+    solve_cubes(P3_K3_RED, min_vertices=4, max_vertices=4, cubes=6, out=tmp_path / "run")
+    log = tmp_path / "run" / "cubes.jsonl"
+    lines = log.read_text().splitlines()
+    cube_lines = [ln for ln in lines if json.loads(ln)["kind"] == "cube"]
+    # one UNSAT cube missing: the level is no longer covered
+    gap = tmp_path / "gap.jsonl"
+    gap.write_text("\n".join(ln for ln in lines if ln != cube_lines[0]) + "\n")
+    with pytest.raises(SearchError, match="do not cover"):
+        check_none_below(gap, P3_K3_RED, 4)
+    # another problem's record proves nothing here
+    with pytest.raises(SearchError, match="do not cover"):
+        check_none_below(log, K13_K3_POS, 4)
+    # cubes of one level decided by different engines (different symmetry breaking) do not add up
+    with pytest.raises(SearchError, match="do not cover"):
+        check_none_below(_relabel(log, tmp_path), P3_K3_RED, 4)
+    assert "4 vertices" in check_none_below(log, P3_K3_RED, 4)
+
+
+def _relabel(log: Path, tmp_path: Path) -> Path:
+    """Every other cube record marked as decided by the lazy engine."""
+    out = tmp_path / "mixed.jsonl"
+    rows = [json.loads(ln) for ln in log.read_text().splitlines()]
+    for i, r in enumerate(rows):
+        if i % 2:
+            r["engine"] = "lazy"
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return out
+
+
+def test_resume_searches_only_undecided_cubes(tmp_path):
+    out = tmp_path / "run"
+    first = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, cubes=8, out=out)
+    assert first.levels[0].cubes_searched == first.levels[0].cubes
+    log = out / "cubes.jsonl"
+    cube_lines = [ln for ln in log.read_text().splitlines() if '"kind":"cube"' in ln]
+    # lose the last three cubes and tear the last line (a kill during a write)
+    kept = [ln for ln in log.read_text().splitlines() if ln not in cube_lines[-3:]]
+    log.write_text("\n".join(kept) + "\n" + cube_lines[-1][:25])
+    again = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, cubes=8, out=out)
+    assert again.status == first.status == "none-up-to-limit"
+    assert again.levels[0].cubes_searched == 3
+    records = read_log(log)  # the torn line was cut off, the log parses
+    assert len([r for r in records if r["kind"] == "cube"]) == len(cube_lines)
+    # a finer split later reuses the coarser decided cubes (their prefixes)
+    finer = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, cubes=20, out=out)
+    assert finer.levels[0].cubes_searched == 0 and finer.status == "none-up-to-limit"
+
+
+def test_a_found_level_resumes_from_its_logged_solution(tmp_path):
+    out = tmp_path / "run"
+    first = solve_cubes(P3_K3_RED, max_vertices=6, cubes=4, out=out, minimize_edges=False)
+    again = solve_cubes(P3_K3_RED, max_vertices=6, cubes=4, out=out, minimize_edges=False)
+    assert again.n == first.n == 5 and again.levels[-1].cubes_searched == 0
+    assert again.candidate is not None and again.candidate.graph == first.candidate.graph
+
+
+def test_a_corrupt_line_is_named(tmp_path):
+    log = tmp_path / "cubes.jsonl"
+    log.write_text('{"kind": "cube"}\nnot json\n{"kind": "cube"}\n')
+    with pytest.raises(CubeLogError, match=r"cubes.jsonl line 2"):
+        read_log(log)
+    with pytest.raises(CubeLogError, match="line 2"):
+        CubeLog(tmp_path)
+
+
+def test_one_writer_at_a_time(tmp_path):
+    with CubeLog(tmp_path) as log:
+        log.append({"kind": "cube", "x": 1})
+        with pytest.raises(CubeLogError, match="in use"):
+            CubeLog(tmp_path)
+    assert CubeLog(tmp_path).read() == [{"kind": "cube", "x": 1}]
+
+
+def test_a_killed_worker_costs_only_its_cube(tmp_path, monkeypatch):
+    """The first cube's worker SIGKILLs itself once (forked workers see the patched function):
+    that cube is run again, every other cube once, and the verdict does not change."""
+    marker = tmp_path / "killed"
+    real = runners_module.run_cube
+
+    def dying(task):
+        if task.cube.bits.startswith("1111") and not marker.exists():
+            marker.write_text(task.cube.key)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(task)
+
+    monkeypatch.setattr(runners_module, "run_cube", dying)
+    cubes: list[dict] = []
+    r = solve_cubes(
+        K3_K4E_RED,
+        min_vertices=8,
+        max_vertices=8,
+        jobs=2,
+        cubes=8,
+        out=tmp_path / "run",
+        on_cube=cubes.append,
+    )
+    assert marker.exists() and r.status == "none-up-to-limit"
+    keys = [c["key"] for c in cubes]
+    assert len(keys) == len(set(keys)) == r.levels[0].cubes
+
+
+def test_cli_cube_flags_and_errors(tmp_path):
+    args = ["solve", "--F", "P3", "--H", "K3", "--gadget", "red-determiner"]
+    result = cli.invoke(app, [*args, "--max-vertices", "6", "--jobs", "2", "--json"])
+    assert result.exit_code == 0
+    (r,) = json.loads(result.stdout)["results"]
+    assert r["n"] == 5 and r["m"] == 7 and r["lower_bound"] == 5 and r["levels"][-1]["cubes"]
+    result = cli.invoke(app, [*args, "--min-vertices", "5", "--max-vertices", "6"])
+    assert "levels below 5 not searched" in result.output and "not proven minimal" in result.output
+    for bad, message in (
+        (["--assume-none-below", str(tmp_path)], "needs --min-vertices"),
+        (["--min-vertices", "5", "--assume-none-below", str(tmp_path)], "not a cube log"),
+        (["--min-vertices", "9", "--max-vertices", "6"], "above --max-vertices"),
+    ):
+        result = cli.invoke(app, [*args, *bad])
+        assert result.exit_code == 2, result.output
+        assert result.output.count("error:") == 1 and message in result.output
+        assert "Traceback" not in result.output
+    result = cli.invoke(app, ["solve", "--all", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "take one problem" in result.output
+
+
+def _session_processes(sid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] != "Z":
+                out.append(int(entry.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_ctrl_c_stops_every_worker():
+    code = "import sys; from ramseygadgets.cli import main; sys.argv[0] = 'ramseygadgets'; main()"
+    args = ["solve", "--F", "K3", "--H", "K4", "--gadget", "red-determiner"]
+    args += ["--min-vertices", "12", "--max-vertices", "12", "--jobs", "2"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while len(_session_processes(proc.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(_session_processes(proc.pid)) >= 3, "the workers never started"
+        os.kill(proc.pid, signal.SIGINT)
+        proc.wait(timeout=15)
+        time.sleep(0.5)
+        assert proc.returncode == 130
+        assert _session_processes(proc.pid) == []
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_cubes_on_ray_give_the_same_verdict():
+    pytest.importorskip("ray")
+    one = solve(K13_K3_POS, max_vertices=8)
+    many = solve_cubes(K13_K3_POS, max_vertices=8, ray="local", jobs=2, cubes=8)
+    assert (many.status, many.n, many.m, many.lower_bound) == (
+        one.status,
+        one.n,
+        one.m,
+        one.lower_bound,
+    )
