@@ -130,7 +130,7 @@ def test_records_since_an_offset_and_collected_lines(tmp_path):
     log.close()
     assert log.read(start=mark, corrupt="collect") == [{"id": "b"}]
     assert log.warnings == [
-        f"{path} line 2 is not a record (malformed JSON); fix or delete that line"
+        f"{path} line 2: not a record (malformed JSON); fix or delete that line"
     ]
     with open(path, "ab") as fh:
         fh.write(b'{"id": "c", "to')

@@ -10,7 +10,8 @@ import pytest
 from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.gadgets import GadgetKind
 from ramseygadgets.problem import Problem
-from ramseygadgets.scaleout import CheckpointError, LocalExecutor, ScaleoutError, run_census
+from ramseygadgets.scaleout import LocalExecutor, ScaleoutError
+from ramseygadgets.scaleout.census import CheckpointError, run_census
 from ramseygadgets.search.exhaustive import nauty_available
 
 from . import helpers  # noqa: E402  (module-level tasks importable by forked workers)

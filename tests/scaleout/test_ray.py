@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ramseygadgets.problemsets import ProblemSetWriter, plan_problem_set
-from ramseygadgets.scaleout import LocalExecutor, RayExecutor, run_census
+from ramseygadgets.scaleout import LocalExecutor, RayExecutor
+from ramseygadgets.scaleout.census import run_census
 from ramseygadgets.scaleout.fanout import generate_problem_set
 from ramseygadgets.search.exhaustive import nauty_available
 

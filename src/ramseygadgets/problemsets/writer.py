@@ -169,15 +169,13 @@ class ProblemSetWriter:
         ``rejected`` every line that failed the check."""
         read = read_results_file(self.results_path, self._verdicts)
         self.results = read.by_id()
-        self.new = [record for offset, record in read.records if offset >= self._start]
+        self.new = read_results_file(self.results_path, self._verdicts, start=self._start).records
         self._rejected_lines = read.rejected
 
     def checked_records(self) -> list[dict[str, Any]]:
         """Every checked record of ``results.jsonl`` in file order (all of each problem's,
         not only the strongest: each may prove something the others do not)."""
-        return [
-            record for _, record in read_results_file(self.results_path, self._verdicts).records
-        ]
+        return read_results_file(self.results_path, self._verdicts).records
 
     @property
     def rejected(self) -> list[str]:

@@ -204,12 +204,19 @@ class CheckpointLog:
     def _parse(self, raw: bytes, number: int, check: Check | None) -> dict[str, Any]:
         where = f"{self.path} line {number}"
         try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.reason != "unexpected end of data":  # not a character cut by a torn write
+                raise ValueError(
+                    f"{where}: not UTF-8 text (byte {exc.start + 1}); fix or delete that line"
+                ) from None
+        try:
             record = parse_json(raw)
         except JSONTooDeepError as exc:
             raise ValueError(f"{where}: {exc}; fix or delete that line") from None
         except ValueError:
             raise _TornLine(
-                f"{where} is not a {self.what} (malformed JSON); fix or delete that line"
+                f"{where}: not a {self.what} (malformed JSON); fix or delete that line"
             ) from None
         if not isinstance(record, dict):
             raise ValueError(f"{where} is not a JSON object")

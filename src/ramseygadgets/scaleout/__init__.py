@@ -6,19 +6,14 @@
 * :mod:`.census`: the exhaustive enumeration in geng ``res/mod`` slices, one atomic JSON file per
   slice, merged counts independent of the slicing;
 * :mod:`.crosscheck`: search results against the census;
-* :mod:`.evals`: several evaluations (models × settings) as tasks (a layer above the harness:
-  import it from ``ramseygadgets.scaleout.evals``).
+* :mod:`.evals`: several evaluations (models × settings) as tasks.
+
+The package exports the executors only (the search runs cubes on them); the census, the fan-out
+and the evaluations sit above the search and the harness: import them from their modules.
 """
 
 from __future__ import annotations
 
-from ramseygadgets.scaleout.census import (
-    CensusResult,
-    CheckpointError,
-    SliceTask,
-    census_slice,
-    run_census,
-)
 from ramseygadgets.scaleout.executors import (
     Executor,
     LocalExecutor,
@@ -28,14 +23,9 @@ from ramseygadgets.scaleout.executors import (
 )
 
 __all__ = [
-    "CensusResult",
-    "CheckpointError",
     "Executor",
     "LocalExecutor",
     "RayExecutor",
     "ScaleoutError",
-    "SliceTask",
-    "census_slice",
     "make_executor",
-    "run_census",
 ]
