@@ -92,6 +92,15 @@ def test_cubes_split_at_run_time_keep_the_verdict(jobs):
         refuter.close()
 
 
+def test_a_rerun_reuses_the_halves_of_split_cubes(tmp_path):
+    opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 2, "out": tmp_path / "run"}
+    first = solve_cubes(K3_K4E_RED, split_after=0.01, **opts)
+    assert first.levels[0].cubes > 2 and first.levels[0].cubes_from_log == 0
+    again = solve_cubes(K3_K4E_RED, **opts)  # the same 2 static cubes, no splitting now
+    assert again.status == "none-up-to-limit" and again.levels[0].cubes_searched == 0
+    assert again.levels[0].cubes_from_log == first.levels[0].cubes
+
+
 def test_a_known_none_level_is_none_in_every_cube():
     """(K3, K4−e)-red-determiner: none on 9 vertices (needs 11, docs/search.md)."""
     assert find_solution(K3_K4E_RED, 9, engine="lazy").status == "none-up-to-limit"

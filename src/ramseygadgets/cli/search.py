@@ -266,7 +266,7 @@ def _solve_single(
         levels.append(level)
         if show:
             cubes = (
-                f"{level.cubes} cubes ({level.cubes - level.cubes_searched} from the log), "
+                f"{level.cubes} cubes ({level.cubes_from_log} from the log), "
                 if level.cubes
                 else ""
             )

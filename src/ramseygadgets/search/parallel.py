@@ -90,7 +90,7 @@ class _LevelRun:
     def __init__(self, sched: CubeScheduler, n: int, record: LevelRecord) -> None:
         self.s, self.n, self.record = sched, n, record
         self.plan = generate_cubes(sched.problem, n, sched.target, sched.engine)
-        record.cubes, record.refuted = len(self.plan.cubes), self.plan.refuted
+        record.refuted = self.plan.refuted
         self.pools: dict[int, list[tuple[str, object]]] = {}
         self.attempts: dict[str, int] = {}
         self.in_flight: dict[str, Cube] = {}
@@ -103,10 +103,8 @@ class _LevelRun:
         if "found" in logged:
             return "found", self.s.candidate_from(logged["found"])
         todo = self.todo
-        todo += [
-            c for c in self.plan.cubes if not decided_by(c.bits, logged.get(c.layout_name, set()))
-        ]
-        self.record.cubes_searched = len(todo)
+        for c in self.plan.cubes:
+            todo += self._expand(c, logged.get(c.layout_name, set()))
         runner = self.s.runner
         while todo or self.in_flight:
             while todo and len(self.in_flight) < runner.slots:
@@ -172,22 +170,42 @@ class _LevelRun:
             del pool[:-MAX_SHARED_LEMMAS]
         return None
 
+    def _refuter(self, layout: int) -> Refuter:
+        refuter = self.refuters.get(layout)
+        if refuter is None:
+            lay = layouts(self.s.problem.gadget, self.n)[layout]
+            refuter = self.refuters[layout] = Refuter(self.s.problem, self.n, lay, self.s.engine)
+        return refuter
+
+    def _expand(self, cube: Cube, decided: set[str]) -> list[Cube]:
+        """The parts of ``cube`` that the log's decided cubes (bit strings) leave open: none when
+        one of them contains it; else the cube itself, or — when decided cubes lie inside it
+        (halves of a run-time split) — the open parts of its two halves."""
+        if decided_by(cube.bits, decided):
+            self.record.cubes_from_log += 1
+            self.record.cubes += 1
+            return []
+        if not any(len(d) > len(cube.bits) and d.startswith(cube.bits) for d in decided):
+            return [cube]
+        out: list[Cube] = []
+        for b in "10":
+            bits = cube.bits + b
+            if self._refuter(cube.layout).refuted(bits):
+                self.record.refuted += 1
+                continue
+            out += self._expand(dataclasses.replace(cube, bits=bits), decided)
+        return out
+
     def _split(self, cube: Cube) -> None:
         """Replace a cube that ran past ``split_after`` by its children (those propagation does
         not refute), first in line: together they cover it, so coverage is unchanged."""
-        refuter = self.refuters.get(cube.layout)
-        if refuter is None:
-            lay = layouts(self.s.problem.gadget, self.n)[cube.layout]
-            refuter = self.refuters[cube.layout] = Refuter(
-                self.s.problem, self.n, lay, self.s.engine
-            )
+        refuter = self._refuter(cube.layout)
         if len(cube.bits) >= len(refuter.edges):  # nothing left to fix: run it to the end
             self.todo.insert(0, dataclasses.replace(cube, bits=cube.bits))
             self.no_split.add(cube.key)
             return
         children = [cube.bits + b for b in "10" if not refuter.refuted(cube.bits + b)]
         self.record.refuted += 2 - len(children)
-        self.record.cubes += len(children) - 1
         self.todo[:0] = [dataclasses.replace(cube, bits=b) for b in children]
 
     def close(self) -> None:
@@ -196,6 +214,9 @@ class _LevelRun:
 
     def _count(self, result: dict[str, Any]) -> None:
         rec = self.record
+        if result["outcome"] in ("none", "found"):
+            rec.cubes += 1
+            rec.cubes_searched += 1
         rec.candidates += result["candidates"]
         rec.lemmas += result["lemmas"]
         rec.arrowing += result["arrowing_lemmas"]

@@ -54,10 +54,11 @@ class LevelRecord:
     arrowing: int = 0
     pruned: int = 0
     engine: str = "eager"
-    #: cube-and-conquer (:mod:`.parallel`): cubes of the level, how many were searched (the
-    #: others were decided by a checkpoint log), prefixes refuted by propagation, CPU seconds
+    #: cube-and-conquer (:mod:`.parallel`): cubes decided (searched here + taken from a
+    #: checkpoint log), prefixes refuted by propagation, CPU seconds of the cubes
     cubes: int = 0
     cubes_searched: int = 0
+    cubes_from_log: int = 0
     refuted: int = 0
     cpu_seconds: float = 0.0
 
@@ -67,6 +68,7 @@ class LevelRecord:
             out.update(
                 cubes=self.cubes,
                 cubes_searched=self.cubes_searched,
+                cubes_from_log=self.cubes_from_log,
                 refuted_by_propagation=self.refuted,
                 cube_cpu_seconds=round(self.cpu_seconds, 3),
             )
