@@ -24,6 +24,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_any
 from typing import Any
 
+from ramseygadgets.scaleout.executors import RayExecutor
 from ramseygadgets.search.cubes import CubeTask, clear_finders, run_cube
 from ramseygadgets.workers import init_worker
 
@@ -154,7 +155,6 @@ class RayRunner:
     """Cubes as Ray tasks; ``slots`` is the cluster's CPU count."""
 
     def __init__(self, address: str, jobs: int | None = None, retries: int = 2) -> None:
-        from ramseygadgets.scaleout.executors import RayExecutor
 
         self.executor = RayExecutor(address, num_cpus=jobs if address == "local" else None)
         self.ray = self.executor.ray
