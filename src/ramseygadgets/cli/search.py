@@ -201,28 +201,17 @@ def solve(
         "minimize_edges": minimize_edges,
         "seed": seed,
     }
-    cube_mode = any(x is not None for x in (cubes, ray, out, assume_none_below, split_after))
+    cube_options = {
+        "jobs": jobs,
+        "ray": ray,
+        "out": out,
+        "cubes": cubes,
+        "assume_none_below": assume_none_below,
+        "split_after": split_after,
+    }
     single = problem_id is not None or F is not None
-    if not single and (cube_mode or min_vertices is not None):
-        raise RamseyGadgetsError(
-            "--min-vertices, --assume-none-below, --cubes, --split-after, --ray and --out take "
-            "one problem"
-        )
-    if assume_none_below is not None and min_vertices is None:
-        raise RamseyGadgetsError("--assume-none-below needs --min-vertices N (it proves N - 1)")
-    if min_vertices is not None and min_vertices > max_vertices:
-        raise RamseyGadgetsError(
-            f"--min-vertices {min_vertices} is above --max-vertices {max_vertices}"
-        )
+    cube_mode = _check_single_problem_options(single, cube_options, min_vertices, max_vertices)
     if single and (cube_mode or jobs > 1):
-        cube_options = {
-            "jobs": jobs,
-            "ray": ray,
-            "out": out,
-            "cubes": cubes,
-            "assume_none_below": assume_none_below,
-            "split_after": split_after,
-        }
         outcome = _solve_single(
             problems[0], {**options, "min_vertices": min_vertices}, not as_json, cube_options
         )
@@ -231,6 +220,34 @@ def solve(
         outcome = _solve_single(problems[0], options, show=not as_json)
     else:
         outcome = _solve_batch(problems, options, jobs, show=not as_json)
+    _report_outcome(outcome, len(problems), as_json)
+    if outcome.interrupted:
+        raise typer.Exit(130)
+    raise typer.Exit(0 if all(r.found for r in outcome.results) else 1)
+
+
+def _check_single_problem_options(
+    single: bool, cube_options: dict, min_vertices: int | None, max_vertices: int
+) -> bool:
+    """Refuse the options that take one problem when several are asked, and inconsistent
+    level bounds; whether cube-and-conquer is asked (beyond ``--jobs``)."""
+    cube_mode = any(cube_options[k] is not None for k in cube_options if k != "jobs")
+    if not single and (cube_mode or min_vertices is not None):
+        raise RamseyGadgetsError(
+            "--min-vertices, --assume-none-below, --cubes, --split-after, --ray and --out take "
+            "one problem"
+        )
+    if cube_options["assume_none_below"] is not None and min_vertices is None:
+        raise RamseyGadgetsError("--assume-none-below needs --min-vertices N (it proves N - 1)")
+    if min_vertices is not None and min_vertices > max_vertices:
+        raise RamseyGadgetsError(
+            f"--min-vertices {min_vertices} is above --max-vertices {max_vertices}"
+        )
+    return cube_mode
+
+
+def _report_outcome(outcome: BatchOutcome, problem_count: int, as_json: bool) -> None:
+    """Print the results: JSON, or the summary table (several problems) and the total time."""
     results = outcome.results
     if as_json:
         data = {
@@ -242,18 +259,15 @@ def solve(
         if outcome.partial:
             data["partial"] = outcome.partial
         print_json(data)
-    else:
-        if len(problems) > 1 and results:
-            console.print(_summary_table(results))
-        if outcome.interrupted:
-            err_console.print(
-                f"interrupted: {len(results)} finished, {len(outcome.unfinished)} not run or unfinished"
-            )
-        else:
-            console.print(f"total {outcome.seconds:.2f} s", highlight=False)
+        return
+    if problem_count > 1 and results:
+        console.print(_summary_table(results))
     if outcome.interrupted:
-        raise typer.Exit(130)
-    raise typer.Exit(0 if all(r.found for r in results) else 1)
+        err_console.print(
+            f"interrupted: {len(results)} finished, {len(outcome.unfinished)} not run or unfinished"
+        )
+    else:
+        console.print(f"total {outcome.seconds:.2f} s", highlight=False)
 
 
 def _solve_single(
