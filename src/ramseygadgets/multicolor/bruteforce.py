@@ -16,6 +16,13 @@ from ramseygadgets.gadgets import Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
 
+__all__ = [
+    "MAX_BRUTE_FORCE_COLORINGS",
+    "all_colorings",
+    "good_colorings",
+    "brute_force_verify_multi",
+]
+
 MAX_BRUTE_FORCE_COLORINGS = 1 << 22
 
 

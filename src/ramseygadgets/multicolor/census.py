@@ -20,6 +20,10 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.multicolor.colorings import MultiColorings
 from ramseygadgets.problem import Problem
 
+__all__ = [
+    "gadgets_in_graph_multi",
+]
+
 
 class _Samples:
     def __init__(self, graph: Graph, spec: ColoringSpec) -> None:

@@ -23,6 +23,12 @@ from ramseygadgets.copies import count_all_copies, find_copies
 from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Edge, Graph
 
+__all__ = [
+    "literal",
+    "MultiColoring",
+    "MultiColorings",
+]
+
 
 def literal(c: int, edge: int, color: int) -> int:
     """The literal "edge ``edge`` (index) has colour ``color``" among ``c`` colours."""

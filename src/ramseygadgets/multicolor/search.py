@@ -46,6 +46,19 @@ from ramseygadgets.search.solve import CandidateResult
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.verify import verify
 
+__all__ = [
+    "DEFAULT_MAX_VERTICES",
+    "KnColorCopies",
+    "MultiCandidateModel",
+    "extend_to_kn",
+    "MultiFinderStats",
+    "MultiLayoutFinder",
+    "multi_layouts",
+    "MultiSearchResult",
+    "smallest_vertex_count",
+    "solve_multi",
+]
+
 #: Default largest vertex count tried by :func:`solve_multi`.
 DEFAULT_MAX_VERTICES = 10
 

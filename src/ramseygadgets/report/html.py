@@ -33,6 +33,22 @@ from ramseygadgets.selection import ProblemSet
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verify import good_coloring
 
+__all__ = [
+    "TEMPLATE_NAME",
+    "RESPONSE_TAIL",
+    "GALLERY_NOTE",
+    "Card",
+    "ProblemSection",
+    "representative",
+    "known_problem",
+    "draw_sample",
+    "reference_drawing",
+    "problem_sections",
+    "data_uri",
+    "report_template",
+    "render_html",
+]
+
 #: The page's template (with its style sheet and script), shipped as package data.
 TEMPLATE_NAME = "report.html.j2"
 

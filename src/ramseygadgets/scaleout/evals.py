@@ -20,6 +20,11 @@ from ramseygadgets.harness import EvalOptions, read_samples, run_eval, summarize
 from ramseygadgets.runs.folder import SAMPLES_FILE
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 
+__all__ = [
+    "run_one_evaluation",
+    "run_evaluations",
+]
+
 
 def run_one_evaluation(config: dict[str, Any]) -> dict[str, Any]:
     """Run one evaluation from its options; a JSON summary (per-setting accuracy, counts)."""

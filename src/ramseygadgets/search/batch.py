@@ -19,6 +19,11 @@ from ramseygadgets.search.cegar import DEFAULT_ENGINE
 from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, SearchResult, solve
 from ramseygadgets.workers import init_worker
 
+__all__ = [
+    "BatchOutcome",
+    "solve_many",
+]
+
 
 @dataclass
 class BatchOutcome:

@@ -47,6 +47,20 @@ from ramseygadgets.search.minimality import column_order
 from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
 from ramseygadgets.search.spec import Layout, layouts
 
+__all__ = [
+    "MAX_SHARED_LEMMAS",
+    "split_edges",
+    "Cube",
+    "Refuter",
+    "CubePlan",
+    "generate_cubes",
+    "covered",
+    "decided_by",
+    "CubeTask",
+    "clear_finders",
+    "run_cube",
+]
+
 #: Lemmas handed to one cube at most (the most recent ones): adding a lemma costs a clause.
 MAX_SHARED_LEMMAS = 500
 

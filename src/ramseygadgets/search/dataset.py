@@ -19,6 +19,13 @@ from ramseygadgets.files import atomic_write
 from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER
 from ramseygadgets.search.solve import SearchResult
 
+__all__ = [
+    "SOLUTIONS_PATH",
+    "METHOD",
+    "solution_record",
+    "write_solutions",
+]
+
 SOLUTIONS_PATH = Path(__file__).resolve().parent.parent / "data" / "solutions.json"
 
 METHOD = f"cegar-sat (ramseygadgets.search, PySAT {DEFAULT_SEARCH_SOLVER})"

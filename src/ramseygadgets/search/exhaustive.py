@@ -55,6 +55,24 @@ from ramseygadgets.patterns import Pattern
 from ramseygadgets.verify import verify
 from ramseygadgets.workers import init_worker
 
+__all__ = [
+    "GENG_NAMES",
+    "LISTG_NAMES",
+    "NautyMissing",
+    "nauty_tool",
+    "nauty_available",
+    "iter_graphs",
+    "gadgets_in_graph",
+    "LevelScan",
+    "covered_edges",
+    "may_be_edge_minimal",
+    "min_degree_bound",
+    "scan_level",
+    "ExhaustiveMinimum",
+    "exhaustive_minimums",
+    "ScanParts",
+]
+
 GENG_NAMES = ("geng", "nauty-geng")
 LISTG_NAMES = ("listg", "nauty-listg")
 

@@ -28,6 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+__all__ = [
+    "Coset",
+    "column_order",
+    "group_cosets",
+    "LexMaxCheck",
+]
+
 #: Vertices allowed at each position, for one coset of the symmetry group.
 Coset = tuple[tuple[int, ...], ...]
 

@@ -30,6 +30,21 @@ from ramseygadgets.copies import find_copies
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, RedDegree
 
+__all__ = [
+    "DEFAULT_SEARCH_SOLVER",
+    "SearchTimeout",
+    "solve_before",
+    "interrupt_at",
+    "Counterexample",
+    "KnCopies",
+    "subgraph",
+    "find_counterexample",
+    "extend_coloring",
+    "extend_red_mask",
+    "ColoringOracle",
+    "edge_colors_only",
+]
+
 #: SAT backend of the exists part and the oracle (fastest on the catalog among PySAT's; supports interrupts).
 DEFAULT_SEARCH_SOLVER = "minisat22"
 

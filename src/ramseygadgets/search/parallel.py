@@ -67,6 +67,15 @@ from ramseygadgets.search.solve import (
 )
 from ramseygadgets.search.spec import layouts
 
+__all__ = [
+    "CUBES_PER_SLOT",
+    "RETRIES",
+    "problem_tag",
+    "CubeScheduler",
+    "check_none_below",
+    "solve_cubes",
+]
+
 #: Cubes per worker slot when no target is given (enough for the list scheduling to balance).
 CUBES_PER_SLOT = 8
 #: Times a cube whose worker died is run again before the search gives up.

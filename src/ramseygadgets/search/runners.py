@@ -28,6 +28,15 @@ from ramseygadgets.scaleout.executors import RayExecutor
 from ramseygadgets.search.cubes import CubeTask, clear_finders, run_cube
 from ramseygadgets.workers import init_worker
 
+__all__ = [
+    "Outcome",
+    "SerialRunner",
+    "LocalRunner",
+    "RayRunner",
+    "Runner",
+    "make_runner",
+]
+
 Outcome = tuple[str, dict[str, Any] | None]
 
 

@@ -32,6 +32,20 @@ from ramseygadgets.search.cegar import (
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.verify import verify
 
+__all__ = [
+    "Status",
+    "DEFAULT_MAX_VERTICES",
+    "SearchError",
+    "LevelRecord",
+    "CandidateResult",
+    "SearchResult",
+    "resolve_problem",
+    "smallest_vertex_count",
+    "check_engine",
+    "find_solution",
+    "solve",
+]
+
 Status = Literal["found", "none-up-to-limit", "timeout"]
 
 #: Default largest vertex count tried by :func:`solve`.

@@ -33,6 +33,17 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Designated, GadgetForm, GadgetKind, GadgetType
 from ramseygadgets.graphs import Edge
 
+__all__ = [
+    "EdgeColor",
+    "RedDegree",
+    "Atom",
+    "Condition",
+    "Layout",
+    "GadgetSpec",
+    "gadget_spec",
+    "layouts",
+]
+
 
 @dataclass(frozen=True)
 class EdgeColor:

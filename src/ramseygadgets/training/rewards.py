@@ -29,6 +29,17 @@ from ramseygadgets.harness.scoring import judge
 from ramseygadgets.problem import Problem
 from ramseygadgets.verify import good_coloring
 
+__all__ = [
+    "Completion",
+    "completion_reply",
+    "exact_reward",
+    "PROBLEM_COLUMNS",
+    "BatchReward",
+    "ramsey_reward",
+    "shaped_parseable_reward",
+    "shaped_good_graph_reward",
+]
+
 #: A completion as TRL passes it: a string, or a list of chat messages (conversational data).
 Completion = str | Sequence[Mapping[str, Any]]
 
