@@ -153,7 +153,15 @@ def _names(pid: str) -> tuple[str, str, str]:
 
 
 def _record(problem: Problem, solution) -> dict:  # noqa: ANN001
-    return {"id": problem.id, **problem.to_json(), "solution": solution.to_json(problem.kind)}
+    """A problem-set row with a minimal solution and its proof fields (the solutions here are
+    the shipped or searched minima)."""
+    proof = {"proven_minimal": True, "lower_bound": solution.graph.n}
+    return {
+        "id": problem.id,
+        **problem.to_json(),
+        "solution": solution.to_json(problem.kind),
+        **proof,
+    }
 
 
 def test_no_exported_training_problem_is_a_benchmark_problem(tmp_path: Path) -> None:

@@ -118,3 +118,78 @@ def test_pool_names_with_commas_stay_whole(tmp_path):
     result = _stream(out, "--pool", "P3,K1,4", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads((out / "manifest.json").read_text())["stream"]["pool"] == ["P3", "K1,4"]
+
+
+# -- trust nothing read back: --from re-verifies solutions and checks proofs ---------------------
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ``generate`` folder with two (P3, C5) problems, each with its solution and proof."""
+    out = tmp_path_factory.mktemp("from") / "set"
+    args = ["generate", "--F", "P3", "--H", "C5", "--gadgets", "red-determiner,positive-sender"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _copy(folder: Path, target: Path) -> Path:
+    import shutil
+
+    shutil.copytree(folder, target)
+    return target
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _excluded(source: Path, tmp_path: Path) -> dict[str, str]:
+    out = tmp_path / "train"
+    result = runner.invoke(app, ["train-data", "--from", str(source), "--out", str(out)])
+    assert result.exit_code in (0, 2), result.output
+    if result.exit_code == 2:  # nothing left: the error names why
+        assert "no training problem is left" in result.output
+        return {"*": "all left out"}
+    manifest = json.loads((out / "manifest.json").read_text())
+    return {e["problem"]: e["reason"] for e in manifest["excluded"]}
+
+
+def test_honest_records_are_kept(generated, tmp_path):
+    assert _excluded(generated, tmp_path) == {}
+
+
+def test_a_wrong_solution_never_reaches_the_dataset(generated, tmp_path):
+    folder = _copy(generated, tmp_path / "set")
+    rows = _rows(folder / "problems.jsonl")
+    target = next(r for r in rows if r["gadget"] == "red-determiner")
+    target["solution"] = {**target["solution"], "edges": target["solution"]["edges"][:-1]}
+    _write(folder / "problems.jsonl", rows)
+    excluded = _excluded(folder, tmp_path)
+    assert "fails the verifier" in excluded[target["id"]]
+
+
+def test_a_forged_minimal_size_never_reaches_the_dataset(generated, tmp_path):
+    folder = _copy(generated, tmp_path / "set")
+    rows = _rows(folder / "problems.jsonl")
+    rows[0]["min_vertices"] = rows[0]["min_vertices"] - 1
+    _write(folder / "problems.jsonl", rows)
+    assert "is not its solution's size" in _excluded(folder, tmp_path)[rows[0]["id"]]
+
+
+def test_a_proof_that_claims_more_than_it_shows_is_left_out(generated, tmp_path):
+    """results.jsonl's levels must show every smaller vertex count empty; a record that drops
+    one (a forged lower bound) is left out, and so is a bare file that claims no proof."""
+    folder = _copy(generated, tmp_path / "set")
+    results = _rows(folder / "results.jsonl")
+    record = results[0]
+    n = record["n"]
+    record["levels"] = [level for level in record["levels"] if level["n"] != n - 1]
+    _write(folder / "results.jsonl", results)
+    assert f"does not show it on {n - 1}" in _excluded(folder, tmp_path)[record["id"]]
+    bare = tmp_path / "bare.jsonl"
+    rows = _rows(generated / "problems.jsonl")
+    _write(bare, [{**row, "proven_minimal": False} for row in rows])
+    assert _excluded(bare, tmp_path / "b") == {"*": "all left out"}
