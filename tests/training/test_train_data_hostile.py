@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -193,3 +197,33 @@ def test_a_proof_that_claims_more_than_it_shows_is_left_out(generated, tmp_path)
     rows = _rows(generated / "problems.jsonl")
     _write(bare, [{**row, "proven_minimal": False} for row in rows])
     assert _excluded(bare, tmp_path / "b") == {"*": "all left out"}
+
+
+# -- Ctrl-C and SIGTERM ---------------------------------------------------------------------------
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_train_data_and_keeps_the_old_dataset(tmp_path, sig, code):
+    out = tmp_path / "data"
+    assert _stream(out).exit_code == 0
+    before = _digest(out)
+    script = Path(sys.executable).with_name("ramseygadgets")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "ramseygadgets"]
+    args = ["train-data", "--out", str(out), "--stream", "100000", "--max-size", "8", "--seed", "9"]
+    process = subprocess.Popen(
+        [*command, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert process.stderr is not None
+    while "drawing" not in (line := process.stderr.readline()):  # the stream is being solved
+        assert line, "train-data ended before drawing"
+    time.sleep(1.0)
+    process.send_signal(sig)
+    started = time.monotonic()
+    _, err = process.communicate(timeout=30)
+    assert time.monotonic() - started < 5  # within a second or two, not at the next problem
+    assert process.returncode == code, err
+    assert "Traceback" not in err and "nothing written" in err
+    assert _digest(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]  # no temporary folder left

@@ -6,10 +6,14 @@ becomes one line on stderr and exit code 2; Ctrl-C exits with 130 without a trac
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -28,6 +32,9 @@ __all__ = [
     "fail",
     "guarded",
     "read_text_input",
+    "sigterm_raises",
+    "signals_stop_solvers",
+    "Terminated",
     "print_json",
 ]
 
@@ -97,6 +104,58 @@ def guarded(func: F) -> F:
             fail(str(exc))
 
     return wrapper  # type: ignore[return-value]
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises :class:`KeyboardInterrupt` (exit code 143)."""
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated`, so that a command stops and cleans
+    up as on Ctrl-C (work in the same process stops with it)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def signals_stop_solvers() -> Iterator[None]:
+    """Within the block, Ctrl-C and SIGTERM also interrupt the SAT solvers of a search with a
+    deadline (PySAT's ``solve_limited`` does not stop on a signal by itself): the signal's byte
+    arrives on a wake-up pipe even while the main thread is inside the solver, and a watcher
+    thread interrupts them, so the signal's handler runs within moments."""
+    from ramseygadgets.search.oracle import interrupt_running
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+
+    def watch() -> None:
+        while os.read(read_end, 64):
+            interrupt_running()
+
+    watcher = threading.Thread(target=watch, name="signals-stop-solvers", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(write_end)  # the watcher reads end-of-file and ends
+        watcher.join(timeout=1)
+        os.close(read_end)
 
 
 def read_text_input(source: str | None) -> str:

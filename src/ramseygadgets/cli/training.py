@@ -5,12 +5,22 @@ from __future__ import annotations
 import itertools
 import shlex
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from ramseygadgets.cli.app import app, console, guarded, print_json
+from ramseygadgets.cli.app import (
+    Terminated,
+    app,
+    console,
+    err_console,
+    guarded,
+    print_json,
+    signals_stop_solvers,
+    sigterm_raises,
+)
 
 __all__ = [
     "TRAIN_DATA_HELP",
@@ -95,10 +105,8 @@ def train_data(
 ) -> None:
     from ramseygadgets.profiles import get_profile
     from ramseygadgets.training import (
-        ProblemStream,
         StreamConfig,
         TrainingDataError,
-        problem_set_problems,
         training_rows,
         write_dataset,
     )
@@ -124,14 +132,73 @@ def train_data(
         solve_timeout=solve_timeout,
         colors=colors,
     )
-    selection = problem_set_problems(list(sources or []))
+    started = time.monotonic()
+    try:
+        with sigterm_raises(), signals_stop_solvers():
+            selection, items = _collect(list(sources or []), stream, config, started)
+            if not items:
+                reasons = sorted({e["reason"] for e in selection.excluded})
+                raise TrainingDataError(
+                    "no training problem is left"
+                    + (f" (left out: {'; '.join(reasons)})" if reasons else "")
+                )
+            _step(started, f"writing {len(items)} problems × {len(chosen)} settings to {out}")
+            rows = list(training_rows(items, chosen, profile))
+            manifest = _manifest(rows, items, chosen, sources, stream, config, selection)
+            write_dataset(rows, out, manifest)
+    except KeyboardInterrupt as exc:
+        err_console.print(
+            f"interrupted: nothing written; {out} is as it was (a dataset there is kept whole)",
+            highlight=False,
+        )
+        raise typer.Exit(143 if isinstance(exc, Terminated) else 130) from None
+    if as_json:
+        print_json(manifest)
+    else:
+        console.print(
+            f"wrote {len(rows)} rows ({len(items)} problems, settings {', '.join(chosen)}) to {out}; "
+            f"{len(selection.excluded)} problems left out (manifest.json)",
+            highlight=False,
+        )
+
+
+def _step(started: float, text: str) -> None:
+    """One progress line on stderr with the elapsed time (``train-data [ 0:03] ...``)."""
+    seconds = int(time.monotonic() - started)
+    err_console.print(f"train-data [{seconds // 60:3d}:{seconds % 60:02d}] {text}", highlight=False)
+
+
+def _collect(
+    sources: list[Path], stream: int, config: Any, started: float
+) -> tuple[Any, list[Any]]:
+    """The training problems: those of the problem sets, then ``stream`` from the stream (a
+    progress line per tenth)."""
+    from ramseygadgets.training import ProblemStream, problem_set_problems
+
+    if sources:
+        _step(started, f"reading {len(sources)} problem set(s), verifying every solution")
+    selection = problem_set_problems(sources)
     items = list(selection.problems)
     if stream:
-        items += list(itertools.islice(ProblemStream(config), stream))
-    if not items:
-        raise TrainingDataError("no training problem is left after the leakage rule")
-    rows = list(training_rows(items, chosen, profile))
-    manifest: dict[str, Any] = {
+        _step(started, f"drawing {stream:,} problems from the stream (each solved with its proof)")
+        every = max(1, stream // 10)
+        for index, item in enumerate(itertools.islice(ProblemStream(config), stream), 1):
+            items.append(item)
+            if index % every == 0 or index == stream:
+                _step(started, f"  {index:,}/{stream:,} stream problems")
+    return selection, items
+
+
+def _manifest(
+    rows: list[dict[str, Any]],
+    items: list[Any],
+    chosen: list[str],
+    sources: list[Path] | None,
+    stream: int,
+    config: Any,
+    selection: Any,
+) -> dict[str, Any]:
+    return {
         "command": "ramseygadgets " + shlex.join(sys.argv[1:]),
         "rows": len(rows),
         "problems": len(items),
@@ -148,12 +215,3 @@ def train_data(
         "leakage_rule": "no problem equivalent to a benchmark problem up to isomorphism of F and "
         "H and the colour exchange",
     }
-    write_dataset(rows, out, manifest)
-    if as_json:
-        print_json(manifest)
-    else:
-        console.print(
-            f"wrote {len(rows)} rows ({len(items)} problems, settings {', '.join(chosen)}) to {out}; "
-            f"{len(selection.excluded)} problems left out (manifest.json)",
-            highlight=False,
-        )

@@ -35,6 +35,7 @@ __all__ = [
     "SearchTimeout",
     "solve_before",
     "interrupt_at",
+    "interrupt_running",
     "Counterexample",
     "KnCopies",
     "subgraph",
@@ -85,14 +86,31 @@ def interrupt_at(deadline: float | None, solvers: Sequence[Any]) -> Iterator[Non
 
     timer = threading.Timer(max(0.0, deadline - time.monotonic()), ring)
     timer.start()
+    _RUNNING.append(solvers)
     try:
         yield
     finally:
+        _RUNNING.remove(solvers)
         timer.cancel()
         timer.join()
         for solver in solvers:
             with suppress(NotImplementedError):
                 solver.clear_interrupt()
+
+
+#: The solvers of every :func:`interrupt_at` block now open (a deadline search runs
+#: ``solve_limited``, which Ctrl-C cannot stop by itself).
+_RUNNING: list[Sequence[Any]] = []
+
+
+def interrupt_running() -> None:
+    """Interrupt every solver of an open :func:`interrupt_at` block: called from a thread when
+    a signal arrives (:func:`ramseygadgets.cli.app.signals_stop_solvers`), so that the search
+    returns at once and the signal's Python handler runs."""
+    for solvers in list(_RUNNING):
+        for solver in solvers:
+            with suppress(NotImplementedError, AttributeError):
+                solver.interrupt()
 
 
 @dataclass

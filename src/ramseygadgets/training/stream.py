@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -220,7 +220,7 @@ class SetSelection:
     excluded: list[dict[str, Any]] = field(default_factory=list)
 
 
-def problem_set_problems(paths: list[str | Path]) -> SetSelection:
+def problem_set_problems(paths: Sequence[str | Path]) -> SetSelection:
     """The problems with a solution of generated problem sets (``generate`` output directories
     or their ``problems.jsonl``; any number of colours, one forbidden pattern per colour),
     without benchmark-equivalent ones.  Nothing read back is trusted: every solution is verified
