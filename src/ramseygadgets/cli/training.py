@@ -132,7 +132,7 @@ def train_data(
         solve_timeout=solve_timeout,
         colors=colors,
     )
-    started = time.monotonic()
+    started = None if as_json else time.monotonic()
     try:
         with sigterm_raises(), signals_stop_solvers():
             selection, items = _collect(list(sources or []), stream, config, started)
@@ -162,14 +162,17 @@ def train_data(
         )
 
 
-def _step(started: float, text: str) -> None:
-    """One progress line on stderr with the elapsed time (``train-data [ 0:03] ...``)."""
+def _step(started: float | None, text: str) -> None:
+    """One progress line on stderr with the elapsed time (``train-data [ 0:03] ...``); none
+    with ``--json`` (``started`` is ``None``)."""
+    if started is None:
+        return
     seconds = int(time.monotonic() - started)
     err_console.print(f"train-data [{seconds // 60:3d}:{seconds % 60:02d}] {text}", highlight=False)
 
 
 def _collect(
-    sources: list[Path], stream: int, config: Any, started: float
+    sources: list[Path], stream: int, config: Any, started: float | None
 ) -> tuple[Any, list[Any]]:
     """The training problems: those of the problem sets, then ``stream`` from the stream (a
     progress line per tenth)."""
