@@ -37,6 +37,7 @@ __all__ = [
     "Entry",
     "Atlas",
     "load_atlas",
+    "check_fact",
 ]
 
 
@@ -156,6 +157,13 @@ class Entry:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
+        if not isinstance(data, dict):
+            raise AtlasError(f"unusable atlas entry: not a JSON object ({type(data).__name__})")
+        for kind in ("solution", "lower_bound", "cross_check"):
+            try:
+                check_fact(kind, data.get(kind))
+            except ValueError as exc:
+                raise AtlasError(f"unusable atlas entry {data.get('id', '?')}: {exc}") from None
         try:
             return cls(
                 id=data["id"],
@@ -172,6 +180,27 @@ class Entry:
             )
         except (KeyError, TypeError) as exc:
             raise AtlasError(f"unusable atlas entry {data.get('id', '?')}: missing {exc}") from None
+
+
+_FIELDS = {
+    "solution": ("n", "m"),
+    "lower_bound": (),
+    "cross_check": ("n", "m", "agree"),
+}
+
+
+def check_fact(kind: str, fact: Any) -> None:
+    """Refuse (``ValueError``, naming the field) a fact whose fields merging relies on are
+    missing or of the wrong type (``None``: no such fact)."""
+    if fact is None or (kind == "lower_bound" and fact == {}):
+        return
+    if not isinstance(fact, dict):
+        raise ValueError(f"{kind} is not a JSON object ({type(fact).__name__})")
+    for name in (*_FIELDS[kind], *(("n",) if kind == "lower_bound" else ())):
+        value = fact.get(name)
+        wanted = bool if name == "agree" else int
+        if value is None or type(value) is not wanted:
+            raise ValueError(f"{kind} has no {wanted.__name__} field {name!r} (got {value!r})")
 
 
 def _solution_key(solution: dict[str, Any]) -> tuple[int, bool, int]:
@@ -218,6 +247,8 @@ class Atlas:
         try:
             data = json.loads(text)
             entries = [Entry.from_json(e) for e in data["entries"]]
+        except AtlasError as exc:
+            raise AtlasError(f"{where}: {exc}") from None
         except (ValueError, KeyError, TypeError) as exc:
             raise AtlasError(f"{where} is not an atlas file: {exc}") from None
         header = {k: v for k, v in data.items() if k not in ("entries", "not_asked")}

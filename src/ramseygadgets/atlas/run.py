@@ -20,6 +20,7 @@ records (engine, method, seconds, budget, the levels enumerated) and exhaustive 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.atlas.entries import Atlas, AtlasError, Entry
+from ramseygadgets.atlas.entries import Atlas, AtlasError, Entry, check_fact, load_atlas
 from ramseygadgets.atlas.plan import (
     SECTIONS,
     AtlasPlan,
@@ -236,10 +237,12 @@ def build_atlas(
     ``base`` outside the plan are kept, after the plan's), search records, exhaustive checks."""
     atlas = Atlas({e.id: e for e in map(new_entry, plan.items)})
     atlas.not_asked = list(plan.not_asked)
+    trusted = _shipped_solutions()
     for pid, shipped in load_solutions().items():
         entry = atlas.entries.get(pid)
         if entry is not None:
             fact, bound, check = shipped_facts(shipped)
+            trusted.add(_solution_key(pid, fact))
             entry.add_solution(fact)
             entry.add_lower_bound(bound)
             entry.add_cross_check(check)
@@ -251,14 +254,29 @@ def build_atlas(
         entry = atlas.entries.get(check.get("id", ""))
         if entry is not None:
             entry.add_cross_check(check)
-    verify_solutions(atlas)
+    verify_solutions(atlas, trusted)
     return atlas
 
 
-def verify_solutions(atlas: Atlas) -> None:
-    """Every solution, whatever file it came from, must pass the verifier."""
+def _solution_key(pid: str, solution: dict[str, Any]) -> str:
+    return pid + "\n" + json.dumps(solution, sort_keys=True)
+
+
+def _shipped_solutions() -> set[str]:
+    """The solutions of the installed package's atlas (each verified by its tests:
+    tests/atlas/test_atlas_data.py), as :func:`_solution_key`."""
+    shipped = load_atlas(None)
+    return {_solution_key(pid, e.solution) for pid, e in shipped.entries.items() if e.solution}
+
+
+def verify_solutions(atlas: Atlas, trusted: set[str] | frozenset[str] = frozenset()) -> None:
+    """Every solution, whatever file it came from, must pass the verifier; ``trusted``: the
+    installed package's own solutions, identical to the entry's (verified by the package's
+    tests), are not verified again (this keeps a run's start-up short)."""
     for entry in atlas.entries.values():
         if entry.solution is not None:
+            if _solution_key(entry.id, entry.solution) in trusted:
+                continue
             verdict = verify(entry.problem, entry.candidate())
             if not verdict.correct:
                 raise AtlasError(f"{entry.title}: the recorded solution is wrong: {verdict.reason}")
@@ -379,7 +397,7 @@ def run_atlas(
     if unknown:
         raise AtlasError(f"{unknown[0]!r} is not a problem of the atlas (see 'atlas table --json')")
     with ProblemSetWriter(out_dir) as writer, checks_log(writer.dir) as checks:
-        known = [r for r in checks.read(repair=True, corrupt="skip") if "id" in r]
+        known = checks.read(repair=True, corrupt="skip", check=_check_record)
         atlas = build_atlas(plan, base, writer.checked_records(), known)
         outcome = AtlasOutcome(atlas)
         executor = executor or LocalExecutor(1)
@@ -398,6 +416,14 @@ def run_atlas(
             atomic_write(writer.dir / ATLAS_MD, render_markdown(atlas))
             outcome.seconds = time.monotonic() - started
     return outcome
+
+
+def _check_record(record: dict[str, Any]) -> None:
+    """Refuse a cross-check line without the fields merging needs (it is skipped with a
+    warning naming file and line, and re-derived by this run)."""
+    if not isinstance(record.get("id"), str):
+        raise ValueError("a cross-check record without an 'id'")
+    check_fact("cross_check", record)
 
 
 def _search(

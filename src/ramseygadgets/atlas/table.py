@@ -12,10 +12,15 @@ from typing import Any
 
 from ramseygadgets.atlas.entries import Atlas, Entry
 from ramseygadgets.atlas.plan import SECTIONS, graph_label
+from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import get_pattern
+from ramseygadgets.verify import verify
 
 __all__ = [
+    "DISPUTED",
     "INTRO",
+    "audit",
+    "dispute",
     "md_name",
     "result_cells",
     "swap_cell",
@@ -69,6 +74,81 @@ brackets); **scan**: the exhaustive nauty scan of every graph up to the given si
 
 Summary: {summary}.
 """
+
+
+DISPUTED = "**DISPUTED**"
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _solution_dispute(entry: Entry) -> str | None:
+    s = entry.solution
+    if not isinstance(s, dict):
+        return f"the solution is not a JSON object ({type(s).__name__})"
+    n, m = s.get("n"), s.get("m")
+    if not (_is_int(n) and _is_int(m)):
+        return f"the solution lacks integer sizes (n = {n!r}, m = {m!r})"
+    try:
+        candidate = entry.candidate()
+        verdict = verify(entry.problem, candidate)
+    except (RamseyGadgetsError, ValueError, TypeError, KeyError) as exc:
+        return f"the solution is unreadable: {exc}"
+    if not verdict.correct:
+        return f"the solution fails the verifier: {verdict.reason}"
+    graph = candidate.graph
+    if (graph.n, graph.m) != (n, m):
+        return f"recorded (n, m) = ({n}, {m}) but the solution has ({graph.n}, {graph.m})"
+    bound = entry.lower_bound.get("n", 0) if isinstance(entry.lower_bound, dict) else None
+    if not _is_int(bound):
+        return f"the lower bound is not an integer ({bound!r})"
+    if bound > n:
+        return f"the lower bound {bound} exceeds the solution's {n} vertices"
+    return None
+
+
+def _check_dispute(entry: Entry) -> str | None:
+    check = entry.cross_check
+    if check is None:
+        return None
+    if not isinstance(check, dict) or entry.solution is None:
+        return "a cross-check without a solution to check"
+    s = entry.solution
+    if (check.get("n"), check.get("m")) != (s["n"], s["m"]):
+        return (
+            f"the cross-check concerns (n, m) = ({check.get('n')}, {check.get('m')}), "
+            f"the solution is ({s['n']}, {s['m']})"
+        )
+    census, up_to = check.get("census"), check.get("up_to")
+    if not (isinstance(census, list) and len(census) == 2 and all(map(_is_int, census))):
+        return f"the cross-check shows no census ({census!r})"
+    agree = census[0] == s["n"] and census[1] <= s["m"]
+    if check.get("agree") is not agree:
+        return f"the cross-check claims agree = {check.get('agree')!r} for census {census}"
+    if not _is_int(up_to) or up_to < census[0]:
+        return f"the cross-check claims a scan up to {up_to!r} below its census {census}"
+    return None
+
+
+def dispute(entry: Entry) -> str | None:
+    """Why an entry's shown facts are not proven (``None``: every one re-checked): its solution
+    is re-verified by the exact verifier, its sizes and cross-check checked against it."""
+    if entry.impossible:
+        return None if entry.F == entry.H else "claimed impossible but F ≠ H"
+    if entry.solution is None:
+        return None if entry.cross_check is None else "a cross-check without a solution"
+    return _solution_dispute(entry) or _check_dispute(entry)
+
+
+def audit(atlas: Atlas) -> dict[str, str]:
+    """Every disputed entry's id and why (see :func:`dispute`)."""
+    out = {}
+    for pid, entry in atlas.entries.items():
+        why = dispute(entry)
+        if why is not None:
+            out[pid] = why
+    return out
 
 
 def md_name(pattern_name: str) -> str:
@@ -137,15 +217,22 @@ def scan_cell(entry: Entry) -> str:
     return text
 
 
-def table(atlas: Atlas) -> list[str]:
-    """The Markdown table, one row per entry."""
+def table(atlas: Atlas, disputes: dict[str, str] | None = None) -> list[str]:
+    """The Markdown table, one row per entry (a disputed one marked, none of its facts shown)."""
+    disputes = disputes or {}
     rows = [
         "| section | F | H | gadget | n | m | same as | prover | scan |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for e in atlas.entries.values():
-        n, m = result_cells(e)
         F, H = md_name(e.F), md_name(e.H)
+        if e.id in disputes:
+            rows.append(
+                f"| {e.section} | {F} | {H} | {e.gadget} | {DISPUTED} | – | {swap_cell(e)} | "
+                f"– | – |"
+            )
+            continue
+        n, m = result_cells(e)
         rows.append(
             f"| {e.section} | {F} | {H} | {e.gadget} | {n} | {m} | {swap_cell(e)} | "
             f"{prover_cell(e)} | {scan_cell(e)} |"
@@ -153,10 +240,14 @@ def table(atlas: Atlas) -> list[str]:
     return rows
 
 
-def summary(atlas: Atlas) -> str:
-    status = Counter(e.status for e in atlas.entries.values())
-    sizes = Counter(e.n for e in atlas.entries.values() if e.status == "minimal")
-    scanned = sum(1 for e in atlas.entries.values() if e.cross_check and e.cross_check["agree"])
+def summary(atlas: Atlas, disputes: dict[str, str] | None = None) -> str:
+    disputes = disputes or {}
+    shown = [e for e in atlas.entries.values() if e.id not in disputes]
+    status: Counter[str] = Counter(e.status for e in shown)
+    if disputes:
+        status["disputed"] = len(disputes)
+    sizes = Counter(e.n for e in shown if e.status == "minimal")
+    scanned = sum(1 for e in shown if e.cross_check and e.cross_check["agree"])
     parts = [f"{len(atlas.entries)} problems", *(f"{v} {k}" for k, v in sorted(status.items()))]
     parts.append("minimal sizes " + ", ".join(f"n = {n}: {c}" for n, c in sorted(sizes.items())))
     parts.append(f"{scanned} confirmed by the exhaustive scan")
@@ -174,8 +265,9 @@ def graph_legend(atlas: Atlas) -> list[str]:
     return lines
 
 
-def render_markdown(atlas: Atlas) -> str:
-    """The whole page: introduction, the table, the graphs' edge lists."""
+def render_markdown(atlas: Atlas, disputes: dict[str, str] | None = None) -> str:
+    """The whole page: introduction, the table, the graphs' edge lists (``disputes``: entries
+    shown as disputed, see :func:`audit`)."""
     sections = "; ".join(f"*{name}*: {s.title}" for name, s in SECTIONS.items())
     reasons: dict[str, list[str]] = {}
     for x in atlas.not_asked:
@@ -187,6 +279,6 @@ def render_markdown(atlas: Atlas) -> str:
         sections=sections,
         not_asked=not_asked or "none left out",
         last_run=last_run,
-        summary=summary(atlas),
+        summary=summary(atlas, disputes),
     )
-    return intro + "\n" + "\n".join(table(atlas) + graph_legend(atlas)) + "\n"
+    return intro + "\n" + "\n".join(table(atlas, disputes) + graph_legend(atlas)) + "\n"

@@ -148,29 +148,46 @@ def run(
         raise typer.Exit(1)
 
 
-@atlas_app.command("table", help="Print the atlas as Markdown (the source of docs/atlas.md).")
+@atlas_app.command(
+    "table",
+    help="Print the atlas as Markdown (the source of docs/atlas.md). Every solution shown is "
+    "re-verified and every cross-check re-checked; a record that fails is shown as DISPUTED, "
+    "named on stderr, and the exit code is 1.",
+)
 @guarded
 def table(
     data: str | None = typer.Option(
-        None, "--data", help="An atlas.json (default: the shipped one)."
+        None, "--data", help="An atlas.json or an atlas run folder (default: the shipped one)."
     ),
     out: Path | None = typer.Option(None, "--out", "-o", help="Write to this file instead."),
     as_json: bool = typer.Option(False, "--json", help="Print the entries as JSON instead."),
 ) -> None:
     from ramseygadgets.atlas import load_atlas
-    from ramseygadgets.atlas.entries import AtlasError
-    from ramseygadgets.atlas.table import render_markdown
+    from ramseygadgets.atlas.entries import ATLAS_FILE, AtlasError
+    from ramseygadgets.atlas.table import audit, render_markdown
     from ramseygadgets.files import atomic_write
 
+    if data is not None and Path(data).is_dir():
+        data = str(Path(data) / ATLAS_FILE)
     atlas = load_atlas(data)
     if not atlas.entries:
         raise AtlasError("the atlas is empty: no shipped data/atlas.json; give --data FILE")
+    disputes = audit(atlas)
     if as_json:
-        print_json([e.to_json() for e in atlas.entries.values()])
-        return
-    text = render_markdown(atlas)
-    if out is None:
-        typer.echo(text, nl=False)
+        print_json(
+            [
+                {**e.to_json(), **({"disputed": disputes[e.id]} if e.id in disputes else {})}
+                for e in atlas.entries.values()
+            ]
+        )
     else:
-        atomic_write(out, text)
-        console.print(f"wrote {out}", highlight=False)
+        text = render_markdown(atlas, disputes)
+        if out is None:
+            typer.echo(text, nl=False)
+        else:
+            atomic_write(out, text)
+            console.print(f"wrote {out}", highlight=False)
+    for pid, why in disputes.items():
+        err_console.print(f"disputed: {pid}: {why}", highlight=False, markup=False)
+    if disputes:
+        raise typer.Exit(1)
