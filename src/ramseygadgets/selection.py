@@ -40,6 +40,7 @@ __all__ = [
     "check_set_name",
     "base_problem_set",
     "find_in_set",
+    "with_extended_ids",
     "select_problems",
     "load_problem_file",
 ]
@@ -198,7 +199,7 @@ def select_problems(
     ``tier`` (``easy``/``hard``, or a size tier such as ``9-10`` in a set that has them)."""
     base = base_problem_set(dataset, set_name)
     if ids and base.source == "catalog":
-        base = _with_extended_ids(base, ids)
+        base = with_extended_ids(base, ids)
     problems = base.problems
     if ids:
         wanted = [find_in_set(base, raw) for raw in ids]
@@ -228,7 +229,7 @@ def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
     return ProblemSet(list(problems.values()), solutions, first.source, first.content_hash, tiers)
 
 
-def _with_extended_ids(base: ProblemSet, ids: Iterable[str]) -> ProblemSet:
+def with_extended_ids(base: ProblemSet, ids: Iterable[str]) -> ProblemSet:
     """The paper's set plus the problems of the extended set that ``ids`` name by id (an extended
     id used without ``--set extended``), with their minimal solutions and size tiers."""
     wanted = {raw.strip().lower() for raw in ids} - set(base.ids)

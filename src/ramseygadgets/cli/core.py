@@ -60,10 +60,13 @@ def resolve_problem(
     problem_id: str, set_name: str | None, dataset: str | None
 ) -> tuple[Problem, ProblemSet]:
     """The problem ``problem_id`` of the chosen set (``--set``, default paper, or ``--dataset``),
-    and that set; an unknown id names the set and suggests close ids."""
-    from ramseygadgets.selection import base_problem_set, find_in_set
+    and that set; an unknown id names the set and suggests close ids. The paper's set (the
+    default) also finds an extended-set id, as ``eval --problems`` does."""
+    from ramseygadgets.selection import base_problem_set, find_in_set, with_extended_ids
 
     problem_set = base_problem_set(dataset, set_name)
+    if problem_set.source == "catalog":
+        problem_set = with_extended_ids(problem_set, [problem_id])
     return find_in_set(problem_set, problem_id), problem_set
 
 
@@ -103,10 +106,16 @@ def set_records(set_name: str | None, dataset: str | None) -> list[dict[str, Any
 
 
 def _pattern_column(record: dict[str, Any]) -> tuple[str, str]:
-    if "F" in record:
+    """The F and H columns: a pair's two patterns, else every colour's forbidden pattern (or
+    pattern set) in the F column, e.g. ``P3, P3, K3`` or ``{P3}; {K3, C4}``."""
+    if record.get("F") is not None:
         return record["F"], record["H"]
-    colours = " | ".join(", ".join(group) for group in record["colors"])
-    return colours, ""
+    groups = record["colors"]
+    if all(isinstance(group, str) for group in groups):
+        return ", ".join(groups), ""
+    return "; ".join(
+        group if isinstance(group, str) else "{" + ", ".join(group) + "}" for group in groups
+    ), ""
 
 
 @app.command()
@@ -127,8 +136,12 @@ def problems(
     sized = any("size_tier" in r for r in records)
     table = Table(title=f"RamseyGadgets: {len(records)} problems")
     columns = ["id", "F", "H", "gadget", "tier"] + (["n", "size tier", "source"] if sized else [])
-    for column in columns:
-        table.add_column(column)
+    # Ids are never cut: the id column keeps its longest id on one line and the other
+    # columns fold (wrap mid-word) when the terminal is narrow.
+    longest = max((len(r["id"]) for r in records), default=2)
+    table.add_column("id", no_wrap=True, min_width=longest)
+    for column in columns[1:]:
+        table.add_column(column, overflow="fold", min_width=9 if column == "size tier" else None)
     for r in records:
         extra = [str(r["min_vertices"]), r["size_tier"], r["source"]] if sized else []
         table.add_row(r["id"], *_pattern_column(r), r["gadget"], r["tier"], *extra)

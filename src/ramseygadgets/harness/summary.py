@@ -81,9 +81,9 @@ def _setting_row(
         sum(1 for s, _ in samples if s.run == r and s.correct) / problems for r in range(runs)
     ]
     solved = {s.problem_id for s, _ in samples if s.correct}
-    tokens = [
-        s.usage.total_tokens for s, _ in samples if s.usage.total_tokens is not None and not s.error
-    ]
+    # A total of 0 is what the harness records when the backend reported no counts (the
+    # reference solver, a server without usage): unknown, "—", as in the report (runs.stats).
+    tokens = [s.usage.total_tokens for s, _ in samples if s.usage.total_tokens and not s.error]
     return SettingSummary(
         setting=setting,
         samples=len(samples),
@@ -118,7 +118,7 @@ ACCURACY_COLUMNS: tuple[tuple[str, Callable[[SettingSummary], str]], ...] = (
     ("samples", lambda r: f"{r.samples}/{r.expected}"),
     ("accuracy %", _accuracy),
     ("pass@{k} %", lambda r: _pct(r.pass_at_k)),
-    ("tokens", lambda r: "-" if r.avg_tokens is None else f"{r.avg_tokens:,.0f}"),
+    ("tokens", lambda r: "—" if r.avg_tokens is None else f"{r.avg_tokens:,.0f}"),
 )
 #: The outcome columns; the last three appear only when some setting has any.
 OUTCOME_COLUMNS: tuple[tuple[str, Callable[[SettingSummary], str]], ...] = (

@@ -316,6 +316,11 @@ def table2(cells: Sequence[Cell], **kwargs: Any) -> Table:
         "Zero-shot + example hint against zero-shot on the same problems (the K1,3 problems whose P3 "
         f"counterpart is in the dataset: 30 for a full run). {STD_NOTE}"
     )
+    if not records:
+        caption = (
+            "Empty: no run has the example-hint setting (it applies only to the paper's K1,3 "
+            "problems whose P3 counterpart is in the dataset; the extended set has none)."
+        )
     return Table(
         "table2",
         "Table 2: example hint vs zero-shot",
