@@ -27,6 +27,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 __all__ = [
     "LOCK_FILE",
     "make_output_dir",
+    "make_temp_dir",
     "fsync_dir",
     "atomic_path",
     "atomic_write",
@@ -95,6 +96,14 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
             tmp.unlink()
         raise
     fsync_dir(path.parent)
+
+
+def make_temp_dir(parent: str | Path, prefix: str) -> Path:
+    """A fresh directory in ``parent`` with the mode a plain ``mkdir`` gives (the user's umask;
+    ``mkdtemp`` makes 0700): for a folder that is renamed into place when complete."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    path.chmod(0o777 & ~_umask())
+    return path
 
 
 def atomic_write(path: str | Path, data: str | bytes) -> Path:

@@ -208,6 +208,7 @@ def test_a_signal_stops_train_data_and_keeps_the_old_dataset(tmp_path, sig, code
     script = Path(sys.executable).with_name("ramseygadgets")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "ramseygadgets"]
     args = ["train-data", "--out", str(out), "--stream", "100000", "--max-size", "8", "--seed", "9"]
+    args += ["--solve-timeout", "120"]  # one search may run that long: the signal must not wait
     process = subprocess.Popen(
         [*command, *args],
         stdout=subprocess.PIPE,
@@ -222,8 +223,22 @@ def test_a_signal_stops_train_data_and_keeps_the_old_dataset(tmp_path, sig, code
     process.send_signal(sig)
     started = time.monotonic()
     _, err = process.communicate(timeout=30)
-    assert time.monotonic() - started < 5  # within a second or two, not at the next problem
+    assert time.monotonic() - started < 20  # at once (a second or two idle), not after the search
     assert process.returncode == code, err
     assert "Traceback" not in err and "nothing written" in err
     assert _digest(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]  # no temporary folder left
+
+
+def test_the_dataset_folder_gets_the_users_umask(tmp_path):
+    """Like every other tool (``mkdtemp`` alone would leave 0700 on a shared cluster)."""
+    import os
+
+    previous = os.umask(0o022)
+    try:
+        out = tmp_path / "data"
+        assert _stream(out).exit_code == 0
+    finally:
+        os.umask(previous)
+    assert out.stat().st_mode & 0o777 == 0o755
+    assert (out / "manifest.json").stat().st_mode & 0o777 == 0o644

@@ -19,12 +19,14 @@ it through the verifiers environment (:mod:`ramseygadgets.integrations.verifiers
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.files import atomic_write, fsync_dir, make_output_dir
+from ramseygadgets.files import atomic_write, fsync_dir, make_output_dir, make_temp_dir
 from ramseygadgets.prompts import build_prompt
 from ramseygadgets.training.stream import TrainingDataError, TrainingItem
 
@@ -143,10 +145,6 @@ def write_dataset(rows: list[dict[str, Any]], out: str | Path, manifest: dict[st
     ``rows.jsonl`` (the same rows) and ``manifest.json`` (``kind``: :data:`MANIFEST_KIND`); the
     directory is replaced atomically, and only when it is a train-data dataset
     (:func:`check_replaceable`)."""
-    import os
-    import shutil
-    import tempfile
-
     from datasets import Dataset, disable_progress_bars
 
     out = Path(out)
@@ -154,7 +152,7 @@ def write_dataset(rows: list[dict[str, Any]], out: str | Path, manifest: dict[st
     check_replaceable(out)
     manifest = {"kind": MANIFEST_KIND, **manifest}
     disable_progress_bars()
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    tmp = make_temp_dir(out.parent, f".{out.name}.")
     try:
         Dataset.from_list(rows).save_to_disk(str(tmp))
         atomic_write(tmp / "rows.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
