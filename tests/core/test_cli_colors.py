@@ -62,7 +62,11 @@ def test_prompt_of_a_three_colour_problem():
     result = run("prompt", GREEN_ID, "--setting", "structural-hint")
     assert result.exit_code == 0, result.output
     assert "There are 3 colors, red, blue and green." in result.stdout
-    one_line_error(run("prompt", GREEN_ID, "--setting", "size-hint"), "size hint", GREEN_ID)
+    # an extended-set problem brings its minimal size; one outside every set has none
+    sized = run("prompt", GREEN_ID, "--setting", "size-hint")
+    assert sized.exit_code == 0 and "exactly 6 vertices" in sized.stdout, sized.output
+    outside = "p3__p3__p5_green_determiner"
+    one_line_error(run("prompt", outside, "--setting", "size-hint"), "size hint", outside)
 
 
 @pytest.mark.parametrize(

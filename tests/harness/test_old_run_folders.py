@@ -101,4 +101,4 @@ def test_todays_samples_are_byte_compatible(tmp_path, name, options):
     new = [_VOLATILE.sub(b"", x) for x in _lines(tmp_path / name / "samples.jsonl")]
     if name == "replay":  # the replay file's path is part of the model name
         new = [x.replace(str(OLD).encode(), b"/tmp/oldfix") for x in new]
-    assert new == old
+    assert sorted(new) == sorted(old)  # samples finish concurrently: their order may differ
