@@ -17,6 +17,7 @@ import difflib
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -78,15 +79,16 @@ class ProblemSet:
     def ids(self) -> list[str]:
         return [p.id for p in self.problems]
 
+    @cached_property
     def by_id(self) -> dict[str, Problem]:
-        """The problems by id."""
+        """The problems by id (computed once: a set is not changed after it is built)."""
         return {p.id: p for p in self.problems}
 
     def get(self, problem_id: str) -> Problem:
         """The problem with this id; an unknown id names the set and the closest ids."""
-        for p in self.problems:
-            if p.id == problem_id:
-                return p
+        found = self.by_id.get(problem_id)
+        if found is not None:
+            return found
         close = difflib.get_close_matches(problem_id.strip().lower(), self.ids, n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ProblemSetError(
@@ -240,14 +242,7 @@ def with_extended_ids(base: ProblemSet, ids: Iterable[str]) -> ProblemSet:
     found = [p for p in extended.problems if p.id in wanted]
     if not found:
         return base
-    extra = extended.subset(found)
-    return ProblemSet(
-        [*base.problems, *extra.problems],
-        {**base.solutions, **extra.solutions},
-        base.source,
-        base.content_hash,
-        {**base.size_tiers, **extra.size_tiers},
-    )
+    return merge_problem_sets([base, extended.subset(found)])
 
 
 def _in_tier(base: ProblemSet, problems: list[Problem], tier: str) -> list[Problem]:

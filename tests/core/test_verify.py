@@ -10,6 +10,7 @@ from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.colorings import GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
+from ramseygadgets.solutions import get_solution
 from ramseygadgets.verify import (
     Verdict,
     check_designated,
@@ -177,3 +178,15 @@ def test_variable_gadget_reasons_name_the_enforcer_degree() -> None:
     for u1, u2, n1 in list(combinations(range(4), 3))[:2]:
         verdict = verify(problem, K4, Designated(vertices=(u1, u2, n1)))
         assert not verdict.correct and "red degree 2" in verdict.reason
+
+
+def test_the_colour_encoding_agrees_and_an_unknown_encoding_is_refused() -> None:
+    """``encoding="colors"`` runs the determiner and sender checks on the c-colour encoding (the
+    same verdict); the hardness gadgets stay on the two-colour one; a typo is a clear error."""
+    problem = get_problem("p3_k3_red_determiner")
+    solution = get_solution(problem.id).candidate
+    assert verify(problem, solution, encoding="colors").correct
+    clause = get_problem("k13_k4_clause_gadget")
+    assert verify(clause, get_solution(clause.id).candidate, encoding="colors").correct
+    with pytest.raises(ValueError, match="unknown encoding 'colour'"):
+        verify(problem, solution, encoding="colour")

@@ -32,26 +32,11 @@ __all__ = [
 TOOL_MODES = ("text", "native")
 DEFAULT_CONCURRENCY = 32
 DEFAULT_BATCH = 1024
+_SAMPLING = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_tokens")
 #: Profile fields that are sampling settings.
-_PROFILE_SAMPLING = (
-    "temperature",
-    "top_p",
-    "top_k",
-    "min_p",
-    "repetition_penalty",
-    "max_tokens",
-    "reasoning_effort",
-)
+_PROFILE_SAMPLING = (*_SAMPLING, "reasoning_effort")
 #: Options that override the profile's sampling settings.
-_OPTION_SAMPLING = (
-    "temperature",
-    "top_p",
-    "top_k",
-    "min_p",
-    "repetition_penalty",
-    "max_tokens",
-    "seed",
-)
+_OPTION_SAMPLING = (*_SAMPLING, "seed")
 
 
 @dataclass

@@ -109,7 +109,7 @@ def known_problem(problem_id: str, problems: ProblemSet | None = None) -> Proble
     """The problem an id names: from ``problems`` (the report's problem set: a ``--dataset``
     file, the extended set), else the catalog or a three-colour id, else ``None``."""
     if problems is not None:
-        found = problems.by_id().get(problem_id)
+        found = problems.by_id.get(problem_id)
         if found is not None:
             return found
     return problem_of_id(problem_id)

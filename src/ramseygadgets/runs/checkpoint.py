@@ -204,14 +204,15 @@ class CheckpointLog:
     def _parse(self, raw: bytes, number: int, check: Check | None) -> dict[str, Any]:
         where = f"{self.path} line {number}"
         try:
-            raw.decode("utf-8")
+            text: str | bytes = raw.decode("utf-8")  # decoded once, then parsed
         except UnicodeDecodeError as exc:
             if exc.reason != "unexpected end of data":  # not a character cut by a torn write
                 raise ValueError(
                     f"{where}: not UTF-8 text (byte {exc.start + 1}); fix or delete that line"
                 ) from None
+            text = raw  # a torn write: json.loads fails below and the line counts as torn
         try:
-            record = parse_json(raw)
+            record = parse_json(text)
         except JSONTooDeepError as exc:
             raise ValueError(f"{where}: {exc}; fix or delete that line") from None
         except ValueError:

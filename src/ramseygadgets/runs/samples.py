@@ -223,14 +223,20 @@ def problem_tier(problem_id: str) -> str:
         return "unknown"
 
 
+def _split_id(problem_id: str) -> tuple[str, GadgetType] | None:
+    """(the colours' part, the gadget) of an id no problem model reads, by its gadget suffix."""
+    for g in GadgetType:
+        if problem_id.endswith("_" + g.slug):
+            return problem_id[: -len(g.slug) - 1], g
+    return None
+
+
 def problem_gadget(problem_id: str) -> str:
     problem = problem_of_id(problem_id)
     if problem is not None:
         return problem.gadget_name
-    for g in GadgetType:
-        if problem_id.endswith("_" + g.slug):
-            return g.value
-    return "unknown"
+    split = _split_id(problem_id)
+    return split[1].value if split is not None else "unknown"
 
 
 def problem_pair(problem_id: str) -> str:
@@ -238,10 +244,8 @@ def problem_pair(problem_id: str) -> str:
     problem = problem_of_id(problem_id)
     if problem is not None:
         return problem.colors_label
-    for g in GadgetType:
-        if problem_id.endswith("_" + g.slug):
-            return problem_id[: -len(g.slug) - 1]
-    return "unknown"
+    split = _split_id(problem_id)
+    return split[0] if split is not None else "unknown"
 
 
 def problem_colors(problem_id: str) -> int:
