@@ -28,12 +28,14 @@ from ramseygadgets.files import JSONTooDeepError, parse_json, read_capped
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.problem import Problem
 from ramseygadgets.solutions import load_solutions
+from ramseygadgets.verify import verify
 
 __all__ = [
     "MAX_PROBLEM_FILE_BYTES",
     "PROBLEM_SETS",
     "SIZE_TIERED_SETS",
     "GADGET_TIERS",
+    "Optimum",
     "ProblemSetError",
     "ProblemSet",
     "merge_problem_sets",
@@ -61,12 +63,23 @@ class ProblemSetError(RamseyGadgetsError):
     """The problem selection or the problem-set file is unusable."""
 
 
+@dataclass(frozen=True)
+class Optimum:
+    """A problem's proven minimum: fewest vertices, then fewest edges on that many vertices."""
+
+    vertices: int
+    edges: int
+
+
 @dataclass
 class ProblemSet:
     """Problems in evaluation order with their minimal solutions where known.
 
     ``size_tiers``: problem id → tier by minimal size (``≤6`` .. ``≥11``), for sets that
-    have them (``extended``).
+    have them (``extended``).  ``proven``: the ids whose solution is *proven* minimal (fewest
+    vertices, then fewest edges at that vertex count): every shipped catalog and extended
+    solution, and a problem-set record with ``proven_minimal`` and ``lower_bound`` equal to its
+    solution's size whose solution passes the verifier.  Only these give an :meth:`optimum`.
     """
 
     problems: list[Problem]
@@ -74,6 +87,7 @@ class ProblemSet:
     source: str = "catalog"
     content_hash: str | None = None  # sha256 of a --dataset file
     size_tiers: dict[str, str] = field(default_factory=dict)
+    proven: frozenset[str] = frozenset()
 
     @property
     def ids(self) -> list[str]:
@@ -102,6 +116,13 @@ class ProblemSet:
         found = self.solution(problem)
         return found.graph.n if found is not None else None
 
+    def optimum(self, problem: Problem) -> Optimum | None:
+        """The proven minimal (vertices, edges) of ``problem``; ``None`` when not proven."""
+        found = self.solution(problem)
+        if found is None or problem.id not in self.proven:
+            return None
+        return Optimum(found.graph.n, found.graph.m)
+
     def first(self, limit: int | None) -> ProblemSet:
         """The first ``limit`` problems (all of them for ``None``), as ``eval --limit`` runs."""
         if limit is None:
@@ -117,6 +138,7 @@ class ProblemSet:
             self.source,
             self.content_hash,
             {pid: t for pid, t in self.size_tiers.items() if pid in keep},
+            self.proven & keep,
         )
 
     def size_range(self) -> tuple[int, int]:
@@ -139,7 +161,8 @@ def named_problem_set(name: str = "paper") -> ProblemSet:
     """A named set: ``paper`` (the 70, with their shipped solutions) or ``extended``."""
     if check_set_name(name) == "extended":
         return extended_problem_set()
-    return ProblemSet(list(all_problems()), _catalog_solutions(all_problems()))
+    solutions = _catalog_solutions(all_problems())
+    return ProblemSet(list(all_problems()), solutions, proven=frozenset(solutions))
 
 
 def extended_problem_set() -> ProblemSet:
@@ -151,6 +174,7 @@ def extended_problem_set() -> ProblemSet:
         {p.id: p.candidate for p in chosen},
         source="extended",
         size_tiers={p.id: p.size_tier for p in chosen},
+        proven=frozenset(p.id for p in chosen),
     )
 
 
@@ -219,6 +243,7 @@ def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
     problems: dict[str, Problem] = {}
     solutions: dict[str, Candidate] = {}
     tiers: dict[str, str] = {}
+    proven: set[str] = set()
     for s in sets:
         for p in s.problems:
             if p.id not in problems:
@@ -227,8 +252,12 @@ def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
                     solutions[p.id] = found
                 if p.id in s.size_tiers:
                     tiers[p.id] = s.size_tiers[p.id]
+                if p.id in s.proven:
+                    proven.add(p.id)
     first = sets[0]
-    return ProblemSet(list(problems.values()), solutions, first.source, first.content_hash, tiers)
+    return ProblemSet(
+        list(problems.values()), solutions, first.source, first.content_hash, tiers, frozenset(proven)
+    )
 
 
 def with_extended_ids(base: ProblemSet, ids: Iterable[str]) -> ProblemSet:
@@ -292,6 +321,7 @@ def load_problem_file(path: str | Path) -> ProblemSet:
         raise ProblemSetError(f"problem set {path} is not UTF-8 text") from None
     problems: list[Problem] = []
     solutions: dict[str, Candidate] = {}
+    proven: set[str] = set()
     seen: set[str] = set()
     for index, record in enumerate(_records(text, path), 1):
         if not isinstance(record, dict):
@@ -302,15 +332,35 @@ def load_problem_file(path: str | Path) -> ProblemSet:
         seen.add(problem.id)
         problems.append(problem)
         solution = _solution_of(record, problem, path, index)
-        if solution is None:
-            solution = _catalog_solutions([problem]).get(
-                problem.id
-            )  # a catalog problem: its shipped solution
+        if solution is None and (shipped := _catalog_solutions([problem]).get(problem.id)):
+            solution = shipped  # a catalog problem: its shipped, proven solution
+            proven.add(problem.id)
+        elif solution is not None and _claims_proof(record, solution):
+            _check_proven(problem, solution, path, index)
+            proven.add(problem.id)
         if solution is not None:
             solutions[problem.id] = solution
     if not problems:
         raise ProblemSetError(f"problem set {path} holds no problems")
-    return ProblemSet(problems, solutions, str(path), hashlib.sha256(raw).hexdigest())
+    digest = hashlib.sha256(raw).hexdigest()
+    return ProblemSet(problems, solutions, str(path), digest, proven=frozenset(proven))
+
+
+def _claims_proof(record: dict[str, Any], solution: Candidate) -> bool:
+    """Whether a record claims its solution is proven minimal: ``proven_minimal`` true and
+    ``lower_bound`` (no solution on fewer vertices) equal to the solution's vertex count."""
+    bound = record.get("lower_bound")
+    return record.get("proven_minimal") is True and bound == solution.graph.n
+
+
+def _check_proven(problem: Problem, solution: Candidate, path: Path, index: int) -> None:
+    """A solution claimed proven minimal must at least be a solution (never trusted unread)."""
+    verdict = verify(problem, solution)
+    if not verdict.correct:
+        raise ProblemSetError(
+            f"{path} record {index}: its solution, claimed proven minimal, is not a "
+            f"{problem.title}: {verdict.reason}"
+        )
 
 
 def _problem_of(record: dict[str, Any], path: Path, index: int) -> Problem:
