@@ -22,11 +22,16 @@ from ramseygadgets.report import load_runs
 from ramseygadgets.runs import Grade, RunFolder, read_run_dir
 from ramseygadgets.runs.grade import GRADE_FIELDS
 from ramseygadgets.runs.results import run_results
+from ramseygadgets.runs.sizes import SIZE_FIELDS
 
 OLD = Path(__file__).parent / "data" / "old_runs"
 FOLDERS = ("solver", "random", "replay")
 #: Fields that differ from one run to the next (wall time, clock).
 _VOLATILE = re.compile(rb'"(latency_s|finished_at)":("[^"]*"|[0-9.eE+-]+)')
+#: The size grade's fields (runs.sizes), added after these folders were written.
+_SIZE_FIELDS = re.compile(
+    rb'"candidate_vertices":.*?"discovery":(null|"[^"]*")(,"recheck":{[^}]*})?,'
+)
 
 
 def _lines(path: Path) -> list[bytes]:
@@ -99,6 +104,13 @@ def test_todays_samples_are_byte_compatible(tmp_path, name, options):
     run_eval(EvalOptions(out=tmp_path / name, limit=limit, progress=False, **options))
     old = [_VOLATILE.sub(b"", x) for x in _lines(OLD / name / "samples.jsonl")]
     new = [_VOLATILE.sub(b"", x) for x in _lines(tmp_path / name / "samples.jsonl")]
+    records = [json.loads(x) for x in _lines(tmp_path / name / "samples.jsonl")]
+    assert all(list(r)[-len(SIZE_FIELDS) - 2 : -2] == list(SIZE_FIELDS) for r in records)
+    if name == "solver":  # the catalog's proven minima, answered by the minimal solutions
+        assert {(r["minimal"], r["excess_vertices"], r["excess_edges"]) for r in records} == {
+            (True, 0, 0)
+        }
+    new = [_SIZE_FIELDS.sub(b"", x, count=1) for x in new]
     if name == "replay":  # the replay file's path is part of the model name
         new = [x.replace(str(OLD).encode(), b"/tmp/oldfix") for x in new]
     assert sorted(new) == sorted(old)  # samples finish concurrently: their order may differ

@@ -277,6 +277,8 @@ class Evaluation:
             model=self.config["model"],
             min_vertices=self.problem_set.min_vertices(conversation.problem),
             max_vertices=self.options.max_vertices,
+            optimum=self.problem_set.optimum(conversation.problem),
+            best_known=self.problem_set.solution(conversation.problem),
         )
         if hasattr(self.backend, "recorded_fields"):
             record.update(self.backend.recorded_fields(conversation.key))

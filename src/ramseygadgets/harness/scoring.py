@@ -12,13 +12,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ramseygadgets.answers import ParsedAnswer, parse_answer
+from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.problem import Problem
+from ramseygadgets.recheck import recheck
 from ramseygadgets.runs.grade import Grade
+from ramseygadgets.runs.sizes import SizeGrade
+from ramseygadgets.selection import Optimum
 from ramseygadgets.verify import verify
 
-__all__ = ["Grade", "grade", "judge", "sample_record", "utc_now"]
+__all__ = ["Grade", "grade", "judge", "sample_record", "size_fields", "utc_now"]
 
 
 def utc_now() -> str:
@@ -80,8 +84,12 @@ def sample_record(
     model: str,
     min_vertices: int | None,
     max_vertices: int = DEFAULT_MAX_VERTICES,
+    optimum: Optimum | None = None,
+    best_known: Candidate | None = None,
 ) -> dict[str, Any]:
-    """The full run-directory record (docs/eval.md) of a finished conversation."""
+    """The full run-directory record (docs/eval.md) of a finished conversation: the reply, its
+    grade and its size grade against the problem's proven ``optimum`` (``best_known``: the
+    smallest solution known where no optimum is proven)."""
     problem, key = conversation.problem, conversation.key
     record: dict[str, Any] = {
         "problem_id": key.problem_id,
@@ -108,5 +116,23 @@ def sample_record(
     else:
         verdict = grade(problem, conversation.response, conversation.reasoning, max_vertices)
     record.update(verdict.to_json())
+    record.update(size_fields(problem, verdict, optimum, best_known))
     record["finished_at"] = utc_now()
     return record
+
+
+def size_fields(
+    problem: Problem, verdict: Grade, optimum: Optimum | None, best_known: Candidate | None
+) -> dict[str, Any]:
+    """The size grade's record fields, plus ``discovery`` (``new-best-known`` or
+    ``contradicts-proof``, :mod:`ramseygadgets.runs.sizes`) and ``recheck`` (the independent
+    second verification of that candidate, :mod:`ramseygadgets.recheck`) when it is one."""
+    sizes = SizeGrade.of(verdict, optimum)
+    fields = sizes.to_json()
+    known = None if best_known is None else (best_known.graph.n, best_known.graph.m)
+    discovery = sizes.discovery(known)
+    fields["discovery"] = discovery
+    if discovery is not None and verdict.candidate is not None:
+        candidate = Candidate.from_json(verdict.candidate, problem.kind, max_vertices=None)
+        fields["recheck"] = recheck(problem, candidate).to_json()
+    return fields

@@ -15,6 +15,7 @@ from ramseygadgets.catalog import Problem, find_problem, parse_colored_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.runs.grade import Grade
+from ramseygadgets.runs.sizes import DISCOVERY_KINDS, SizeGrade, optimum_of
 
 __all__ = [
     "EXAMPLE_HINT",
@@ -136,6 +137,17 @@ class Sample:
             parse_error=self.parse_error,
             parse_error_kind=self.parse_error_kind,
         )
+
+    @property
+    def sizes(self) -> SizeGrade:
+        """The answer's size and distance to the proven optimum (:mod:`.sizes`)."""
+        return SizeGrade.of(self.grade, optimum_of(self.record))
+
+    @property
+    def discovery(self) -> str | None:
+        """``new-best-known`` or ``contradicts-proof`` as graded (:mod:`.sizes`), else None."""
+        found = self.record.get("discovery")
+        return found if found in DISCOVERY_KINDS else None
 
     @property
     def truncated(self) -> bool:

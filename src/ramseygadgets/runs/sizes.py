@@ -1,0 +1,129 @@
+"""Grades beyond pass/fail: how far a correct answer is from the proven optimum.
+
+For a problem with a proven optimum (n*, m*) — no solution on fewer than n* vertices, and none
+on n* vertices with fewer than m* edges (:meth:`ProblemSet.optimum
+<ramseygadgets.selection.ProblemSet.optimum>`) — a correct candidate on n vertices and m edges has
+
+* ``minimal`` = (n = n*),
+* ``excess_vertices`` = n − n* ≥ 0 and ``excess_edges`` = m − m* (negative only when n > n*: a
+  larger graph may have fewer edges).
+
+Where no optimum is proven these are ``null``, never a guess; a wrong answer has them ``null``
+too.  A correct answer smaller than the best known solution of a problem without a proven
+optimum is a *new best known* construction; one below a proven optimum (n < n*, or n = n* and
+m < m*) *contradicts the proof*.  Both are :attr:`SizeGrade.discovery` kinds.
+
+In ``samples.jsonl`` the fields follow the grade's (:data:`SIZE_FIELDS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ramseygadgets.runs.grade import Grade
+from ramseygadgets.selection import Optimum
+
+__all__ = ["DISCOVERY_KINDS", "SIZE_FIELDS", "SizeGrade", "optimum_of"]
+
+#: The record fields a size grade owns, in the order they are written.
+SIZE_FIELDS = (
+    "candidate_vertices",
+    "candidate_edges",
+    "optimum_vertices",
+    "optimum_edges",
+    "minimal",
+    "excess_vertices",
+    "excess_edges",
+)
+#: :attr:`SizeGrade.discovery`: a new best known construction, or one that refutes a proof.
+DISCOVERY_KINDS = ("new-best-known", "contradicts-proof")
+
+
+@dataclass(frozen=True)
+class SizeGrade:
+    """A candidate's size and, for a correct one with a proven optimum, its distance to it."""
+
+    correct: bool
+    vertices: int | None = None
+    edges: int | None = None
+    optimum: Optimum | None = None
+
+    @classmethod
+    def of(cls, grade: Grade, optimum: Optimum | None) -> SizeGrade:
+        """The size grade of a graded answer against the problem's proven optimum (if any)."""
+        return cls(grade.correct, grade.vertex_count, grade.edge_count, optimum)
+
+    # -- the distance ---------------------------------------------------------------------------
+    @property
+    def graded(self) -> bool:
+        """Whether the distance is defined: a correct answer of known size, a proven optimum."""
+        return (
+            self.correct
+            and self.optimum is not None
+            and self.vertices is not None
+            and self.edges is not None
+        )
+
+    @property
+    def excess_vertices(self) -> int | None:
+        if not self.graded:
+            return None
+        assert self.optimum is not None and self.vertices is not None
+        return self.vertices - self.optimum.vertices
+
+    @property
+    def excess_edges(self) -> int | None:
+        if not self.graded:
+            return None
+        assert self.optimum is not None and self.edges is not None
+        return self.edges - self.optimum.edges
+
+    @property
+    def minimal(self) -> bool | None:
+        """``True``: as few vertices as the proven optimum; ``None``: not graded."""
+        excess = self.excess_vertices
+        return None if excess is None else excess == 0
+
+    def discovery(self, best_known: tuple[int, int] | None) -> str | None:
+        """``new-best-known`` (no proven optimum, and smaller than ``best_known`` (n, m) or no
+        solution known), ``contradicts-proof`` (smaller than the proven optimum), else None."""
+        if not self.correct or self.vertices is None or self.edges is None:
+            return None
+        size = (self.vertices, self.edges)
+        if self.optimum is not None:
+            below = size < (self.optimum.vertices, self.optimum.edges)
+            return "contradicts-proof" if below else None
+        return "new-best-known" if best_known is None or size < best_known else None
+
+    # -- JSON -----------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """The record fields (:data:`SIZE_FIELDS`, in that order)."""
+        optimum = self.optimum
+        return {
+            "candidate_vertices": self.vertices,
+            "candidate_edges": self.edges,
+            "optimum_vertices": None if optimum is None else optimum.vertices,
+            "optimum_edges": None if optimum is None else optimum.edges,
+            "minimal": self.minimal,
+            "excess_vertices": self.excess_vertices,
+            "excess_edges": self.excess_edges,
+        }
+
+    @classmethod
+    def from_json(cls, record: Mapping[str, Any]) -> SizeGrade:
+        """The size grade of a sample record; a record written before these fields existed has
+        its candidate's size and no optimum (so no distance)."""
+        return cls.of(Grade.from_json(record), optimum_of(record))
+
+
+def optimum_of(record: Mapping[str, Any]) -> Optimum | None:
+    """The proven optimum a sample record was graded against (``None``: none, or an old record)."""
+    n, m = _count(record.get("optimum_vertices")), _count(record.get("optimum_edges"))
+    return Optimum(n, m) if n is not None and m is not None else None
+
+
+def _count(value: Any) -> int | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else None

@@ -1,0 +1,150 @@
+"""Grades by distance to the optimum (issue 24, item 1): every sample records the candidate's
+size; a correct one also ``minimal`` and the excess over the *proven* optimum (null where none
+is proven); a correct answer below the best known solution is a discovery, rechecked."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ramseygadgets.catalog import get_problem
+from ramseygadgets.gadgets import Candidate
+from ramseygadgets.harness.runner import EvalOptions, run_eval
+from ramseygadgets.recheck import recheck
+from ramseygadgets.runs import read_run_dir
+from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade
+from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, named_problem_set
+from ramseygadgets.solutions import get_solution
+
+PROBLEM = "p3_k3_red_determiner"
+
+
+def _answer(edges: list[list[int]], e: list[int]) -> str:
+    return "```json\n" + json.dumps({"edges": edges, "e": e}) + "\n```"
+
+
+def _replay(tmp_path, replies: list[str], problem_id: str = PROBLEM) -> str:
+    path = tmp_path / "replies.jsonl"
+    rows = [
+        {"problem_id": problem_id, "setting": "zero-shot", "run": i, "response": text}
+        for i, text in enumerate(replies)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return f"replay:{path}"
+
+
+def _padded(solution: Candidate) -> tuple[list[list[int]], list[int]]:
+    """The minimal solution plus one edge on two new vertices (still a solution)."""
+    n = solution.graph.n
+    edges = [list(e) for e in solution.graph.edges] + [[n, n + 1]]
+    return edges, list(solution.designated.edges[0])
+
+
+def test_minimal_and_padded_answers_record_the_excess_an_independent_count_gives(tmp_path):
+    shipped = get_solution(PROBLEM)
+    minimal_edges = [list(e) for e in shipped.candidate.graph.edges]
+    e = list(shipped.candidate.designated.edges[0])
+    padded_edges, _ = _padded(shipped.candidate)
+    model = _replay(tmp_path, [_answer(minimal_edges, e), _answer(padded_edges, e), "no idea"])
+    out = tmp_path / "run"
+    run_eval(EvalOptions(model=model, out=out, runs=3, problems=[PROBLEM], progress=False))
+    records = {
+        r["run"]: r for r in map(json.loads, (out / "samples.jsonl").read_text().splitlines())
+    }
+    # the independent count: vertices = 1 + largest label, edges = the list's length
+    for run, edges in ((0, minimal_edges), (1, padded_edges)):
+        record = records[run]
+        n = 1 + max(max(edge) for edge in edges)
+        assert record["correct"] is True
+        assert (record["candidate_vertices"], record["candidate_edges"]) == (n, len(edges))
+        assert (record["optimum_vertices"], record["optimum_edges"]) == (shipped.n, shipped.m)
+        assert record["excess_vertices"] == n - shipped.n
+        assert record["excess_edges"] == len(edges) - shipped.m
+        assert record["minimal"] is (n == shipped.n)
+        assert record["discovery"] is None
+    assert records[1]["excess_vertices"] == 2 and records[1]["excess_edges"] == 1
+    unread = records[2]
+    assert unread["correct"] is False
+    assert all(unread[k] is None for k in SIZE_FIELDS if not k.startswith("optimum"))
+    (run,) = read_run_dir(out)
+    by_run = {s.run: s.sizes for s in run.samples}
+    assert [by_run[i].minimal for i in range(3)] == [True, False, None]
+
+
+def _dataset(tmp_path, record: dict) -> str:
+    problem = get_problem(PROBLEM)
+    row = {**problem.to_json(), **record}
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    return str(path)
+
+
+def test_an_unproven_problem_has_no_distance_and_a_smaller_answer_is_a_discovery(tmp_path):
+    shipped = get_solution(PROBLEM)
+    padded_edges, e = _padded(shipped.candidate)
+    known = {"solution": {"edges": padded_edges, "e": e}}  # a solution, but no proof
+    dataset = _dataset(tmp_path, known)
+    problems = load_problem_file(dataset)
+    assert problems.optimum(problems.problems[0]) is None
+    minimal_edges = [list(x) for x in shipped.candidate.graph.edges]
+    model = _replay(tmp_path, [_answer(minimal_edges, e), _answer(padded_edges, e)])
+    out = tmp_path / "run"
+    run_eval(EvalOptions(model=model, out=out, runs=2, dataset=dataset, progress=False))
+    records = {
+        r["run"]: r for r in map(json.loads, (out / "samples.jsonl").read_text().splitlines())
+    }
+    assert records[0]["minimal"] is None and records[0]["excess_vertices"] is None
+    assert records[0]["discovery"] == "new-best-known"
+    assert records[0]["recheck"] == {"method": "brute-force", "agrees": True}
+    assert records[1]["discovery"] is None  # as large as the best known: no discovery
+
+
+def test_a_proof_claim_in_a_problem_file_is_used_only_when_it_checks(tmp_path):
+    shipped = get_solution(PROBLEM)
+    solution = shipped.candidate.to_json(get_problem(PROBLEM).kind)
+    claim = {"solution": solution, "proven_minimal": True, "lower_bound": shipped.n}
+    proven = load_problem_file(_dataset(tmp_path, claim))
+    assert proven.optimum(proven.problems[0]) == Optimum(shipped.n, shipped.m)
+    weaker = load_problem_file(_dataset(tmp_path, {**claim, "lower_bound": shipped.n - 1}))
+    assert weaker.optimum(weaker.problems[0]) is None
+    wrong = {**claim, "solution": {"edges": [[0, 1], [1, 2]], "e": [0, 1]}, "lower_bound": 3}
+    with pytest.raises(ProblemSetError, match="claimed proven minimal, is not a"):
+        load_problem_file(_dataset(tmp_path, wrong))
+
+
+def test_a_forged_proof_is_contradicted_by_a_smaller_correct_answer(tmp_path):
+    shipped = get_solution(PROBLEM)
+    padded_edges, e = _padded(shipped.candidate)
+    forged = {
+        "solution": {"edges": padded_edges, "e": e},
+        "proven_minimal": True,
+        "lower_bound": shipped.n + 2,
+    }
+    dataset = _dataset(tmp_path, forged)
+    minimal_edges = [list(x) for x in shipped.candidate.graph.edges]
+    model = _replay(tmp_path, [_answer(minimal_edges, e)])
+    out = tmp_path / "run"
+    run_eval(EvalOptions(model=model, out=out, dataset=dataset, progress=False))
+    (record,) = map(json.loads, (out / "samples.jsonl").read_text().splitlines())
+    assert record["discovery"] == "contradicts-proof" and record["excess_vertices"] == -2
+    assert record["recheck"]["agrees"] is True
+
+
+def test_every_shipped_optimum_is_the_shipped_solution():
+    paper = named_problem_set("paper")
+    for problem in paper.problems:
+        solution = get_solution(problem.id)
+        assert paper.optimum(problem) == Optimum(solution.n, solution.m)
+
+
+def test_recheck_disagrees_on_a_wrong_candidate():
+    problem = get_problem(PROBLEM)
+    wrong = Candidate.from_json({"edges": [[0, 1], [1, 2]], "e": [0, 1]}, problem.kind)
+    assert recheck(problem, wrong).agrees is False
+
+
+def test_an_old_record_reads_as_its_size_without_a_distance():
+    record = {"correct": True, "candidate": {"edges": [[0, 1], [1, 2]], "e": [0, 1]}}
+    sizes = SizeGrade.from_json(record)
+    assert (sizes.vertices, sizes.edges, sizes.minimal, sizes.excess_edges) == (3, 2, None, None)
