@@ -70,7 +70,17 @@ def test_old_folders_load_and_give_the_same_results(name):
     assert [s.grade.kind for s in run.samples] == [
         Grade.from_json(json.loads(x)).kind for x in _lines(OLD / name / "samples.jsonl")
     ]
-    assert run_results(OLD / name) == json.loads((OLD / name / "results.json").read_text())
+    results, old = run_results(OLD / name), json.loads((OLD / name / "results.json").read_text())
+    # the numbers results.json had then are unchanged; the grades added since are null (not 0)
+    for setting, then in zip(results["settings"], old["settings"], strict=True):
+        added = {k: v for k, v in setting.items() if k not in then}
+        assert {k: setting[k] for k in then} == then
+        assert added.pop("graded") == 0 and added.pop("excess_vertices") == {}
+        assert all(tier["minimal_rate"] is None for tier in added.pop("tiers"))
+        assert set(added.values()) == {None}
+    assert {k: v for k, v in results.items() if k != "settings"} == {
+        k: v for k, v in old.items() if k != "settings"
+    }
     assert [r.source for r in load_runs([OLD])] == [str(OLD / n) for n in sorted(FOLDERS)]
 
 

@@ -17,6 +17,7 @@ from ramseygadgets.terminal import terminal_text
 
 __all__ = [
     "EVAL_HELP",
+    "invoked_command",
     "resume_hint",
     "eval_command",
 ]
@@ -70,14 +71,21 @@ def _extra_body(text: str | None) -> dict[str, Any]:
     return data
 
 
-def resume_hint(out: Path) -> str:
-    """The command that resumes this run (URL credentials redacted)."""
+def invoked_command() -> str | None:
+    """The command line as typed, shlex-joined with the program named ``ramseygadgets`` (URL
+    credentials and the API key redacted); ``None`` when the program is not ``ramseygadgets``
+    (the app called from Python)."""
     from ramseygadgets.harness.backends.base import redact
 
     program = Path(sys.argv[0]).name if sys.argv else ""
     if program in ("ramseygadgets", "__main__.py"):
         return redact("ramseygadgets " + shlex.join(sys.argv[1:]))
-    return f"the same command (its --out {out} holds the configuration)"
+    return None
+
+
+def resume_hint(out: Path) -> str:
+    """The command that resumes this run (URL credentials redacted)."""
+    return invoked_command() or f"the same command (its --out {out} holds the configuration)"
 
 
 @app.command("eval", help=EVAL_HELP)
@@ -201,6 +209,7 @@ def eval_command(
         retry_errors=not keep_errors,
         engine_args=_key_values(engine_arg, "--engine-arg"),
         progress=not no_progress and err_console.is_terminal,
+        command=invoked_command(),
     )
     evaluation = Evaluation(options, err_console)
     evaluation.prepare()

@@ -3,7 +3,8 @@
 A run directory holds samples of exactly one configuration.  These fields must match to add
 samples to it: model, profile, settings, runs, problems, sampling, tool mode, package version
 and dataset hash.  Operational knobs (concurrency, retries, base URL) may change between
-resumes; they are recorded for information only.
+resumes; they are recorded for information only, as is ``command``: the command line that
+made the run (``ramseygadgets eval ...``, credentials redacted; ``null`` from the Python API).
 """
 
 from __future__ import annotations
@@ -95,9 +96,10 @@ def make_config(
     dataset: str | None = None,
     problem_set: str | None = None,
     backend: dict[str, Any] | None = None,
+    command: str | None = None,
 ) -> dict[str, Any]:
     """The run's configuration; ``problem_set``: the named set (``--set``) it ran, ``dataset``:
-    the problem-set file instead."""
+    the problem-set file instead; ``command``: the command line (information, not identity)."""
     return {
         "format_version": FORMAT_VERSION,
         "model": model,
@@ -113,6 +115,7 @@ def make_config(
         "dataset": dataset,
         "problem_set": problem_set,
         "backend": backend or {},
+        "command": command,
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 

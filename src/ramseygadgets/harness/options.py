@@ -73,6 +73,7 @@ class EvalOptions:
     max_vertices: int = DEFAULT_MAX_VERTICES
     engine_args: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
+    command: str | None = None  # the command line, recorded in config.json (the CLI sets it)
 
 
 def model_label(model: str, profile: Any | None) -> str:

@@ -212,6 +212,7 @@ class Evaluation:
             dataset=o.dataset,
             problem_set=o.problem_set or (None if o.dataset else "paper"),
             backend=getattr(self.backend, "describe", lambda: {})(),
+            command=o.command,
         )
 
     @property

@@ -1,5 +1,6 @@
-"""Build the whole report from runs: tables (Markdown + CSV), figures (PNG + SVG), ``report.md``,
-``summary.json`` and the self-contained ``report.html``."""
+"""Build the whole report from runs: tables (Markdown + CSV; the leaderboard among them),
+figures (PNG + SVG), ``report.md``, ``summary.json``, ``discoveries.jsonl`` and the
+self-contained ``report.html``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,21 @@ from typing import Any
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import make_output_dir, staged_directory
 from ramseygadgets.report import figures as figs
+from ramseygadgets.report.grades import (
+    DISCOVERIES_FILE,
+    Discovery,
+    discoveries_jsonl,
+    discoveries_table,
+    find_discoveries,
+    optimum_table,
+)
 from ramseygadgets.report.html import problem_sections, render_html
+from ramseygadgets.report.leaderboard import (
+    compare_fresh,
+    fresh_table,
+    leaderboard_records,
+    leaderboard_table,
+)
 from ramseygadgets.report.metrics import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -25,7 +40,7 @@ from ramseygadgets.report.metrics import (
     cell_stats,
     has_more_colors,
 )
-from ramseygadgets.report.runs import Run
+from ramseygadgets.report.runs import FRESH_SET, Run
 from ramseygadgets.report.tables import (
     MISSING_NOTE,
     STD_NOTE,
@@ -79,7 +94,17 @@ DEFINITIONS = (
     "Outcomes apart from wrong answers: parse failures, truncated responses (finish_reason length) and backend "
     "errors; accuracy is also shown with truncated samples removed.",
     "Several run directories of one model label are combined: disjoint problem sets are joined run by run, "
-    "overlapping ones stacked as further runs.",
+    "overlapping ones stacked as further runs. Runs of fresh problems (eval --fresh) are kept apart: their "
+    "model label gets ' [fresh]'.",
+    "Minimal rate: among the correct answers graded against a proven optimum (the denominator, shown), the "
+    "share with as few vertices as the proven minimum, with a 95% percentile bootstrap CI over problems; mean "
+    "excess: vertices and edges above the proven minimum over the same answers. — where none is graded (no "
+    "proven optimum, or runs recorded before these grades), never 0.",
+    "Discoveries: correct answers smaller than the best known solution of a problem without a proven optimum, "
+    "or than a proven optimum, each re-verified by an independent method; one whose recheck did not agree is "
+    "listed as disputed. All are written to discoveries.jsonl.",
+    "Benchmark vs fresh: accuracy on the benchmark and on freshly drawn problems of the same size tier; the gap "
+    "(benchmark − fresh, percentage points) is the contamination signal.",
 )
 
 
@@ -106,11 +131,18 @@ class ReportResult:
     by_size: list[tuple[CellStats, object, CellStats]] = field(default_factory=list, repr=False)
     by_tier: list[tuple[CellStats, object, CellStats]] = field(default_factory=list, repr=False)
     problems: ProblemSet | None = field(default=None, repr=False)  # names and shipped solutions
+    discoveries: list[Discovery] = field(default_factory=list)
+
+    def table(self, name: str) -> Table | None:
+        return next((t for t in self.tables if t.name == name), None)
 
     def summary(self) -> dict[str, Any]:
+        leaderboard = self.table("leaderboard")
         return {
             "out_dir": str(self.out_dir),
             "table1": [stats_record(st) for st in self.stats],
+            "leaderboard": leaderboard.records if leaderboard is not None else [],
+            "discoveries": [d.to_json() for d in self.discoveries],
             "warnings": self.warnings,
             "files": [str(p) for p in self.files],
         }
@@ -200,9 +232,18 @@ def compute_report(
     if shows_size_tiers(runs, options):
         split = SIZE_TIER_BREAKDOWN
         tables.append(breakdown_table(cells, split, [breakdown(c, split, **kwargs) for c in cells]))
+    tables.append(optimum_table(stats, splits["tier"]))
+    comparisons = compare_fresh(cells, **kwargs)
+    if any(cell.fresh for cell in cells):
+        tables.append(fresh_table(comparisons))
+    problems = report_problems(runs, options)
+    discoveries = find_discoveries(runs, problems)
+    tables.append(discoveries_table(discoveries))
     tables.append(per_problem_table(cells))
-    result = ReportResult(out, cells, stats, tables, [], warnings)
-    result.problems = report_problems(runs, options)
+    leaderboard = leaderboard_table(leaderboard_records(cells, stats, comparisons))
+    result = ReportResult(out, cells, stats, [leaderboard, *tables], [], warnings)
+    result.problems = problems
+    result.discoveries = discoveries
     result.by_size = _flatten(stats, splits["size"])
     result.by_tier = _flatten(stats, splits["tier"])
     return result
@@ -229,11 +270,13 @@ def report_problems(runs: Sequence[Run], options: ReportOptions) -> ProblemSet:
 
 def shows_size_tiers(runs: Sequence[Run], options: ReportOptions) -> bool:
     """Accuracy by size tier is shown for sets that have size tiers: ``options.problem_set``
-    (``report --set``), else the set recorded in any run's ``config.json``."""
+    (``report --set``), else the set recorded in any run's ``config.json`` (fresh problems
+    have size tiers too)."""
 
     if options.problem_set is not None:
         return check_set_name(options.problem_set) in SIZE_TIERED_SETS
-    return any(run.config.get("problem_set") in SIZE_TIERED_SETS for run in runs)
+    tiered = (*SIZE_TIERED_SETS, FRESH_SET)
+    return any(run.config.get("problem_set") in tiered for run in runs)
 
 
 def _flatten(
@@ -257,8 +300,10 @@ def write_report(
         figs.accuracy_vs_size(result.by_size, figure_dir),
         figs.accuracy_by_tier(result.by_tier, figure_dir),
         figs.outcomes(result.stats, figure_dir),
+        figs.excess_vertices(result.stats, figure_dir),
     ]
     staged += [path for f in figures for path in (f.png, f.svg)]
+    staged.append(write_text(stage / DISCOVERIES_FILE, discoveries_jsonl(result.discoveries)))
     markdown = report_markdown(options.title, result.tables, figures, result.warnings)
     staged.append(write_text(stage / "report.md", markdown))
     if options.html:

@@ -5,7 +5,9 @@
 * ``accuracy_vs_size``: mean accuracy against minimal solution size, one panel per setting
   (Figure 5);
 * ``accuracy_by_tier``: mean accuracy per tier, one panel per setting (Figure 6);
-* ``outcomes``: share of correct / wrong / parse-failure / truncated / error / missing samples.
+* ``outcomes``: share of correct / wrong / parse-failure / truncated / error / missing samples;
+* ``excess_vertices``: the distribution of excess vertices over the proven minimum among the
+  graded correct answers, one bar per model and setting.
 
 A figure shows at most :data:`MAX_FIGURE_SETTINGS` settings (the paper has five; the first in
 display order) and says in its caption which further settings are in the tables only.  Model
@@ -41,6 +43,8 @@ __all__ = [
     "accuracy_vs_size",
     "accuracy_by_tier",
     "outcomes",
+    "EXCESS_BINS",
+    "excess_vertices",
 ]
 
 
@@ -346,4 +350,64 @@ def outcomes(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
         "Sample outcomes",
         "Share of each outcome per model and setting: wrong answers apart from parse failures, truncated "
         "responses (finish_reason length), backend errors and missing samples." + settings_note,
+    )
+
+
+#: The excess vertex counts the distribution shows; the last bin holds that many and more.
+EXCESS_BINS = 5
+
+
+def _excess_shares(counts: dict[int, int]) -> list[float]:
+    """Percent of the graded answers per bin 0, 1, …, EXCESS_BINS − 1, ≥ EXCESS_BINS − 1."""
+    total = sum(counts.values())
+    bins = [0] * EXCESS_BINS
+    for excess, count in counts.items():
+        bins[min(max(excess, 0), EXCESS_BINS - 1)] += count
+    return [100 * b / total for b in bins]
+
+
+def excess_vertices(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
+    """Stacked bars: per model and setting with graded answers, the share of them with 0, 1, …
+    excess vertices over the proven minimum; the label states how many were graded."""
+    settings, settings_note = figure_settings(st.setting for st in stats)
+    shown = [st for st in stats if st.setting in settings and st.sizes.graded]
+    left_out = sum(1 for st in stats if st.setting in settings and not st.sizes.graded)
+    labels = [plain(f"{st.model} · {st.setting} (n={st.sizes.graded})") for st in shown]
+    fig = _new_figure(8, max(2.2, 0.32 * len(shown) + 1.2))
+    ax = fig.add_subplot()
+    cmap = matplotlib.colormaps["viridis"]
+    left = [0.0] * len(shown)
+    shares = [_excess_shares(st.sizes.excess_vertices) for st in shown]
+    for b in range(EXCESS_BINS):
+        widths = [row[b] for row in shares]
+        name = f"+{b}" if b < EXCESS_BINS - 1 else f"≥ +{b}"
+        color = cmap(b / max(EXCESS_BINS - 1, 1))
+        ax.barh(range(len(shown)), widths, left=left, color=color, label=name)
+        left = [a + w for a, w in zip(left, widths)]
+    if not shown:
+        ax.text(
+            0.5,
+            0.5,
+            "no correct answer graded against a proven optimum",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
+    ax.set_yticks(range(len(shown)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of graded correct answers (%)")
+    if shown:
+        fig.legend(loc="outside right center", fontsize=8, frameon=False, title="excess vertices")
+    ax.set_title("Excess vertices over the proven minimum")
+    note = (
+        f" {left_out} model/setting cell(s) with no graded answer are left out." if left_out else ""
+    )
+    return _save(
+        fig,
+        out_dir,
+        "excess_vertices",
+        "Excess vertices over the proven minimum",
+        "Among the correct answers graded against a proven optimum (n: their number), the share "
+        "with 0 (minimal), 1, 2, … vertices more than the proven minimum." + note + settings_note,
     )

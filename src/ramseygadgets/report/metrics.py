@@ -19,10 +19,13 @@ from ramseygadgets.runs.stats import (
     CellStats,
     Interval,
     ProblemInfo,
+    SizeStats,
+    accuracy_gap,
     bootstrap_mean,
     bootstrap_mean_accuracy,
     build_cells,
     cell_stats,
+    fresh_label,
     mean,
     order_models,
     pass_at_k,
@@ -42,11 +45,14 @@ __all__ = [
     "CellStats",
     "Interval",
     "ProblemInfo",
+    "SizeStats",
+    "accuracy_gap",
     "bootstrap_mean",
     "bootstrap_mean_accuracy",
     "breakdown",
     "build_cells",
     "cell_stats",
+    "fresh_label",
     "has_more_colors",
     "mean",
     "order_models",
@@ -55,6 +61,7 @@ __all__ = [
     "problem_sort_key",
     "sample_std",
     "shipped_min_vertices",
+    "size_tier_of",
 ]
 
 
@@ -103,10 +110,11 @@ def has_more_colors(cells: Iterable[Cell]) -> bool:
     return any(info.colors > 2 for cell in cells for info in cell.infos().values())
 
 
+def size_tier_of(info: ProblemInfo) -> str | None:
+    """The size tier of a problem (``extended.size_tier`` of its minimal vertex count), or
+    ``None`` when that count is unknown."""
+    return None if info.min_vertices is None else size_tier(info.min_vertices)
+
+
 #: Accuracy by size tier (minimal vertex count ≤ 6, 7–8, 9–10, ≥ 11): for sets with size tiers.
-SIZE_TIER_BREAKDOWN = Breakdown(
-    "size_tier",
-    "size tier",
-    lambda info: None if info.min_vertices is None else size_tier(info.min_vertices),
-    SIZE_TIERS.index,
-)
+SIZE_TIER_BREAKDOWN = Breakdown("size_tier", "size tier", size_tier_of, SIZE_TIERS.index)

@@ -40,6 +40,7 @@ from pathlib import Path
 from ramseygadgets.runs.folder import is_run_dir, read_run_dir, read_samples_file
 from ramseygadgets.runs.samples import (
     EXAMPLE_HINT,
+    FRESH_SET,
     OUTCOMES,
     SETTINGS_ORDER,
     Run,
@@ -58,6 +59,7 @@ from ramseygadgets.runs.samples import (
 __all__ = [
     "BUILTIN_READER_MODULES",
     "EXAMPLE_HINT",
+    "FRESH_SET",
     "OUTCOMES",
     "READER_ENTRY_POINT_GROUP",
     "SETTINGS_ORDER",

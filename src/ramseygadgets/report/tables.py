@@ -17,6 +17,7 @@ from ramseygadgets.report.metrics import (
     Breakdown,
     Cell,
     CellStats,
+    SizeStats,
     breakdown,
     cell_stats,
     problem_sort_key,
@@ -37,6 +38,8 @@ __all__ = [
     "fmt_ci",
     "fmt_tokens",
     "stats_record",
+    "size_record",
+    "fmt_number",
     "STD_NOTE",
     "MISSING_NOTE",
     "table1",
@@ -148,6 +151,29 @@ def fmt_tokens(x: float | None) -> str:
     return "—" if x is None else f"{x:,.0f}"
 
 
+def fmt_number(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def size_record(sizes: SizeStats) -> Record:
+    """The grades by distance to the optimum of one cell (percentages in [0, 100]); ``graded``
+    is the denominator of the rate and the means, which are ``None`` when it is 0."""
+
+    def rounded(x: float | None) -> float | None:
+        return None if x is None else round(x, 4)
+
+    ci = sizes.minimal_ci
+    return {
+        "graded": sizes.graded,
+        "n_minimal": sizes.minimal if sizes.graded else None,
+        "minimal_pct": pct(sizes.minimal_rate),
+        "minimal_ci_low_pct": pct(ci.low) if ci else None,
+        "minimal_ci_high_pct": pct(ci.high) if ci else None,
+        "mean_excess_vertices": rounded(sizes.mean_excess_vertices),
+        "mean_excess_edges": rounded(sizes.mean_excess_edges),
+    }
+
+
 def stats_record(st: CellStats, **extra: Any) -> Record:
     """The raw numbers of one cell as a flat CSV record (percentages in [0, 100])."""
     record: Record = {
@@ -174,6 +200,7 @@ def stats_record(st: CellStats, **extra: Any) -> Record:
     for name, count in st.outcomes.items():
         record[f"n_{name.replace('-', '_')}"] = count
     record["accuracy_without_truncated_pct"] = pct(st.mean_without_truncated)
+    record.update(size_record(st.sizes))
     return record
 
 

@@ -9,7 +9,12 @@ directory as :func:`ramseygadgets.runs.folder.read_run_dir` reads it), per setti
 * ``pass_at_k`` with ``k`` = runs (solved in at least one run) and ``pass_at`` (unbiased
   pass@k for k < runs);
 * ``avg_tokens`` over samples that report usage; ``outcomes``: correct, wrong, parse-failure,
-  truncated, error, missing.
+  truncated, error, missing;
+* grades by distance to the optimum: ``graded`` (correct samples with a proven optimum: the
+  denominator), ``minimal`` (of them, as few vertices as the optimum), ``minimal_rate`` and
+  ``minimal_rate_ci95``, ``mean_excess_vertices``, ``mean_excess_edges``, ``excess_vertices``
+  (graded samples per excess vertex count); ``null`` (never 0) where nothing is graded;
+* ``tiers``: per tier (``easy``, ``hard``) the accuracy, its interval and the grades above.
 """
 
 from __future__ import annotations
@@ -20,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.runs.folder import RESULTS_FILE, read_run_dir, write_file
-from ramseygadgets.runs.stats import build_cells, cell_stats
+from ramseygadgets.runs.stats import Cell, CellStats, build_cells, cell_stats
 
-__all__ = ["RESULTS_FILE", "run_results", "write_results"]
+__all__ = ["RESULTS_FILE", "run_results", "size_results", "write_results"]
 
 
 def run_results(directory: Path) -> dict[str, Any]:
@@ -47,6 +52,8 @@ def run_results(directory: Path) -> dict[str, Any]:
                 "avg_tokens": stats.avg_tokens,
                 "token_samples": stats.token_samples,
                 "outcomes": stats.outcomes,
+                **size_results(stats),
+                "tiers": _tiers(cell),
             }
         )
     return {
@@ -57,6 +64,37 @@ def run_results(directory: Path) -> dict[str, Any]:
         "samples": len(run.samples),
         "settings": settings,
     }
+
+
+def size_results(stats: CellStats) -> dict[str, Any]:
+    """The grades by distance to the optimum of one cell (see the module docstring)."""
+    sizes = stats.sizes
+    return {
+        "graded": sizes.graded,
+        "minimal": sizes.minimal if sizes.graded else None,
+        "minimal_rate": sizes.minimal_rate,
+        "minimal_rate_ci95": asdict(sizes.minimal_ci) if sizes.minimal_ci else None,
+        "mean_excess_vertices": sizes.mean_excess_vertices,
+        "mean_excess_edges": sizes.mean_excess_edges,
+        "excess_vertices": {str(k): v for k, v in sizes.excess_vertices.items()},
+    }
+
+
+def _tiers(cell: Cell) -> list[dict[str, Any]]:
+    tier_of = {problem: info.tier for problem, info in cell.infos().items()}
+    out = []
+    for tier, part in sorted(cell.partition(tier_of).items(), key=lambda item: str(item[0])):
+        stats = cell_stats(part)
+        out.append(
+            {
+                "tier": tier,
+                "problems": stats.problems,
+                "accuracy": stats.mean,
+                "accuracy_ci95": asdict(stats.mean_ci) if stats.mean_ci else None,
+                **size_results(stats),
+            }
+        )
+    return out
 
 
 def write_results(directory: Path) -> Path:

@@ -19,6 +19,7 @@ from ramseygadgets.runs.sizes import DISCOVERY_KINDS, SizeGrade, optimum_of
 
 __all__ = [
     "EXAMPLE_HINT",
+    "FRESH_SET",
     "OUTCOMES",
     "SETTINGS_ORDER",
     "Run",
@@ -39,6 +40,9 @@ SETTINGS_ORDER = ("zero-shot", "structural-hint", "size-hint", "example-hint", "
 
 #: The setting that exists only for the 30 problems with a P3 counterpart.
 EXAMPLE_HINT = "example-hint"
+
+#: The ``problem_set`` a run of freshly drawn problems records (``eval --fresh``).
+FRESH_SET = "fresh"
 
 #: Sample outcomes, mutually exclusive, in the order they are decided (see :meth:`Sample.outcome`).
 OUTCOMES = ("correct", "wrong", "parse-failure", "truncated", "error", "missing")
@@ -284,6 +288,11 @@ class Run:
     config: dict[str, Any] = field(default_factory=dict)
     source: str = ""
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def fresh(self) -> bool:
+        """Whether the run asked freshly drawn problems (``problem_set`` ``fresh`` in its config)."""
+        return self.config.get("problem_set") == FRESH_SET
 
     def problems_for(self, setting: str) -> tuple[str, ...]:
         if setting == EXAMPLE_HINT:

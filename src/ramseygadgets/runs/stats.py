@@ -23,14 +23,26 @@ Definitions (all for one model and one setting, a :class:`Cell`):
   set with replacement (numpy ``default_rng(seed)``, a fresh generator per cell so the result
   does not depend on the order cells are computed in), recomputing the statistic each time;
   the interval is the 2.5th and 97.5th percentile.
+* **Grades by distance to the optimum** (:class:`SizeStats`, :mod:`.sizes`): over the correct
+  samples *graded* against a proven optimum (the denominator, stated with every rate), the
+  **minimal rate** (share with as few vertices as the optimum; its interval the same bootstrap
+  over problems, of the pooled ratio) and the **mean excess** vertices and edges.  A cell with
+  no graded sample (no proven optimum, or an old run folder) has ``None``, never 0.
+* **Fresh against benchmark** (:func:`accuracy_gap`): benchmark mean accuracy − fresh mean
+  accuracy; its interval bootstraps the two problem sets independently (seeds ``seed`` and
+  ``seed + 1``) and takes the percentiles of the differences.
+* A run of fresh problems (``problem_set`` ``fresh``, ``eval --fresh``) is its own cell, labelled
+  ``<label> [fresh]`` (:data:`FRESH_SUFFIX`): it is never pooled with the benchmark's runs.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -51,14 +63,20 @@ from ramseygadgets.solutions import get_solution
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
+    "FRESH_SUFFIX",
     "Cell",
     "CellStats",
     "Interval",
     "ProblemInfo",
+    "SizeStats",
+    "accuracy_gap",
+    "bootstrap_accuracy_draws",
     "bootstrap_mean",
     "bootstrap_mean_accuracy",
+    "bootstrap_ratio",
     "build_cells",
     "cell_stats",
+    "fresh_label",
     "mean",
     "order_models",
     "pass_at_k",
@@ -66,11 +84,14 @@ __all__ = [
     "problem_sort_key",
     "sample_std",
     "shipped_min_vertices",
+    "size_stats",
 ]
 
 #: Default bootstrap resamples and seed.
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
+#: Appended to the model label of a cell of fresh problems.
+FRESH_SUFFIX = " [fresh]"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,11 +177,18 @@ def problem_info(problem_id: str, samples: Iterable[Sample] = ()) -> ProblemInfo
 # ---------------------------------------------------------------------------------------------
 # Cells: one model, one setting
 # ---------------------------------------------------------------------------------------------
+def fresh_label(label: str) -> str:
+    """The model label of a cell of fresh problems."""
+    return label + FRESH_SUFFIX
+
+
 @dataclass
 class Cell:
     """All samples of one model label and one setting, combined over sources.
 
     ``expected`` holds (problem, run) pairs; ``samples`` maps the present ones to their sample.
+    ``fresh``: the cell holds runs of fresh problems (its ``model`` ends in :data:`FRESH_SUFFIX`);
+    ``configs``: the sources' ``config.json`` objects, in the order of ``sources``.
     """
 
     model: str
@@ -169,6 +197,23 @@ class Cell:
     samples: dict[tuple[str, int], Sample] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    fresh: bool = False
+    configs: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """The runs' model label (without :data:`FRESH_SUFFIX`)."""
+        return self.model.removesuffix(FRESH_SUFFIX) if self.fresh else self.model
+
+    def _empty(self) -> Cell:
+        return Cell(
+            self.model,
+            self.setting,
+            sources=list(self.sources),
+            notes=list(self.notes),
+            fresh=self.fresh,
+            configs=list(self.configs),
+        )
 
     @property
     def problems(self) -> list[str]:
@@ -187,14 +232,10 @@ class Cell:
 
     def restrict(self, problems: Iterable[str]) -> Cell:
         keep = set(problems)
-        return Cell(
-            self.model,
-            self.setting,
-            {k for k in self.expected if k[0] in keep},
-            {k: s for k, s in self.samples.items() if k[0] in keep},
-            list(self.sources),
-            list(self.notes),
-        )
+        part = self._empty()
+        part.expected = {k for k in self.expected if k[0] in keep}
+        part.samples = {k: s for k, s in self.samples.items() if k[0] in keep}
+        return part
 
     def partition(self, group_of: Mapping[str, object]) -> dict[object, Cell]:
         """The cell split by ``group_of[problem]`` into sub-cells, in one pass over its keys."""
@@ -203,9 +244,7 @@ class Cell:
             group = group_of[key[0]]
             part = parts.get(group)
             if part is None:
-                part = parts[group] = Cell(
-                    self.model, self.setting, sources=list(self.sources), notes=list(self.notes)
-                )
+                part = parts[group] = self._empty()
             part.expected.add(key)
             sample = self.samples.get(key)
             if sample is not None:
@@ -225,17 +264,20 @@ def build_cells(runs: Sequence[Run]) -> list[Cell]:
     A source whose problems for a setting are disjoint from those already collected is joined run
     by run (run i with run i: e.g. one directory per tier).  A source that overlaps is stacked as
     further runs (its run indices offset by the runs already collected: e.g. one directory per
-    repetition).
+    repetition).  Runs of fresh problems make cells of their own (:func:`fresh_label`).
     """
-    cells: dict[tuple[str, str], Cell] = {}
+    cells: dict[tuple[str, str, bool], Cell] = {}
     for run in runs:
+        model = fresh_label(run.label) if run.fresh else run.label
         expected = run.expected_keys()
         by_setting: dict[str, set[tuple[str, int]]] = {}
         for p, s, r in expected:
             by_setting.setdefault(s, set()).add((p, r))
         present = {s.key: s for s in run.samples}
         for setting, keys in by_setting.items():
-            cell = cells.setdefault((run.label, setting), Cell(run.label, setting))
+            cell = cells.setdefault(
+                (model, setting, run.fresh), Cell(model, setting, fresh=run.fresh)
+            )
             problems = {p for p, _ in keys}
             offset = 0
             if problems & {p for p, _ in cell.expected}:
@@ -249,6 +291,7 @@ def build_cells(runs: Sequence[Run]) -> list[Cell]:
                 if sample is not None:
                     cell.samples[(p, r + offset)] = sample
             cell.sources.append(run.source)
+            cell.configs.append(run.config)
     return sorted(cells.values(), key=lambda c: (c.model, setting_sort_key(c.setting)))
 
 
@@ -263,6 +306,25 @@ def order_models(cells: Iterable[Cell]) -> list[str]:
 class Interval:
     low: float
     high: float
+
+
+@dataclass(frozen=True)
+class SizeStats:
+    """Grades by distance to the optimum over a cell's correct samples (module docstring).
+
+    ``graded``: the correct samples with a proven optimum and a known size (the denominator of
+    ``minimal_rate`` and of the means); ``excess_vertices``: how many graded samples have each
+    excess vertex count.
+    """
+
+    correct: int = 0
+    graded: int = 0
+    minimal: int = 0
+    minimal_rate: float | None = None
+    minimal_ci: Interval | None = None
+    mean_excess_vertices: float | None = None
+    mean_excess_edges: float | None = None
+    excess_vertices: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -286,6 +348,7 @@ class CellStats:
     token_samples: int
     outcomes: dict[str, int]
     mean_without_truncated: float | None
+    sizes: SizeStats = field(default_factory=SizeStats)
 
     @property
     def missing(self) -> int:
@@ -325,10 +388,10 @@ def _resample_weights(problems: int, resamples: int, seed: int) -> np.ndarray:
     return rng.multinomial(problems, np.full(problems, 1.0 / problems), size=resamples)
 
 
-def bootstrap_mean_accuracy(
+def bootstrap_accuracy_draws(
     correct: np.ndarray, expected: np.ndarray, resamples: int, seed: int
-) -> Interval | None:
-    """Percentile bootstrap over problems (rows) of the mean of per-run accuracies."""
+) -> np.ndarray | None:
+    """The mean of per-run accuracies in each bootstrap resample of the problems (rows)."""
     if correct.shape[0] == 0 or resamples <= 0:
         return None
     weights = _resample_weights(correct.shape[0], resamples, seed)
@@ -336,8 +399,31 @@ def bootstrap_mean_accuracy(
     sizes = weights @ expected
     per_run = np.where(sizes > 0, solved / np.where(sizes > 0, sizes, 1), np.nan)
     # A run whose expected problems were all left out of a resample has no accuracy there.
-    stats = np.nanmean(per_run, axis=1)
+    return np.nanmean(per_run, axis=1)
+
+
+def bootstrap_mean_accuracy(
+    correct: np.ndarray, expected: np.ndarray, resamples: int, seed: int
+) -> Interval | None:
+    """Percentile bootstrap over problems (rows) of the mean of per-run accuracies."""
+    stats = bootstrap_accuracy_draws(correct, expected, resamples, seed)
+    if stats is None:
+        return None
     low, high = np.percentile(stats, [2.5, 97.5])
+    return Interval(float(low), float(high))
+
+
+def bootstrap_ratio(
+    numerator: np.ndarray, denominator: np.ndarray, resamples: int, seed: int
+) -> Interval | None:
+    """Percentile bootstrap over problems of ``Σ numerator / Σ denominator`` (per-problem
+    counts); a resample whose denominator is 0 has no ratio and is left out."""
+    if denominator.size == 0 or denominator.sum() <= 0 or resamples <= 0:
+        return None
+    weights = _resample_weights(denominator.size, resamples, seed)
+    top, bottom = weights @ numerator, weights @ denominator
+    ratios = top[bottom > 0] / bottom[bottom > 0]
+    low, high = np.percentile(ratios, [2.5, 97.5])
     return Interval(float(low), float(high))
 
 
@@ -349,6 +435,62 @@ def bootstrap_mean(values: np.ndarray, resamples: int, seed: int) -> Interval | 
     stats = weights @ values / values.size
     low, high = np.percentile(stats, [2.5, 97.5])
     return Interval(float(low), float(high))
+
+
+def size_stats(
+    cell: Cell, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> SizeStats:
+    """Minimal rate (with its interval) and mean excess over the cell's graded samples."""
+    index = {p: i for i, p in enumerate(cell.problems)}
+    graded, minimal = np.zeros(len(index)), np.zeros(len(index))
+    vertices: list[int] = []
+    edges: list[int] = []
+    correct = 0
+    for (problem, _), sample in cell.samples.items():
+        if not sample.correct:
+            continue
+        correct += 1
+        sizes = sample.sizes
+        if sizes.excess_vertices is None or sizes.excess_edges is None:
+            continue
+        graded[index[problem]] += 1
+        minimal[index[problem]] += sizes.excess_vertices == 0
+        vertices.append(sizes.excess_vertices)
+        edges.append(sizes.excess_edges)
+    if not vertices:
+        return SizeStats(correct=correct)
+    return SizeStats(
+        correct=correct,
+        graded=len(vertices),
+        minimal=int(minimal.sum()),
+        minimal_rate=float(minimal.sum()) / len(vertices),
+        minimal_ci=bootstrap_ratio(minimal, graded, resamples, seed),
+        mean_excess_vertices=mean(vertices),
+        mean_excess_edges=mean(edges),
+        excess_vertices=dict(sorted(Counter(vertices).items())),
+    )
+
+
+def accuracy_gap(
+    benchmark: Cell,
+    fresh: Cell,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[float | None, Interval | None]:
+    """Benchmark mean accuracy − fresh mean accuracy and its 95 % interval (module docstring)."""
+    _, _, b_correct, b_expected = _matrices(benchmark)
+    _, _, f_correct, f_expected = _matrices(fresh)
+    b_runs, f_runs = _run_accuracies(b_correct, b_expected), _run_accuracies(f_correct, f_expected)
+    if not b_runs or not f_runs:
+        return None, None
+    gap = mean(b_runs) - mean(f_runs)
+    b_draws = bootstrap_accuracy_draws(b_correct, b_expected, resamples, seed)
+    f_draws = bootstrap_accuracy_draws(f_correct, f_expected, resamples, seed + 1)
+    if b_draws is None or f_draws is None:
+        return gap, None
+    low, high = np.percentile(b_draws - f_draws, [2.5, 97.5])
+    return gap, Interval(float(low), float(high))
 
 
 def cell_stats(
@@ -396,4 +538,5 @@ def cell_stats(
         token_samples=len(tokens),
         outcomes=outcomes,
         mean_without_truncated=mean(without_truncated) if without_truncated else None,
+        sizes=size_stats(cell, resamples=resamples, seed=seed),
     )
