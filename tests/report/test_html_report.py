@@ -96,9 +96,14 @@ def test_report_files_and_size(built):
         "by_gadget",
         "by_pair",
         "per_problem",
+        "optimum",
+        "discoveries",
+        "leaderboard",
     ):
         assert (built / f"{name}.md").is_file() and (built / f"{name}.csv").is_file()
-    for name in ("accuracy_vs_tokens", "accuracy_vs_size", "accuracy_by_tier", "outcomes"):
+    assert (built / "discoveries.jsonl").read_text() == ""  # no discoveries: an empty file
+    figures = ("accuracy_vs_tokens", "accuracy_vs_size", "accuracy_by_tier", "outcomes")
+    for name in (*figures, "excess_vertices"):
         assert (built / "figures" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (built / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
     html = (built / "report.html").read_text()
@@ -258,7 +263,7 @@ def test_report_in_headless_chromium(built, browser):
     images = browser.js(
         "Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
     )
-    assert len(images) == 4 and all(ok and w > 0 and h > 0 for ok, w, h in images), images
+    assert len(images) == 5 and all(ok and w > 0 and h > 0 for ok, w, h in images), images
     browser.js("document.querySelectorAll('details').forEach(d => d.open = true)")
     boxes = browser.js(
         "Array.from(document.querySelectorAll('svg.graph')).map(s => s.getBoundingClientRect().width)"

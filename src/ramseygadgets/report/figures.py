@@ -43,6 +43,7 @@ __all__ = [
     "accuracy_vs_size",
     "accuracy_by_tier",
     "outcomes",
+    "BELOW",
     "EXCESS_BINS",
     "excess_vertices",
 ]
@@ -355,15 +356,18 @@ def outcomes(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
 
 #: The excess vertex counts the distribution shows; the last bin holds that many and more.
 EXCESS_BINS = 5
+#: The bin of answers below a proven minimum (a contradicted proof), drawn only when present.
+BELOW = "< 0"
 
 
-def _excess_shares(counts: dict[int, int]) -> list[float]:
-    """Percent of the graded answers per bin 0, 1, …, EXCESS_BINS − 1, ≥ EXCESS_BINS − 1."""
-    total = sum(counts.values())
-    bins = [0] * EXCESS_BINS
+def _excess_bins(counts: dict[int, int]) -> dict[str, int]:
+    """Graded answers per bin: ``< 0``, ``+0``, ``+1``, …, ``≥ +(EXCESS_BINS − 1)``."""
+    last = EXCESS_BINS - 1
+    bins = {BELOW: 0, **{f"+{b}" if b < last else f"≥ +{b}": 0 for b in range(EXCESS_BINS)}}
+    names = list(bins)[1:]
     for excess, count in counts.items():
-        bins[min(max(excess, 0), EXCESS_BINS - 1)] += count
-    return [100 * b / total for b in bins]
+        bins[BELOW if excess < 0 else names[min(excess, last)]] += count
+    return bins
 
 
 def excess_vertices(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
@@ -375,13 +379,14 @@ def excess_vertices(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
     labels = [plain(f"{st.model} · {st.setting} (n={st.sizes.graded})") for st in shown]
     fig = _new_figure(8, max(2.2, 0.32 * len(shown) + 1.2))
     ax = fig.add_subplot()
+    rows = [_excess_bins(st.sizes.excess_vertices) for st in shown]
+    names = [BELOW] if any(row[BELOW] for row in rows) else []
+    names += list(_excess_bins({}))[1:]
     cmap = matplotlib.colormaps["viridis"]
     left = [0.0] * len(shown)
-    shares = [_excess_shares(st.sizes.excess_vertices) for st in shown]
-    for b in range(EXCESS_BINS):
-        widths = [row[b] for row in shares]
-        name = f"+{b}" if b < EXCESS_BINS - 1 else f"≥ +{b}"
-        color = cmap(b / max(EXCESS_BINS - 1, 1))
+    for i, name in enumerate(names):
+        widths = [100 * row[name] / st.sizes.graded for row, st in zip(rows, shown)]
+        color = "#d62728" if name == BELOW else cmap((i - len(names) + EXCESS_BINS) / EXCESS_BINS)
         ax.barh(range(len(shown)), widths, left=left, color=color, label=name)
         left = [a + w for a, w in zip(left, widths)]
     if not shown:
@@ -400,14 +405,13 @@ def excess_vertices(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
     if shown:
         fig.legend(loc="outside right center", fontsize=8, frameon=False, title="excess vertices")
     ax.set_title("Excess vertices over the proven minimum")
-    note = (
-        f" {left_out} model/setting cell(s) with no graded answer are left out." if left_out else ""
-    )
+    note = f" Left out, no graded answer: {left_out} model/setting cell(s)." if left_out else ""
     return _save(
         fig,
         out_dir,
         "excess_vertices",
         "Excess vertices over the proven minimum",
         "Among the correct answers graded against a proven optimum (n: their number), the share "
-        "with 0 (minimal), 1, 2, … vertices more than the proven minimum." + note + settings_note,
+        f"with 0 (minimal), 1, 2, … vertices more than the proven minimum ({BELOW}: below it, "
+        "contradicting the proof; shown only when it occurs)." + note + settings_note,
     )

@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.report.metrics import CellStats, fresh_label, problem_sort_key
 from ramseygadgets.report.runs import Run, Sample, setting_sort_key
 from ramseygadgets.report.tables import Column, Record, Table, fmt_ci, fmt_number, stats_record
-from ramseygadgets.selection import ProblemSet
+from ramseygadgets.selection import ProblemSet, load_problem_file
 
 __all__ = [
     "DISCOVERIES_FILE",
@@ -163,18 +164,39 @@ def _recheck(sample: Sample) -> tuple[str | None, bool | None]:
     )
 
 
-def _best_known(problem_id: str, problems: ProblemSet | None) -> tuple[int, int] | None:
-    problem = None if problems is None else problems.by_id.get(problem_id)
-    solution = None if problem is None or problems is None else problems.solution(problem)
-    return None if solution is None else (solution.graph.n, solution.graph.m)
+def _best_known(problem_id: str, sets: Sequence[ProblemSet]) -> tuple[int, int] | None:
+    """The best known solution's size in the first set that has the problem."""
+    for problems in sets:
+        problem = problems.by_id.get(problem_id)
+        if problem is not None:
+            solution = problems.solution(problem)
+            return None if solution is None else (solution.graph.n, solution.graph.m)
+    return None
+
+
+def _run_set(run: Run, loaded: dict[str, ProblemSet | None]) -> ProblemSet | None:
+    """The problem-set file a run's ``config.json`` names, if still readable (read once)."""
+    dataset = run.config.get("dataset")
+    if not isinstance(dataset, str) or not dataset:
+        return None
+    if dataset not in loaded:
+        try:
+            loaded[dataset] = load_problem_file(dataset)
+        except RamseyGadgetsError:
+            loaded[dataset] = None
+    return loaded[dataset]
 
 
 def find_discoveries(runs: Sequence[Run], problems: ProblemSet | None) -> list[Discovery]:
-    """Every sample of ``runs`` with a ``discovery``; best known sizes from ``problems`` (the
-    report's problem set)."""
+    """Every sample of ``runs`` with a ``discovery``; the best known sizes are those of the
+    problem-set file the run was asked from (its ``config.json`` ``dataset``), else of
+    ``problems`` (the report's problem set)."""
     found: list[Discovery] = []
+    loaded: dict[str, ProblemSet | None] = {}
     for run in runs:
         model = fresh_label(run.label) if run.fresh else run.label
+        own = _run_set(run, loaded)
+        sets = [s for s in (own, problems) if s is not None]
         for sample in run.samples:
             kind = sample.discovery
             if kind is None:
@@ -191,7 +213,7 @@ def find_discoveries(runs: Sequence[Run], problems: ProblemSet | None) -> list[D
                     source=run.source,
                     kind=kind,
                     candidate=(sizes.vertices, sizes.edges),
-                    best_known=_best_known(sample.problem_id, problems),
+                    best_known=_best_known(sample.problem_id, sets),
                     optimum=None if optimum is None else (optimum.vertices, optimum.edges),
                     recheck_method=method,
                     recheck_agrees=agrees,
