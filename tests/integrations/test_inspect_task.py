@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,10 @@ from inspect_scripted import (  # noqa: E402
     solution_edges,
 )
 
-from ramseygadgets.answers import parse_answer  # noqa: E402
+from ramseygadgets.answers import format_answer, parse_answer  # noqa: E402
 from ramseygadgets.catalog import Problem, all_problems, get_problem  # noqa: E402
 from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
+from ramseygadgets.gadgets import Candidate  # noqa: E402
 from ramseygadgets.graphs import Graph  # noqa: E402
 from ramseygadgets.integrations.inspect_task import (  # noqa: E402
     build_samples,
@@ -40,6 +42,7 @@ from ramseygadgets.integrations.inspect_task import (  # noqa: E402
 )
 from ramseygadgets.profiles import all_profiles, get_profile  # noqa: E402
 from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
+from ramseygadgets.solutions import get_solution  # noqa: E402
 from ramseygadgets.verify import verify  # noqa: E402
 
 
@@ -94,7 +97,7 @@ def test_task_declares_its_version() -> None:
     from ramseygadgets.integrations import inspect_task
 
     task = ramsey_gadgets(problems="p3_k3_red_determiner")
-    assert task.version == inspect_task.TASK_VERSION == 1
+    assert task.version == inspect_task.TASK_VERSION == 2  # 2: the size grade
 
 
 def test_bad_task_arguments_name_the_problem() -> None:
@@ -336,6 +339,71 @@ def test_problem_set_file_outside_the_catalog(tmp_path: Path) -> None:
     assert (
         score.metadata["correct"] is verdict.correct and score.metadata["reason"] == verdict.reason
     )
+
+
+def test_minimal_and_excess_metrics_over_proven_optima_only(tmp_path: Path) -> None:
+    """A problem-set file with a proven problem and one whose solution has no proof, each
+    answered minimally in one epoch and padded (one edge on two new vertices) in the other:
+    the scores carry the size grade of ``eval``; ``minimal`` and ``excess_vertices`` average the
+    proven problem's two correct answers only, the unproven one is left out (not counted as 0),
+    and the log reader hands the size grade to the report."""
+    from ramseygadgets.integrations.inspect_log import sample_record
+    from ramseygadgets.runs import Sample
+
+    proven, unproven = get_problem("p3_k3_red_determiner"), get_problem("k13_c4_negative_sender")
+    lines = []
+    for problem, claim in ((proven, True), (unproven, False)):
+        solution = get_solution(problem.id)
+        record = {**problem.to_json(), "solution": solution.candidate.to_json(problem.kind)}
+        if claim:
+            record.update(proven_minimal=True, lower_bound=solution.n)
+        lines.append(json.dumps(record) + "\n")
+    problem_set = tmp_path / "problems.jsonl"
+    problem_set.write_text("".join(lines))
+
+    def replies(problem: Problem) -> list[list[Text]]:
+        minimal = get_solution(problem.id).candidate
+        n = minimal.graph.n
+        padded = Candidate(Graph(n + 2, (*minimal.graph.edges, (n, n + 1))), minimal.designated)
+        return [[Text(format_answer(c, problem.kind))] for c in (minimal, padded)]
+
+    script = ScriptedModel({p.id: replies(p) for p in (proven, unproven)})
+    log = run_task(script, tmp_path / "logs", epochs=2, dataset=str(problem_set))
+    metrics = metrics_of(log)
+    assert metrics["accuracy"] == 1.0 and metrics["size_graded"] == 2
+    assert metrics["minimal"] == pytest.approx(0.5)
+    assert metrics["excess_vertices"] == pytest.approx(1.0)
+    grades = {}
+    for sample in log.samples:
+        meta = sample.scores["ramsey_scorer"].metadata
+        grades[sample.id, meta["candidate_vertices"]] = (meta["minimal"], meta["excess_vertices"])
+        as_run = Sample.from_record(sample_record(sample, "mock")).sizes
+        assert (as_run.minimal, as_run.excess_vertices) == (
+            meta["minimal"],
+            meta["excess_vertices"],
+        )
+    n, m = get_solution(proven.id).n, get_solution(unproven.id).n
+    assert grades == {
+        (proven.id, n): (True, 0),
+        (proven.id, n + 2): (False, 2),
+        (unproven.id, m): (None, None),
+        (unproven.id, m + 2): (None, None),
+    }
+
+
+def test_without_a_proven_optimum_there_is_no_minimal_metric(tmp_path: Path) -> None:
+    problem = get_problem("p3_k3_red_determiner")
+    record = {
+        **problem.to_json(),
+        "solution": get_solution(problem.id).candidate.to_json(problem.kind),
+    }
+    problem_set = tmp_path / "problems.jsonl"
+    problem_set.write_text(json.dumps(record) + "\n")
+    script = ScriptedModel({problem.id: [[solution_answer(problem.id)]]})
+    log = run_task(script, tmp_path / "logs", dataset=str(problem_set))
+    metrics = metrics_of(log)
+    assert metrics["accuracy"] == 1.0 and metrics["size_graded"] == 0
+    assert "minimal" not in metrics and "excess_vertices" not in metrics
 
 
 def test_coloring_tool_standalone() -> None:

@@ -17,6 +17,8 @@ import yaml
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import get_problem
+from ramseygadgets.gadgets import Candidate
+from ramseygadgets.graphs import Graph
 from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.prompts import build_prompt
@@ -86,7 +88,10 @@ def test_function_references_resolve_to_the_package_glue() -> None:
         assert getattr(utils, name) is getattr(glue, name)
     metrics = {m["metric"] for m in config["metric_list"]}
     doc = glue.dataset_rows("zero-shot", "p3_k3_red_determiner")[0]
-    assert set(glue.process_results(doc, ["no answer"])) == metrics
+    assert set(glue.process_results(doc, ["no answer"])) == {"acc", "parse_failure"}
+    problem = get_problem(doc["problem_id"])
+    correct = format_answer(get_solution(problem.id).candidate, problem.kind)
+    assert set(glue.process_results(doc, [correct])) == metrics
 
 
 def test_dataset_rows_render_to_the_projects_prompt() -> None:
@@ -133,7 +138,35 @@ def test_process_results_accepts_the_minimal_solution(problem_id: str) -> None:
     reply = "<think>some reasoning</think>\nFinal answer:\n" + format_answer(
         get_solution(problem_id).candidate, problem.gadget
     )
-    assert glue.process_results(doc, [reply]) == {"acc": 1.0, "parse_failure": 0.0}
+    scores = {"acc": 1.0, "parse_failure": 0.0, "minimal": 1.0, "excess_vertices": 0.0}
+    assert glue.process_results(doc, [reply]) == scores
+
+
+def padded(candidate: Candidate) -> Candidate:
+    """The solution plus one edge on two new vertices: still correct, two vertices too many."""
+    n = candidate.graph.n
+    return Candidate(Graph(n + 2, (*candidate.graph.edges, (n, n + 1))), candidate.designated)
+
+
+def test_process_results_grades_the_size_against_a_proven_optimum(tmp_path: Path) -> None:
+    """A padded answer: correct, minimal 0, excess 2; on a problem without a proven optimum (a
+    problem-set record with a solution but no proof) neither key is returned, so lm-eval's
+    mean leaves it out instead of counting it as 0."""
+    problem = get_problem("p3_k3_red_determiner")
+    solution = get_solution(problem.id)
+    [doc] = glue.dataset_rows("zero-shot", problem.id)
+    assert (doc["optimum_vertices"], doc["optimum_edges"]) == (solution.n, solution.m)
+    reply = format_answer(padded(solution.candidate), problem.kind)
+    scores = {"acc": 1.0, "parse_failure": 0.0, "minimal": 0.0, "excess_vertices": 2.0}
+    assert glue.process_results(doc, [reply]) == scores
+    unproven = tmp_path / "set.jsonl"
+    record = {**problem.to_json(), "solution": solution.candidate.to_json(problem.kind)}
+    unproven.write_text(json.dumps(record) + "\n")
+    [doc] = glue.dataset_rows("zero-shot", None, dataset=str(unproven))
+    assert doc["min_vertices"] == solution.n and doc["optimum_vertices"] is None
+    minimal = format_answer(solution.candidate, problem.kind)
+    for answer in (minimal, reply):
+        assert glue.process_results(doc, [answer]) == {"acc": 1.0, "parse_failure": 0.0}
 
 
 def test_process_results_wrong_and_unparsable() -> None:
@@ -173,15 +206,15 @@ def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
     finally:
         sys.path.remove(str(HARNESS_TESTS))
     solved, unsolved = get_problem("p3_k3_red_determiner"), get_problem("k13_k4_red_determiner")
-    expected = {
-        solved.id: build_prompt(solved, "zero-shot").messages,
-        unsolved.id: build_prompt(unsolved, "zero-shot").messages,
-    }
+    larger = get_problem("k13_c4_negative_sender")  # answered correctly, two vertices too many
+    expected = {p.id: build_prompt(p, "zero-shot").messages for p in (solved, unsolved, larger)}
 
     def script(info: Any) -> Any:
         user = info.body["messages"][-1]["content"]
         if user == expected[solved.id][-1]["content"]:
             return Reply(format_answer(get_solution(solved.id).candidate, solved.kind))
+        if user == expected[larger.id][-1]["content"]:
+            return Reply(format_answer(padded(get_solution(larger.id).candidate), larger.kind))
         return Reply("I could not find one.")
 
     lm_eval = Path(sys.executable).with_name("lm_eval")
@@ -195,7 +228,7 @@ def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
         "local-chat-completions",
         "--apply_chat_template",
         "--metadata",
-        json.dumps({"problems": f"{solved.id},{unsolved.id}"}),
+        json.dumps({"problems": f"{solved.id},{unsolved.id},{larger.id}"}),
         "--output_path",
         str(tmp_path / "out"),
         "--log_samples",
@@ -211,6 +244,10 @@ def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
             "HF_DATASETS_OFFLINE": "1",
             "HF_HUB_OFFLINE": "1",
             "TOKENIZERS_PARALLELISM": "false",
+            # lm-eval's process imports the package under test (not another installed copy)
+            "PYTHONPATH": os.pathsep.join(
+                [str(Path(glue.__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")]
+            ),
         }
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=240, cwd=tmp_path, env=env
@@ -222,11 +259,14 @@ def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
     assert all(b["max_tokens"] == 32768 and b["stop"] == [] for b in bodies)
     [results_file] = (tmp_path / "out").rglob("results_*.json")
     results = json.loads(results_file.read_text())["results"]["ramsey_gadgets_zero_shot"]
-    assert results["acc,none"] == pytest.approx(0.5)
-    assert results["parse_failure,none"] == pytest.approx(0.5)
+    assert results["acc,none"] == pytest.approx(2 / 3)
+    assert results["parse_failure,none"] == pytest.approx(1 / 3)
+    # over the two correct answers only: the unanswered problem is left out, not counted as 0
+    assert results["minimal,none"] == pytest.approx(0.5)
+    assert results["excess_vertices,none"] == pytest.approx(1.0)
     [samples_file] = (tmp_path / "out").rglob("samples_ramsey_gadgets_zero_shot_*.jsonl")
     per_doc = {
         json.loads(line)["doc"]["problem_id"]: json.loads(line)["acc"]
         for line in samples_file.read_text().splitlines()
     }
-    assert per_doc == {solved.id: 1.0, unsolved.id: 0.0}
+    assert per_doc == {solved.id: 1.0, unsolved.id: 0.0, larger.id: 1.0}

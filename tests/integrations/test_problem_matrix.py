@@ -2,11 +2,15 @@
 pattern has a generated (graph6-derived) name, from one problem-set file, through ``verify``,
 ``eval``'s judge, ``train-data`` with the TRL reward, the verifiers environment, reasoning-gym,
 Inspect and lm-eval.  On each path a correct answer scores 1 and a wrong one 0, in agreement
-with ``ramseygadgets verify``; a row a reward cannot read is a clear error, never a 0."""
+with ``ramseygadgets verify``; a row a reward cannot read is a clear error, never a 0.  The
+size grade too: the solution padded with an edge on two new vertices is correct (reward 1 by
+default) but scores ``minimal`` 0 with two excess vertices, and 1/3 under the opt-in shaped
+reward of every RL path (TRL, verifiers, reasoning-gym)."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,7 @@ from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
 from ramseygadgets.coloring_spec import SpecError
 from ramseygadgets.gadgets import Candidate, Designated
+from ramseygadgets.graphs import Graph
 from ramseygadgets.harness.scoring import judge
 from ramseygadgets.problem import Problem
 from ramseygadgets.verify import verify
@@ -32,6 +37,14 @@ PROBLEMS = {
 
 #: Per problem id: the fixture's answers (for the reference verdict of a reply).
 ANSWERS: dict[str, Any] = {}
+#: The size-shaped reward of the padded answer: 1 / (1 + 2 excess vertices).
+PADDED_REWARD = 1 / 3
+
+
+def _padded(solution: Candidate) -> Candidate:
+    """The solution plus one edge on two new vertices: still correct, two vertices too many."""
+    n = solution.graph.n
+    return Candidate(Graph(n + 2, (*solution.graph.edges, (n, n + 1))), solution.designated)
 
 
 def _wrong(problem: Problem, solution: Candidate) -> Candidate:
@@ -66,6 +79,7 @@ def problem_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[s
             "wrong json": json.dumps(wrong.to_json(problem.kind)),
             "correct": format_answer(solution, problem.kind),
             "wrong": format_answer(wrong, problem.kind),
+            "padded": format_answer(_padded(solution), problem.kind),
             "n": solution.graph.n,
         }
     ANSWERS.update(answers)
@@ -76,7 +90,7 @@ def _cli_verdict(path: Path, problem: Problem, reply: str) -> float:
     """``ramseygadgets verify --dataset FILE ID -`` on the answer of ``reply`` (a correct or
     wrong reply of the fixture): the reference (exit 0 correct, 1 wrong)."""
     answers = ANSWERS[problem.id]
-    answer = answers["json"] if reply == answers["correct"] else answers["wrong json"]
+    answer = {answers["correct"]: answers["json"], answers["wrong"]: answers["wrong json"]}[reply]
     result = runner.invoke(app, ["verify", problem.id, "-", "--dataset", str(path)], input=answer)
     assert result.exit_code in (0, 1), result.output
     return 1.0 if result.exit_code == 0 else 0.0
@@ -97,7 +111,7 @@ def test_verify_and_the_eval_judge_agree(problem_file, label, verdict) -> None:
 
 def test_train_data_rows_and_the_trl_reward(problem_file, tmp_path) -> None:
     pytest.importorskip("datasets")
-    from ramseygadgets.training import ramsey_reward
+    from ramseygadgets.training import ramsey_reward, reward_function
 
     path, answers = problem_file
     out = tmp_path / "train"
@@ -113,6 +127,22 @@ def test_train_data_rows_and_the_trl_reward(problem_file, tmp_path) -> None:
         assert ramsey_reward(prompts=["p", "p"], completions=pair, **columns) == [1.0, 0.0]
         expected = [_cli_verdict(path, problem, text) for text in pair]
         assert expected == [1.0, 0.0]
+        # the size grade: default exact 0/1, opt-in shaped against the row's min_vertices
+        three = [*pair, answers[problem.id]["padded"]]
+        cols = {k: [row[k]] * 3 for k in ("colors", "F", "H", "gadget", "min_vertices")}
+        assert ramsey_reward(completions=three, **cols) == [1.0, 0.0, 1.0]
+        shaped = reward_function(shaped=True)(completions=three, **cols)
+        assert shaped == pytest.approx([1.0, 0.0, PADDED_REWARD])
+    # the verifiers training split of the same folder carries the optimum to the shaped reward
+    if importlib.util.find_spec("verifiers") is not None:
+        from ramseygadgets.integrations.verifiers_env import ramsey_shaped_reward, training_split
+
+        for row in training_split(str(out)):
+            problem = Problem.from_json(row["info"])
+            assert row["info"]["optimum_vertices"] == answers[problem.id]["n"]
+            padded = answers[problem.id]["padded"]
+            got = asyncio.run(ramsey_shaped_reward(completion=padded, info=row["info"]))
+            assert got == pytest.approx(PADDED_REWARD)
 
 
 def test_the_reward_refuses_rows_it_cannot_read() -> None:
@@ -124,21 +154,43 @@ def test_the_reward_refuses_rows_it_cannot_read() -> None:
         ramsey_reward(completions=["x"], colors=[["P3", "C4"]], gadget=["green-determiner"])
 
 
+def _reward_funcs(env: Any) -> list[Any]:
+    """The reward functions of an environment's rubric (verifiers wraps ours in a group)."""
+    return [f for r in getattr(env.rubric, "rubrics", [env.rubric]) for f in r.funcs]
+
+
 def test_verifiers_environment_over_the_file(problem_file) -> None:
     pytest.importorskip("verifiers", reason="the train extra is not installed")
-    from ramseygadgets.integrations.verifiers_env import load_environment, ramsey_exact_reward
+    from ramseygadgets.integrations.verifiers_env import (
+        load_environment,
+        ramsey_exact_reward,
+        ramsey_shaped_reward,
+    )
 
     path, answers = problem_file
     env = load_environment("size-hint", dataset=str(path))
+    shaped_env = load_environment("size-hint", dataset=str(path), shaped=True)
+    assert ramsey_exact_reward in _reward_funcs(env) and ramsey_shaped_reward not in _reward_funcs(
+        env
+    )
+    assert ramsey_shaped_reward in _reward_funcs(shaped_env)
+    assert ramsey_exact_reward not in _reward_funcs(shaped_env)
     rows = list(env.eval_dataset)
     assert len(rows) == len(PROBLEMS)
     for row in rows:
         problem = Problem.from_json(row["info"])
         assert problem in PROBLEMS.values() and row["info"]["problem_id"] == problem.id
+        assert row["info"]["optimum_vertices"] == answers[problem.id]["n"]  # proven in the file
         for verdict, expected in (("correct", 1.0), ("wrong", 0.0)):
             reply = [{"role": "assistant", "content": answers[problem.id][verdict]}]
             got = asyncio.run(ramsey_exact_reward(completion=reply, info=row["info"]))
             assert got == expected == _cli_verdict(path, problem, reply[0]["content"])
+            shaped = asyncio.run(ramsey_shaped_reward(completion=reply, info=row["info"]))
+            assert shaped == expected
+        padded = [{"role": "assistant", "content": answers[problem.id]["padded"]}]
+        assert asyncio.run(ramsey_exact_reward(completion=padded, info=row["info"])) == 1.0
+        shaped = asyncio.run(ramsey_shaped_reward(completion=padded, info=row["info"]))
+        assert shaped == pytest.approx(PADDED_REWARD)
     with pytest.raises(SpecError, match="gadget"):
         asyncio.run(ramsey_exact_reward(completion=[], info={"colors": ["P3", "K3"]}))
 
@@ -156,6 +208,9 @@ def test_lm_eval_rows_over_the_file(problem_file) -> None:
             answer = answers[problem.id][verdict]
             assert process_results(doc, [answer])["acc"] == expected
             assert _cli_verdict(path, problem, answer) == expected
+        padded = process_results(doc, [answers[problem.id]["padded"]])
+        assert (padded["acc"], padded["minimal"], padded["excess_vertices"]) == (1.0, 0.0, 2.0)
+        assert process_results(doc, [answers[problem.id]["correct"]])["minimal"] == 1.0
 
 
 def test_inspect_samples_by_dataset_and_by_id(problem_file) -> None:
@@ -190,6 +245,14 @@ def test_inspect_scores_a_correct_and_a_wrong_answer_over_the_file(problem_file,
     for problem in PROBLEMS.values():
         scores = [s.scores["ramsey_scorer"].value for s in log.samples if s.id == problem.id]
         assert sorted(scores) == ["C", "I"], (problem.id, scores)
+        sizes = {
+            s.scores["ramsey_scorer"].value: s.scores["ramsey_scorer"].metadata
+            for s in log.samples
+            if s.id == problem.id
+        }
+        assert (sizes["C"]["minimal"], sizes["C"]["excess_vertices"]) == (True, 0)
+        assert sizes["C"]["optimum_vertices"] == answers[problem.id]["n"]
+        assert (sizes["I"]["minimal"], sizes["I"]["excess_vertices"]) == (None, None)
         expected = [
             _cli_verdict(path, problem, answers[problem.id][v]) for v in ("correct", "wrong")
         ]
@@ -203,9 +266,9 @@ def test_reasoning_gym_scores_three_colours_and_generated_names(num_colors, pool
 
     import ramseygadgets.integrations.reasoning_gym  # noqa: F401
 
-    data = reasoning_gym.create_dataset(
-        "ramsey_gadgets", seed=3, size=3, num_colors=num_colors, pool=pool, max_size=7
-    )
+    options = {"seed": 3, "size": 3, "num_colors": num_colors, "pool": pool, "max_size": 7}
+    data = reasoning_gym.create_dataset("ramsey_gadgets", **options)
+    shaped = reasoning_gym.create_dataset("ramsey_gadgets", **options, shaped=True)
     titles = [Problem.from_json(entry["metadata"]).title for entry in data]
     if num_colors == 2:
         assert any("n6m6-" in t for t in titles), titles  # the tadpole's generated name
@@ -223,6 +286,13 @@ def test_reasoning_gym_scores_three_colours_and_generated_names(num_colors, pool
         )
         assert data.score_answer(wrong, entry) == 0.0
         assert data.score_answer(entry["answer"], entry) == float(verify(problem, parsed).correct)
+        # the size grade against the entry's proven min_vertices: opt-in only
+        padded = format_answer(_padded(parsed), problem.kind)
+        assert parsed.graph.n == entry["metadata"]["min_vertices"]
+        assert data.score_answer(padded, entry) == 1.0
+        assert shaped.score_answer(padded, entry) == pytest.approx(PADDED_REWARD)
+        assert shaped.score_answer(entry["answer"], entry) == 1.0
+        assert shaped.score_answer(wrong, entry) == 0.0
 
 
 def test_eval_backends_and_export_over_the_file(problem_file, tmp_path) -> None:

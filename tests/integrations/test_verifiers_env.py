@@ -62,6 +62,7 @@ def test_rows_are_the_projects_prompts_and_info() -> None:
         "F": "P3",
         "H": "K3",
         "gadget": "red-determiner",
+        "optimum_vertices": get_solution(SOLVED.id).n,  # the proven minimum, for shaped=True
     }
     with pytest.raises(ValueError, match="unknown setting"):
         load_environment("few-shot")

@@ -13,7 +13,7 @@ from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.recheck import recheck
 from ramseygadgets.runs import read_run_dir
-from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade
+from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, size_reward
 from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, named_problem_set
 from ramseygadgets.solutions import get_solution
 
@@ -148,3 +148,17 @@ def test_an_old_record_reads_as_its_size_without_a_distance():
     record = {"correct": True, "candidate": {"edges": [[0, 1], [1, 2]], "e": [0, 1]}}
     sizes = SizeGrade.from_json(record)
     assert (sizes.vertices, sizes.edges, sizes.minimal, sizes.excess_edges) == (3, 2, None, None)
+
+
+def test_the_size_shaped_reward_formula():
+    """0 wrong; 1 minimal; 1 / (1 + excess vertices) above the optimum; the exact reward (1 for
+    any correct answer) without a proven optimum or a known size."""
+    assert size_reward(False, 5, 5) == size_reward(False, None, None) == 0.0
+    assert size_reward(True, 5, 5) == 1.0
+    assert size_reward(True, 6, 5) == 0.5 and size_reward(True, 7, 5) == pytest.approx(1 / 3)
+    assert size_reward(True, 9, None) == size_reward(True, None, 5) == 1.0
+    assert size_reward(True, 4, 5) == 1.0  # below a (forged) proof: never above 1
+    optimum = Optimum(5, 7)
+    padded = SizeGrade(True, 7, 8, optimum)
+    assert padded.reward == size_reward(True, 7, 5) and padded.excess_vertices == 2
+    assert SizeGrade(True, 7, 8, None).reward == 1.0 and SizeGrade(False, 5, 7, optimum).reward == 0

@@ -17,9 +17,12 @@ from ramseygadgets.training import (
     completion_reply,
     exact_reward,
     ramsey_reward,
+    ramsey_shaped_reward,
+    reward_function,
     rewards,
     shaped_good_graph_reward,
     shaped_parseable_reward,
+    shaped_reward,
 )
 
 
@@ -163,3 +166,41 @@ def test_rewards_pickle_and_score_the_same(reward) -> None:
         prompts=["q"] * 3, completions=completions, **cols
     )
     assert reward(prompts=["q"] * 3, completions=completions, **cols) == [1.0, 0.0, 1.0]
+
+
+def padded(candidate: Candidate) -> Candidate:
+    """The solution plus one edge on two new vertices: still correct, two vertices too many."""
+    n = candidate.graph.n
+    graph = Graph(n + 2, (*candidate.graph.edges, (n, n + 1)))
+    return Candidate(graph, candidate.designated)
+
+
+def test_the_size_shaped_reward_is_opt_in_and_grades_the_size() -> None:
+    """Default: exact 0/1 (the padded answer is correct: 1.0).  Shaped: 1 minimal, 1/(1 + 2)
+    padded, 0 wrong, and the exact reward where the row has no proven optimum (null)."""
+    problem = get_problem("p3_k3_red_determiner")
+    solution = get_solution(problem.id)
+    replies = [answer(problem.id), format_answer(padded(solution.candidate), problem.kind), "no"]
+    cols = columns([problem] * 3)
+    assert ramsey_reward(completions=replies, **cols) == [1.0, 1.0, 0.0]
+    assert reward_function() is ramsey_reward and reward_function(shaped=True) is not ramsey_reward
+    optimum = {"min_vertices": [solution.n] * 3}
+    shaped = reward_function(shaped=True)(completions=replies, **cols, **optimum)
+    assert shaped == pytest.approx([1.0, 1 / 3, 0.0])
+    unproven = ramsey_shaped_reward(completions=replies, **cols, min_vertices=[None] * 3)
+    assert unproven == [1.0, 1.0, 0.0]
+    assert shaped_reward(problem, replies[1], solution.n) == pytest.approx(1 / 3)
+    as_pandas = {"min_vertices": [float(solution.n), float("nan")]}  # pandas' int with a null
+    assert ramsey_shaped_reward(
+        completions=replies[1:2] * 2, **columns([problem] * 2), **as_pandas
+    ) == pytest.approx([1 / 3, 1.0])
+    assert rewards.reward(problem, replies[1]) == exact_reward(problem, replies[1]) == 1.0
+    with pytest.raises(ValueError, match="needs the dataset column min_vertices"):
+        ramsey_shaped_reward(completions=replies, **cols)
+    with pytest.raises(ValueError, match="whole number"):
+        ramsey_shaped_reward(completions=replies[:1], **columns([problem]), min_vertices=["5"])
+    with pytest.raises(ValueError, match="1 completions but min_vertices has 2"):
+        ramsey_shaped_reward(completions=replies[:1], **columns([problem]), min_vertices=[5, 5])
+    copy = __import__("pickle").loads(__import__("pickle").dumps(ramsey_shaped_reward))
+    assert copy.__name__ == "ramsey_shaped_reward"
+    assert copy(completions=replies, **cols, **optimum) == shaped

@@ -34,7 +34,7 @@ Sources: generated problem sets (--from DIR, output of 'ramseygadgets generate')
 
 Leakage rule: every problem equivalent to one of the 70 benchmark problems (isomorphic F and H, or the colour exchange: an (F,H) red-determiner is an (H,F) blue-determiner) is left out and listed in manifest.json.
 
-OUT gets the dataset (datasets.load_from_disk(OUT)), rows.jsonl and manifest.json. Reward: ramseygadgets.training.ramsey_reward (TRL GRPOTrainer reward_funcs).
+OUT gets the dataset (datasets.load_from_disk(OUT)), rows.jsonl and manifest.json. Reward: ramseygadgets.training.ramsey_reward (TRL GRPOTrainer reward_funcs; exact 0/1), or opt-in ramsey_shaped_reward (graded by size against the min_vertices column: 1 minimal, 1/(1 + excess vertices) larger, 0 wrong).
 """
 
 

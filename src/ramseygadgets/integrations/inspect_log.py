@@ -3,7 +3,8 @@
 One log file (``.eval``, or Inspect's older ``.json`` format) is one model on one setting; its
 epochs are the runs (epoch ``e`` → run ``e − 1``).  Each log sample becomes one record of the
 run-directory format (docs/eval.md): the verdict, parse error, reason, candidate and witness
-come from the score metadata our scorer writes, the token usage from the sample's model usage
+come from the score metadata our scorer writes (with the size grade: the candidate's size, the
+proven optimum, ``minimal`` and the excess, in logs of task version 2 and later), the token usage from the sample's model usage
 (summed over models and rounds), a failed sample's error from the sample error.
 
 Importing this module registers the reader with :func:`ramseygadgets.report.runs.register_reader`
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ramseygadgets.integrations.common import reasoning_text
 from ramseygadgets.report.runs import Run, RunFormatError, Sample, register_reader, setting_sort_key
+from ramseygadgets.runs.sizes import SIZE_FIELDS
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalSample
@@ -176,6 +178,9 @@ def sample_record(sample: EvalSample, model: str) -> dict[str, Any]:
     for key in ("tier", "gadget", "min_vertices"):
         if key in meta:
             record[key] = meta[key]
+    for key in SIZE_FIELDS:  # the size grade (logs of task version 2 and later)
+        if key in verdict:
+            record[key] = verdict[key]
     return record
 
 

@@ -16,13 +16,19 @@ Run it with Inspect's own CLI, for example::
   follow-up message; ``tool_mode=native``: the model calls the Inspect tool
   :func:`coloring_tool` (one call answered per round).
 * **Scorer** (:func:`ramsey_scorer`): the project's parser and exact verifier
-  (:func:`ramseygadgets.harness.scoring.judge`, run off the event loop); value ``C``/``I``, the
+  (:func:`ramseygadgets.harness.scoring.grade`, run off the event loop); value ``C``/``I``, the
   verifier's reason as explanation, and in the metadata the epoch, parse error, candidate,
-  witness, finish reason and rounds.
+  witness, finish reason, rounds and the size grade of ``eval``'s samples
+  (:class:`~ramseygadgets.runs.sizes.SizeGrade`: ``candidate_vertices``, ``candidate_edges``,
+  ``optimum_vertices``, ``optimum_edges``, ``minimal``, ``excess_vertices``, ``excess_edges``;
+  null without a proven optimum, or for a wrong answer).
 * **Metrics**: ``accuracy`` (mean over samples and epochs), ``accuracy_std`` (sample standard
-  deviation, ddof = 1, of the per-epoch accuracies; the paper's "± sd over 5 runs") and
+  deviation, ddof = 1, of the per-epoch accuracies; the paper's "± sd over 5 runs"),
   ``pass@k`` (k = epochs: the fraction of problems solved in at least one epoch; with
-  ``-T pass_k=K`` for K < epochs the unbiased estimator ``1 − C(n−c, K)/C(n, K)``).
+  ``-T pass_k=K`` for K < epochs the unbiased estimator ``1 − C(n−c, K)/C(n, K)``) and
+  :func:`size_grades`: ``minimal`` (the share of correct answers on a problem with a proven
+  optimum that have its vertex count), ``excess_vertices`` (their mean excess) and
+  ``size_graded`` (how many answers these two are over; the first two are absent when it is 0).
 """
 
 from __future__ import annotations
@@ -64,7 +70,7 @@ from inspect_ai.util import store
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, get_problem, in_catalog
 from ramseygadgets.coloring_tool import TOOL_NAME, run_coloring_tool, tool_spec
-from ramseygadgets.harness.scoring import judge
+from ramseygadgets.harness.scoring import grade
 from ramseygadgets.integrations.common import (
     reasoning_text,
     split_problem_selection,
@@ -79,6 +85,7 @@ from ramseygadgets.prompts import (
     settings_for,
 )
 from ramseygadgets.report.metrics import pass_at_k, sample_std
+from ramseygadgets.runs.sizes import SizeGrade, optimum_of
 from ramseygadgets.selection import select_problems
 
 MULTIROUND = "multiround"
@@ -139,6 +146,7 @@ def build_samples(
             continue
         prompt = build_prompt(problem, setting, profile, tool_mode=tool_mode, min_vertices=size)
         solution = problem_set.solution(problem)
+        optimum = problem_set.optimum(problem)
         samples.append(
             Sample(
                 id=problem.id,
@@ -152,6 +160,8 @@ def build_samples(
                     "setting": setting,
                     "tool_mode": tool_mode,
                     "min_vertices": problem_set.min_vertices(problem),
+                    "optimum_vertices": None if optimum is None else optimum.vertices,
+                    "optimum_edges": None if optimum is None else optimum.edges,
                     "profile": getattr(profile, "name", None),
                 },
             )
@@ -319,7 +329,31 @@ def pass_at(k: int | None = None) -> Metric:
     return compute
 
 
-@scorer(metrics=[accuracy(), accuracy_std(), pass_at()])
+@metric(scores="unreduced")
+def size_grades() -> Metric:
+    """Over the correct answers (all epochs) on problems with a proven optimum: ``minimal`` (the
+    share with the optimum's vertex count), ``excess_vertices`` (the mean excess) and
+    ``size_graded`` (how many there are).  Wrong answers and problems without a proven optimum
+    are left out, never counted as 0; with none left only ``size_graded`` = 0 is reported."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+
+        graded = [
+            meta
+            for s in scores
+            if (meta := s.score.metadata or {}).get("minimal") is not None
+            and meta.get("excess_vertices") is not None
+        ]
+        out: dict[str, float | int] = {"size_graded": len(graded)}
+        if graded:
+            out["minimal"] = sum(1 for m in graded if m["minimal"] is True) / len(graded)
+            out["excess_vertices"] = sum(m["excess_vertices"] for m in graded) / len(graded)
+        return out
+
+    return compute
+
+
+@scorer(metrics=[accuracy(), accuracy_std(), pass_at(), size_grades()])
 def ramsey_scorer() -> Scorer:
     """Parse the final reply with the project's parser and verify it exactly (see module docs)."""
 
@@ -327,7 +361,9 @@ def ramsey_scorer() -> Scorer:
         problem = Problem.from_json(state.metadata)
         output = state.output
         text = output.completion if output.choices else ""
-        verdict = await anyio.to_thread.run_sync(judge, problem, text, reasoning_text(output))
+        graded = await anyio.to_thread.run_sync(grade, problem, text, reasoning_text(output))
+        verdict = graded.to_json()
+        sizes = SizeGrade.of(graded, optimum_of(state.metadata))
         stop_reason = output.stop_reason if output.choices else None
         metadata = {
             "problem_id": problem.id,
@@ -343,6 +379,7 @@ def ramsey_scorer() -> Scorer:
             "finish_reason": FINISH_REASONS.get(str(stop_reason), stop_reason),
             "rounds": store().get(ROUNDS_KEY),
             "tool_uses": store().get(TOOL_USES_KEY, 0),
+            **sizes.to_json(),
         }
         return Score(
             value=CORRECT if verdict["correct"] is True else INCORRECT,
@@ -388,7 +425,7 @@ def generate_config(profile: Any) -> GenerateConfig:
 
 #: The task's version in Inspect logs (``Task(version=...)``): raise it whenever the samples, the
 #: solver or the scoring change so that logs of different task definitions are not compared.
-TASK_VERSION = 1
+TASK_VERSION = 2
 
 
 @task
@@ -413,7 +450,7 @@ def ramsey_gadgets(
         pass_k: also report the unbiased pass@k for this k (k ≤ epochs).
     """
     chosen = _profile(profile, profiles_file)
-    metrics: list[Any] = [accuracy(), accuracy_std(), pass_at()]
+    metrics: list[Any] = [accuracy(), accuracy_std(), pass_at(), size_grades()]
     if pass_k is not None:
         metrics.append(pass_at(int(pass_k)))
     return Task(
@@ -437,6 +474,7 @@ __all__ = [
     "coloring_tool",
     "accuracy_std",
     "pass_at",
+    "size_grades",
     "build_samples",
     "generate_config",
 ]

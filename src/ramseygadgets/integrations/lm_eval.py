@@ -13,7 +13,14 @@ which lm-eval's single-request ``generate_until`` cannot express; use Inspect or
   ``description``) and ``user`` (``doc_to_text``), plus the problem fields.  Options come from
   ``lm_eval --metadata '{"profile": "qwen3-235b", "problems": "easy"}'``.
 * :func:`process_results` parses the generation with the project's parser and verifies it
-  exactly: ``acc`` (1 when correct) and ``parse_failure`` (1 when no answer could be read).
+  exactly: ``acc`` (1 when correct) and ``parse_failure`` (1 when no answer could be read); for
+  a correct answer on a problem with a proven optimum (the row's ``optimum_vertices`` and
+  ``optimum_edges``, :meth:`~ramseygadgets.selection.ProblemSet.optimum`) also ``minimal`` (1
+  when it has the optimum's vertex count) and ``excess_vertices`` (its vertices above it), the
+  size grade of ``eval``'s samples (:class:`~ramseygadgets.runs.sizes.SizeGrade`).  Other
+  documents leave these two keys out: lm-eval averages each metric over the documents that
+  return it (and warns that the counts differ), so a wrong answer or a problem without a proof
+  is never counted as 0; a run without any such document has no ``minimal`` at all.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ramseygadgets.harness.scoring import judge
+from ramseygadgets.harness.scoring import grade
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import (
     split_problem_selection,
@@ -30,6 +37,7 @@ from ramseygadgets.integrations.common import (
 from ramseygadgets.problem import Problem
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import build_prompt, settings_for
+from ramseygadgets.runs.sizes import SizeGrade, optimum_of
 from ramseygadgets.selection import select_problems
 
 __all__ = [
@@ -91,6 +99,7 @@ def dataset_rows(
             continue
         prompt = build_prompt(problem, setting, chosen, min_vertices=size)
         system, user = _split_prompt(prompt.messages)
+        optimum = problem_set.optimum(problem)
         rows.append(
             {
                 "problem_id": problem.id,
@@ -98,6 +107,8 @@ def dataset_rows(
                 **problem.fields(),
                 "tier": problem.tier,
                 "min_vertices": problem_set.min_vertices(problem),
+                "optimum_vertices": None if optimum is None else optimum.vertices,
+                "optimum_edges": None if optimum is None else optimum.edges,
                 "system": system,
                 "user": user,
             }
@@ -127,14 +138,20 @@ def load_dataset(
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
-    """lm-eval's per-document scoring: parse the (first) generation and verify it exactly."""
+    """lm-eval's per-document scoring: parse the (first) generation and verify it exactly;
+    ``minimal`` and ``excess_vertices`` only where they are defined (module docs)."""
 
     reply = results[0] if results else ""
-    verdict = judge(Problem.from_json(doc), reply if isinstance(reply, str) else str(reply), None)
-    return {
-        "acc": 1.0 if verdict["correct"] is True else 0.0,
-        "parse_failure": 1.0 if verdict["parse_error"] is not None else 0.0,
+    verdict = grade(Problem.from_json(doc), reply if isinstance(reply, str) else str(reply), None)
+    out = {
+        "acc": 1.0 if verdict.correct else 0.0,
+        "parse_failure": 1.0 if verdict.parse_error is not None else 0.0,
     }
+    sizes = SizeGrade.of(verdict, optimum_of(doc))
+    if sizes.minimal is not None and sizes.excess_vertices is not None:
+        out["minimal"] = 1.0 if sizes.minimal else 0.0
+        out["excess_vertices"] = float(sizes.excess_vertices)
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,8 +18,11 @@ Entry ``idx`` is drawn from the procedural stream (:mod:`ramseygadgets.training.
 an RNG seeded by ``(seed, idx)``, so it is the same whatever the access order.  The question is
 the project's full prompt (definitions, task, answer format) in one user message; ``answer`` is
 a proven-minimal solution in the answer format (a reference: any correct gadget earns 1);
-``score_answer`` is :func:`ramseygadgets.training.exact_reward`, never a string comparison.
-Benchmark-equivalent problems never occur (the leakage rule).
+``score_answer`` is :func:`ramseygadgets.training.exact_reward`, never a string comparison;
+with ``shaped=True`` in the config it is the size-shaped reward
+(:func:`ramseygadgets.training.shaped_reward` against the entry's proven ``min_vertices``: 1
+for a correct minimal answer, ``1 / (1 + excess vertices)`` for a larger correct one, 0 for a
+wrong one).  Benchmark-equivalent problems never occur (the leakage rule).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from reasoning_gym.factory import DATASETS, register_dataset
 from ramseygadgets.problem import Problem
 from ramseygadgets.prompts.builder import render
 from ramseygadgets.training.data import check_settings, training_row
-from ramseygadgets.training.rewards import PROBLEM_COLUMNS, exact_reward
+from ramseygadgets.training.rewards import PROBLEM_COLUMNS, optimum_value, reward
 from ramseygadgets.training.stream import (
     DEFAULT_POOL,
     ProblemStream,
@@ -67,6 +70,7 @@ class RamseyGadgetsConfig:
     solve_timeout: float = 10.0
     setting: str = "zero-shot"
     num_colors: int = 2
+    shaped: bool = False
 
     def validate(self) -> None:
 
@@ -114,8 +118,14 @@ class RamseyGadgetsDataset(ProceduralDataset):
         }
 
     def score_answer(self, answer: str | None, entry: dict[str, Any]) -> float:
-        """The exact reward of ``answer`` for the entry's problem."""
-        return exact_reward(Problem.from_json(entry["metadata"]), answer or "")
+        """The exact reward of ``answer`` for the entry's problem (the size-shaped reward with
+        ``shaped=True``)."""
+        meta = entry["metadata"]
+        problem = Problem.from_json(meta)
+        if not self.config.shaped:
+            return reward(problem, answer or "")
+        optimum = optimum_value(meta.get("min_vertices"))
+        return reward(problem, answer or "", shaped=True, optimum_vertices=optimum)
 
 
 class RamseyGadgetsCurriculum(BaseCurriculum):

@@ -9,10 +9,14 @@
   output ``eval`` sends; any other reply, and the reply of the last round, is final).
 
 The rubric is the exact reward (:func:`ramseygadgets.training.exact_reward`, i.e. ``eval``'s
-``judge`` on the last assistant message), weight 1.  Rows: ``prompt`` (the project's messages),
-``answer`` (empty: the verifier needs no reference answer) and ``info`` (``problem_id`` and the
-problem's fields, :meth:`~ramseygadgets.problem.Problem.fields`: ``colors``, ``F``, ``H``,
-``gadget``), from which the reward rebuilds the problem with any number of colours and any
+``judge`` on the last assistant message), weight 1; ``load_environment(shaped=True)`` makes it
+the size-shaped reward (:func:`ramseygadgets.training.shaped_reward`: 1 for a correct answer on
+the proven minimal vertex count, ``1 / (1 + excess vertices)`` for a larger correct one, 0 for
+a wrong one, the exact reward where no optimum is proven).  Rows: ``prompt`` (the project's
+messages), ``answer`` (empty: the verifier needs no reference answer) and ``info``
+(``problem_id``, the problem's fields, :meth:`~ramseygadgets.problem.Problem.fields`:
+``colors``, ``F``, ``H``, ``gadget``, and ``optimum_vertices``, the proven minimal vertex count
+or null), from which the reward rebuilds the problem with any number of colours and any
 (generated) pattern names; a row it cannot read raises an error the caller sees, never a 0.  The evaluation split is the benchmark selection (``problems``: ``all``,
 ``easy``, ``hard`` or ids; ``dataset``: a problem-set file); a training split comes from
 ``train_data`` (a ``ramseygadgets train-data`` directory, single-turn settings only).
@@ -34,19 +38,32 @@ from ramseygadgets.prompts import (
     multiround_step,
     settings_for,
 )
-from ramseygadgets.selection import select_problems
-from ramseygadgets.training.rewards import PROBLEM_COLUMNS, completion_reply, exact_reward
+from ramseygadgets.selection import Optimum, select_problems
+from ramseygadgets.training.rewards import (
+    OPTIMUM_COLUMN,
+    PROBLEM_COLUMNS,
+    completion_reply,
+    exact_reward,
+    optimum_value,
+    shaped_reward,
+)
 
 __all__ = [
     "benchmark_rows",
     "training_split",
     "ramsey_exact_reward",
+    "ramsey_shaped_reward",
     "load_environment",
 ]
 
 
-def _info(problem: Problem) -> dict[str, Any]:
-    return {"problem_id": problem.id, **problem.fields()}
+#: The ``info`` key with the proven minimal vertex count (null: none proven).
+OPTIMUM_KEY = "optimum_vertices"
+
+
+def _info(problem: Problem, optimum: Optimum | None) -> dict[str, Any]:
+    vertices = None if optimum is None else optimum.vertices
+    return {"problem_id": problem.id, **problem.fields(), OPTIMUM_KEY: vertices}
 
 
 def benchmark_rows(
@@ -62,12 +79,14 @@ def benchmark_rows(
         if setting not in settings_for(problem, min_vertices=size):
             continue
         prompt = build_prompt(problem, setting, profile, min_vertices=size)
-        rows.append({"prompt": prompt.messages, "answer": "", "info": _info(problem)})
+        info = _info(problem, problem_set.optimum(problem))
+        rows.append({"prompt": prompt.messages, "answer": "", "info": info})
     return rows
 
 
 def training_split(path: str) -> Any:
-    """A ``train-data`` directory as verifiers rows (``prompt``, ``answer``, ``info``)."""
+    """A ``train-data`` directory as verifiers rows (``prompt``, ``answer``, ``info``; the
+    optimum is the row's ``min_vertices``, proven by ``train-data``)."""
     from datasets import load_from_disk
 
     data = load_from_disk(path)
@@ -77,6 +96,7 @@ def training_split(path: str) -> Any:
             "info": {
                 "problem_id": row["problem_id"],
                 **{k: row[k] for k in PROBLEM_COLUMNS if k in row},
+                OPTIMUM_KEY: row.get(OPTIMUM_COLUMN),
             },
         },
         remove_columns=[c for c in data.column_names if c != "prompt"],
@@ -86,6 +106,12 @@ def training_split(path: str) -> Any:
 async def ramsey_exact_reward(completion: Any, info: dict[str, Any], **_: Any) -> float:
     """The exact reward: ``eval``'s verdict on the last assistant message."""
     return exact_reward(Problem.from_json(info), completion)
+
+
+async def ramsey_shaped_reward(completion: Any, info: dict[str, Any], **_: Any) -> float:
+    """The size-shaped reward (module docs) against ``info``'s ``optimum_vertices``."""
+    optimum = optimum_value(info.get(OPTIMUM_KEY))
+    return shaped_reward(Problem.from_json(info), completion, optimum)
 
 
 def _multiround_env_class() -> type:
@@ -114,15 +140,18 @@ def load_environment(
     dataset: str | None = None,
     train_data: str | None = None,
     profile: str | None = None,
+    shaped: bool = False,
     **kwargs: Any,
 ) -> Any:
-    """The environment of ``setting`` (module docs); extra ``kwargs`` go to the environment."""
+    """The environment of ``setting`` (module docs); ``shaped``: the size-shaped reward instead
+    of the exact one; extra ``kwargs`` go to the environment."""
     import verifiers as vf
     from datasets import Dataset
 
     if setting not in SETTINGS:
         raise ValueError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
-    rubric = vf.Rubric(funcs=[ramsey_exact_reward], weights=[1.0])
+    reward = ramsey_shaped_reward if shaped else ramsey_exact_reward
+    rubric = vf.Rubric(funcs=[reward], weights=[1.0])
     eval_rows = benchmark_rows(setting, problems, dataset, profile)
     splits: dict[str, Any] = {"eval_dataset": Dataset.from_list(eval_rows)}
     if train_data is not None:

@@ -14,6 +14,12 @@ optimum is a *new best known* construction; one below a proven optimum (n < n*, 
 m < m*) *contradicts the proof*.  Both are :attr:`SizeGrade.discovery` kinds.
 
 In ``samples.jsonl`` the fields follow the grade's (:data:`SIZE_FIELDS`).
+
+The **size-shaped reward** (:func:`size_reward`, opt-in for RL: the TRL, verifiers and
+reasoning-gym rewards are the exact 0/1 by default) is ``0`` for a wrong answer, ``1`` for a
+correct minimal one and ``1 / (1 + excess_vertices)`` for a larger correct one (½ for one vertex
+too many, ⅓ for two); where no optimum is proven it is the exact reward (1 for any correct
+answer).  It depends on the vertex count only, the quantity ``minimal`` is about.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.selection import Optimum
 
-__all__ = ["DISCOVERY_KINDS", "SIZE_FIELDS", "SizeGrade", "optimum_of"]
+__all__ = ["DISCOVERY_KINDS", "SIZE_FIELDS", "SizeGrade", "optimum_of", "size_reward"]
 
 #: The record fields a size grade owns, in the order they are written.
 SIZE_FIELDS = (
@@ -86,6 +92,12 @@ class SizeGrade:
         excess = self.excess_vertices
         return None if excess is None else excess == 0
 
+    @property
+    def reward(self) -> float:
+        """The size-shaped reward of this answer (:func:`size_reward`)."""
+        optimum = None if self.optimum is None else self.optimum.vertices
+        return size_reward(self.correct, self.vertices, optimum)
+
     def discovery(self, best_known: tuple[int, int] | None) -> str | None:
         """``new-best-known`` (no proven optimum, and smaller than ``best_known`` (n, m) or no
         solution known), ``contradicts-proof`` (smaller than the proven optimum), else None."""
@@ -116,6 +128,17 @@ class SizeGrade:
         """The size grade of a sample record; a record written before these fields existed has
         its candidate's size and no optimum (so no distance)."""
         return cls.of(Grade.from_json(record), optimum_of(record))
+
+
+def size_reward(correct: bool, vertices: int | None, optimum_vertices: int | None) -> float:
+    """The size-shaped reward (module docs): 0 wrong; 1 correct and minimal, or correct with no
+    proven optimum (``optimum_vertices`` ``None``) or no known size; ``1 / (1 + excess)`` for a
+    correct answer ``excess = vertices − optimum_vertices > 0`` vertices above the optimum."""
+    if not correct:
+        return 0.0
+    if vertices is None or optimum_vertices is None or vertices <= optimum_vertices:
+        return 1.0
+    return 1.0 / (1 + vertices - optimum_vertices)
 
 
 def optimum_of(record: Mapping[str, Any]) -> Optimum | None:

@@ -2,6 +2,7 @@
 procedural problem stream (docs/training.md).
 
 >>> from ramseygadgets.training import ramsey_reward          # TRL: GRPOTrainer(reward_funcs=...)
+>>> from ramseygadgets.training import ramsey_shaped_reward   # opt-in: graded by size
 >>> from ramseygadgets.training import ProblemStream, StreamConfig
 
 Nothing here imports TRL, ``datasets`` or the search engine at package import time.
@@ -20,8 +21,11 @@ from ramseygadgets.training.rewards import (
     completion_reply,
     exact_reward,
     ramsey_reward,
+    ramsey_shaped_reward,
+    reward_function,
     shaped_good_graph_reward,
     shaped_parseable_reward,
+    shaped_reward,
 )
 from ramseygadgets.training.stream import (
     DEFAULT_POOL,
@@ -49,8 +53,11 @@ __all__ = [
     "problem_key",
     "problem_set_problems",
     "ramsey_reward",
+    "ramsey_shaped_reward",
+    "reward_function",
     "shaped_good_graph_reward",
     "shaped_parseable_reward",
+    "shaped_reward",
     "training_rows",
     "write_dataset",
 ]
