@@ -95,10 +95,12 @@ def make_config(
     dataset: str | None = None,
     problem_set: str | None = None,
     backend: dict[str, Any] | None = None,
+    fresh: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The run's configuration; ``problem_set``: the named set (``--set``) it ran, ``dataset``:
-    the problem-set file instead."""
-    return {
+    the problem-set file instead; ``fresh``: the request of a fresh draw (``eval --fresh``,
+    recorded for information: the problems and the dataset hash identify the run)."""
+    config: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
         "model": model,
         "model_label": model_label,
@@ -115,6 +117,9 @@ def make_config(
         "backend": backend or {},
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+    if fresh is not None:
+        config["fresh"] = fresh
+    return config
 
 
 def _show(value: Any) -> str:
