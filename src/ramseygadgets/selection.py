@@ -53,8 +53,8 @@ __all__ = [
 MAX_PROBLEM_FILE_BYTES = 32 * 2**20
 #: The named problem sets (``--set``); the first is the default.
 PROBLEM_SETS = ("paper", "extended")
-#: The named sets whose reports show accuracy by size tier.
-SIZE_TIERED_SETS = ("extended",)
+#: The sets whose reports show accuracy by size tier (``fresh``: an ``eval --fresh`` run).
+SIZE_TIERED_SETS = ("extended", "fresh")
 #: The gadget tiers ``--tier`` accepts in every set (sets with size tiers accept those too).
 GADGET_TIERS = ("easy", "hard")
 

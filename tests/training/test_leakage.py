@@ -17,6 +17,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import canonical_graph6
+from ramseygadgets.problemsets.stream import pool_problems
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.training import (
     COLOUR_SWAP,
@@ -25,7 +26,6 @@ from ramseygadgets.training import (
     is_benchmark_equivalent,
     problem_key,
 )
-from ramseygadgets.training.stream import pool_problems
 
 
 def nx_graph(graph: Graph) -> nx.Graph:

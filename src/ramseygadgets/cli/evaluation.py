@@ -11,7 +11,26 @@ from typing import Any
 import typer
 
 from ramseygadgets.catalog import split_problem_ids
-from ramseygadgets.cli.app import app, console, err_console, fail, guarded, print_json
+from ramseygadgets.cli.app import (
+    Terminated,
+    app,
+    console,
+    err_console,
+    fail,
+    guarded,
+    print_json,
+    signals_stop_solvers,
+    sigterm_raises,
+)
+from ramseygadgets.cli.training import (
+    COLORS_HELP,
+    GADGETS_HELP,
+    MAX_SIZE_HELP,
+    MIN_SIZE_HELP,
+    POOL_HELP,
+    SOLVE_TIMEOUT_HELP,
+    stream_config,
+)
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.terminal import terminal_text
 
@@ -29,6 +48,11 @@ Re-running the same command resumes: recorded samples are skipped and samples th
 
 MODEL: openai/<model> (any OpenAI-compatible server, --base-url or OPENAI_BASE_URL, key from OPENAI_API_KEY), vllm/<model> (vLLM offline engine), solver, random, or replay:<samples.jsonl>. Details: docs/eval.md.
 """
+
+
+#: ``eval --fresh``'s default ``--max-size`` (``train-data``'s is 7): the default pool holds only
+#: 24 fresh problems of minimal size at most 7, 36 of at most 8 (solved in seconds each).
+DEFAULT_FRESH_MAX_SIZE = 8
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -69,6 +93,41 @@ def _extra_body(text: str | None) -> dict[str, Any]:
             "--extra-body must be a JSON object, e.g. '{\"chat_template_kwargs\": {...}}'"
         )
     return data
+
+
+def _fresh_request(count: int | None, seed: int | None, stream_options: dict[str, Any]) -> Any:
+    """``--fresh N`` with the stream's options, read and checked as ``train-data`` reads them
+    (:func:`~ramseygadgets.cli.training.stream_config`); ``None`` without ``--fresh``."""
+    from ramseygadgets.harness.fresh import FreshRequest
+
+    if count is None:
+        given = [f"--{k.replace('_', '-')}" for k, v in stream_options.items() if v is not None]
+        if given:
+            verb = "goes" if len(given) == 1 else "go"
+            raise RamseyGadgetsError(f"{', '.join(given)} {verb} with --fresh N only")
+        return None
+    if stream_options["max_size"] is None:
+        stream_options["max_size"] = DEFAULT_FRESH_MAX_SIZE
+    config = stream_config(seed=0 if seed is None else seed, **stream_options)
+    return FreshRequest(count, config)
+
+
+def _prepare(evaluation: Any) -> None:
+    """:meth:`Evaluation.prepare`; while fresh problems are solved, Ctrl-C and SIGTERM stop the
+    search at once and leave nothing written."""
+    if evaluation.options.fresh is None:
+        evaluation.prepare()
+        return
+    try:
+        with sigterm_raises(), signals_stop_solvers():
+            evaluation.prepare()
+    except KeyboardInterrupt as exc:
+        err_console.print(
+            "interrupted while solving the fresh problems: nothing written; the same command "
+            "draws them again",
+            highlight=False,
+        )
+        raise typer.Exit(143 if isinstance(exc, Terminated) else 130) from None
 
 
 def invoked_command() -> str | None:
@@ -125,6 +184,24 @@ def eval_command(
     dataset: str | None = typer.Option(
         None, "--dataset", help="Problem-set file (JSONL) instead of --set."
     ),
+    fresh: int | None = typer.Option(
+        None,
+        "--fresh",
+        help="Draw N fresh problems from the procedural stream (none equivalent to the 70 or "
+        "the extended set), each solved with its proof first; --seed seeds the draw.",
+    ),
+    colors: int | None = typer.Option(None, "--colors", help=f"--fresh: {COLORS_HELP}"),
+    min_size: int | None = typer.Option(
+        None, "--min-size", help=f"--fresh: {MIN_SIZE_HELP} Default 3."
+    ),
+    max_size: int | None = typer.Option(
+        None, "--max-size", help=f"--fresh: {MAX_SIZE_HELP} Default {DEFAULT_FRESH_MAX_SIZE}."
+    ),
+    pool: list[str] | None = typer.Option(None, "--pool", help=f"--fresh: {POOL_HELP}"),
+    gadgets: str | None = typer.Option(None, "--gadgets", help=f"--fresh: {GADGETS_HELP}"),
+    solve_timeout: float | None = typer.Option(
+        None, "--solve-timeout", help=f"--fresh: {SOLVE_TIMEOUT_HELP} Default 10."
+    ),
     max_concurrency: int | None = typer.Option(
         None,
         "--max-concurrency",
@@ -178,12 +255,29 @@ def eval_command(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     from ramseygadgets.harness.retry import RetryPolicy
-    from ramseygadgets.harness.runner import EvalOptions, Evaluation, default_out, model_label
+    from ramseygadgets.harness.runner import (
+        EvalOptions,
+        Evaluation,
+        default_out,
+        model_label,
+        resolve_profile,
+    )
     from ramseygadgets.harness.summary import summarize, summary_tables
     from ramseygadgets.runs.folder import SAMPLES_FILE, read_samples
 
+    stream_options = {
+        "colors": colors,
+        "min_size": min_size,
+        "max_size": max_size,
+        "pool": pool,
+        "gadgets": gadgets,
+        "solve_timeout": solve_timeout,
+    }
+    request = _fresh_request(fresh, seed, stream_options)
+    if out is None:
+        out = default_out(model_label(model, resolve_profile(model_profile, profiles_file, model)))
     options = EvalOptions(
-        out=out or Path("runs"),
+        out=out,
         model=model,
         settings=_split(setting),
         runs=runs,
@@ -192,6 +286,7 @@ def eval_command(
         limit=limit,
         dataset=dataset,
         problem_set=set_name,
+        fresh=request,
         max_concurrency=max_concurrency,
         temperature=temperature,
         top_p=top_p,
@@ -212,9 +307,7 @@ def eval_command(
         command=invoked_command(),
     )
     evaluation = Evaluation(options, err_console)
-    evaluation.prepare()
-    if out is None:
-        options.out = default_out(model_label(model, evaluation.profile))
+    _prepare(evaluation)
     outcome = evaluation.run()
     records, _ = read_samples(Path(options.out) / SAMPLES_FILE)
     rows = summarize(records, outcome.config)

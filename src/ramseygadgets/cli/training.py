@@ -23,7 +23,14 @@ from ramseygadgets.cli.app import (
 )
 
 __all__ = [
+    "COLORS_HELP",
+    "GADGETS_HELP",
+    "MAX_SIZE_HELP",
+    "MIN_SIZE_HELP",
+    "POOL_HELP",
+    "SOLVE_TIMEOUT_HELP",
     "TRAIN_DATA_HELP",
+    "stream_config",
     "train_data",
 ]
 
@@ -40,6 +47,17 @@ OUT gets the dataset (datasets.load_from_disk(OUT)), rows.jsonl and manifest.jso
 
 #: Largest ``--stream`` without ``--force`` (each problem is solved with a proof).
 MAX_STREAM = 10**6
+
+#: Help of the stream's options, shared by ``train-data --stream`` and ``eval --fresh``.
+POOL_HELP = (
+    "Pattern pool of the stream (comma list, K1,4 stays one name; repeatable; default: "
+    "paper's 8 + K1,4, P5, C5)."
+)
+GADGETS_HELP = "all, or a comma list: determiners, senders, hardness, red-determiner, ..."
+MIN_SIZE_HELP = "Smallest minimal size (stream)."
+MAX_SIZE_HELP = "Largest minimal size (stream)."
+SOLVE_TIMEOUT_HELP = "Seconds to solve one stream problem."
+COLORS_HELP = "Colours of the stream's problems: 2 (pairs F, H) or 3."
 
 
 def _comma_list(values: list[str] | None) -> list[str]:
@@ -61,6 +79,39 @@ def _pool(values: list[str] | None) -> tuple[str, ...]:
     return names
 
 
+def stream_config(
+    *,
+    seed: int | None = None,
+    pool: list[str] | None = None,
+    gadgets: str | None = None,
+    min_size: int | None = None,
+    max_size: int | None = None,
+    solve_timeout: float | None = None,
+    colors: int | None = None,
+) -> Any:
+    """The stream's options as ``train-data`` and ``eval --fresh`` read them (``None``: the
+    stream's default), every one checked before any work: the limits and colours
+    (:class:`~ramseygadgets.problemsets.stream.StreamConfig`), the pool's pattern names and the
+    gadget names."""
+    from ramseygadgets.problemsets import expand_patterns, parse_gadgets
+    from ramseygadgets.problemsets.stream import StreamConfig
+
+    given: dict[str, Any] = {
+        "seed": seed,
+        "gadgets": gadgets,
+        "min_size": min_size,
+        "max_size": max_size,
+        "solve_timeout": solve_timeout,
+        "colors": colors,
+    }
+    config = StreamConfig(
+        pool=_pool(pool), **{name: value for name, value in given.items() if value is not None}
+    )
+    expand_patterns(config.pool)
+    parse_gadgets(config.gadgets)
+    return config
+
+
 @app.command("train-data", help=TRAIN_DATA_HELP)
 @guarded
 def train_data(
@@ -72,24 +123,12 @@ def train_data(
         0, "--stream", min=0, help="Number of problems drawn from the procedural stream."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the procedural stream."),
-    pool: list[str] | None = typer.Option(
-        None,
-        "--pool",
-        help="Pattern pool of the stream (comma list, K1,4 stays one name; repeatable; default: paper's 8 + K1,4, P5, C5).",
-    ),
-    gadgets: str = typer.Option(
-        "all",
-        "--gadgets",
-        help="all, or a comma list: determiners, senders, hardness, red-determiner, ...",
-    ),
-    min_size: int = typer.Option(3, "--min-size", help="Smallest minimal size (stream)."),
-    max_size: int = typer.Option(7, "--max-size", help="Largest minimal size (stream)."),
-    solve_timeout: float = typer.Option(
-        10.0, "--solve-timeout", help="Seconds to solve one stream problem."
-    ),
-    colors: int = typer.Option(
-        2, "--colors", help="Colours of the stream's problems: 2 (pairs F, H) or 3."
-    ),
+    pool: list[str] | None = typer.Option(None, "--pool", help=POOL_HELP),
+    gadgets: str = typer.Option("all", "--gadgets", help=GADGETS_HELP),
+    min_size: int = typer.Option(3, "--min-size", help=MIN_SIZE_HELP),
+    max_size: int = typer.Option(7, "--max-size", help=MAX_SIZE_HELP),
+    solve_timeout: float = typer.Option(10.0, "--solve-timeout", help=SOLVE_TIMEOUT_HELP),
+    colors: int = typer.Option(2, "--colors", help=COLORS_HELP),
     settings: list[str] | None = typer.Option(
         None,
         "--settings",
@@ -105,7 +144,6 @@ def train_data(
 ) -> None:
     from ramseygadgets.profiles import get_profile
     from ramseygadgets.training import (
-        StreamConfig,
         TrainingDataError,
         training_rows,
         write_dataset,
@@ -123,9 +161,9 @@ def train_data(
         )
     get_profile(profile)
     check_replaceable(out)
-    config = StreamConfig(
+    config = stream_config(
         seed=seed,
-        pool=_pool(pool),
+        pool=pool,
         gadgets=gadgets,
         min_size=min_size,
         max_size=max_size,

@@ -97,10 +97,13 @@ def make_config(
     problem_set: str | None = None,
     backend: dict[str, Any] | None = None,
     command: str | None = None,
+    fresh: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The run's configuration; ``problem_set``: the named set (``--set``) it ran, ``dataset``:
-    the problem-set file instead; ``command``: the command line (information, not identity)."""
-    return {
+    the problem-set file instead; ``command``: the command line; ``fresh``: the request of a
+    fresh draw (``eval --fresh``).  ``command`` and ``fresh`` are information, not identity: the
+    problems and the dataset hash identify the run."""
+    config: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
         "model": model,
         "model_label": model_label,
@@ -118,6 +121,9 @@ def make_config(
         "command": command,
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+    if fresh is not None:
+        config["fresh"] = fresh
+    return config
 
 
 def _show(value: Any) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.harness.fresh import FreshRequest
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.types import Sampling
 from ramseygadgets.profiles import get_profile, profile_for_model
@@ -52,6 +53,7 @@ class EvalOptions:
     limit: int | None = None
     dataset: str | None = None
     problem_set: str | None = None  # a named set (--set); None: paper
+    fresh: FreshRequest | None = None  # --fresh N: problems drawn from the stream instead
     max_concurrency: int | None = (
         None  # default: DEFAULT_CONCURRENCY, or DEFAULT_BATCH for batch backends
     )
@@ -137,7 +139,8 @@ def check_sampling_options(options: EvalOptions) -> None:
 
 
 def check_options(options: EvalOptions) -> None:
-    """Refuse a bad tool mode, concurrency, sampling option or limit, before anything runs."""
+    """Refuse a bad tool mode, concurrency, sampling option or limit, and a problem selection
+    given with ``--fresh``, before anything runs."""
     if options.tool_mode not in TOOL_MODES:
         raise RamseyGadgetsError(f"--tool-mode must be text or native, got {options.tool_mode!r}")
     if options.max_concurrency is not None and options.max_concurrency < 1:
@@ -147,3 +150,18 @@ def check_options(options: EvalOptions) -> None:
     check_sampling_options(options)
     if options.limit is not None and options.limit < 1:
         raise RamseyGadgetsError(f"--limit must be at least 1, got {options.limit}")
+    if options.fresh is not None:
+        chosen = [
+            option
+            for option, value in (
+                ("--set", options.problem_set),
+                ("--dataset", options.dataset),
+                ("--problems", options.problems),
+                ("--tier", options.tier),
+            )
+            if value
+        ]
+        if chosen:
+            raise RamseyGadgetsError(
+                f"--fresh draws its own problems: leave out {', '.join(chosen)}"
+            )

@@ -31,6 +31,7 @@ from ramseygadgets.harness.backends.base import redact
 from ramseygadgets.harness.backends.replay import ReplayData, load_replay
 from ramseygadgets.harness.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.harness.conversation import Conversation
+from ramseygadgets.harness.fresh import FRESH_SET, load_fresh, recorded_fresh, write_fresh
 from ramseygadgets.harness.options import (
     DEFAULT_BATCH,
     DEFAULT_CONCURRENCY,
@@ -48,11 +49,13 @@ from ramseygadgets.harness.progress import EvalProgress, EvalStats
 from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey
 from ramseygadgets.harness.writer import GroupCommitWriter
+from ramseygadgets.problemsets.stream import TrainingItem
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
 from ramseygadgets.runs.folder import RunFolder, RunLogError
 from ramseygadgets.runs.records import FieldError, check_runs
 from ramseygadgets.runs.results import write_results
 from ramseygadgets.selection import ProblemSet, select_problems
+from ramseygadgets.terminal import terminal_text
 
 __all__ = [
     "DEFAULT_BATCH",
@@ -133,6 +136,8 @@ class Evaluation:
         self._interrupt_pending = False
         self.write_error: RunLogError | None = None
         self.signal = signal.SIGINT
+        self.fresh_file: Path | None = None  # --fresh: the run folder's problems.jsonl
+        self._fresh_started: float | None = None
 
     # -- setup ------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -143,12 +148,9 @@ class Evaluation:
         replay = load_replay(o.model.split(":", 1)[1]) if o.model.startswith("replay:") else None
         self.settings = self._choose_settings(replay)
         self.runs = self._choose_runs(replay)
-        problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
-        self.problem_set = select_problems(problem_ids, o.tier, o.dataset, o.problem_set).first(
-            o.limit
-        )
         self.profile = resolve_profile(o.profile, o.profiles_file, o.model)
         self.sampling = resolve_sampling(o, self.profile)
+        self.problem_set = self._choose_problems(replay).first(o.limit)
         self.keys = sample_keys(self.problem_set, self.settings, self.runs)
         if not self.keys:
             raise RamseyGadgetsError(
@@ -161,6 +163,47 @@ class Evaluation:
             batch = hasattr(self.backend, "complete_batch")
             o.max_concurrency = DEFAULT_BATCH if batch else DEFAULT_CONCURRENCY
         self.config = self._make_config()
+
+    def _choose_problems(self, replay: ReplayData | None) -> ProblemSet:
+        """The fresh problems (``--fresh``: drawn and solved now, or read back from the run
+        folder), else the named set or dataset with the ids and tier asked for (default: the
+        replay file's problems)."""
+        o = self.options
+        if o.fresh is not None:
+            where = f"{o.fresh.count} fresh problems ({o.fresh.describe()})"
+            path = recorded_fresh(o.out, o.fresh)
+            if path is not None:
+                self._fresh_line(f"{where}: read back from {path}, nothing to solve")
+            else:
+                self._fresh_line(f"drawing {where}, each solved with its proof of minimality")
+                path = write_fresh(o.out, o.fresh, self._on_fresh_problem)
+                self._fresh_line(f"{where} written to {path}")
+            self.fresh_file = path
+            return load_fresh(path)
+        problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
+        return select_problems(problem_ids, o.tier, o.dataset, o.problem_set)
+
+    def _on_fresh_problem(self, drawn: int, item: TrainingItem) -> None:
+        """One progress line per solved fresh problem."""
+        fresh = self.options.fresh
+        assert fresh is not None
+        solution = item.solution.graph
+        self._fresh_line(
+            f"{drawn}/{fresh.count} {item.problem.id}: minimal n = {solution.n}, m = {solution.m} "
+            f"(proven; {item.result.seconds if item.result else 0:.2f} s)"
+        )
+
+    def _fresh_line(self, text: str) -> None:
+        """A progress line of the fresh draw on stderr, with the time since it began."""
+        if self._fresh_started is None:
+            self._fresh_started = time.monotonic()
+        seconds = int(time.monotonic() - self._fresh_started)
+        self.console.print(
+            terminal_text(f"fresh [{seconds // 60:3d}:{seconds % 60:02d}] {text}", markup=False),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
     def _choose_settings(self, replay: ReplayData | None) -> list[str]:
         """The settings asked for (default: the replay file's, else all five), each once."""
@@ -209,10 +252,13 @@ class Evaluation:
             sampling=self.sampling.to_json(),
             tool_mode=o.tool_mode,
             dataset_hash=dataset_hash(self.problem_set, self.settings),
-            dataset=o.dataset,
-            problem_set=o.problem_set or (None if o.dataset else "paper"),
+            dataset=str(self.fresh_file) if self.fresh_file is not None else o.dataset,
+            problem_set=FRESH_SET
+            if o.fresh is not None
+            else o.problem_set or (None if o.dataset else "paper"),
             backend=getattr(self.backend, "describe", lambda: {})(),
             command=o.command,
+            fresh=o.fresh.to_json() if o.fresh is not None else None,
         )
 
     @property

@@ -14,7 +14,7 @@ works, and RG composites (``DatasetSpec(name="ramsey_gadgets", ...)``) and the c
 ``num_colors`` (2 by default) chooses two-colour problems or, with 3, three-colour problems
 (every colour avoids one pattern of the pool; determiners of each colour and both senders).
 
-Entry ``idx`` is drawn from the procedural stream (:mod:`ramseygadgets.training.stream`) with
+Entry ``idx`` is drawn from the procedural stream (:mod:`ramseygadgets.problemsets.stream`) with
 an RNG seeded by ``(seed, idx)``, so it is the same whatever the access order.  The question is
 the project's full prompt (definitions, task, answer format) in one user message; ``answer`` is
 a proven-minimal solution in the answer format (a reference: any correct gadget earns 1);
@@ -37,15 +37,15 @@ from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
 from ramseygadgets.problem import Problem
-from ramseygadgets.prompts.builder import render
-from ramseygadgets.training.data import check_settings, training_row
-from ramseygadgets.training.rewards import PROBLEM_COLUMNS, optimum_value, reward
-from ramseygadgets.training.stream import (
+from ramseygadgets.problemsets.stream import (
     DEFAULT_POOL,
     ProblemStream,
     StreamConfig,
     TrainingDataError,
 )
+from ramseygadgets.prompts.builder import render
+from ramseygadgets.training.data import check_settings, training_row
+from ramseygadgets.training.rewards import PROBLEM_COLUMNS, optimum_value, reward
 
 DATASET_NAME = "ramsey_gadgets"
 __all__ = [

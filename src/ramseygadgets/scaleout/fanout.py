@@ -36,6 +36,7 @@ __all__ = [
     "engine_function",
     "SolveTask",
     "solve_task",
+    "result_record",
     "GenerateOutcome",
     "generate_problem_set",
     "hardest_last",
@@ -83,36 +84,56 @@ class SolveTask:
         return json.loads(self.problem)["id"]
 
 
-def _solve_pair(problem: Problem, task: SolveTask) -> tuple[SearchResult, str, dict | None]:
-    """A two-colour pair by the core search engine of the task: (result, method, shipped)."""
-    solve = engine_function(task.engine)
-    result: SearchResult = solve(
-        problem,
-        max_vertices=task.max_vertices,
-        timeout=task.timeout,
-        min_vertices=task.min_vertices,
-    )
-    method = METHOD if task.engine == DEFAULT_ENGINE else f"{METHOD}, engine {task.engine}"
-    proven = result.found and result.edges_minimal and result.lower_bound == result.n
-    return result, method, solution_record(result) if proven else None
-
-
 def solve_task(task: SolveTask) -> dict[str, Any]:
     """Solve one problem; the result record (status, n, m, proof bounds, solution, seconds).
 
     Two-colour pairs (:attr:`Problem.is_pair`) go to the task's core engine, every other
     problem to :func:`~ramseygadgets.multicolor.solve_multi`."""
     problem = problem_of_record(json.loads(task.problem))
-    record = problem_json(problem)
     started = time.monotonic()
     result: MultiSearchResult | SearchResult
-    shipped: dict | None = None
     if problem.is_pair:
-        result, method, shipped = _solve_pair(problem, task)
+        result = engine_function(task.engine)(
+            problem,
+            max_vertices=task.max_vertices,
+            timeout=task.timeout,
+            min_vertices=task.min_vertices,
+        )
     else:
         result = solve_multi(problem, max_vertices=task.max_vertices, timeout=task.timeout)
+    record = result_record(
+        problem,
+        result,
+        max_vertices=task.max_vertices,
+        timeout=task.timeout,
+        seconds=time.monotonic() - started,
+        engine=task.engine,
+        min_vertices=task.min_vertices,
+    )
+    if record["proven_minimal"] and isinstance(result, SearchResult):
+        record["shipped"] = solution_record(result)
+    return record
+
+
+def result_record(
+    problem: Problem,
+    result: MultiSearchResult | SearchResult,
+    *,
+    max_vertices: int,
+    timeout: float | None,
+    seconds: float,
+    engine: str = DEFAULT_ENGINE,
+    min_vertices: int | None = None,
+) -> dict[str, Any]:
+    """The ``results.jsonl`` record of one search of ``problem`` (without ``shipped``): its
+    outcome, the proof bounds (``proven_minimal``: a solution, edges minimal and no solution on
+    fewer vertices), the solution, the levels searched and the search's budget and method."""
+    if problem.is_pair:
+        method = METHOD if engine == DEFAULT_ENGINE else f"{METHOD}, engine {engine}"
+    else:
         method = MULTI_METHOD
     proven = bool(result.found and result.edges_minimal and result.lower_bound == result.n)
+    record = problem_json(problem)
     record.update(
         {
             "status": result.status,
@@ -121,20 +142,18 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
             "lower_bound": result.lower_bound,
             "edges_minimal": result.edges_minimal,
             "proven_minimal": proven,
-            "max_vertices": task.max_vertices,
-            "timeout": task.timeout,
-            "seconds": round(time.monotonic() - started, 4),
+            "max_vertices": max_vertices,
+            "timeout": timeout,
+            "seconds": round(seconds, 4),
             "method": method,
-            "engine": task.engine if problem.is_pair else "multicolor",
-            "min_vertices": task.min_vertices,
+            "engine": engine if problem.is_pair else "multicolor",
+            "min_vertices": min_vertices,
             "levels": [lv if isinstance(lv, dict) else lv.to_json() for lv in result.levels],
             "solution": (
                 result.candidate.to_json(problem.kind) if result.candidate is not None else None
             ),
         }
     )
-    if shipped is not None:
-        record["shipped"] = shipped
     return record
 
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.files import atomic_write, fsync_dir, make_output_dir, make_temp_dir
+from ramseygadgets.problemsets.stream import TrainingDataError, TrainingItem
 from ramseygadgets.prompts import build_prompt
-from ramseygadgets.training.stream import TrainingDataError, TrainingItem
 
 __all__ = [
     "TRAINING_SETTINGS",

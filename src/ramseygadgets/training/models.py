@@ -13,7 +13,7 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.training.stream import TrainingDataError
+from ramseygadgets.problemsets.stream import TrainingDataError
 
 __all__ = [
     "SMOLLM2_PACKAGE",
