@@ -256,7 +256,12 @@ def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
                     proven.add(p.id)
     first = sets[0]
     return ProblemSet(
-        list(problems.values()), solutions, first.source, first.content_hash, tiers, frozenset(proven)
+        list(problems.values()),
+        solutions,
+        first.source,
+        first.content_hash,
+        tiers,
+        frozenset(proven),
     )
 
 
