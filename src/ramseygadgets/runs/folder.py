@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -78,16 +78,21 @@ def read_samples(
 
     A last line without its newline that does not parse is torn; with ``repair`` it is cut off
     (a parseable last line just gets its newline back).  Any other malformed line, or a field
-    that fails its check (a run outside ``0 .. runs − 1``), is an error naming the line.
+    that fails its check (a run outside ``0 .. runs − 1``), is an error naming the line (the
+    harness resumes only from a log it can read whole; the reports skip such lines instead:
+    :func:`read_samples_file`).
     """
+    log = samples_log(path)
+    records = log.read(repair=repair, check=_sample_check(runs))
+    return records, log.torn_bytes
 
+
+def _sample_check(runs: int | None) -> Callable[[dict[str, Any]], None]:
     def check(record: dict[str, Any]) -> None:
         sample_key(record, runs)
         check_sample_fields(record)
 
-    log = samples_log(path)
-    records = log.read(repair=repair, check=check)
-    return records, log.torn_bytes
+    return check
 
 
 def read_config(
@@ -284,18 +289,25 @@ def is_run_dir(path: Path) -> bool:
 
 
 def read_samples_file(path: Path, warnings: list[str], runs: int | None = None) -> list[Sample]:
-    """The samples of a ``samples.jsonl`` (read by :func:`read_samples`, which checks every
-    field and a run index below ``runs``; never repaired).
+    """The samples of a ``samples.jsonl`` for a report (every field checked, and a run index
+    below ``runs``; never repaired).
 
-    A torn last line (a run killed while writing) is skipped with a warning; a record whose
-    key was already seen is skipped with a warning (the first record of a key is used).
+    A line that cannot be used (malformed JSON, not UTF-8, a field that fails its check), a torn
+    last line (a run killed while writing) and a record whose key was already seen (the first
+    record of a key is used) are skipped, each with a warning naming ``file:line``: the report
+    shows what the file holds rather than nothing.
     """
+    log = samples_log(path)
     try:
-        records, torn = read_samples(path, repair=False, runs=runs)
-    except RunLogError as exc:
+        records = log.read(repair=False, corrupt="collect", check=_sample_check(runs))
+    except RunLogError as exc:  # the file itself cannot be read
         raise RunFormatError(str(exc)) from None
-    if torn:
-        warnings.append(f"{path}: unfinished last line ({torn} bytes) skipped")
+    for number, problem in log.skipped:
+        warnings.append(f"{path}:{number}: {problem}; line skipped")
+    if log.torn_bytes:
+        warnings.append(
+            f"{path}:{log.torn_line}: unfinished last line ({log.torn_bytes} bytes) skipped"
+        )
     samples: list[Sample] = []
     seen: set[tuple[str, str, int]] = set()
     for data in records:
