@@ -17,6 +17,7 @@ from typing import Any
 from ramseygadgets import __version__
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.prompts import build_prompt, settings_for
+from ramseygadgets.runs.samples import USAGE_NULLS
 from ramseygadgets.selection import ProblemSet
 
 __all__ = [
@@ -113,6 +114,7 @@ def make_config(
         "dataset": dataset,
         "problem_set": problem_set,
         "backend": backend or {},
+        USAGE_NULLS: True,  # an unreported token count is null, a 0 was measured
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 

@@ -36,7 +36,13 @@ from ramseygadgets.runs.records import (
     parse_json,
     sample_key,
 )
-from ramseygadgets.runs.samples import Run, RunFormatError, Sample, setting_sort_key
+from ramseygadgets.runs.samples import (
+    Run,
+    RunFormatError,
+    Sample,
+    setting_sort_key,
+    unknown_usage_as_zero,
+)
 
 __all__ = [
     "CONFIG_FILE",
@@ -288,14 +294,20 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and ((path / SAMPLES_FILE).is_file() or (path / CONFIG_FILE).is_file())
 
 
-def read_samples_file(path: Path, warnings: list[str], runs: int | None = None) -> list[Sample]:
+def read_samples_file(
+    path: Path,
+    warnings: list[str],
+    runs: int | None = None,
+    config: dict[str, Any] | None = None,
+) -> list[Sample]:
     """The samples of a ``samples.jsonl`` for a report (every field checked, and a run index
     below ``runs``; never repaired).
 
     A line that cannot be used (malformed JSON, not UTF-8, a field that fails its check), a torn
     last line (a run killed while writing) and a record whose key was already seen (the first
     record of a key is used) are skipped, each with a warning naming ``file:line``: the report
-    shows what the file holds rather than nothing.
+    shows what the file holds rather than nothing.  ``config``: the run's ``config.json``
+    (how it recorded unknown token counts: :func:`~.samples.unknown_usage_as_zero`).
     """
     log = samples_log(path)
     try:
@@ -310,8 +322,9 @@ def read_samples_file(path: Path, warnings: list[str], runs: int | None = None) 
         )
     samples: list[Sample] = []
     seen: set[tuple[str, str, int]] = set()
+    legacy = unknown_usage_as_zero(config)
     for data in records:
-        sample = Sample.from_record(data)
+        sample = Sample.from_record(data, zeros_unknown=legacy)
         if sample.key in seen:
             warnings.append(
                 f"{path}: sample {'/'.join(map(str, sample.key))} recorded twice; the first record is used"
@@ -336,7 +349,9 @@ def read_run_dir(path: Path) -> list[Run]:
         )
     samples_path = path / SAMPLES_FILE
     bound = config.get("runs")
-    samples = read_samples_file(samples_path, warnings, bound) if samples_path.is_file() else []
+    samples = (
+        read_samples_file(samples_path, warnings, bound, config) if samples_path.is_file() else []
+    )
     model = str(
         config.get("model") or (samples[0].record.get("model") if samples else None) or path.name
     )
