@@ -21,7 +21,7 @@ from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, all_problems, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.files import atomic_path, atomic_write, make_output_dir
+from ramseygadgets.files import make_output_dir, staged_directory
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
@@ -135,18 +135,11 @@ def prompt_rows(
     return rows
 
 
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    with atomic_path(path) as tmp:
-        write(tmp)
-
-
 def _write_jsonl(rows: Sequence[dict[str, Any]], path: Path) -> None:
-    def write(tmp: Path) -> None:
-        with tmp.open("w", encoding="utf-8") as fh:
-            for row in rows:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-    _atomic_write(path, write)
+    """A new file of the staging folder (:func:`export_dataset`)."""
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def _write_parquet(rows: Sequence[dict[str, Any]], path: Path) -> None:
@@ -158,7 +151,7 @@ def _write_parquet(rows: Sequence[dict[str, Any]], path: Path) -> None:
             "Parquet export needs pyarrow: pip install 'ramseygadgets[parquet]'"
         ) from None
     table = pa.Table.from_pylist(list(rows))
-    _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+    pq.write_table(table, path)
 
 
 def export_dataset(
@@ -195,34 +188,38 @@ def export_dataset(
         "card": out / "README.md",
     }
     writer = _write_jsonl if fmt == "jsonl" else _write_parquet
+    sizes = [row["min_vertices"] for row in problem_table]
+    counts = {
+        "problems": len(problem_table),
+        "prompts": len(prompt_table),
+        "easy": sum(r["tier"] == "easy" for r in problem_table),
+        "hard": sum(r["tier"] == "hard" for r in problem_table),
+        "example": sum("example-hint" in r["settings"] for r in problem_table),
+        "min_n": min(sizes, default=0),
+        "max_n": max(sizes, default=0),
+    }
+    card = render(
+        "dataset_card.md.j2",
+        files={k: v.name for k, v in files.items()},
+        fmt=fmt,
+        loader="json" if fmt == "jsonl" else "parquet",
+        version=__version__,
+        counts=counts,
+        settings=SETTINGS,
+        profile=profile.name,
+        profile_note=profile.description.strip().rstrip("."),
+        format_example=format_example(GadgetType.RED_DETERMINER),
+    )
     try:
-        writer(problem_table, files["problems"])
-        writer(prompt_table, files["prompts"])
-        sizes = [row["min_vertices"] for row in problem_table]
-        counts = {
-            "problems": len(problem_table),
-            "prompts": len(prompt_table),
-            "easy": sum(r["tier"] == "easy" for r in problem_table),
-            "hard": sum(r["tier"] == "hard" for r in problem_table),
-            "example": sum("example-hint" in r["settings"] for r in problem_table),
-            "min_n": min(sizes, default=0),
-            "max_n": max(sizes, default=0),
-        }
-        card = render(
-            "dataset_card.md.j2",
-            files={k: v.name for k, v in files.items()},
-            fmt=fmt,
-            loader="json" if fmt == "jsonl" else "parquet",
-            version=__version__,
-            counts=counts,
-            settings=SETTINGS,
-            profile=profile.name,
-            profile_note=profile.description.strip().rstrip("."),
-            format_example=format_example(GadgetType.RED_DETERMINER),
-        )
-        atomic_write(files["card"], card + "\n")
+        with staged_directory(out) as stage:  # every file or none replaces the old export
+            writer(problem_table, stage / files["problems"].name)
+            writer(prompt_table, stage / files["prompts"].name)
+            (stage / files["card"].name).write_text(card + "\n", encoding="utf-8")
     except OSError as exc:
-        raise ExportError(f"cannot write the export to {out}: {exc.strerror or exc}") from None
+        raise ExportError(
+            f"cannot write the export to {out}: {exc.strerror or exc}; the files there before "
+            "(if any) are unchanged"
+        ) from None
     return ExportResult(out, files, counts)
 
 

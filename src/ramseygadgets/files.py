@@ -6,13 +6,23 @@ file in the target's directory (``tempfile.mkstemp``: ``O_CREAT | O_EXCL``, a ra
 planted symlink is never followed), is flushed and ``fsync``-ed, then renamed over the target
 (``os.replace`` is atomic on POSIX) and the directory is ``fsync``-ed. On any failure (disk
 full, Ctrl-C, permission) the temporary file is removed and the old target stays whole.
-A set of files that belong together (a report) is written with :func:`staged_directory`:
-all of them or none replace the old set.
+A set of files that belong together (a report, an export) is written with
+:func:`staged_directory`: all of them or none replace the old set.
+
+A symlink at the destination is replaced, never followed (``os.replace`` renames over the link
+itself), so a link planted at ``out/manifest.json`` cannot make a command write elsewhere.  Files
+get the mode a plain ``open`` gives (``0666`` less the umask) and folders the mode of a plain
+``mkdir`` (``0777`` less the umask), never ``mkstemp``'s 0600 or ``mkdtemp``'s 0700.
+
+A write that the system refuses (disk full, no permission, a read-only file system) is an
+:class:`OutputError`: a :class:`~ramseygadgets.errors.RamseyGadgetsError` (the CLI prints it on
+one line) that is still an ``OSError`` (``errno``, ``strerror``) and names the destination.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -26,9 +36,12 @@ from ramseygadgets.errors import RamseyGadgetsError
 
 __all__ = [
     "LOCK_FILE",
+    "OutputError",
+    "check_writable",
     "make_output_dir",
     "make_temp_dir",
     "fsync_dir",
+    "fsync_tree",
     "atomic_path",
     "atomic_write",
     "lock_directory",
@@ -39,6 +52,22 @@ __all__ = [
 
 #: The lock file of a run directory (eval, generate): one writer at a time.
 LOCK_FILE = ".lock"
+
+
+class OutputError(RamseyGadgetsError, OSError):
+    """A file or folder could not be written: ``OutputError(errno, strerror, path)``;
+    ``str()`` is ``cannot write PATH: REASON``."""
+
+    def __str__(self) -> str:
+        return f"cannot write {self.filename}: {self.strerror}"
+
+
+def output_error(exc: OSError, path: str | Path) -> OutputError:
+    """``exc`` as an :class:`OutputError` naming ``path`` (an ``OutputError`` is kept as it is)."""
+    if isinstance(exc, OutputError):
+        return exc
+    code = exc.errno if exc.errno is not None else errno.EIO
+    return OutputError(code, exc.strerror or str(exc) or os.strerror(code), str(path))
 
 
 def make_output_dir(
@@ -82,18 +111,25 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a fresh temporary path beside ``path``; on normal exit it is fsynced and renamed
     over ``path``, on any exception it is removed and ``path`` is left as it was."""
     path = Path(path)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give the mode a plain open would
-    os.close(fd)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise output_error(exc, path) from None
     tmp = Path(name)
     try:
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; the mode a plain open gives
+        finally:
+            os.close(fd)
         yield tmp
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, path)  # a symlink at ``path`` is replaced, not followed
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError):
+            raise output_error(exc, path) from None
         raise
     fsync_dir(path.parent)
 
@@ -101,9 +137,31 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 def make_temp_dir(parent: str | Path, prefix: str) -> Path:
     """A fresh directory in ``parent`` with the mode a plain ``mkdir`` gives (the user's umask;
     ``mkdtemp`` makes 0700): for a folder that is renamed into place when complete."""
-    path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    try:
+        path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    except OSError as exc:
+        raise output_error(exc, parent) from None
     path.chmod(0o777 & ~_umask())
     return path
+
+
+def fsync_tree(folder: str | Path) -> None:
+    """``fsync`` every file below ``folder`` and the folders themselves: a folder written by
+    another library (a Hugging Face dataset) made durable before it is renamed into place."""
+    folder = Path(folder)
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            with open(path, "rb+") as fh:
+                os.fsync(fh.fileno())
+    for path in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
+        fsync_dir(path)
+    fsync_dir(folder)
+
+
+def check_writable(directory: str | Path) -> None:
+    """An :class:`OutputError` naming ``directory`` unless a folder can be created in it (a
+    read-only folder or file system is refused before any work, not after it)."""
+    os.rmdir(make_temp_dir(directory, ".ramseygadgets-check."))
 
 
 def atomic_write(path: str | Path, data: str | bytes) -> Path:
@@ -155,10 +213,12 @@ def staged_directory(target: str | Path) -> Iterator[Path]:
 
     Everything that can fail for want of space or permission (writing, fsync, creating
     subdirectories) happens before the first rename, and renames need no space, so a set of files
-    such as a report is replaced as a whole or not at all (short of a kill between renames).
+    such as a report is replaced as a whole or not at all (short of a kill between renames).  An
+    ``OSError`` on the way (also one raised by the caller's writes) is an :class:`OutputError`
+    naming ``target``.
     """
     target = Path(target)
-    stage = Path(tempfile.mkdtemp(prefix=".staging.", dir=target))
+    stage = make_temp_dir(target, ".staging.")
     try:
         yield stage
         files = sorted(p for p in stage.rglob("*") if p.is_file())
@@ -167,13 +227,28 @@ def staged_directory(target: str | Path) -> Iterator[Path]:
                 os.fsync(fh.fileno())
         directories = sorted({target / p.parent.relative_to(stage) for p in files})
         for directory in directories:
-            directory.mkdir(parents=True, exist_ok=True)
+            _real_directory(directory, target)
         for path in files:
-            os.replace(path, target / path.relative_to(stage))
+            os.replace(path, target / path.relative_to(stage))  # links replaced, not followed
         for directory in directories:
             fsync_dir(directory)
+    except OSError as exc:
+        raise output_error(exc, target) from None
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def _real_directory(directory: Path, top: Path) -> None:
+    """``mkdir -p directory`` below ``top`` where a symlink on the way is replaced by a real
+    folder (what it points at is left alone), so no file is written through a link; a file in
+    the way is an error."""
+    for part in reversed([directory, *directory.parents]):
+        if top not in part.parents:
+            continue
+        if part.is_symlink():
+            part.unlink()
+        if not part.is_dir():
+            part.mkdir()
 
 
 def read_capped(

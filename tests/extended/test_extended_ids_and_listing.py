@@ -78,3 +78,17 @@ def test_problems_extended_never_cuts_ids(width: str) -> None:
     missing = [p for p in extended_problem_set().ids if p not in shown]
     assert not missing, missing[:5]
     assert "…" not in result.stdout
+
+
+def test_a_narrow_terminal_leaves_out_the_least_needed_columns_and_says_so() -> None:
+    narrow = run("problems", "--set", "extended", env={"COLUMNS": "80"})
+    assert narrow.exit_code == 0, narrow.output
+    lines = narrow.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    header = next(line for line in lines if "┃ id" in line)
+    assert "gadget" in header and "tier" in header and "source" not in header
+    assert "source, size tier left out at this width: --json lists every field" in narrow.stdout
+    assert "positive-" in narrow.stdout  # a gadget name folds at its hyphen, not mid-word
+    wide = run("problems", "--set", "extended", env={"COLUMNS": "200"})
+    header = next(line for line in wide.stdout.splitlines() if "┃ id" in line)
+    assert "size tier" in header and "source" in header and "left out" not in wide.stdout

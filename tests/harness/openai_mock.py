@@ -40,6 +40,7 @@ class Reply:
     prompt_tokens: int = 100
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
+    usage: bool = True  # False: no "usage" in the response (servers that do not count)
     delay: float = 0.0
 
 
@@ -110,6 +111,8 @@ def completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     }
     if reply.reasoning_tokens is not None:
         usage["completion_tokens_details"] = {"reasoning_tokens": reply.reasoning_tokens}
+    if not reply.usage:
+        usage = None  # type: ignore[assignment]
     return {
         "id": "chatcmpl-mock",
         "object": "chat.completion",

@@ -20,6 +20,7 @@ records (engine, method, seconds, budget, the levels enumerated) and exhaustive 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -40,7 +41,7 @@ from ramseygadgets.atlas.plan import (
 )
 from ramseygadgets.atlas.table import render_markdown
 from ramseygadgets.catalog import Problem
-from ramseygadgets.files import atomic_write
+from ramseygadgets.files import staged_directory
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problemsets import ProblemSetPlan, ProblemSetWriter
 from ramseygadgets.runs.checkpoint import CheckpointLog, ascii_json_line
@@ -410,12 +411,24 @@ def run_atlas(
                 outcome.interrupted = _cross_check(
                     atlas, options, checks, executor, outcome, on_check
                 )
-        finally:
-            atlas.header = atlas_header(options)
-            atlas.write(writer.dir / ATLAS_JSON)
-            atomic_write(writer.dir / ATLAS_MD, render_markdown(atlas))
-            outcome.seconds = time.monotonic() - started
+        except BaseException:
+            # what was found so far is still written; the failure in flight (a full disk too)
+            # is the one reported
+            with contextlib.suppress(OSError):
+                _write_atlas_files(atlas, options, writer.dir)
+            raise
+        _write_atlas_files(atlas, options, writer.dir)
+        outcome.seconds = time.monotonic() - started
     return outcome
+
+
+def _write_atlas_files(atlas: Atlas, options: AtlasOptions, directory: Path) -> None:
+    """``atlas.json`` and ``atlas.md`` of ``directory``, both or neither replaced
+    (:func:`~ramseygadgets.files.staged_directory`; a failure is an ``OutputError``)."""
+    atlas.header = atlas_header(options)
+    with staged_directory(directory) as stage:
+        (stage / ATLAS_JSON).write_text(atlas.to_json(), encoding="utf-8")
+        (stage / ATLAS_MD).write_text(render_markdown(atlas), encoding="utf-8")
 
 
 def _check_record(record: dict[str, Any]) -> None:

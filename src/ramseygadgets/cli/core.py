@@ -105,6 +105,19 @@ def set_records(set_name: str | None, dataset: str | None) -> list[dict[str, Any
     return [problem_record(p, chosen) for p in problem_set.problems]
 
 
+def _problems_table(rows: list[dict[str, str]], columns: list[str], count: int) -> Table:
+    """The ``problems`` table of ``columns``: the id column keeps its longest id on one line,
+    the other columns fold (wrap mid-word) if the terminal is narrower still."""
+    table = Table(title=f"RamseyGadgets: {count} problems")
+    longest = max((len(r["id"]) for r in rows), default=2)
+    table.add_column("id", no_wrap=True, min_width=longest)
+    for column in columns[1:]:
+        table.add_column(column, overflow="fold", min_width=9 if column == "size tier" else None)
+    for row in rows:
+        table.add_row(*(row[c] for c in columns))
+    return table
+
+
 def _pattern_column(record: dict[str, Any]) -> tuple[str, str]:
     """The F and H columns: a pair's two patterns, else every colour's forbidden pattern (or
     pattern set) in the F column, e.g. ``P3, P3, K3`` or ``{P3}; {K3, C4}``."""
@@ -134,17 +147,37 @@ def problems(
         print_json(records)
         return
     sized = any("size_tier" in r for r in records)
-    table = Table(title=f"RamseyGadgets: {len(records)} problems")
-    columns = ["id", "F", "H", "gadget", "tier"] + (["n", "size tier", "source"] if sized else [])
-    # Ids are never cut: the id column keeps its longest id on one line and the other
-    # columns fold (wrap mid-word) when the terminal is narrow.
-    longest = max((len(r["id"]) for r in records), default=2)
-    table.add_column("id", no_wrap=True, min_width=longest)
-    for column in columns[1:]:
-        table.add_column(column, overflow="fold", min_width=9 if column == "size tier" else None)
-    for r in records:
-        extra = [str(r["min_vertices"]), r["size_tier"], r["source"]] if sized else []
-        table.add_row(r["id"], *_pattern_column(r), r["gadget"], r["tier"], *extra)
+    rows = [
+        {
+            "id": r["id"],
+            **dict(zip(("F", "H"), _pattern_column(r))),
+            "gadget": r["gadget"],
+            "tier": r["tier"],
+            **(
+                {"n": str(r["min_vertices"]), "size tier": r["size_tier"], "source": r["source"]}
+                if sized
+                else {}
+            ),
+        }
+        for r in records
+    ]
+    columns = list(rows[0]) if rows else ["id", "F", "H", "gadget", "tier"]
+    table = _problems_table(rows, columns, len(records))
+    dropped: list[str] = []
+    # a narrow terminal: leave out the least needed columns (--json has them all) before
+    # anything is folded; ids are never cut
+    unbounded = console.options.update(max_width=10_000)
+    for column in ("source", "size tier"):
+        if (
+            column not in columns
+            or console.measure(table, options=unbounded).maximum <= console.width
+        ):
+            continue
+        columns.remove(column)
+        dropped.append(column)
+        table = _problems_table(rows, columns, len(records))
+    if dropped:
+        table.caption = f"{', '.join(dropped)} left out at this width: --json lists every field"
     console.print(table)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from ramseygadgets import __version__
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.prompts import build_prompt, settings_for
+from ramseygadgets.runs.samples import USAGE_NULLS
 from ramseygadgets.selection import ProblemSet
 
 __all__ = [
@@ -119,6 +120,7 @@ def make_config(
         "problem_set": problem_set,
         "backend": backend or {},
         "command": command,
+        USAGE_NULLS: True,  # an unreported token count is null, a 0 was measured
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     if fresh is not None:

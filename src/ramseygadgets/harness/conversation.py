@@ -100,7 +100,8 @@ class Conversation:
     def feed(self, completion: Completion) -> None:
         """Take a call's result: record it, run the coloring tool if asked, or finish."""
         self.calls += 1
-        self.usage.add(completion.usage)
+        # a call without counts makes the sample's unknown (not an undercount)
+        self.usage = completion.usage if self.calls == 1 else self.usage.plus(completion.usage)
         self.retries += completion.retries
         self.latency_s += completion.latency_s
         if completion.error is not None:

@@ -16,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ramseygadgets.runs.samples import Usage
 from ramseygadgets.terminal import terminal_text
 
 __all__ = [
@@ -35,7 +36,7 @@ class EvalStats:
     parse_failures: int = 0
     truncated: int = 0
     errors: int = 0
-    tokens: int = 0
+    tokens: int | None = None  # the sum of the reported counts; None: none reported yet
     retries: int = 0
     in_flight: int = 0
     started: float = field(default_factory=time.monotonic)
@@ -47,7 +48,9 @@ class EvalStats:
         self.errors += record.get("error") is not None
         self.parse_failures += record.get("error") is None and record.get("parse_error") is not None
         self.truncated += record.get("finish_reason") == "length"
-        self.tokens += int((record.get("usage") or {}).get("total_tokens") or 0)
+        total = Usage.from_json(record.get("usage"), zeros_unknown=False).total_tokens
+        if total is not None:
+            self.tokens = (self.tokens or 0) + total
 
     @property
     def accuracy(self) -> float | None:
@@ -55,7 +58,8 @@ class EvalStats:
 
     def line(self) -> str:
         acc = "-" if self.accuracy is None else f"{100 * self.accuracy:.1f}%"
-        parts = [f"acc {acc}", f"tokens {self.tokens:,}", f"retries {self.retries}"]
+        tokens = "—" if self.tokens is None else f"{self.tokens:,}"
+        parts = [f"acc {acc}", f"tokens {tokens}", f"retries {self.retries}"]
         if self.parse_failures:
             parts.append(f"unparsed {self.parse_failures}")
         if self.truncated:

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ramseygadgets.runs.samples import Sample, example_hint_applies
+from ramseygadgets.runs.samples import Sample, example_hint_applies, unknown_usage_as_zero
 from ramseygadgets.runs.stats import mean, sample_std
 from ramseygadgets.terminal import terminal_text
 
@@ -55,6 +55,7 @@ def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list
     runs = int(config["runs"])
     problems = list(config["problems"])
     by_setting: dict[str, list[tuple[Sample, int]]] = {s: [] for s in config["settings"]}
+    legacy = unknown_usage_as_zero(config)
     for record in records:
         if (
             record.get("setting") in by_setting
@@ -62,7 +63,7 @@ def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list
             and record["run"] < runs
         ):
             by_setting[record["setting"]].append(
-                (Sample.from_record(record), int(record.get("retries") or 0))
+                (Sample.from_record(record, zeros_unknown=legacy), int(record.get("retries") or 0))
             )
     rows = []
     for setting, samples in by_setting.items():
@@ -81,9 +82,11 @@ def _setting_row(
         sum(1 for s, _ in samples if s.run == r and s.correct) / problems for r in range(runs)
     ]
     solved = {s.problem_id for s, _ in samples if s.correct}
-    # A total of 0 is what the harness records when the backend reported no counts (the
-    # reference solver, a server without usage): unknown, "—", as in the report (runs.stats).
-    tokens = [s.usage.total_tokens for s, _ in samples if s.usage.total_tokens and not s.error]
+    # counts the backend did not report (the reference solver, a server without usage) are
+    # unknown: "—" when no sample has one, as in the report (runs.stats); a 0 is a 0
+    tokens = [
+        s.usage.total_tokens for s, _ in samples if s.usage.total_tokens is not None and not s.error
+    ]
     return SettingSummary(
         setting=setting,
         samples=len(samples),

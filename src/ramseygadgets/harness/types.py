@@ -7,6 +7,7 @@ from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.runs.records import SampleKey
+from ramseygadgets.runs.samples import Usage  # one usage type, written and read back
 
 __all__ = [
     "SampleKey",
@@ -77,40 +78,6 @@ class ChatRequest:
     tool_mode: str = "text"
     assistant_prefix: str | None = None
     n: int = 1
-
-
-@dataclass
-class Usage:
-    """Token counts of one call or summed over a sample's calls (``None``: not reported)."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    reasoning_tokens: int | None = None
-    total_tokens: int = 0
-
-    def add(self, other: Usage) -> None:
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.total_tokens += other.total_tokens
-        if other.reasoning_tokens is not None:
-            self.reasoning_tokens = (self.reasoning_tokens or 0) + other.reasoning_tokens
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "reasoning_tokens": self.reasoning_tokens,
-            "total_tokens": self.total_tokens,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> Usage:
-        data = data or {}
-        prompt = int(data.get("prompt_tokens") or 0)
-        completion = int(data.get("completion_tokens") or 0)
-        reasoning = data.get("reasoning_tokens")
-        total = int(data.get("total_tokens") or prompt + completion)
-        return cls(prompt, completion, None if reasoning is None else int(reasoning), total)
 
 
 @dataclass

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ramseygadgets.integrations.common import reasoning_text
-from ramseygadgets.report.runs import Run, RunFormatError, Sample, register_reader, setting_sort_key
+from ramseygadgets.report.runs import (
+    Run,
+    RunFormatError,
+    Sample,
+    Usage,
+    register_reader,
+    setting_sort_key,
+)
 from ramseygadgets.runs.sizes import SIZE_FIELDS
 
 if TYPE_CHECKING:
@@ -142,6 +149,8 @@ def _samples(
 ) -> Iterable[Sample]:
     for sample in log_samples:
         try:
+            # Inspect records a count its provider did not report as 0: a total of 0 is
+            # unknown (zeros_unknown, the default)
             yield Sample.from_record(sample_record(sample, model))
         except RunFormatError as exc:
             warnings.append(f"{path}: sample {sample.id} epoch {sample.epoch} skipped ({exc})")
@@ -223,7 +232,10 @@ def _our_score(scores: dict[str, Score]) -> Score | None:
 
 
 def usage_json(model_usage: dict[str, ModelUsage]) -> dict[str, int | None]:
-    """Inspect ``ModelUsage`` per model, summed, in the run-directory ``usage`` shape (docs/eval.md)."""
+    """Inspect ``ModelUsage`` per model, summed, in the run-directory ``usage`` shape
+    (docs/eval.md); no model usage at all: every count unknown (null)."""
+    if not model_usage:
+        return Usage().to_json()
     prompt = completion = total = 0
     reasoning: int | None = None
     for usage in model_usage.values():

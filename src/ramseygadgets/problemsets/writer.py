@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.files import atomic_write, lock_directory, make_output_dir
+from ramseygadgets.files import atomic_write, lock_directory, make_output_dir, staged_directory
 from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION
 from ramseygadgets.problemsets.base import (
     LEGACY_MULTICOLOR_FILE,
@@ -219,26 +219,38 @@ class ProblemSetWriter:
 
     def finish(self, plan: ProblemSetPlan, options: dict[str, Any]) -> dict[str, Any]:
         """Write problems.jsonl (every solved problem, any number of colours), solutions.json
-        and manifest.json (each atomically) from the strongest checked record of each planned
+        and manifest.json (all three or none: a full disk leaves the old ones) from the strongest checked record of each planned
         problem; a ``multicolor.jsonl`` of an older release is removed (its rows are in
         problems.jsonl now)."""
         records = [self.results[pid] for pid in plan.ids if pid in self.results]
         solved = [r for r in records if r.get("solution")]
-        self._write(self.dir / PROBLEMS_FILE, _jsonl([export_row(r) for r in solved]))
-        legacy = self.dir / LEGACY_MULTICOLOR_FILE
-        try:
-            legacy.unlink(missing_ok=True)
-        except OSError as exc:
-            raise ProblemSetError(f"cannot remove {legacy}: {exc.strerror or exc}") from None
         solutions = {
             "description": "Minimal solutions of a generated RamseyGadgets problem set (two colours).",
             "minimal": "fewest vertices n (no solution on n-1 vertices), then fewest edges m",
             "generator": options.get("command", "ramseygadgets generate"),
             "solutions": [r["shipped"] for r in solved if r.get("shipped")],
         }
-        self._write(self.dir / SOLUTIONS_FILE, json.dumps(solutions, indent=1) + "\n")
         manifest = self.manifest(plan, records, options)
-        self._write(self.dir / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
+        files = {
+            PROBLEMS_FILE: _jsonl([export_row(r) for r in solved]),
+            SOLUTIONS_FILE: json.dumps(solutions, indent=1) + "\n",
+            MANIFEST_FILE: json.dumps(manifest, indent=2) + "\n",
+        }
+        try:
+            with staged_directory(self.dir) as stage:  # the three together, or none of them
+                for name, text in files.items():
+                    (stage / name).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ProblemSetError(
+                f"cannot write {self.dir}: {exc.strerror or exc}; its problems.jsonl, "
+                f"solutions.json and manifest.json are as they were (results.jsonl keeps every "
+                f"finished problem: a rerun writes them)"
+            ) from None
+        legacy = self.dir / LEGACY_MULTICOLOR_FILE
+        try:
+            legacy.unlink(missing_ok=True)
+        except OSError as exc:
+            raise ProblemSetError(f"cannot remove {legacy}: {exc.strerror or exc}") from None
         return manifest
 
     def manifest(

@@ -115,10 +115,13 @@ class CheckpointLog:
         self.error = error
         self.encoder = encoder
         self._fd: int | None = None
-        #: Bytes of a torn last line found by the last :meth:`read` (0: none).
+        #: Bytes of a torn last line found by the last :meth:`read` (0: none), and its number.
         self.torn_bytes = 0
+        self.torn_line: int | None = None
         #: Corrupt lines skipped by the last ``read(corrupt="skip")``, one sentence each.
         self.warnings: list[str] = []
+        #: The same lines as (line number, what is wrong with it).
+        self.skipped: list[tuple[int, str]] = []
 
     # -- reading ----------------------------------------------------------------------------
     def read(
@@ -139,7 +142,7 @@ class CheckpointLog:
         e.g. an earlier :meth:`size`: the records appended since then); line numbers still
         count from the top of the file.
         """
-        self.torn_bytes, self.warnings = 0, []
+        self.torn_bytes, self.torn_line, self.warnings, self.skipped = 0, None, [], []
         data = self._read_bytes()
         records: list[dict[str, Any]] = []
         first = data.count(b"\n", 0, start) + 1 if start else 1
@@ -150,14 +153,15 @@ class CheckpointLog:
             if raw.strip():
                 self._collect(records, raw, number, corrupt, check)
         if tail.strip():
+            number = first + len(lines)
             try:
-                record = self._parse(tail, first + len(lines), check)
+                record = self._parse(tail, number, check)
             except _TornLine:
-                self.torn_bytes = len(tail)
+                self.torn_bytes, self.torn_line = len(tail), number
                 if repair:
                     self._repair_end(truncate_to=offset + len(data) - len(tail))
             except ValueError as exc:
-                self._corrupt(str(exc), corrupt)
+                self._corrupt(str(exc), corrupt, number)
             else:
                 records.append(record)
                 if repair:
@@ -192,12 +196,15 @@ class CheckpointLog:
         try:
             records.append(self._parse(raw, number, check))
         except ValueError as exc:
-            self._corrupt(str(exc), corrupt)
+            self._corrupt(str(exc), corrupt, number)
 
-    def _corrupt(self, message: str, corrupt: str) -> None:
+    def _corrupt(self, message: str, corrupt: str, number: int) -> None:
         if corrupt == "raise":
             raise self.error(message) from None
         self.warnings.append(message)
+        where = f"{self.path} line {number}"
+        problem = message.removeprefix(where).lstrip(": ").removesuffix("; fix or delete that line")
+        self.skipped.append((number, problem))
         if corrupt == "skip":
             warnings.warn(message, CheckpointWarning, stacklevel=4)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,13 @@ from ramseygadgets.runs.records import (
     parse_json,
     sample_key,
 )
-from ramseygadgets.runs.samples import Run, RunFormatError, Sample, setting_sort_key
+from ramseygadgets.runs.samples import (
+    Run,
+    RunFormatError,
+    Sample,
+    setting_sort_key,
+    unknown_usage_as_zero,
+)
 
 __all__ = [
     "CONFIG_FILE",
@@ -78,16 +84,21 @@ def read_samples(
 
     A last line without its newline that does not parse is torn; with ``repair`` it is cut off
     (a parseable last line just gets its newline back).  Any other malformed line, or a field
-    that fails its check (a run outside ``0 .. runs − 1``), is an error naming the line.
+    that fails its check (a run outside ``0 .. runs − 1``), is an error naming the line (the
+    harness resumes only from a log it can read whole; the reports skip such lines instead:
+    :func:`read_samples_file`).
     """
+    log = samples_log(path)
+    records = log.read(repair=repair, check=_sample_check(runs))
+    return records, log.torn_bytes
 
+
+def _sample_check(runs: int | None) -> Callable[[dict[str, Any]], None]:
     def check(record: dict[str, Any]) -> None:
         sample_key(record, runs)
         check_sample_fields(record)
 
-    log = samples_log(path)
-    records = log.read(repair=repair, check=check)
-    return records, log.torn_bytes
+    return check
 
 
 def read_config(
@@ -283,23 +294,37 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and ((path / SAMPLES_FILE).is_file() or (path / CONFIG_FILE).is_file())
 
 
-def read_samples_file(path: Path, warnings: list[str], runs: int | None = None) -> list[Sample]:
-    """The samples of a ``samples.jsonl`` (read by :func:`read_samples`, which checks every
-    field and a run index below ``runs``; never repaired).
+def read_samples_file(
+    path: Path,
+    warnings: list[str],
+    runs: int | None = None,
+    config: dict[str, Any] | None = None,
+) -> list[Sample]:
+    """The samples of a ``samples.jsonl`` for a report (every field checked, and a run index
+    below ``runs``; never repaired).
 
-    A torn last line (a run killed while writing) is skipped with a warning; a record whose
-    key was already seen is skipped with a warning (the first record of a key is used).
+    A line that cannot be used (malformed JSON, not UTF-8, a field that fails its check), a torn
+    last line (a run killed while writing) and a record whose key was already seen (the first
+    record of a key is used) are skipped, each with a warning naming ``file:line``: the report
+    shows what the file holds rather than nothing.  ``config``: the run's ``config.json``
+    (how it recorded unknown token counts: :func:`~.samples.unknown_usage_as_zero`).
     """
+    log = samples_log(path)
     try:
-        records, torn = read_samples(path, repair=False, runs=runs)
-    except RunLogError as exc:
+        records = log.read(repair=False, corrupt="collect", check=_sample_check(runs))
+    except RunLogError as exc:  # the file itself cannot be read
         raise RunFormatError(str(exc)) from None
-    if torn:
-        warnings.append(f"{path}: unfinished last line ({torn} bytes) skipped")
+    for number, problem in log.skipped:
+        warnings.append(f"{path}:{number}: {problem}; line skipped")
+    if log.torn_bytes:
+        warnings.append(
+            f"{path}:{log.torn_line}: unfinished last line ({log.torn_bytes} bytes) skipped"
+        )
     samples: list[Sample] = []
     seen: set[tuple[str, str, int]] = set()
+    legacy = unknown_usage_as_zero(config)
     for data in records:
-        sample = Sample.from_record(data)
+        sample = Sample.from_record(data, zeros_unknown=legacy)
         if sample.key in seen:
             warnings.append(
                 f"{path}: sample {'/'.join(map(str, sample.key))} recorded twice; the first record is used"
@@ -324,7 +349,9 @@ def read_run_dir(path: Path) -> list[Run]:
         )
     samples_path = path / SAMPLES_FILE
     bound = config.get("runs")
-    samples = read_samples_file(samples_path, warnings, bound) if samples_path.is_file() else []
+    samples = (
+        read_samples_file(samples_path, warnings, bound, config) if samples_path.is_file() else []
+    )
     model = str(
         config.get("model") or (samples[0].record.get("model") if samples else None) or path.name
     )

@@ -25,6 +25,7 @@ __all__ = [
     "Run",
     "RunFormatError",
     "Sample",
+    "USAGE_NULLS",
     "Usage",
     "example_hint_applies",
     "problem_colors",
@@ -33,6 +34,7 @@ __all__ = [
     "problem_pair",
     "problem_tier",
     "setting_sort_key",
+    "unknown_usage_as_zero",
 ]
 
 #: The paper's settings, in display order.  Unknown settings sort after these, alphabetically.
@@ -70,13 +72,45 @@ def example_hint_applies(problem_id: str) -> bool:
 
 @dataclass(frozen=True)
 class Usage:
+    """Token counts of one call, or summed over a sample's calls; ``None``: not reported (the
+    reference solver, a server without usage), never confused with a measured 0.
+
+    Records hold it as ``usage`` (docs/eval.md); a run whose ``config.json`` lacks
+    :data:`USAGE_NULLS` was written when an unreported count was recorded as 0: there a
+    ``total_tokens`` of 0 reads as unknown (``zeros_unknown``)."""
+
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
     total_tokens: int | None = None
 
+    def plus(self, other: Usage) -> Usage:
+        """The counts of two calls together: a count either call did not report is unknown
+        (a partial sum would pass an undercount off as a measurement)."""
+
+        def both(a: int | None, b: int | None) -> int | None:
+            return None if a is None or b is None else a + b
+
+        return Usage(
+            both(self.prompt_tokens, other.prompt_tokens),
+            both(self.completion_tokens, other.completion_tokens),
+            both(self.reasoning_tokens, other.reasoning_tokens),
+            both(self.total_tokens, other.total_tokens),
+        )
+
+    def to_json(self) -> dict[str, int | None]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
     @classmethod
-    def from_json(cls, data: Any) -> Usage:
+    def from_json(cls, data: Any, *, zeros_unknown: bool = False) -> Usage:
+        """A record's ``usage``: a missing, null or non-numeric count is unknown, a missing
+        total is prompt + completion when both are known; ``zeros_unknown``: a total of 0 is
+        unknown (runs written before unknown counts were recorded as null)."""
         if not isinstance(data, Mapping):
             return cls()
 
@@ -94,7 +128,19 @@ class Usage:
         prompt, completion = num("prompt_tokens"), num("completion_tokens")
         if total is None and prompt is not None and completion is not None:
             total = prompt + completion
+        if zeros_unknown and total == 0:
+            return cls()
         return cls(prompt, completion, num("reasoning_tokens"), total)
+
+
+#: The ``config.json`` field of a run that records an unreported token count as null (and so a
+#: 0 as measured); runs written before it recorded unreported counts as 0.
+USAGE_NULLS = "usage_null_when_unknown"
+
+
+def unknown_usage_as_zero(config: Mapping[str, Any] | None) -> bool:
+    """Whether a run with this ``config.json`` recorded unknown token counts as 0."""
+    return not (config and config.get(USAGE_NULLS) is True)
 
 
 @dataclass(frozen=True)
@@ -172,8 +218,11 @@ class Sample:
         return "wrong"
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> Sample:
-        """Read one decoded ``samples.jsonl`` line; missing tier/gadget come from the catalog."""
+    def from_record(cls, data: Mapping[str, Any], *, zeros_unknown: bool = True) -> Sample:
+        """Read one decoded ``samples.jsonl`` line; missing tier/gadget come from the catalog.
+        ``zeros_unknown``: the run recorded unknown token counts as 0
+        (:func:`unknown_usage_as_zero` of its ``config.json``; the default suits a record of
+        unknown origin)."""
         for key in ("problem_id", "setting", "run"):
             if key not in data:
                 raise RunFormatError(f"sample has no {key!r} field")
@@ -199,7 +248,7 @@ class Sample:
             tier=str(tier),
             gadget=str(gadget),
             min_vertices=min_vertices,
-            usage=Usage.from_json(data.get("usage")),
+            usage=Usage.from_json(data.get("usage"), zeros_unknown=zeros_unknown),
             finish_reason=data.get("finish_reason"),
             error=data.get("error") or None,
             parse_error=grade.parse_error,

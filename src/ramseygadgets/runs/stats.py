@@ -512,7 +512,7 @@ def cell_stats(
     tokens = [
         s.usage.total_tokens
         for s in cell.samples.values()
-        if s.usage.total_tokens and not s.error  # 0: not reported (e.g. the reference solver)
+        if s.usage.total_tokens is not None and not s.error  # None: not reported
     ]
     outcomes = {name: 0 for name in OUTCOMES}
     for key in cell.expected:

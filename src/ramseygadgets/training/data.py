@@ -18,6 +18,7 @@ it through the verifiers environment (:mod:`ramseygadgets.integrations.verifiers
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -26,7 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.files import atomic_write, fsync_dir, make_output_dir, make_temp_dir
+from ramseygadgets.files import (
+    atomic_write,
+    check_writable,
+    fsync_dir,
+    fsync_tree,
+    make_output_dir,
+    make_temp_dir,
+)
 from ramseygadgets.problemsets.stream import TrainingDataError, TrainingItem
 from ramseygadgets.prompts import build_prompt
 
@@ -120,9 +128,18 @@ MANIFEST_KIND = "ramseygadgets train-data"
 def check_replaceable(out: Path) -> None:
     """Refuse an output path that ``train-data`` may not replace: a file (or a link), or a
     non-empty folder whose ``manifest.json`` does not name it a train-data dataset (a
-    ``generate`` or atlas folder, an eval run, anything else).  Called before any work."""
+    ``generate`` or atlas folder, an eval run, anything else), or a place where no folder can
+    be written (a read-only folder or file system).  Called before any work."""
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise TrainingDataError(f"--out {out} is a file, not a directory; refusing to replace it")
+    parent = next((p for p in out.absolute().parents if p.exists()), None)
+    if parent is not None and parent.is_dir():
+        try:
+            check_writable(parent)
+        except OSError as exc:
+            raise TrainingDataError(
+                f"cannot write the dataset {out}: {parent} is not writable ({exc.strerror})"
+            ) from None
     if not out.exists() or not any(out.iterdir()):
         return
     try:
@@ -144,7 +161,9 @@ def write_dataset(rows: list[dict[str, Any]], out: str | Path, manifest: dict[st
     """Save ``rows`` as a Hugging Face dataset (``datasets.load_from_disk(out)``), plus
     ``rows.jsonl`` (the same rows) and ``manifest.json`` (``kind``: :data:`MANIFEST_KIND`); the
     directory is replaced atomically, and only when it is a train-data dataset
-    (:func:`check_replaceable`)."""
+    (:func:`check_replaceable`).  A failure to write (disk full, no permission) is a
+    :class:`TrainingDataError` naming ``out``; the dataset there before is kept whole and the
+    partial one removed."""
     from datasets import Dataset, disable_progress_bars
 
     out = Path(out)
@@ -152,20 +171,33 @@ def write_dataset(rows: list[dict[str, Any]], out: str | Path, manifest: dict[st
     check_replaceable(out)
     manifest = {"kind": MANIFEST_KIND, **manifest}
     disable_progress_bars()
-    tmp = make_temp_dir(out.parent, f".{out.name}.")
+    tmp: Path | None = None
+    old = out.with_name(f".{out.name}.old") if out.exists() else None
+    moved = False  # the old dataset is at ``old`` and must come back on failure
     try:
+        tmp = make_temp_dir(out.parent, f".{out.name}.")
         Dataset.from_list(rows).save_to_disk(str(tmp))
         atomic_write(tmp / "rows.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
         atomic_write(tmp / "manifest.json", json.dumps(manifest, indent=2) + "\n")
-        old = out.with_name(f".{out.name}.old") if out.exists() else None
+        fsync_tree(tmp)  # the dataset's own files too, before the folder counts as written
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
             os.replace(out, old)  # the old dataset survives until the new one is in place
+            moved = True
         os.replace(tmp, out)
+        moved = False
         fsync_dir(out.parent)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException as exc:
+        if moved and old is not None:
+            with contextlib.suppress(OSError):
+                os.replace(old, out)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError):
+            kept = f"; the dataset already in {out} is kept" if old is not None else ""
+            reason = exc.strerror or str(exc)
+            raise TrainingDataError(f"cannot write the dataset {out}: {reason}{kept}") from None
         raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
     return out

@@ -141,11 +141,13 @@ def completion_from_response(response: Any, prefix: str | None) -> Completion:
         reasoning_tokens = (
             getattr(details, "reasoning_tokens", None) if details is not None else None
         )
-        usage = Usage(
-            u.prompt_tokens or 0,
-            u.completion_tokens or 0,
-            reasoning_tokens,
-            u.total_tokens or (u.prompt_tokens or 0) + (u.completion_tokens or 0),
+        usage = Usage.from_json(
+            {
+                "prompt_tokens": u.prompt_tokens,
+                "completion_tokens": u.completion_tokens,
+                "reasoning_tokens": reasoning_tokens,
+                "total_tokens": u.total_tokens or None,  # 0 beside counts: their sum
+            }
         )
     return Completion(
         content=content,

@@ -20,12 +20,14 @@ from ramseygadgets.files import JSONTooDeepError, read_capped
 from ramseygadgets.harness.backends.base import BackendError
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Usage
 from ramseygadgets.prompts import SETTINGS
+from ramseygadgets.runs.folder import CONFIG_FILE, read_config
 from ramseygadgets.runs.records import (
     FieldError,
     check_run,
     check_sample_fields,
     parse_json,
 )
+from ramseygadgets.runs.samples import unknown_usage_as_zero
 
 __all__ = [
     "ReplayData",
@@ -46,6 +48,8 @@ __all__ = [
 class ReplayData:
     path: Path
     records: dict[SampleKey, dict[str, Any]]
+    #: The file is a run's whose config.json says unknown token counts were recorded as 0.
+    zeros_unknown: bool = False
 
     def settings(self) -> list[str]:
         found = {k.setting for k in self.records}
@@ -103,7 +107,18 @@ def load_replay(path: str) -> ReplayData:
         records.setdefault(key, record)
     if not records:
         raise BackendError(f"replay file {source} holds no responses")
-    return ReplayData(source, records)
+    return ReplayData(source, records, _zeros_unknown(source.parent / CONFIG_FILE))
+
+
+def _zeros_unknown(config_path: Path) -> bool:
+    """Whether the replay file belongs to a run that recorded unknown token counts as 0 (its
+    ``config.json`` predates :data:`~ramseygadgets.runs.samples.USAGE_NULLS`); a file without
+    a run's config holds the counts as given."""
+    try:
+        config = read_config(config_path, BackendError)
+    except BackendError:
+        return False
+    return config is not None and unknown_usage_as_zero(config)
 
 
 def _replay_key(record: Any, counters: dict[tuple[str, str], int]) -> SampleKey:
@@ -164,7 +179,7 @@ class ReplayBackend:
             content=record.get("response"),
             reasoning=record.get("reasoning"),
             finish_reason=record.get("finish_reason"),
-            usage=Usage.from_json(record.get("usage")),
+            usage=Usage.from_json(record.get("usage"), zeros_unknown=self.data.zeros_unknown),
             latency_s=float(record.get("latency_s") or 0.0),
             retries=int(record.get("retries") or 0),
         )
