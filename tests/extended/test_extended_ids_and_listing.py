@@ -7,10 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
+from ramseygadgets.cli import core as cli_core
 from ramseygadgets.cli.core import _pattern_column
 from ramseygadgets.extended import three_colour_entries
 from ramseygadgets.selection import extended_problem_set
@@ -70,9 +72,16 @@ def test_a_three_colour_problem_lists_its_patterns_not_characters() -> None:
     assert _pattern_column({"colors": [["P3"], ["K3", "C4"]]}) == ("{P3}; {K3, C4}", "")
 
 
-@pytest.mark.parametrize("width", ["80", "60"])
-def test_problems_extended_never_cuts_ids(width: str) -> None:
-    result = run("problems", "--set", "extended", env={"COLUMNS": width})
+def _listing(monkeypatch: pytest.MonkeyPatch, width: int):
+    """``problems --set extended`` on a terminal ``width`` columns wide (the CLI's console reads
+    COLUMNS once, when it is made: pytest-xdist workers may have set it already)."""
+    monkeypatch.setattr(cli_core, "console", Console(soft_wrap=True, width=width))
+    return run("problems", "--set", "extended")
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_problems_extended_never_cuts_ids(monkeypatch: pytest.MonkeyPatch, width: int) -> None:
+    result = _listing(monkeypatch, width)
     assert result.exit_code == 0, result.output
     shown = {cell.strip() for line in result.stdout.splitlines() for cell in line.split("│")}
     missing = [p for p in extended_problem_set().ids if p not in shown]
@@ -80,8 +89,10 @@ def test_problems_extended_never_cuts_ids(width: str) -> None:
     assert "…" not in result.stdout
 
 
-def test_a_narrow_terminal_leaves_out_the_least_needed_columns_and_says_so() -> None:
-    narrow = run("problems", "--set", "extended", env={"COLUMNS": "80"})
+def test_a_narrow_terminal_leaves_out_the_least_needed_columns_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    narrow = _listing(monkeypatch, 80)
     assert narrow.exit_code == 0, narrow.output
     lines = narrow.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80
@@ -89,6 +100,6 @@ def test_a_narrow_terminal_leaves_out_the_least_needed_columns_and_says_so() -> 
     assert "gadget" in header and "tier" in header and "source" not in header
     assert "source, size tier left out at this width: --json lists every field" in narrow.stdout
     assert "positive-" in narrow.stdout  # a gadget name folds at its hyphen, not mid-word
-    wide = run("problems", "--set", "extended", env={"COLUMNS": "200"})
+    wide = _listing(monkeypatch, 200)
     header = next(line for line in wide.stdout.splitlines() if "┃ id" in line)
     assert "size tier" in header and "source" in header and "left out" not in wide.stdout

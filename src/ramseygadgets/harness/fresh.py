@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +56,7 @@ __all__ = [
     "write_fresh",
     "fresh_row",
     "load_fresh",
+    "fresh_problem_set",
 ]
 
 #: The run folder's record of its fresh draw (the request and the sha256 of problems.jsonl).
@@ -277,3 +279,34 @@ def load_fresh(path: str | Path) -> ProblemSet:
         )
     tiers = {p.id: size_tier(n) for p in loaded.problems if (n := loaded.min_vertices(p))}
     return dataclasses.replace(loaded, size_tiers=tiers)
+
+
+def fresh_problem_set(
+    directory: str | Path, request: FreshRequest, line: Callable[[str], None]
+) -> tuple[ProblemSet, Path]:
+    """The fresh problems of a run folder and their file: read back when the folder holds this
+    draw, else drawn, solved and written (:func:`write_fresh`); ``line`` gets one progress line
+    per step and per solved problem, with the time since the start."""
+    started = time.monotonic()
+
+    def say(text: str) -> None:
+        seconds = int(time.monotonic() - started)
+        line(f"fresh [{seconds // 60:3d}:{seconds % 60:02d}] {text}")
+
+    def solved(drawn: int, item: TrainingItem) -> None:
+        graph = item.solution.graph
+        seconds = item.result.seconds if item.result else 0
+        say(
+            f"{drawn}/{request.count} {item.problem.id}: minimal n = {graph.n}, m = {graph.m} "
+            f"(proven; {seconds:.2f} s)"
+        )
+
+    where = f"{request.count} fresh problems ({request.describe()})"
+    path = recorded_fresh(directory, request)
+    if path is not None:
+        say(f"{where}: read back from {path}, nothing to solve")
+    else:
+        say(f"drawing {where}, each solved with its proof of minimality")
+        path = write_fresh(directory, request, solved)
+        say(f"{where} written to {path}")
+    return load_fresh(path), path

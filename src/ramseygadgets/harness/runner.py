@@ -31,7 +31,7 @@ from ramseygadgets.harness.backends.base import redact
 from ramseygadgets.harness.backends.replay import ReplayData, load_replay
 from ramseygadgets.harness.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.harness.conversation import Conversation
-from ramseygadgets.harness.fresh import FRESH_SET, load_fresh, recorded_fresh, write_fresh
+from ramseygadgets.harness.fresh import FRESH_SET, fresh_problem_set
 from ramseygadgets.harness.options import (
     DEFAULT_BATCH,
     DEFAULT_CONCURRENCY,
@@ -49,7 +49,6 @@ from ramseygadgets.harness.progress import EvalProgress, EvalStats
 from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey
 from ramseygadgets.harness.writer import GroupCommitWriter
-from ramseygadgets.problemsets.stream import TrainingItem
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
 from ramseygadgets.runs.folder import RunFolder, RunLogError
 from ramseygadgets.runs.records import FieldError, check_runs
@@ -137,7 +136,6 @@ class Evaluation:
         self.write_error: RunLogError | None = None
         self.signal = signal.SIGINT
         self.fresh_file: Path | None = None  # --fresh: the run folder's problems.jsonl
-        self._fresh_started: float | None = None
 
     # -- setup ------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -170,39 +168,15 @@ class Evaluation:
         replay file's problems)."""
         o = self.options
         if o.fresh is not None:
-            where = f"{o.fresh.count} fresh problems ({o.fresh.describe()})"
-            path = recorded_fresh(o.out, o.fresh)
-            if path is not None:
-                self._fresh_line(f"{where}: read back from {path}, nothing to solve")
-            else:
-                self._fresh_line(f"drawing {where}, each solved with its proof of minimality")
-                path = write_fresh(o.out, o.fresh, self._on_fresh_problem)
-                self._fresh_line(f"{where} written to {path}")
-            self.fresh_file = path
-            return load_fresh(path)
+            problems, self.fresh_file = fresh_problem_set(o.out, o.fresh, self._print_line)
+            return problems
         problem_ids = o.problems if o.problems or not replay else replay.problem_ids()
         return select_problems(problem_ids, o.tier, o.dataset, o.problem_set)
 
-    def _on_fresh_problem(self, drawn: int, item: TrainingItem) -> None:
-        """One progress line per solved fresh problem."""
-        fresh = self.options.fresh
-        assert fresh is not None
-        solution = item.solution.graph
-        self._fresh_line(
-            f"{drawn}/{fresh.count} {item.problem.id}: minimal n = {solution.n}, m = {solution.m} "
-            f"(proven; {item.result.seconds if item.result else 0:.2f} s)"
-        )
-
-    def _fresh_line(self, text: str) -> None:
-        """A progress line of the fresh draw on stderr, with the time since it began."""
-        if self._fresh_started is None:
-            self._fresh_started = time.monotonic()
-        seconds = int(time.monotonic() - self._fresh_started)
+    def _print_line(self, text: str) -> None:
+        """A progress line on the console (stderr), as plain text."""
         self.console.print(
-            terminal_text(f"fresh [{seconds // 60:3d}:{seconds % 60:02d}] {text}", markup=False),
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            terminal_text(text, markup=False), markup=False, highlight=False, soft_wrap=True
         )
 
     def _choose_settings(self, replay: ReplayData | None) -> list[str]:
