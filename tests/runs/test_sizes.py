@@ -9,13 +9,15 @@ import json
 import pytest
 
 from ramseygadgets.catalog import get_problem
+from ramseygadgets.extended import three_colour_entries
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
-from ramseygadgets.recheck import recheck
+from ramseygadgets.recheck import BRUTE_FORCE_COLORINGS, Recheck, recheck
 from ramseygadgets.runs import read_run_dir
 from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, size_reward
 from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, named_problem_set
 from ramseygadgets.solutions import get_solution
+from ramseygadgets.verify import verify
 
 PROBLEM = "p3_k3_red_determiner"
 
@@ -136,6 +138,22 @@ def test_every_shipped_optimum_is_the_shipped_solution():
     for problem in paper.problems:
         solution = get_solution(problem.id)
         assert paper.optimum(problem) == Optimum(solution.n, solution.m)
+
+
+def test_recheck_falls_back_to_the_second_encoding_then_to_none():
+    """Above 2^22 colourings: a pair is decided again by the other SAT encoding (agreeing on the
+    shipped solution, refusing it with its designated edge moved); three colours by nothing."""
+    problem = get_problem("k13_k4_red_determiner")
+    shipped = get_solution(problem.id).candidate
+    assert 2**shipped.graph.m > BRUTE_FORCE_COLORINGS
+    assert recheck(problem, shipped) == Recheck("second-encoding", True)
+    other = next(e for e in shipped.graph.edges if e != shipped.designated.edges[0])
+    moved = Candidate.from_json(
+        {"edges": [list(x) for x in shipped.graph.edges], "e": list(other)}, problem.kind
+    )
+    assert recheck(problem, moved) == Recheck("second-encoding", verify(problem, moved).correct)
+    entry = next(e for e in three_colour_entries() if 3**e.m > BRUTE_FORCE_COLORINGS)
+    assert recheck(entry.problem, entry.candidate) == Recheck("none", None)
 
 
 def test_recheck_disagrees_on_a_wrong_candidate():
