@@ -213,6 +213,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload) // 2))
+                # Announce the close: a client must not send its next request on a connection
+                # this server is about to drop (that race is not what this fault tests).
+                self.send_header("Connection", "close")
                 self.end_headers()
                 self.wfile.write(payload[: len(payload) // 2])
                 self.close_connection = True

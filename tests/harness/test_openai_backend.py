@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
+import openai
 import pytest
 from openai_mock import Drop, Fail, Garbage, Reply, tool_call
 
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.harness.backends.base import BackendError
-from ramseygadgets.harness.backends.openai_backend import OpenAIBackend, public_url
+from ramseygadgets.harness.backends.openai_backend import (
+    OpenAIBackend,
+    error_message,
+    public_url,
+)
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.types import ChatRequest, SampleKey, Sampling
 
@@ -244,3 +250,15 @@ def test_start_accepts_servers_without_a_models_route(mock_server):
 def test_public_url_drops_credentials():
     assert public_url("https://user:pw@example.com:8443/v1") == "https://example.com:8443/v1"
     assert public_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+
+
+def test_a_connection_error_without_text_is_named_by_its_type_alone():
+    request = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+    try:
+        try:
+            raise httpx.ReadError("")
+        except httpx.ReadError as cause:
+            raise openai.APIConnectionError(request=request) from cause
+    except openai.APIConnectionError as exc:
+        text, kind, retryable, _ = error_message(exc)
+    assert (text, kind, retryable) == ("connection failed: ReadError", "connection", True)

@@ -83,7 +83,9 @@ def _classify(exc: BaseException) -> tuple[str, str, bool, float | None]:
         return "request timed out", "timeout", True, None
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
-        detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+        detail = "" if cause is None else f": {type(cause).__name__}"
+        if cause is not None and str(cause).strip():
+            detail += f": {cause}"
         return f"connection failed{detail}", "connection", True, None
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
