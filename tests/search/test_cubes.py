@@ -4,7 +4,9 @@ each level, the verdict equals the single-process search, nothing decided is los
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -17,9 +19,20 @@ from typer.testing import CliRunner
 from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
 from ramseygadgets.search import SearchError, find_solution, solve
+from ramseygadgets.search import cubes as cubes_module
 from ramseygadgets.search import runners as runners_module
+from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cubelog import CubeLog, CubeLogError, read_log
-from ramseygadgets.search.cubes import Refuter, covered, decided_by, generate_cubes
+from ramseygadgets.search.cubes import (
+    CubeTask,
+    LemmaExchange,
+    Refuter,
+    clear_finders,
+    covered,
+    decided_by,
+    generate_cubes,
+    run_cube,
+)
 from ramseygadgets.search.parallel import check_none_below, solve_cubes
 from ramseygadgets.search.spec import layouts
 
@@ -90,6 +103,70 @@ def test_cubes_split_at_run_time_keep_the_verdict(jobs):
         assert covered(refuter, decided)
     finally:
         refuter.close()
+
+
+def test_workers_swap_lemmas_while_their_cubes_run(monkeypatch):
+    """The parent relays the lemmas a running cube learned to the other worker (same verdict)."""
+    relayed: list[tuple] = []
+    send = runners_module._send_if_room
+    monkeypatch.setattr(
+        runners_module, "_send_if_room", lambda conn, m: (relayed.append(m), send(conn, m))
+    )
+    r = solve_cubes(K3_K4E_RED, min_vertices=9, max_vertices=9, jobs=2, cubes=4)
+    assert r.status == "none-up-to-limit" and r.lower_bound == 10
+    assert relayed and all(m[0] == "lemmas" and m[1] == (K3_K4E_RED.id, 9, 0) for m in relayed)
+    assert all(kind in ("a", "c") for m in relayed for kind, _ in m[2])
+
+
+def _hashable(lemma: tuple) -> tuple:
+    kind, value = lemma
+    return kind, tuple(value) if isinstance(value, list) else value
+
+
+def test_a_lemma_exchange_sends_what_the_cube_learned_and_adds_what_comes_in():
+    lay = layouts(K3_K4E_RED.gadget, 9)[0]
+    cube = generate_cubes(K3_K4E_RED, 9, 1).cubes[0]
+    sent: list[tuple] = []
+    inbox: list[tuple] = []
+    exchange = LemmaExchange(sent.append, lambda: [inbox.pop() for _ in list(inbox)])
+    try:
+        record = run_cube(CubeTask(K3_K4E_RED, cube), exchange)
+        learned = {_hashable(lemma) for lemma in record["learned"]}
+        out = [_hashable(lemma) for m in sent for lemma in m[2]]
+        assert out and set(out) <= learned and len(out) == len(set(out))
+        # lemmas of another worker (here: a second finder's) reach this process's finder
+        other = LayoutFinder(K3_K4E_RED, 9, lay, seed=5)
+        other.share_lemmas()
+        assert other.find(within=[(t, True) for t in range(3)]) is None
+        assert other.learned
+        inbox.append(("lemmas", (K3_K4E_RED.id, 9, 0), list(other.learned)))
+        inbox.append(("lemmas", (K3_K4E_RED.id, 8, 0), [("c", 1)]))  # another level: ignored
+        kept = next(iter(cubes_module._FINDERS.values()))
+        exchange.due = 0.0
+        exchange(kept)  # what the worker does between two candidates
+        assert not inbox
+        assert all(_hashable(lemma) in kept.known for lemma in other.learned)
+        other.close()
+    finally:
+        clear_finders()
+
+
+def test_a_lemma_message_to_a_full_pipe_is_dropped_not_waited_for():
+    ours, theirs = mp.Pipe(duplex=True)
+    try:
+        filler = b"x" * 4096
+        while select.select([], [ours.fileno()], [], 0)[1]:
+            ours.send_bytes(filler)
+        t0 = time.monotonic()
+        runners_module._send_if_room(ours, ("lemmas", ("p", 9, 0), [("c", 1)]))
+        assert time.monotonic() - t0 < 1
+        received = []
+        while theirs.poll():
+            received.append(theirs.recv_bytes())
+        assert received and all(b == filler for b in received)
+    finally:
+        ours.close()
+        theirs.close()
 
 
 def test_a_rerun_reuses_the_halves_of_split_cubes(tmp_path):
@@ -209,11 +286,11 @@ def test_a_killed_worker_costs_only_its_cube(tmp_path, monkeypatch):
     marker = tmp_path / "killed"
     real = runners_module.run_cube
 
-    def dying(task):
+    def dying(task, exchange=None):
         if task.cube.bits.startswith("1111") and not marker.exists():
             marker.write_text(task.cube.key)
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(task)
+        return real(task, exchange)
 
     monkeypatch.setattr(runners_module, "run_cube", dying)
     cubes: list[dict] = []

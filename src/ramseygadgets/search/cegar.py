@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pysat.card import CardEnc, EncType, ITotalizer
@@ -431,20 +431,28 @@ class LayoutFinder:
         max_edges: int | None = None,
         deadline: float | None = None,
         within: Sequence[tuple[int, bool]] = (),
+        between: Callable[[LayoutFinder], None] | None = None,
     ) -> Graph | None:
         """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact).
 
         ``within``: only graphs with edge t present (True) or absent (False) for each
         ``(t, value)`` — a cube, as assumptions, so the finder (with every lemma it learned,
-        each valid for the whole level) can go on to the next cube.
+        each valid for the whole level) can go on to the next cube.  ``between``: called with
+        this finder after every candidate checked (a cube worker exchanges lemmas there).
         """
         solvers = [self.model.solver] + ([self.oracle.solver] if self.oracle is not None else [])
         x = self.model.x
         cube = [x[t] if present else -x[t] for t, present in within]
         with keyboard_interrupts(), interrupt_at(deadline, solvers):
-            return self._find(max_edges, deadline, cube)
+            return self._find(max_edges, deadline, cube, between)
 
-    def _find(self, max_edges: int | None, deadline: float | None, cube: list[int]) -> Graph | None:
+    def _find(
+        self,
+        max_edges: int | None,
+        deadline: float | None,
+        cube: list[int],
+        between: Callable[[LayoutFinder], None] | None,
+    ) -> Graph | None:
         assumptions = self.model.bound_edges(max_edges) if max_edges is not None else []
         assumptions += cube
         while True:
@@ -468,6 +476,8 @@ class LayoutFinder:
             self.stats.check_seconds += time.monotonic() - t1
             if solved:
                 return subgraph(self.kn, edge_mask)
+            if between is not None:
+                between(self)
 
     @property
     def kn(self) -> Graph:

@@ -29,14 +29,15 @@ candidate without counterexample is a solution of the whole problem (the unit cl
 restrict the graph).  Lemmas learned by other cubes of the same level and layout are added
 first: every counterexample and arrowing lemma is satisfied by *every* solution on n vertices
 with that layout (proofs in :mod:`.cegar`), not only by those in the cube that found it, so
-sharing them keeps every cube's answer exact.
+sharing them keeps every cube's answer exact.  Local worker processes also exchange them
+while their cubes run (:class:`LemmaExchange`), so a cube need not wait for another to end.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,9 @@ __all__ = [
     "decided_by",
     "CubeTask",
     "clear_finders",
+    "LemmaExchange",
+    "is_lemmas",
+    "take_lemmas",
     "run_cube",
 ]
 
@@ -207,6 +211,69 @@ def _finder(task: CubeTask) -> LayoutFinder:
     return finder
 
 
+def _level_layout(finder_key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """(problem id, n, layout) of a :data:`_FINDERS` key: what a lemma is valid for."""
+    return finder_key[0], finder_key[2], finder_key[3]
+
+
+#: Seconds between two exchanges of a running cube's lemmas.
+EXCHANGE_INTERVAL = 0.05
+#: Lemmas per exchange message at most (a message stays well under a pipe's buffer).
+EXCHANGE_CHUNK = 64
+
+
+class LemmaExchange:
+    """A running cube's lemmas, swapped with the other workers while it runs.
+
+    Every :data:`EXCHANGE_INTERVAL` seconds (checked between candidates) the lemmas the cube
+    learned since the last exchange go to ``send`` as ``("lemmas", (problem id, n, layout),
+    lemmas)`` messages, and the messages ``receive`` returns are added to the finders they
+    belong to.  Sound for the reason sharing at cube ends is (module docstring); a message that
+    is lost only costs speed.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[tuple[str, tuple[Any, ...], list[tuple[str, object]]]], None],
+        receive: Callable[[], list[Any]],
+    ) -> None:
+        self.send, self.receive = send, receive
+        self.level_layout: tuple[Any, ...] = ()
+        self.sent = 0
+        self.due = 0.0
+
+    def start(self, task: CubeTask) -> None:
+        """A new cube: its finder's :attr:`~.cegar.LayoutFinder.learned` starts empty."""
+        self.level_layout = (task.problem.id, task.cube.n, task.cube.layout)
+        self.sent = 0
+
+    def __call__(self, finder: LayoutFinder) -> None:
+        now = time.monotonic()
+        if now < self.due:
+            return
+        self.due = now + EXCHANGE_INTERVAL
+        learned = finder.learned or []
+        for i in range(self.sent, len(learned), EXCHANGE_CHUNK):
+            self.send(("lemmas", self.level_layout, learned[i : i + EXCHANGE_CHUNK]))
+        self.sent = len(learned)
+        for message in self.receive():
+            take_lemmas(message)
+
+
+def is_lemmas(message: object) -> bool:
+    """Whether a worker message is a :class:`LemmaExchange` one."""
+    return isinstance(message, tuple) and len(message) == 3 and message[0] == "lemmas"
+
+
+def take_lemmas(message: tuple[str, tuple[Any, ...], list[tuple[str, object]]]) -> None:
+    """Add the lemmas of a :class:`LemmaExchange` message to this process's kept finder of
+    their (problem id, n, layout), if it has one."""
+    _, level_layout, lemmas = message
+    for key, finder in _FINDERS.items():
+        if _level_layout(key) == level_layout:
+            finder.add_lemmas(lemmas)
+
+
 def clear_finders() -> None:
     """Close this process's kept finders (after an interrupted search: their solvers may
     have been stopped mid-call)."""
@@ -214,7 +281,7 @@ def clear_finders() -> None:
         _FINDERS.popitem()[1].close()
 
 
-def run_cube(task: CubeTask) -> dict[str, Any]:
+def run_cube(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str, Any]:
     """Search one cube (module docstring); a JSON-ready record plus ``learned`` (the lemmas
     this cube learned, for later cubes; not logged) and ``edges`` of a solution.
 
@@ -222,6 +289,7 @@ def run_cube(task: CubeTask) -> dict[str, Any]:
     as assumptions): every clause a cube adds — counterexample and arrowing lemmas, canonicity
     clauses — holds for the whole level, so the next cube starts with all of them, and the
     coloring oracle keeps what it learned about K_n (its clauses do not depend on the cube).
+    ``exchange``: swaps lemmas with the other workers while the cube runs.
     """
     wall, cpu = time.monotonic(), time.process_time()
     cube = task.cube
@@ -236,11 +304,17 @@ def run_cube(task: CubeTask) -> dict[str, Any]:
     assert finder.learned is not None
     finder.learned.clear()
     finder.add_lemmas(task.lemmas if task.share else ())
+    if exchange is not None and task.share:
+        exchange.start(task)
+    else:
+        exchange = None
     edges = split_edges(cube.n, finder.layout)
     graph = None
     try:
         graph = finder.find(
-            deadline=deadline, within=list(zip(edges, (b == "1" for b in cube.bits)))
+            deadline=deadline,
+            within=list(zip(edges, (b == "1" for b in cube.bits))),
+            between=exchange,
         )
         outcome = "found" if graph is not None else "none"
     except SearchTimeout:

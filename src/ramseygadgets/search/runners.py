@@ -6,7 +6,9 @@ cube whose worker died (killed, out of memory) — ``cancel_all()`` and ``close(
 
 * :class:`SerialRunner`: in this process, one cube at a time (``--jobs 1``).
 * :class:`LocalRunner`: ``--jobs K`` forked worker processes, each fed one cube at a time
-  through its own pipe (and keeping its finders between cubes).  A worker killed mid-cube
+  through its own pipe (and keeping its finders between cubes).  While cubes run, the workers
+  swap lemmas through the parent (:class:`.cubes.LemmaExchange`; a message to a worker whose
+  pipe is full is dropped, never waited for).  A worker killed mid-cube
   costs that cube only (the others run on; the scheduler re-runs it, a new worker is forked),
   which a ``ProcessPoolExecutor`` cannot give (one dead worker breaks the whole pool).  Workers ignore
   SIGINT and die with their parent (:func:`ramseygadgets.workers.init_worker`); on Ctrl-C or
@@ -20,12 +22,20 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import select
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_any
 from typing import Any
 
 from ramseygadgets.scaleout.executors import RayExecutor
-from ramseygadgets.search.cubes import CubeTask, clear_finders, run_cube
+from ramseygadgets.search.cubes import (
+    CubeTask,
+    LemmaExchange,
+    clear_finders,
+    is_lemmas,
+    run_cube,
+    take_lemmas,
+)
 from ramseygadgets.workers import init_worker
 
 __all__ = [
@@ -40,10 +50,10 @@ __all__ = [
 Outcome = tuple[str, dict[str, Any] | None]
 
 
-def _guarded_run(task: CubeTask) -> dict[str, Any]:
+def _guarded_run(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str, Any]:
     """:func:`run_cube`, with an exception turned into an ``error`` record (never lost silently)."""
     try:
-        return run_cube(task)
+        return run_cube(task, exchange)
     except Exception as exc:  # reported by the scheduler as one error line
         return {"kind": "error", "error": f"{type(exc).__name__}: {exc}"}
 
@@ -73,16 +83,38 @@ class SerialRunner:
 
 
 def _worker(parent: int, conn: Connection) -> None:
-    """A worker's loop: cubes in, records out, until the pipe closes or ``None`` comes."""
+    """A worker's loop: cubes in, records out, until the pipe closes or ``None`` comes; lemma
+    messages (in and out) while a cube runs, and in between."""
     init_worker(parent)
+    exchange = LemmaExchange(conn.send, lambda: _pending(conn))
     while True:
         try:
-            task = conn.recv()
+            message = conn.recv()
         except (EOFError, OSError):
             return
-        if task is None:
+        if message is None:
             return
-        conn.send(_guarded_run(task))
+        if is_lemmas(message):
+            take_lemmas(message)
+            continue
+        conn.send(_guarded_run(message, exchange))
+
+
+def _pending(conn: Connection) -> list[Any]:
+    """The messages waiting in ``conn`` now (none: an empty list, at once)."""
+    out = []
+    while conn.poll():
+        out.append(conn.recv())
+    return out
+
+
+def _send_if_room(conn: Connection, message: Any) -> None:
+    """Send a lemma message unless the pipe is full (then it is dropped: it only saves time)."""
+    try:
+        if select.select([], [conn.fileno()], [], 0)[1]:
+            conn.send(message)
+    except (OSError, ValueError):  # the worker is gone: the scheduler sees it
+        pass
 
 
 class LocalRunner:
@@ -115,30 +147,41 @@ class LocalRunner:
         self.busy[key] = (proc, conn)
 
     def wait(self) -> list[Outcome]:
-        waitables: list[Any] = []
-        for proc, conn in self.busy.values():
-            waitables += [conn, proc.sentinel]
-        ready = set(wait_any(waitables))
         out: list[Outcome] = []
-        for key, (proc, conn) in list(self.busy.items()):
-            if conn not in ready and proc.sentinel not in ready:
-                continue
-            record: dict[str, Any] | None = None
-            try:
-                if conn.poll():
-                    record = conn.recv()
-            except (EOFError, OSError):
-                record = None  # the worker died before it sent its record
-            if record is None and proc.is_alive():
-                continue  # spurious wake-up: nothing yet
-            del self.busy[key]
-            if record is None:
-                proc.join()
-                conn.close()
-            else:
-                self.idle.append((proc, conn))
-            out.append((key, record))
+        while not out:
+            waitables: list[Any] = []
+            for proc, conn in self.busy.values():
+                waitables += [conn, proc.sentinel]
+            ready = set(wait_any(waitables))
+            for key, (proc, conn) in list(self.busy.items()):
+                if conn not in ready and proc.sentinel not in ready:
+                    continue
+                record = self._record(conn)
+                if record is None and proc.is_alive():
+                    continue  # lemmas only, or a spurious wake-up: nothing yet
+                del self.busy[key]
+                if record is None:
+                    proc.join()
+                    conn.close()
+                else:
+                    self.idle.append((proc, conn))
+                out.append((key, record))
         return out
+
+    def _record(self, conn: Connection) -> dict[str, Any] | None:
+        """The cube record waiting in ``conn``, if any, after relaying the lemma messages
+        before it to the other workers; ``None`` also when the worker died before sending."""
+        try:
+            while conn.poll():
+                message = conn.recv()
+                if not is_lemmas(message):
+                    return message
+                for _proc, other in [*self.busy.values(), *self.idle]:
+                    if other is not conn:
+                        _send_if_room(other, message)
+        except (EOFError, OSError):
+            pass
+        return None
 
     def cancel_all(self) -> None:
         """Kill the busy workers (a cube cannot be stopped otherwise); idle ones stay."""
