@@ -202,6 +202,8 @@ def cube_scaling(
                 "cubes_target": cubes,
                 "split_after": split_after,
                 "cubes_split": sum(c["outcome"] == "split" for c in cube_rows),
+                # worker processes swap lemmas while their cubes run (since 2026-12-03)
+                "lemmas_swapped_while_running": jobs > 1,
                 "outcome": r.levels[-1].outcome,
                 "wall_seconds": round(time.monotonic() - wall, 3),
                 "cube_cpu_sum": round(sum(times), 3),
