@@ -72,6 +72,8 @@ def run_case(case: str, ways: list[str], out: Path) -> bool:
             else second_check(problem, candidate),
             "load_before": os.getloadavg(),
         }
+        if way == "ray":  # since 2026-12-03 a local cluster's workers are not reniced to 15
+            row["ray_workers_at_callers_priority"] = True
         with out.open("a") as fh:
             fh.write(json.dumps(row) + "\n")
         print(json.dumps(row), flush=True)

@@ -17,6 +17,11 @@ def square(x: int) -> int:
     return x * x
 
 
+def niceness(_: int) -> int:
+    """The scheduling priority (nice value) of the process that runs the task."""
+    return os.nice(0)
+
+
 def die_once(x: int) -> int:
     """The worker computing x = 3 dies (os._exit) the first time; later attempts succeed."""
     marker = Path(os.environ[MARKER_ENV])

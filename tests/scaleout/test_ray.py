@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from ramseygadgets.problemsets import ProblemSetWriter, plan_problem_set
@@ -44,6 +46,11 @@ def cluster():
     yield executor
     executor.close()
     cloudpickle.unregister_pickle_by_value(helpers)
+
+
+def test_a_local_cluster_runs_its_workers_at_the_callers_priority(cluster):
+    """Ray's default (nice 15) would starve the tasks beside any other work."""
+    assert [v for _, v in cluster.run(helpers.niceness, [0, 1])] == [os.nice(0)] * 2
 
 
 def test_ray_sliced_enumeration_gets_the_single_process_counts(cluster, tmp_path):
