@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
+from ramseygadgets.cli import search as cli_search
 from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search import cubes as cubes_module
 from ramseygadgets.search import runners as runners_module
@@ -167,6 +168,46 @@ def test_a_lemma_message_to_a_full_pipe_is_dropped_not_waited_for():
     finally:
         ours.close()
         theirs.close()
+
+
+def _none_share(records: list[dict]) -> float:
+    return sum(2.0 ** -len(r["bits"]) for r in records if r["outcome"] == "none")
+
+
+def test_each_cube_record_says_how_much_of_the_level_is_decided_log_included(tmp_path):
+    opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 8, "minimize_edges": False}
+    solve_cubes(K3_K4E_RED, out=tmp_path / "first", **opts)
+    cubes = [r for r in read_log(tmp_path / "first" / "cubes.jsonl") if r["kind"] == "cube"]
+    shares = [r["decided_share"]["e=0-1"] for r in cubes]
+    assert shares == sorted(shares) and shares[-1] == pytest.approx(_none_share(cubes))
+    assert 0 < shares[-1] <= 1
+    kept = cubes[: len(cubes) // 2]
+    (tmp_path / "second").mkdir()
+    (tmp_path / "second" / "cubes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept))
+    again: list[dict] = []
+    solve_cubes(K3_K4E_RED, out=tmp_path / "second", on_cube=again.append, **opts)
+    assert again and len(again) < len(cubes)
+    first = again[0]
+    assert first["decided_share"]["e=0-1"] == pytest.approx(_none_share([*kept, first]))
+    assert again[-1]["decided_share"]["e=0-1"] == pytest.approx(shares[-1])
+
+
+def test_solve_prints_a_heartbeat_while_cubes_finish(tmp_path, monkeypatch):
+    monkeypatch.setattr(cli_search, "HEARTBEAT_SECONDS", 0.0)
+    args = ["solve", "--F", "K3", "--H", "K4-e", "--gadget", "red-determiner"]
+    out = tmp_path / "run"
+    result = cli.invoke(
+        app,
+        [*args, "--min-vertices", "9", "--max-vertices", "9", "--cubes", "4", "--out", str(out)],
+    )
+    assert result.exit_code == 1, result.output  # none on 9: not found within the limits
+    beats = [line for line in result.output.splitlines() if "cubes decided" in line]
+    cubes = [r for r in read_log(out / "cubes.jsonl") if r["kind"] == "cube"]
+    assert len(beats) >= len(cubes) > 1
+    last = beats[len(cubes) - 1]
+    decided = sum(r["outcome"] == "none" for r in cubes)
+    assert f"{decided} cubes decided" in last
+    assert f"decided at least {_none_share(cubes):.1%} of 'e=0-1'" in last
 
 
 def test_a_rerun_reuses_the_halves_of_split_cubes(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -270,6 +271,42 @@ def _report_outcome(outcome: BatchOutcome, problem_count: int, as_json: bool) ->
         console.print(f"total {outcome.seconds:.2f} s", highlight=False)
 
 
+#: Seconds between two progress lines of a cube-and-conquer level.
+HEARTBEAT_SECONDS = 10.0
+
+
+class CubeHeartbeat:
+    """Every :data:`HEARTBEAT_SECONDS` while cubes finish, one line on stderr: the cubes decided
+    and split since the start, and the share of each layout's prefix assignments decided (a lower
+    bound that counts the checkpoint log too: :mod:`ramseygadgets.search.parallel`)."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.monotonic()
+        self.decided = self.split = 0
+        self.level: int | None = None
+
+    def __call__(self, record: dict) -> None:
+        if record.get("n") != self.level:
+            self.level, self.decided, self.split = record.get("n"), 0, 0
+        self.decided += record.get("outcome") == "none"
+        self.split += record.get("outcome") == "split"
+        now = time.monotonic()
+        if now - self.last < HEARTBEAT_SECONDS:
+            return
+        self.last = now
+        shares = ", ".join(
+            f"{share:.1%} of '{name}'"
+            for name, share in sorted(record.get("decided_share", {}).items(), key=lambda x: x[1])
+        )
+        elapsed = int(now - self.start)
+        err_console.print(
+            f"  n = {self.level}: {self.decided} cubes decided, {self.split} split in "
+            f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}; decided at least {shares}",
+            highlight=False,
+            markup=False,
+        )
+
+
 def _solve_single(
     problem: Problem, options: dict, show: bool, cube_options: dict | None = None
 ) -> BatchOutcome:
@@ -297,7 +334,10 @@ def _solve_single(
         if cube_options is not None:
             from ramseygadgets.search.parallel import solve_cubes
 
-            result = solve_cubes(problem, on_level=on_level, **options, **cube_options)
+            on_cube = CubeHeartbeat() if show else None
+            result = solve_cubes(
+                problem, on_level=on_level, on_cube=on_cube, **options, **cube_options
+            )
         else:
             result = solve_problem(problem, on_level=on_level, **options)
     except KeyboardInterrupt:

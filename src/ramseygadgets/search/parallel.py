@@ -107,11 +107,16 @@ class _LevelRun:
         self.refuters: dict[int, Refuter] = {}
         self.todo: list[Cube] = []
         self.no_split: set[str] = set()
+        #: per layout name, Σ 2^−depth over the cubes decided none (log included): the share of
+        #: the layout's prefix assignments decided, a lower bound (refuted prefixes not counted)
+        self.shares = {lay.name: 0.0 for lay in layouts(sched.problem.gadget, n)}
 
     def run(self) -> tuple[str, Candidate | None]:
         logged = self.s.logged(self.n)
         if "found" in logged:
             return "found", self.s.candidate_from(logged["found"])
+        for name, decided in logged.items():
+            self.shares[name] += sum(2.0 ** -len(bits) for bits in decided)
         todo = self.todo
         for c in self.plan.cubes:
             todo += self._expand(c, logged.get(c.layout_name, set()))
@@ -162,10 +167,17 @@ class _LevelRun:
         if result.get("kind") == "error":
             raise SearchError(f"cube {cube.key} failed: {result['error']}")
         learned = result.pop("learned", [])
-        record = {**problem_tag(self.s.problem), **result, "depth": len(cube.bits)}
+        self._count(result)
+        if result["outcome"] == "none":
+            self.shares[cube.layout_name] += 2.0 ** -len(cube.bits)
+        record = {
+            **problem_tag(self.s.problem),
+            **result,
+            "depth": len(cube.bits),
+            "decided_share": {name: round(share, 6) for name, share in self.shares.items()},
+        }
         if self.s.log is not None:
             self.s.log.append(record)
-        self._count(result)
         if self.s.on_cube is not None:
             self.s.on_cube(record)
         if result["outcome"] == "found":
