@@ -210,6 +210,33 @@ def test_solve_prints_a_heartbeat_while_cubes_finish(tmp_path, monkeypatch):
     assert f"decided at least {_none_share(cubes):.1%} of 'e=0-1'" in last
 
 
+def test_the_coverage_script_rederives_what_a_log_proves(tmp_path):
+    """bench/cube_coverage.py: a complete level is none; without one of its cubes it is open."""
+    solve_cubes(K3_K4E_RED, min_vertices=9, max_vertices=9, cubes=6, out=tmp_path / "run")
+    log = tmp_path / "run" / "cubes.jsonl"
+    script = Path(__file__).parents[2] / "bench" / "cube_coverage.py"
+    problem = ["--F", "K3", "--H", "K4-e", "--gadget", "red-determiner"]
+
+    def coverage(path: Path) -> str:
+        done = subprocess.run(
+            [sys.executable, str(script), *problem, str(path)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "n = 9, lazy: none on 9 vertices (every layout covered)" in coverage(log)
+    lines = log.read_text().splitlines()
+    first_none = next(
+        i
+        for i, line in enumerate(lines)
+        if json.loads(line).get("kind") == "cube" and json.loads(line)["outcome"] == "none"
+    )
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[:first_none] + lines[first_none + 1 :]) + "\n")
+    out = coverage(cut)
+    assert "'e=0-1':" in out and "not covered" in out and "none on 9" not in out
+
+
 def test_a_rerun_reuses_the_halves_of_split_cubes(tmp_path):
     opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 2, "out": tmp_path / "run"}
     first = solve_cubes(K3_K4E_RED, split_after=0.01, **opts)
