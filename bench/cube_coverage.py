@@ -1,7 +1,7 @@
 """What a cube log proves, layout by layout: the coverage re-derived, never read from the log.
 
     .venv/bin/python bench/cube_coverage.py --F K3 --H K4 --gadget negative-sender \\
-        bench/results/cubes/k3_k4_negative_sender-13-partial.jsonl
+        bench/results/cubes/k3_k4_negative_sender-13.jsonl
 
 For every level n of the problem in the log and every engine that decided cubes there: per
 layout, the cubes decided none, the share of the layout's prefix assignments they hold
