@@ -295,7 +295,7 @@ class CubeHeartbeat:
             return
         self.last = now
         shares = ", ".join(
-            f"{share:.1%} of '{name}'"
+            f"{_percent(share)} of '{name}'"
             for name, share in sorted(record.get("decided_share", {}).items(), key=lambda x: x[1])
         )
         elapsed = int(now - self.start)
@@ -305,6 +305,13 @@ class CubeHeartbeat:
             highlight=False,
             markup=False,
         )
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage, with two significant digits below 0.1 % (never a false 0.0 %)."""
+    if share == 0 or share >= 0.001:
+        return f"{share:.1%}"
+    return f"{share * 100:.2g}%"
 
 
 def _solve_single(
