@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from ramseygadgets.catalog import Problem
@@ -194,6 +195,8 @@ def test_each_cube_record_says_how_much_of_the_level_is_decided_log_included(tmp
 
 def test_solve_prints_a_heartbeat_while_cubes_finish(tmp_path, monkeypatch):
     monkeypatch.setattr(cli_search, "HEARTBEAT_SECONDS", 0.0)
+    # a narrow terminal: each beat still stays one line
+    monkeypatch.setattr(cli_search, "err_console", Console(stderr=True, width=40))
     args = ["solve", "--F", "K3", "--H", "K4-e", "--gadget", "red-determiner"]
     out = tmp_path / "run"
     result = cli.invoke(

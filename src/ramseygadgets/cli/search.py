@@ -304,6 +304,7 @@ class CubeHeartbeat:
             f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}; decided at least {shares}",
             highlight=False,
             markup=False,
+            soft_wrap=True,  # one line per beat, whatever the width: logs are grepped
         )
 
 
