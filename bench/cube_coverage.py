@@ -80,7 +80,9 @@ def main() -> int:
             ok = layout_covered(problem, n, engine, i, bits)
             every &= ok
             verdict = "covered: no solution in this layout" if ok else "not covered"
-            print(f"n = {n}, {engine}, '{lay.name}': {len(bits)} cubes, {share:.1%}; {verdict}")
+            print(
+                f"n = {n}, {engine}, '{lay.name}': {len(bits)} cubes, {share * 100:.3g}%; {verdict}"
+            )
         if every:
             print(f"n = {n}, {engine}: none on {n} vertices (every layout covered)")
     return 0
