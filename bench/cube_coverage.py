@@ -19,46 +19,10 @@ import sys
 from pathlib import Path
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import Graph
 from ramseygadgets.search.cubelog import read_log
-from ramseygadgets.search.cubes import Refuter, covered
+from ramseygadgets.search.parallel import layout_covered, logged_candidate, none_cubes
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.verify import verify
-
-
-def decided_cubes(path: Path, problem: Problem) -> dict[tuple[int, str], dict[str, set[str]]]:
-    """{(n, engine): {layout name: bit strings of the cubes decided none}}; logged solutions are
-    verified and printed on the way."""
-    out: dict[tuple[int, str], dict[str, set[str]]] = {}
-    for record in read_log(path):
-        if record.get("kind") != "cube" or record.get("problem_id") != problem.id:
-            continue
-        if record["outcome"] == "found" and record.get("edges"):
-            print_solution(problem, record)
-        if record["outcome"] == "none":
-            by_layout = out.setdefault((record["n"], record["engine"]), {})
-            by_layout.setdefault(record["layout"], set()).add(record["bits"])
-    return out
-
-
-def print_solution(problem: Problem, record: dict) -> None:
-    n = record["n"]
-    layout = next(lay for lay in layouts(problem.gadget, n) if lay.name == record["layout"])
-    graph = Graph(n, tuple((int(u), int(v)) for u, v in record["edges"]))
-    ok = verify(problem, Candidate(graph, layout.designated)).correct
-    print(f"n = {n}: a logged solution ({len(graph.edges)} edges), verify: {ok}")
-
-
-def layout_covered(
-    problem: Problem, n: int, engine: str, layout_index: int, bits: set[str]
-) -> bool:
-    lay = layouts(problem.gadget, n)[layout_index]
-    refuter = Refuter(problem, n, lay, engine)
-    try:
-        return covered(refuter, bits)
-    finally:
-        refuter.close()
 
 
 def main() -> int:
@@ -72,12 +36,17 @@ def main() -> int:
     args = parser.parse_args()
     problem = Problem.make(args.F, args.H, args.gadget)
     path = args.log / "cubes.jsonl" if args.log.is_dir() else args.log
-    for (n, engine), by_layout in sorted(decided_cubes(path, problem).items()):
+    records = [r for r in read_log(path) if r.get("problem_id") == problem.id]
+    for r in records:
+        if r.get("kind") == "cube" and r["outcome"] == "found" and r.get("edges"):
+            ok = verify(problem, logged_candidate(problem, r)).correct
+            print(f"n = {r['n']}: a logged solution ({len(r['edges'])} edges), verify: {ok}")
+    for (n, engine), decided in sorted(none_cubes(records).items()):
         every = True
         for i, lay in enumerate(layouts(problem.gadget, n)):
-            bits = by_layout.get(lay.name, set())
+            bits = decided.get(lay.name, set())
             share = sum(2.0 ** -len(b) for b in bits)
-            ok = layout_covered(problem, n, engine, i, bits)
+            ok = layout_covered(problem, n, engine, i, decided)
             every &= ok
             verdict = "covered: no solution in this layout" if ok else "not covered"
             print(

@@ -5,7 +5,6 @@ rename), never through a symlink planted at the destination, with the modes a pl
 from __future__ import annotations
 
 import errno
-import importlib
 import json
 import os
 from pathlib import Path
@@ -22,20 +21,11 @@ from ramseygadgets.files import (
     staged_directory,
 )
 
+from .optional_deps import HAS_DATASETS
+
 runner = CliRunner()
 
 
-def _imports(module: str) -> bool:
-    """Whether ``module`` imports (installed is not enough: the lowest-direct CI step has
-    datasets with a pyarrow that refuses its NumPy)."""
-    try:
-        importlib.import_module(module)
-    except ImportError:
-        return False
-    return True
-
-
-HAS_DATASETS = _imports("datasets")
 SAMPLE_RUN = ["--model", "solver", "--limit", "2", "--runs", "1", "--setting", "zero-shot"]
 
 

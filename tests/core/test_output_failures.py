@@ -14,7 +14,6 @@ from __future__ import annotations
 import builtins
 import errno
 import hashlib
-import importlib
 import io
 import json
 import os
@@ -28,20 +27,10 @@ from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 
+from .optional_deps import HAS_DATASETS
+
 runner = CliRunner()
 
-
-def _imports(module: str) -> bool:
-    """Whether ``module`` imports (installed is not enough: the lowest-direct CI step has
-    datasets with a pyarrow that refuses its NumPy)."""
-    try:
-        importlib.import_module(module)
-    except ImportError:
-        return False
-    return True
-
-
-HAS_DATASETS = _imports("datasets")
 
 #: Each command with the arguments before ``--out DIR`` (small, a few seconds at most).
 COMMANDS: dict[str, list[str]] = {

@@ -171,6 +171,14 @@ def test_a_lemma_message_to_a_full_pipe_is_dropped_not_waited_for():
         theirs.close()
 
 
+def test_a_lemma_message_to_a_worker_that_is_gone_is_dropped_quietly():
+    ours, theirs = mp.Pipe(duplex=True)
+    theirs.close()  # the worker's end: its process died
+    runners_module._send_if_room(ours, ("lemmas", ("p", 9, 0), [("c", 1)]))
+    ours.close()  # and a connection this process already closed
+    runners_module._send_if_room(ours, ("lemmas", ("p", 9, 0), [("c", 1)]))
+
+
 def _none_share(records: list[dict]) -> float:
     return sum(2.0 ** -len(r["bits"]) for r in records if r["outcome"] == "none")
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,9 @@ __all__ = [
     "problem_tag",
     "CubeScheduler",
     "check_none_below",
+    "layout_covered",
+    "logged_candidate",
+    "none_cubes",
     "solve_cubes",
 ]
 
@@ -281,12 +284,16 @@ class CubeScheduler:
 
     def candidate_from(self, record: dict[str, Any]) -> Candidate:
         """The solution of a cube record, verified (never trusted)."""
-        n = record["n"]
-        layout = next(
-            lay for lay in layouts(self.problem.gadget, n) if lay.name == record["layout"]
-        )
-        graph = Graph(n, tuple((int(u), int(v)) for u, v in record["edges"]))
-        return _checked(self.problem, Candidate(graph, layout.designated))
+        return _checked(self.problem, logged_candidate(self.problem, record))
+
+
+def logged_candidate(problem: Problem, record: dict[str, Any]) -> Candidate:
+    """The solution a found cube record holds (its graph and its layout's designated items),
+    not yet verified."""
+    n = record["n"]
+    layout = next(lay for lay in layouts(problem.gadget, n) if lay.name == record["layout"])
+    graph = Graph(n, tuple((int(u), int(v)) for u, v in record["edges"]))
+    return Candidate(graph, layout.designated)
 
 
 def _same_level(record: dict[str, Any], problem: Problem, n: int) -> bool:
@@ -311,14 +318,9 @@ def check_none_below(path: str | Path, problem: Problem, n: int) -> str:
     records = [r for r in read_log(path) if _same_level(r, problem, n)]
     if any(r.get("outcome") == "found" for r in records):
         raise SearchError(f"{path} records a solution of {problem.title} on {n} vertices")
-    by_engine: dict[str, dict[str, set[str]]] = {}
-    for r in records:
-        if r.get("outcome") == "none" and r.get("engine") in ("lazy", "eager"):
-            by_engine.setdefault(r["engine"], {}).setdefault(str(r["layout"]), set()).add(
-                str(r["bits"])
-            )
-    for ran, decided in by_engine.items():
-        if _covers(problem, n, ran, decided):
+    for (_, ran), decided in none_cubes(records).items():
+        count = len(layouts(problem.gadget, n))
+        if all(layout_covered(problem, n, ran, i, decided) for i in range(count)):
             cubes = sum(map(len, decided.values()))
             return (
                 f"none on {n} vertices by the checked cube log {path} ({cubes} UNSAT cubes, "
@@ -330,15 +332,32 @@ def check_none_below(path: str | Path, problem: Problem, n: int) -> str:
     )
 
 
-def _covers(problem: Problem, n: int, ran: str, decided: dict[str, set[str]]) -> bool:
-    for lay in layouts(problem.gadget, n):
-        refuter = Refuter(problem, n, lay, ran)
-        try:
-            if not covered(refuter, decided.get(lay.name, set())):
-                return False
-        finally:
-            refuter.close()
-    return True
+def none_cubes(records: Iterable[dict[str, Any]]) -> dict[tuple[int, str], dict[str, set[str]]]:
+    """The cubes decided none among cube records: {(n, engine): {layout name: bit strings}}."""
+    out: dict[tuple[int, str], dict[str, set[str]]] = {}
+    for r in records:
+        if (
+            r.get("kind") == "cube"
+            and r.get("outcome") == "none"
+            and r.get("engine") in ("lazy", "eager")
+        ):
+            by_layout = out.setdefault((int(r["n"]), str(r["engine"])), {})
+            by_layout.setdefault(str(r["layout"]), set()).add(str(r["bits"]))
+    return out
+
+
+def layout_covered(
+    problem: Problem, n: int, engine: str, layout: int, decided: dict[str, set[str]]
+) -> bool:
+    """Whether the cubes ``decided`` (by layout name) of one engine and the prefixes that
+    engine's refuter refutes cover layout ``layout`` of level n (:func:`.cubes.covered`): that
+    layout then holds no solution on n vertices."""
+    lay = layouts(problem.gadget, n)[layout]
+    refuter = Refuter(problem, n, lay, engine)
+    try:
+        return covered(refuter, decided.get(lay.name, set()))
+    finally:
+        refuter.close()
 
 
 def solve_cubes(
