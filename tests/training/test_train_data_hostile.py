@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
-from ramseygadgets.cli import app
+from ramseygadgets.cli import app, training
 
 runner = CliRunner()
 pytest.importorskip("datasets")
@@ -85,6 +86,17 @@ def test_a_train_data_folder_is_replaced_and_says_what_it_is(tmp_path):
     again = _stream(out, "--seed", "1")
     assert again.exit_code == 0, again.output
     assert json.loads((out / "manifest.json").read_text())["stream"]["seed"] == 1
+
+
+def test_progress_lines_stay_whole_on_a_narrow_terminal(tmp_path, monkeypatch):
+    """Each progress line is one line at 40 columns, brackets in the path included."""
+    monkeypatch.setattr(training, "err_console", Console(stderr=True, width=40, soft_wrap=True))
+    out = tmp_path / "[data] with a long folder name"
+    result = _stream(out)
+    assert result.exit_code == 0, result.output
+    steps = [line for line in result.output.splitlines() if line.startswith("train-data [")]
+    assert any(line.endswith("(each solved with its proof)") for line in steps), steps
+    assert any(line.endswith(f"to {out}") for line in steps), steps
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,8 @@ def _global_options(
 
 
 console = Console(soft_wrap=True)
-err_console = Console(stderr=True)
+#: Standard error: one line per message at any terminal width (soft wrap): logs are grepped.
+err_console = Console(stderr=True, soft_wrap=True)
 
 #: Largest input file the CLI reads (bytes); larger inputs are refused with a clear message.
 MAX_INPUT_BYTES = 32 * 1024 * 1024

@@ -206,7 +206,9 @@ def _step(started: float | None, text: str) -> None:
     if started is None:
         return
     seconds = int(time.monotonic() - started)
-    err_console.print(f"train-data [{seconds // 60:3d}:{seconds % 60:02d}] {text}", highlight=False)
+    err_console.print(
+        f"train-data [{seconds // 60:3d}:{seconds % 60:02d}] {text}", markup=False, highlight=False
+    )
 
 
 def _collect(
