@@ -42,6 +42,7 @@ __all__ = [
     "Oracle",
     "Verdict",
     "check_designated",
+    "colorings_of",
     "good_coloring",
     "verify",
     "verify_clause",
@@ -255,14 +256,16 @@ def verify(
     unusable = check_designated(graph, problem.kind, designated, problem.gadget_name)
     if unusable is not None:
         return Verdict(False, unusable, "designated")
-    with _oracle(problem, graph, encoding) as sat:
+    with colorings_of(problem, graph, encoding) as sat:
         first = sat.solve()
         if first is None:
             return Verdict(False, _not_good(problem), "good")
         return _decide(problem, sat, designated, first)
 
 
-def _oracle(problem: Problem, graph: Graph, encoding: str = "auto") -> Any:
+def colorings_of(
+    problem: Problem, graph: Graph, encoding: str = "auto"
+) -> GoodColorings | MultiColorings:
     """The good colourings of ``graph``: the two-colour encoding for pairs (the hardness
     gadgets' red-degree switches need it), the c-colour one otherwise."""
     if encoding not in ("auto", "colors"):

@@ -42,6 +42,7 @@ from ramseygadgets.search.cegar import (
     SearchTimeout,
     interrupt_at,
 )
+from ramseygadgets.search.cliques import arrowing_clique
 from ramseygadgets.search.solve import CandidateResult
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.verify import verify
@@ -107,7 +108,8 @@ class MultiCandidateModel(ExistsModel):
         self.multi = problem
         self.colour_copies = copies
         self.y: dict[tuple[int, int], int] = {}
-        super().__init__(n, layout, copies.kn, seed=seed, solver=solver)
+        clique = arrowing_clique(problem, n)  # every gadget asks for a good colouring
+        super().__init__(n, layout, copies.kn, seed=seed, solver=solver, clique=clique)
 
     def _witness_coloring(self) -> Callable[[int, int], int]:
         """Fresh literals w(t, k) of a colouring of K_n that is good on the candidate's edges."""

@@ -48,6 +48,7 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings import keyboard_interrupts
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
+from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
 from ramseygadgets.search.minimality import LexMaxCheck, column_order, group_cosets
 from ramseygadgets.search.oracle import (
     DEFAULT_SEARCH_SOLVER,
@@ -121,8 +122,8 @@ class FinderStats:
 
 class ExistsModel:
     """The exists part: an incremental SAT solver whose models are candidate graphs on n
-    vertices (edge variables x_t of K_n, the designated edges present, lex-leader symmetry
-    breaking, an optional edge bound).  Subclasses add the witness colourings
+    vertices (edge variables x_t of K_n, the designated edges present, no K_clique (the clique
+    bound of :mod:`.cliques`), lex-leader symmetry breaking, an optional edge bound).  Subclasses add the witness colourings
     (:meth:`_add_witnesses`) and the lemmas of their colourings."""
 
     def __init__(
@@ -134,6 +135,7 @@ class ExistsModel:
         seed: int | None = None,
         solver: str = DEFAULT_SEARCH_SOLVER,
         lazy: bool = False,
+        clique: int | None = None,
     ) -> None:
         self.n, self.layout, self.kn = n, layout, kn
         m = self.kn.m
@@ -146,6 +148,8 @@ class ExistsModel:
         self.totalizer: ITotalizer | None = None
         for e in layout.designated.edges:
             self.clauses.append([self.x[self.kn.edge_id(*e)]])
+        if clique is not None:  # no K_clique: it has no good colouring (:mod:`.cliques`)
+            self.clauses += clique_free_clauses(n, clique, lambda u, v: self.x[kn.edge_id(u, v)])
         if not lazy:
             self._add_witnesses()
         #: the lex order of the lex-leader constraints (column order for the canonicity check)
@@ -269,7 +273,8 @@ class CandidateModel(ExistsModel):
         self.arrowings: list[int] | None = [] if record_lemmas else None
         self.y_f: dict[int, int] = {}
         self.y_h: dict[int, int] = {}
-        super().__init__(n, layout, copies.kn, seed=seed, solver=solver, lazy=lazy)
+        clique = arrowing_clique(problem, n) if spec.witnesses else None
+        super().__init__(n, layout, copies.kn, seed=seed, solver=solver, lazy=lazy, clique=clique)
 
     def _add_witnesses(self) -> None:
         for condition in self.spec.witnesses:
