@@ -14,7 +14,7 @@ if [ ! -x .venv-lowest/bin/uv ]; then
 fi
 .venv-lowest/bin/uv pip install -q --python .venv-lowest/bin/python --resolution lowest-direct \
   --reinstall-package ramseygadgets -e '.[test]'
-echo "lowest-direct: $(.venv-lowest/bin/python -c 'import importlib.metadata as m; print(" ".join(f"{p}=={m.version(p)}" for p in ("typer", "rich", "openai", "httpx2", "python-sat", "pynauty", "networkx", "pydantic", "numpy", "jinja2", "markupsafe")))')"
+echo "lowest-direct: $(.venv-lowest/bin/python -c 'import importlib.metadata as m; print(" ".join(f"{p}=={m.version(p)}" for p in ("typer", "rich", "openai", "httpx2", "python-sat", "pynauty", "networkx", "pydantic", "numpy", "numba", "jinja2", "markupsafe")))')"
 CORE_TESTS=(
   tests/core
   tests/prompts/test_answers.py

@@ -28,6 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numba
+import numpy as np
+
 __all__ = [
     "Coset",
     "column_order",
@@ -64,64 +67,35 @@ class LexMaxCheck:
     """Finds σ with σ(G) >_lex G for a graph G and returns the pruning clause (module docstring).
 
     ``var[i][j]`` is the SAT variable of edge {i, j}; ``budget`` bounds the steps of one check.
+    The depth-first search runs compiled (:func:`_greater_image`); graphs on more than
+    :data:`MAX_VERTICES` vertices are not checked (nothing is pruned).
     """
 
     def __init__(
         self, n: int, var: Sequence[Sequence[int]], cosets: Sequence[Coset], *, budget: int = 5000
     ) -> None:
         self.n, self.var, self.cosets, self.budget = n, var, list(cosets), budget
+        width = max((len(allowed) for coset in self.cosets for allowed in coset), default=0)
+        #: per coset: the vertices allowed at each position (padded) and how many there are
+        self._allowed = [np.zeros((n, width), dtype=np.int64) for _ in self.cosets]
+        self._counts = [np.zeros(n, dtype=np.int64) for _ in self.cosets]
+        for coset, allowed, counts in zip(self.cosets, self._allowed, self._counts):
+            for p, vertices in enumerate(coset):
+                allowed[p, : len(vertices)] = vertices
+                counts[p] = len(vertices)
+        self._sigma = np.zeros(n, dtype=np.int64)
+        self._scratch = np.zeros((2, n + 1), dtype=np.int64)
 
     def pruning_clause(self, adjacency: Sequence[int]) -> list[int] | None:
         """The clause excluding G (``adjacency[v]``: bitmask of v's neighbours), or ``None``."""
-        neighbours = [[w for w in range(self.n) if row >> w & 1] for row in adjacency]
-        for coset in self.cosets:
-            sigma = self._greater_image(coset, adjacency, neighbours)
-            if sigma is not None:
-                return self._clause(sigma, adjacency)
+        if self.n > MAX_VERTICES:
+            return None
+        rows = np.array(adjacency, dtype=np.int64)
+        for allowed, counts in zip(self._allowed, self._counts):
+            found = _greater_image(rows, allowed, counts, self.budget, self._sigma, self._scratch)
+            if found == 1:
+                return self._clause([int(v) for v in self._sigma], adjacency)
         return None
-
-    def _greater_image(
-        self, coset: Coset, adjacency: Sequence[int], neighbours: Sequence[Sequence[int]]
-    ) -> list[int] | None:
-        """σ in ``coset`` with σ(G) >_lex G (defined up to the first difference), or ``None``.
-
-        Depth first over σ(0), σ(1), …; ``placed[w]`` has bit i (i < p) when σ(i) is a neighbour
-        of w, so column p of σ(G) for σ(p) = v is ``placed[v]``, read in O(1).
-        """
-        n = self.n
-        sigma, placed = [0] * n, [0] * n
-        left = self.budget
-
-        def extend(p: int, used: int) -> bool | None:
-            """True: found; False: no σ below this prefix; None: the step budget ran out."""
-            nonlocal left
-            column, bit = adjacency[p] & (1 << p) - 1, 1 << p
-            for v in coset[p]:
-                if used >> v & 1:
-                    continue
-                left -= 1
-                if left < 0:
-                    return None
-                image = placed[v]
-                diff = column ^ image
-                if diff:
-                    if image & diff & -diff:  # first difference: σ(G) has the edge, G has not
-                        sigma[p] = v
-                        return True
-                    continue
-                if p + 1 == n:  # σ(G) = G on every column
-                    continue
-                sigma[p] = v
-                for w in neighbours[v]:
-                    placed[w] |= bit
-                found = extend(p + 1, used | 1 << v)
-                if found is not False:
-                    return found
-                for w in neighbours[v]:
-                    placed[w] &= ~bit
-            return False
-
-        return sigma if extend(0, 0) else None
 
     def _clause(self, sigma: list[int], adjacency: Sequence[int]) -> list[int]:
         """Negations of the entries of G and σ(G) compared up to the first difference."""
@@ -138,3 +112,57 @@ class LexMaxCheck:
                 if in_a != in_b:
                     return sorted(lits)
         raise AssertionError("σ(G) equals G: no difference to prune on")
+
+
+#: Most vertices the compiled check takes (a row of the adjacency matrix is one int64).
+MAX_VERTICES = 62
+
+
+@numba.njit(cache=True)
+def _greater_image(adjacency, allowed, counts, budget, sigma, scratch):
+    """1 and σ (in ``sigma``) with σ(G) >_lex G, 0: none in this coset, −1: budget ran out.
+
+    Depth first over σ(0), σ(1), …; ``placed[w]`` has bit i (i < p) when σ(i) is a neighbour
+    of w, so column p of σ(G) for σ(p) = v is ``placed[v]``, read in O(1).  ``tried[p]``: the
+    next index into ``allowed[p]``.  An equal column goes one position deeper, a greater one
+    (the first difference is an edge of σ(G)) is the answer, a smaller one is abandoned.
+    """
+    n = adjacency.shape[0]
+    placed, tried = scratch[0], scratch[1]
+    placed[:] = 0
+    used, left, p = 0, budget, 0
+    tried[0] = 0
+    while True:
+        if tried[p] == counts[p]:  # every choice at p tried: back to p − 1
+            if p == 0:
+                return 0
+            p -= 1
+            v = sigma[p]
+            for w in range(n):
+                if adjacency[v] >> w & 1:
+                    placed[w] &= ~(1 << p)
+            used &= ~(1 << v)
+            tried[p] += 1
+            continue
+        v = allowed[p, tried[p]]
+        if used >> v & 1:
+            tried[p] += 1
+            continue
+        left -= 1
+        if left < 0:
+            return -1
+        image = placed[v]
+        diff = (adjacency[p] & ((1 << p) - 1)) ^ image
+        if diff != 0 or p + 1 == n:
+            if image & diff & -diff:  # first difference: σ(G) has the edge, G has not
+                sigma[p] = v
+                return 1
+            tried[p] += 1
+            continue
+        sigma[p] = v
+        for w in range(n):
+            if adjacency[v] >> w & 1:
+                placed[w] |= 1 << p
+        used |= 1 << v
+        p += 1
+        tried[p] = 0
