@@ -86,6 +86,7 @@ def main() -> int:
 def measure(baseline: Path, repeat: int, revision: str, out: Path) -> dict:
     sources = {"baseline": baseline, "current": ROOT / "src"}
     times: dict = {(key, side): [] for key, *_ in FRONTIER_SET for side in sources}
+    head = current_revision()
     with out.open("a") as log:
         for round_ in range(repeat):
             for key, F, H, gadget, n in FRONTIER_SET:
@@ -96,10 +97,18 @@ def measure(baseline: Path, repeat: int, revision: str, out: Path) -> dict:
                         raise SystemExit(f"{side} did not prove none on ≤ {n} for {key}: {result}")
                     times[key, side].append(result["cpu_seconds"])
                     record = {"problem": key, "n": n, "side": side, "round": round_, **result}
-                    log.write(json.dumps({**record, "baseline": revision}) + "\n")
+                    log.write(json.dumps({**record, "baseline": revision, "current": head}) + "\n")
                     log.flush()
                     print(f"{key} ≤{n} {side}: {result['cpu_seconds']:.2f} CPU s", flush=True)
     return times
+
+
+def current_revision() -> str:
+    """This tree's commit, with ``+changes`` when the working tree differs from it."""
+    git = ["git", "-C", str(ROOT)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run([*git, "diff", "--quiet", "HEAD", "--", "src"]).returncode != 0
+    return head.stdout.strip() + ("+changes" if dirty else "")
 
 
 def print_table(times: dict) -> None:
