@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
 
@@ -48,6 +49,7 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings import keyboard_interrupts
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
+from ramseygadgets.search.bitsets import to_words, within
 from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
 from ramseygadgets.search.minimality import LexMaxCheck, column_order, group_cosets
 from ramseygadgets.search.oracle import (
@@ -323,8 +325,11 @@ class CandidateModel(ExistsModel):
 
         Returns the number of copies in the lemma (0: the lemma is the empty clause).
         """
-        f_idx = [i for i, c in enumerate(self.copies.f_masks) if c & ~red_mask == 0]
-        h_idx = [i for i, c in enumerate(self.copies.h_masks) if c & red_mask == 0]
+        copies, everything = self.copies, (1 << self.kn.m) - 1
+        red = to_words(red_mask, copies.words)
+        blue = to_words(everything & ~red_mask, copies.words)
+        f_idx = np.flatnonzero(within(copies.f_table, red)).tolist()
+        h_idx = np.flatnonzero(within(copies.h_table, blue)).tolist()
         lits = [self._copy_var(i, True) for i in f_idx] + [self._copy_var(i, False) for i in h_idx]
         self.solver.add_clause(lits)
         if self.lemmas is not None:

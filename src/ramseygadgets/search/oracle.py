@@ -22,12 +22,20 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from pysat.solvers import Solver
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings import Coloring, GoodColorings
 from ramseygadgets.copies import find_copies
 from ramseygadgets.graphs import Graph
+from ramseygadgets.search.bitsets import (
+    from_words,
+    greedy_extension,
+    to_words,
+    word_count,
+    words_table,
+)
 from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, RedDegree
 
 __all__ = [
@@ -130,19 +138,28 @@ class KnCopies:
         self.h = find_copies(problem.H, self.kn)
         self.f_masks = [_mask(c) for c in self.f]
         self.h_masks = [_mask(c) for c in self.h]
-        # the copies through each edge, as masks of their other edges (the greedy extension)
-        self.f_rest = _rest_masks(self.f, self.kn.m)
-        self.h_rest = _rest_masks(self.h, self.kn.m)
+        #: the copies as rows of words (:mod:`.bitsets`), for the lemmas' copy selection
+        self.words = word_count(self.kn.m)
+        self.f_table = words_table(self.f_masks, self.words)
+        self.h_table = words_table(self.h_masks, self.words)
+        # the copies through each edge, as their other edges (the greedy extension)
+        self.f_start, self.f_rest = _rest_table(self.f, self.kn.m, self.words)
+        self.h_start, self.h_rest = _rest_table(self.h, self.kn.m, self.words)
 
 
-def _rest_masks(copies: Sequence[Sequence[int]], m: int) -> list[list[int]]:
-    """For each edge t of K_n, the masks of C − {t} for the copies C that contain t."""
-    out: list[list[int]] = [[] for _ in range(m)]
+def _rest_table(
+    copies: Sequence[Sequence[int]], m: int, words: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each edge t of K_n the sets C − {t} of the copies C through t, as rows
+    ``start[t]:start[t + 1]`` of one table of words."""
+    rest: list[list[int]] = [[] for _ in range(m)]
     for c in copies:
         whole = _mask(c)
         for t in c:
-            out[t].append(whole & ~(1 << t))
-    return out
+            rest[t].append(whole & ~(1 << t))
+    start = np.zeros(m + 1, dtype=np.int64)
+    start[1:] = np.cumsum([len(r) for r in rest])
+    return start, words_table([mask for r in rest for mask in r], words)
 
 
 def subgraph(kn: Graph, edge_mask: int) -> Graph:
@@ -213,15 +230,13 @@ def extend_red_mask(
     rest = [t for t in range(copies.kn.m) if not decided >> t & 1]
     if rng is not None:
         rng.shuffle(rest)
-    blue = decided & ~red
-    for t in rest:
-        as_red = sum(1 for other in copies.f_rest[t] if not other & ~red)
-        as_blue = sum(1 for other in copies.h_rest[t] if not other & ~blue)
-        if as_red < as_blue:
-            red |= 1 << t
-        else:
-            blue |= 1 << t
-    return red
+    red_words = to_words(red, copies.words)
+    blue_words = to_words(decided & ~red, copies.words)
+    order = np.array(rest, dtype=np.int64)
+    greedy_extension(
+        order, copies.f_start, copies.f_rest, copies.h_start, copies.h_rest, red_words, blue_words
+    )
+    return from_words(red_words)
 
 
 class ColoringOracle:

@@ -1,0 +1,77 @@
+"""Edge sets of K_n as rows of int64 words, for the vectorised and compiled loops of the search.
+
+An edge set is a Python int with bit t for edge t (as in :mod:`.oracle`); here it becomes
+W = ⌈m / 62⌉ int64 words of 62 bits (62, so that no shift or complement reaches the sign bit).
+A table holds one set per row; ``within(table, words)`` marks the rows that are subsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numba
+import numpy as np
+
+__all__ = ["BITS", "from_words", "greedy_extension", "to_words", "within", "words_table"]
+
+#: Bits of an edge set stored in one int64 word.
+BITS = 62
+_WORD = (1 << BITS) - 1
+
+
+def word_count(m: int) -> int:
+    """Words per edge set of K_n with m edges."""
+    return max(1, -(-m // BITS))
+
+
+def to_words(mask: int, words: int) -> np.ndarray:
+    """The edge set ``mask`` as ``words`` int64 words."""
+    return np.array([mask >> (BITS * i) & _WORD for i in range(words)], dtype=np.int64)
+
+
+def from_words(row: np.ndarray) -> int:
+    """The edge set of one row of words, as a Python int."""
+    return sum(int(word) << (BITS * i) for i, word in enumerate(row))
+
+
+def words_table(masks: Sequence[int], words: int) -> np.ndarray:
+    """One row of words per edge set (shape ``(len(masks), words)``)."""
+    table = np.zeros((len(masks), words), dtype=np.int64)
+    for row, mask in enumerate(masks):
+        table[row] = to_words(mask, words)
+    return table
+
+
+def within(table: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """Which rows of ``table`` are subsets of the set ``row``."""
+    return ~(table & ~row).any(axis=1)
+
+
+@numba.njit(cache=True)
+def greedy_extension(order, f_start, f_rest, h_start, h_rest, red, blue):  # noqa: ANN001, ANN201
+    """Colour the edges of ``order`` one by one, in place in ``red``/``blue`` (rows of words):
+    red when that completes fewer all-red copies of F than blue completes all-blue copies of H,
+    else blue.  ``f_rest[f_start[t]:f_start[t + 1]]``: the copies of F through t without t."""
+    words = red.shape[0]
+    for t in order:
+        as_red = 0
+        for k in range(f_start[t], f_start[t + 1]):
+            inside = True
+            for w in range(words):
+                if f_rest[k, w] & ~red[w]:
+                    inside = False
+                    break
+            as_red += inside
+        as_blue = 0
+        for k in range(h_start[t], h_start[t + 1]):
+            inside = True
+            for w in range(words):
+                if h_rest[k, w] & ~blue[w]:
+                    inside = False
+                    break
+            as_blue += inside
+        bit = np.int64(1) << (t % BITS)
+        if as_red < as_blue:
+            red[t // BITS] |= bit
+        else:
+            blue[t // BITS] |= bit
