@@ -31,7 +31,8 @@ from ramseygadgets.verify import colorings_of
 
 __all__ = ["CLIQUE_CONFLICTS", "MAX_CLIQUE_CLAUSES", "arrowing_clique", "clique_free_clauses"]
 
-#: Conflicts one K_r query may take (proving R(3, 4) = 9 takes about 10^4).
+#: Conflicts one K_r query may take (MiniSat proves R(3, 4) = 9 in about 5 · 10^4, 0.13 s;
+#: an undecided query costs at most a few seconds, once per process and r).
 CLIQUE_CONFLICTS = 200_000
 
 #: Most clauses the bound adds (C(n, r)); a level that would need more goes without it.
