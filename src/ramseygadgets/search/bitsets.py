@@ -48,30 +48,27 @@ def within(table: np.ndarray, row: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
+def _completed(start, rest, t, colour):  # noqa: ANN001, ANN202
+    """How many of the sets ``rest[start[t]:start[t + 1]]`` lie inside ``colour`` (a row)."""
+    count = 0
+    for k in range(start[t], start[t + 1]):
+        inside = True
+        for w in range(colour.shape[0]):
+            if rest[k, w] & ~colour[w]:
+                inside = False
+                break
+        count += inside
+    return count
+
+
+@numba.njit(cache=True)
 def greedy_extension(order, f_start, f_rest, h_start, h_rest, red, blue):  # noqa: ANN001, ANN201
     """Colour the edges of ``order`` one by one, in place in ``red``/``blue`` (rows of words):
     red when that completes fewer all-red copies of F than blue completes all-blue copies of H,
     else blue.  ``f_rest[f_start[t]:f_start[t + 1]]``: the copies of F through t without t."""
-    words = red.shape[0]
     for t in order:
-        as_red = 0
-        for k in range(f_start[t], f_start[t + 1]):
-            inside = True
-            for w in range(words):
-                if f_rest[k, w] & ~red[w]:
-                    inside = False
-                    break
-            as_red += inside
-        as_blue = 0
-        for k in range(h_start[t], h_start[t + 1]):
-            inside = True
-            for w in range(words):
-                if h_rest[k, w] & ~blue[w]:
-                    inside = False
-                    break
-            as_blue += inside
         bit = np.int64(1) << (t % BITS)
-        if as_red < as_blue:
+        if _completed(f_start, f_rest, t, red) < _completed(h_start, h_rest, t, blue):
             red[t // BITS] |= bit
         else:
             blue[t // BITS] |= bit
