@@ -12,7 +12,15 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-__all__ = ["BITS", "from_words", "greedy_extension", "to_words", "within", "words_table"]
+__all__ = [
+    "BITS",
+    "from_words",
+    "greedy_extension",
+    "to_words",
+    "within",
+    "word_count",
+    "words_table",
+]
 
 #: Bits of an edge set stored in one int64 word.
 BITS = 62

@@ -125,8 +125,9 @@ class FinderStats:
 class ExistsModel:
     """The exists part: an incremental SAT solver whose models are candidate graphs on n
     vertices (edge variables x_t of K_n, the designated edges present, no K_clique (the clique
-    bound of :mod:`.cliques`), lex-leader symmetry breaking, an optional edge bound).  Subclasses add the witness colourings
-    (:meth:`_add_witnesses`) and the lemmas of their colourings."""
+    bound of :mod:`.cliques`), lex-leader symmetry breaking, an optional edge bound).
+    Subclasses add the witness colourings (:meth:`_add_witnesses`) and the lemmas of their
+    colourings."""
 
     def __init__(
         self,
