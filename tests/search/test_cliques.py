@@ -1,4 +1,4 @@
-"""The clique bound: the least complete graph without a good colouring, and the finder without it."""
+"""The clique bound (the least complete graph without a good colouring, the finder without it) and the exists backend on large levels."""
 
 from __future__ import annotations
 
@@ -13,12 +13,20 @@ from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.multicolor import bruteforce as multi_bruteforce
 from ramseygadgets.multicolor import search as multi_search
 from ramseygadgets.problem import Problem
-from ramseygadgets.search import cegar, find_solution
+from ramseygadgets.search import cegar, find_solution, solve
+from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cliques import (
     MAX_CLIQUE_CLAUSES,
     arrowing_clique,
     clique_free_clauses,
 )
+from ramseygadgets.search.oracle import (
+    DEFAULT_SEARCH_SOLVER,
+    LARGE_LEVEL,
+    LARGE_LEVEL_SOLVER,
+    finder_solver,
+)
+from ramseygadgets.search.spec import layouts
 
 PAIRS = [("K3", "K3"), ("K3", "P3"), ("C4", "C4"), ("P3", "K4-e"), ("K1,3", "C4"), ("K1,3", "P4")]
 
@@ -110,3 +118,28 @@ def test_the_bound_changes_no_minimum(colors, gadget, without_bound):
     assert bounded.status == plain.status == "found", (bounded.status, plain.status)
     assert (bounded.n, bounded.m) == (plain.n, plain.m)
     assert bounded.lower_bound == plain.lower_bound
+
+
+def test_large_levels_run_the_exists_part_on_cadical_unless_a_backend_is_named():
+    """From LARGE_LEVEL vertices the default backend gives way to CaDiCaL; a named one stays."""
+    assert finder_solver(DEFAULT_SEARCH_SOLVER, LARGE_LEVEL - 1) == DEFAULT_SEARCH_SOLVER
+    assert finder_solver(DEFAULT_SEARCH_SOLVER, LARGE_LEVEL) == LARGE_LEVEL_SOLVER
+    assert finder_solver("glucose4", LARGE_LEVEL + 1) == "glucose4"
+    problem = Problem.make("K3", "K4", "red-determiner")
+    finder = LayoutFinder(problem, LARGE_LEVEL, layouts(problem.kind, LARGE_LEVEL)[0])
+    assert type(finder.model.solver.solver).__name__.lower() == LARGE_LEVEL_SOLVER
+    finder.close()
+
+
+@pytest.mark.parametrize(
+    "args", [("K3", "K4-e", "blue-determiner"), ("K3", "P4", "negative-sender")]
+)
+def test_cadical_as_the_exists_backend_gives_the_same_minimum(args):
+    problem = Problem.make(*args)
+    default = solve_minimal(problem, max_vertices=9)
+    cadical = solve(problem, max_vertices=9, solver=LARGE_LEVEL_SOLVER)
+    assert (default.n, default.m, default.lower_bound) == (
+        cadical.n,
+        cadical.m,
+        cadical.lower_bound,
+    )

@@ -63,6 +63,7 @@ from ramseygadgets.search.oracle import (
     extend_coloring,
     extend_red_mask,
     find_counterexample,
+    finder_solver,
     interrupt_at,
     solve_before,
     subgraph,
@@ -387,7 +388,7 @@ class LayoutFinder:
             self.spec,
             self.copies,
             seed=seed,
-            solver=solver,
+            solver=finder_solver(solver, n),
             record_lemmas=record_lemmas,
             lazy=self.lazy,
         )
