@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from ramseygadgets.problem import Problem
-from ramseygadgets.search.bitsets import from_words, to_words, within, word_count, words_table
+from ramseygadgets.search.bitsets import (
+    disjoint,
+    from_words,
+    to_words,
+    within,
+    word_count,
+    words_table,
+)
 from ramseygadgets.search.oracle import KnCopies, extend_red_mask
 
 
@@ -30,6 +37,8 @@ def test_within_marks_exactly_the_subsets():
     marked = within(words_table(sets, word_count(m)), to_words(outer, word_count(m)))
     assert marked.tolist() == [s & ~outer == 0 for s in sets]
     assert marked.tolist() == [True] * 150 + [False] * 150
+    complement = to_words((1 << m) - 1 & ~outer, word_count(m))
+    assert disjoint(words_table(sets, word_count(m)), complement).tolist() == marked.tolist()
 
 
 def _python_extension(copies: KnCopies, decided: int, red: int) -> int:

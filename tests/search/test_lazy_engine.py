@@ -20,7 +20,7 @@ from ramseygadgets.search.exhaustive import (
     gadgets_in_graph,
     nauty_available,
 )
-from ramseygadgets.search.minimality import column_order
+from ramseygadgets.search.minimality import MAX_VERTICES, LexMaxCheck, column_order, group_cosets
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verify import verify
@@ -144,6 +144,23 @@ def test_the_canonicity_check_prunes_exactly_the_non_lex_maximal_graphs(gadget, 
                 if all((var in present) == value for var, value in fixed.items()):
                     assert not _lex_max(set(other.edges), layout, n), (layout.name, g, other)
         finder.close()
+
+
+def test_the_canonicity_check_prunes_nothing_beyond_its_vertex_limit():
+    """A graph over MAX_VERTICES vertices is not checked (no clause), even a non-maximal one."""
+    n = MAX_VERTICES + 1
+    var = [[0] * n for _ in range(n)]
+    check = LexMaxCheck(n, var, group_cosets(n, [list(range(n))], []))
+    adjacency = [0] * n
+    adjacency[n - 2] |= 1 << (n - 1)  # one edge at the end: the maximal member puts it first
+    adjacency[n - 1] |= 1 << (n - 2)
+    assert check.pruning_clause(adjacency) is None
+    small = LexMaxCheck(
+        4,
+        [[0, 1, 2, 3], [1, 0, 4, 5], [2, 4, 0, 6], [3, 5, 6, 0]],
+        group_cosets(4, [[0, 1, 2, 3]], []),
+    )
+    assert small.pruning_clause([0, 0, 8, 4]) is not None  # the same graph on 4 vertices is pruned
 
 
 # Pairs beyond the catalog with F not a star, small enough for the exhaustive scan.

@@ -2,7 +2,7 @@
 
 An edge set is a Python int with bit t for edge t (as in :mod:`.oracle`); here it becomes
 W = ⌈m / 62⌉ int64 words of 62 bits (62, so that no shift or complement reaches the sign bit).
-A table holds one set per row; ``within(table, words)`` marks the rows that are subsets.
+A table holds one set per row; ``within`` and ``disjoint`` mark rows against one set.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "BITS",
+    "disjoint",
     "from_words",
     "greedy_extension",
     "to_words",
@@ -53,6 +54,11 @@ def words_table(masks: Sequence[int], words: int) -> np.ndarray:
 def within(table: np.ndarray, row: np.ndarray) -> np.ndarray:
     """Which rows of ``table`` are subsets of the set ``row``."""
     return ~(table & ~row).any(axis=1)
+
+
+def disjoint(table: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """Which rows of ``table`` share no element with the set ``row``."""
+    return ~(table & row).any(axis=1)
 
 
 @numba.njit(cache=True)

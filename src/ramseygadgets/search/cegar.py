@@ -49,7 +49,7 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings import keyboard_interrupts
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
-from ramseygadgets.search.bitsets import to_words, within
+from ramseygadgets.search.bitsets import disjoint, to_words, within
 from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
 from ramseygadgets.search.minimality import LexMaxCheck, column_order, group_cosets
 from ramseygadgets.search.oracle import (
@@ -327,11 +327,10 @@ class CandidateModel(ExistsModel):
 
         Returns the number of copies in the lemma (0: the lemma is the empty clause).
         """
-        copies, everything = self.copies, (1 << self.kn.m) - 1
+        copies = self.copies
         red = to_words(red_mask, copies.words)
-        blue = to_words(everything & ~red_mask, copies.words)
-        f_idx = np.flatnonzero(within(copies.f_table, red)).tolist()
-        h_idx = np.flatnonzero(within(copies.h_table, blue)).tolist()
+        f_idx = np.flatnonzero(within(copies.f_table, red)).tolist()  # all red
+        h_idx = np.flatnonzero(disjoint(copies.h_table, red)).tolist()  # all blue
         lits = [self._copy_var(i, True) for i in f_idx] + [self._copy_var(i, False) for i in h_idx]
         self.solver.add_clause(lits)
         if self.lemmas is not None:

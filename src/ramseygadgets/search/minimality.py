@@ -36,6 +36,7 @@ __all__ = [
     "column_order",
     "group_cosets",
     "LexMaxCheck",
+    "MAX_VERTICES",
 ]
 
 #: Vertices allowed at each position, for one coset of the symmetry group.
@@ -74,12 +75,12 @@ class LexMaxCheck:
     def __init__(
         self, n: int, var: Sequence[Sequence[int]], cosets: Sequence[Coset], *, budget: int = 5000
     ) -> None:
-        self.n, self.var, self.cosets, self.budget = n, var, list(cosets), budget
-        width = max((len(allowed) for coset in self.cosets for allowed in coset), default=0)
+        self.n, self.var, self.budget = n, var, budget
+        width = max((len(allowed) for coset in cosets for allowed in coset), default=0)
         #: per coset: the vertices allowed at each position (padded) and how many there are
-        self._allowed = [np.zeros((n, width), dtype=np.int64) for _ in self.cosets]
-        self._counts = [np.zeros(n, dtype=np.int64) for _ in self.cosets]
-        for coset, allowed, counts in zip(self.cosets, self._allowed, self._counts):
+        self._allowed = [np.zeros((n, width), dtype=np.int64) for _ in cosets]
+        self._counts = [np.zeros(n, dtype=np.int64) for _ in cosets]
+        for coset, allowed, counts in zip(cosets, self._allowed, self._counts):
             for p, vertices in enumerate(coset):
                 allowed[p, : len(vertices)] = vertices
                 counts[p] = len(vertices)

@@ -318,8 +318,8 @@ def check_none_below(path: str | Path, problem: Problem, n: int) -> str:
     records = [r for r in read_log(path) if _same_level(r, problem, n)]
     if any(r.get("outcome") == "found" for r in records):
         raise SearchError(f"{path} records a solution of {problem.title} on {n} vertices")
+    count = len(layouts(problem.gadget, n))
     for (_, ran), decided in none_cubes(records).items():
-        count = len(layouts(problem.gadget, n))
         if all(layout_covered(problem, n, ran, i, decided) for i in range(count)):
             cubes = sum(map(len, decided.values()))
             return (
