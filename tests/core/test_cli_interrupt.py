@@ -39,7 +39,23 @@ def test_ctrl_c_inside_a_pysat_call_exits_130_without_a_traceback(tmp_path: Path
     )
     assert process.stdout is not None
     assert process.stdout.readline().strip() == "solving"
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    err = _interrupt_until_it_exits(process)
     assert process.returncode == 130, err
     assert "Traceback" not in err and err.strip() == "interrupted"
+
+
+def _interrupt_until_it_exits(process: subprocess.Popen[str], tries: int = 6) -> str:
+    """Send SIGINT, and again if the process is still running 10 s later.
+
+    "solving" is printed just before ``solve()`` installs PySAT's own SIGINT handler; a signal
+    that lands in between only sets Python's flag, which is checked when the (minutes-long) call
+    returns. A person presses Ctrl-C again; so does this test, instead of hanging on the race.
+    """
+    for _ in range(tries):
+        process.send_signal(signal.SIGINT)
+        try:
+            return process.communicate(timeout=10)[1]
+        except subprocess.TimeoutExpired:
+            continue
+    process.kill()
+    raise AssertionError(f"still running after {tries} SIGINTs")
