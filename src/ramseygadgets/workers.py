@@ -1,7 +1,11 @@
 """Worker processes that leave Ctrl-C to their parent and never outlive it; Ctrl-C held off
 while a durable write finishes.
 
-A worker pool's parent catches SIGINT and stops the pool itself, so workers ignore SIGINT.  If
+A worker pool's parent catches SIGINT and stops the pool itself, so workers never see SIGINT:
+they ignore it and block it.  Ignoring alone is not enough, because a PySAT ``solve`` installs
+its own SIGINT handler for the length of the call, so a Ctrl-C sent to the whole process group
+(what a terminal does) would raise inside the worker and print its traceback; a blocked signal
+reaches no handler, whoever installs one.  If
 the parent is killed outright (SIGKILL, out of memory), nothing can stop the pool, so each
 worker arranges to die with it: on Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` has the kernel
 kill the worker when its parent exits; elsewhere a watchdog thread polls ``getppid()`` once a
@@ -35,8 +39,13 @@ WATCHDOG_SECONDS = 1.0
 
 
 def init_worker(parent: int) -> None:
-    """Pool initializer (``initializer=init_worker, initargs=(os.getpid(),)``)."""
+    """Pool initializer (``initializer=init_worker, initargs=(os.getpid(),)``).  Runs before
+    the worker starts any thread, so every thread inherits the blocked SIGINT.  SIGTERM (how a
+    pool stops its workers) ends the worker at once, whatever handler the parent had."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     die_with_parent(parent)
 
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
 import random
 import signal
@@ -14,9 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
+from pysat.examples.genhard import PHP
+from pysat.solvers import Solver
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
+from ramseygadgets.cli.app import sigterm_raises
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.problemsets import (
     ProblemSetWriter,
@@ -27,6 +31,7 @@ from ramseygadgets.problemsets import (
 from ramseygadgets.scaleout import LocalExecutor
 from ramseygadgets.scaleout.fanout import generate_problem_set
 from ramseygadgets.verify import verify
+from ramseygadgets.workers import init_worker
 
 from . import helpers
 
@@ -168,3 +173,53 @@ def test_generate_resumed_after_sigkill_at_random_moments_matches_a_clean_run(tm
 @pytest.mark.slow
 def test_generate_resumed_after_ten_sigkills_matches_a_clean_run(tmp_path):
     _kill_resume(tmp_path, kills=10, seed=1016)
+
+
+def _solve_hard_formula_as_a_worker(parent: int, conn) -> None:
+    init_worker(parent)
+    with Solver(name="minisat22", bootstrap_with=PHP(10).clauses) as solver:
+        conn.send("solving")
+        try:
+            solver.solve()  # installs PySAT's own SIGINT handler for the call
+        except Exception as exc:
+            conn.send(f"interrupted: {exc}")
+            return
+        conn.send("finished")
+
+
+def test_ctrl_c_never_reaches_a_workers_pysat_call():
+    """A terminal's Ctrl-C goes to every process of the group. A worker ignores SIGINT, but a
+    PySAT ``solve`` installs its own handler while it runs: the worker must still not see it
+    (it is the parent's to handle), or each worker dies printing a traceback."""
+    ctx = mp.get_context("fork")
+    conn, child = ctx.Pipe()
+    worker = ctx.Process(target=_solve_hard_formula_as_a_worker, args=(os.getpid(), child))
+    worker.start()
+    try:
+        assert conn.poll(30) and conn.recv() == "solving"
+        time.sleep(0.3)
+        os.kill(worker.pid, signal.SIGINT)
+        reply = conn.recv() if conn.poll(2) else None
+        assert reply in (None, "finished"), reply
+        assert reply == "finished" or worker.is_alive()
+    finally:
+        worker.kill()
+        worker.join()
+
+
+def _sleep_as_a_worker(parent: int) -> None:
+    init_worker(parent)
+    time.sleep(30)
+
+
+def test_sigterm_ends_a_worker_quietly_whatever_the_parent_handles():
+    """A pool stops its workers with SIGTERM; a worker forked while its parent turns SIGTERM into
+    an exception (``sigterm_raises``) must die of the signal, not print that exception."""
+    ctx = mp.get_context("fork")
+    with sigterm_raises():
+        worker = ctx.Process(target=_sleep_as_a_worker, args=(os.getpid(),))
+        worker.start()
+    time.sleep(0.5)
+    worker.terminate()
+    worker.join(10)
+    assert worker.exitcode == -signal.SIGTERM

@@ -429,7 +429,18 @@ def _session_processes(sid: int) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
-def test_ctrl_c_stops_every_worker():
+@pytest.mark.parametrize(
+    ("target", "sig", "exit_code"),
+    [
+        ("parent", signal.SIGINT, 130),
+        ("process group", signal.SIGINT, 130),
+        ("parent", signal.SIGTERM, 143),
+    ],
+)
+def test_ctrl_c_stops_every_worker(target, sig, exit_code):
+    """Ctrl-C in a terminal goes to the whole process group: the workers, in the middle of
+    PySAT calls that install their own SIGINT handler, must not print tracebacks, and the parent
+    must stop (once it took the dead workers for lost cubes and forked new ones)."""
     code = "import sys; from ramseygadgets.cli import main; sys.argv[0] = 'ramseygadgets'; main()"
     args = ["solve", "--F", "K3", "--H", "K4", "--gadget", "red-determiner"]
     args += ["--min-vertices", "12", "--max-vertices", "12", "--jobs", "2"]
@@ -445,10 +456,15 @@ def test_ctrl_c_stops_every_worker():
         while len(_session_processes(proc.pid)) < 3 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert len(_session_processes(proc.pid)) >= 3, "the workers never started"
-        os.kill(proc.pid, signal.SIGINT)
-        proc.wait(timeout=15)
+        time.sleep(1.0)  # into the workers' SAT calls
+        if target == "parent":
+            os.kill(proc.pid, sig)
+        else:
+            os.killpg(proc.pid, sig)
+        _, stderr = proc.communicate(timeout=15)
         time.sleep(0.5)
-        assert proc.returncode == 130
+        assert proc.returncode == exit_code, stderr
+        assert b"Traceback" not in stderr and b"KeyboardInterrupt" not in stderr, stderr
         assert _session_processes(proc.pid) == []
     finally:
         if proc.poll() is None:

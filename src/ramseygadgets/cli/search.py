@@ -10,7 +10,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
+from ramseygadgets.cli.app import (
+    Terminated,
+    app,
+    console,
+    err_console,
+    guarded,
+    print_json,
+    sigterm_raises,
+)
 from ramseygadgets.cli.core import DATASET_OPTION, SET_OPTION, resolve_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import canonical_graph6
@@ -191,7 +199,7 @@ def solve(
 ) -> None:
     """Find minimal gadgets (fewest vertices, then fewest edges) with a proof that none is smaller.
 
-    Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted (the finished results are still printed). Solutions are printed as JSON answers that 'ramseygadgets verify PROBLEM_ID -' reads.
+    Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted by Ctrl-C, 143: by SIGTERM (the finished results are still printed, and with --out every finished cube is in the log). Solutions are printed as JSON answers that 'ramseygadgets verify PROBLEM_ID -' reads.
     """
     check_engine(engine)
     problems = _problems(problem_id, all_, F, H, gadget, set_name, dataset)
@@ -212,18 +220,19 @@ def solve(
     }
     single = problem_id is not None or F is not None
     cube_mode = _check_single_problem_options(single, cube_options, min_vertices, max_vertices)
-    if single and (cube_mode or jobs > 1):
-        outcome = _solve_single(
-            problems[0], {**options, "min_vertices": min_vertices}, not as_json, cube_options
-        )
-    elif len(problems) == 1:
-        options["min_vertices"] = min_vertices
-        outcome = _solve_single(problems[0], options, show=not as_json)
-    else:
-        outcome = _solve_batch(problems, options, jobs, show=not as_json)
+    with sigterm_raises():
+        if single and (cube_mode or jobs > 1):
+            outcome = _solve_single(
+                problems[0], {**options, "min_vertices": min_vertices}, not as_json, cube_options
+            )
+        elif len(problems) == 1:
+            options["min_vertices"] = min_vertices
+            outcome = _solve_single(problems[0], options, show=not as_json)
+        else:
+            outcome = _solve_batch(problems, options, jobs, show=not as_json)
     _report_outcome(outcome, len(problems), as_json)
     if outcome.interrupted:
-        raise typer.Exit(130)
+        raise typer.Exit(143 if isinstance(outcome.interruption, Terminated) else 130)
     raise typer.Exit(0 if all(r.found for r in outcome.results) else 1)
 
 
@@ -348,8 +357,8 @@ def _solve_single(
             )
         else:
             result = solve_problem(problem, on_level=on_level, **options)
-    except KeyboardInterrupt:
-        outcome.interrupted = True
+    except KeyboardInterrupt as exc:
+        outcome.interruption = exc
         outcome.unfinished = [problem.id]
         proven = [lv.n for lv in levels if lv.outcome == "none"]
         outcome.partial = {

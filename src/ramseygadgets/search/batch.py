@@ -27,13 +27,18 @@ __all__ = [
 
 @dataclass
 class BatchOutcome:
-    """Finished results (in completion order), whether Ctrl-C cut the batch short, wall time."""
+    """Finished results (in completion order), what cut the batch short (Ctrl-C, or SIGTERM
+    raised as a ``KeyboardInterrupt``), wall time."""
 
     results: list[SearchResult] = field(default_factory=list)
-    interrupted: bool = False
+    interruption: KeyboardInterrupt | None = None
     seconds: float = 0.0
     unfinished: list[str] = field(default_factory=list)
     partial: dict[str, Any] | None = None  # what an interrupted single problem had proven
+
+    @property
+    def interrupted(self) -> bool:
+        return self.interruption is not None
 
 
 def _solve_one(args: tuple[Problem, dict[str, Any]]) -> SearchResult:
@@ -97,8 +102,8 @@ def solve_many(
             finally:
                 pool.terminate()
                 pool.join()
-    except KeyboardInterrupt:
-        outcome.interrupted = True
+    except KeyboardInterrupt as exc:
+        outcome.interruption = exc
     outcome.unfinished = [p.id for p in todo if p.id not in done]
     outcome.seconds = time.monotonic() - start
     return outcome
