@@ -264,6 +264,26 @@ def test_a_rerun_reuses_the_halves_of_split_cubes(tmp_path):
     assert again.levels[0].cubes_from_log == first.levels[0].cubes
 
 
+def test_a_rerun_goes_straight_to_the_halves_of_a_cube_logged_as_split(tmp_path):
+    """A resumed frontier run must not search a cube for ``split_after`` seconds again only to
+    split it again: the log says it splits, so its halves are searched at once."""
+    opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 2, "out": tmp_path / "run"}
+    solve_cubes(K3_K4E_RED, split_after=0.01, **opts)
+    log = tmp_path / "run" / "cubes.jsonl"
+    rows = [json.loads(ln) for ln in log.read_text().splitlines()]
+    split = {r["bits"] for r in rows if r.get("outcome") == "split"}
+    assert split
+    kept = [r for r in rows if r.get("outcome") != "none"]
+    log.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    again = solve_cubes(K3_K4E_RED, **opts)  # no splitting now: every open cube runs to its end
+    assert again.status == "none-up-to-limit"
+    new = [json.loads(ln) for ln in log.read_text().splitlines()][len(kept) :]
+    searched = [r for r in new if r["kind"] == "cube"]
+    assert searched and all(r["outcome"] == "none" for r in searched)
+    assert not split & {r["bits"] for r in searched}
+    assert again.levels[0].cubes_searched == len(searched)
+
+
 def test_a_known_none_level_is_none_in_every_cube():
     """(K3, K4−e)-red-determiner: none on 9 vertices (needs 11, docs/search.md)."""
     assert find_solution(K3_K4E_RED, 9, engine="lazy").status == "none-up-to-limit"

@@ -21,8 +21,10 @@ their cubes run (:class:`.cubes.LemmaExchange`, relayed by :class:`.runners.Loca
 (:mod:`.cubelog`) with the problem, the engine that ran and the outcome.  A rerun with the same
 ``out`` skips every cube contained in a decided one of the same engine (the cubes of one level
 must all come from one engine: both engines' symmetry breaking keeps one graph per orbit, but
-not the same one) and resumes a found level from its logged solution (verified again).  A
-worker that dies mid-cube costs that cube only; it is re-run up to ``retries`` times.
+not the same one), goes straight to the halves of a cube the log records as split (instead of
+searching it again until it splits) and resumes a found level from its logged solution
+(verified again).  A worker that dies mid-cube costs that cube only; it is re-run up to
+``retries`` times.
 
 **Lower levels from a record** (``assume_none_below``): "none on N − 1" proves "none on fewer
 than N" (a solution plus an isolated vertex is a solution), so a found level N is minimal when
@@ -118,11 +120,13 @@ class _LevelRun:
         logged = self.s.logged(self.n)
         if "found" in logged:
             return "found", self.s.candidate_from(logged["found"])
+        splits = logged.pop("split", {})
         for name, decided in logged.items():
             self.shares[name] += sum(2.0 ** -len(bits) for bits in decided)
         todo = self.todo
         for c in self.plan.cubes:
-            todo += self._expand(c, logged.get(c.layout_name, set()))
+            name = c.layout_name
+            todo += self._expand(c, logged.get(name, set()), splits.get(name, set()))
         runner = self.s.runner
         while todo or self.in_flight:
             while todo and len(self.in_flight) < runner.slots:
@@ -202,23 +206,27 @@ class _LevelRun:
             refuter = self.refuters[layout] = Refuter(self.s.problem, self.n, lay, self.s.engine)
         return refuter
 
-    def _expand(self, cube: Cube, decided: set[str]) -> list[Cube]:
+    def _expand(self, cube: Cube, decided: set[str], splits: set[str]) -> list[Cube]:
         """The parts of ``cube`` that the log's decided cubes (bit strings) leave open: none when
-        one of them contains it; else the cube itself, or — when decided cubes lie inside it
-        (halves of a run-time split) — the open parts of its two halves."""
+        one of them contains it; else the cube itself, or — when decided cubes lie inside it or
+        the log records it as split at run time — the open parts of its two halves (together
+        they cover it, as in :meth:`_split`)."""
         if decided_by(cube.bits, decided):
             self.record.cubes_from_log += 1
             self.record.cubes += 1
             return []
-        if not any(len(d) > len(cube.bits) and d.startswith(cube.bits) for d in decided):
+        refuter = self._refuter(cube.layout)
+        inside = any(len(d) > len(cube.bits) and d.startswith(cube.bits) for d in decided)
+        was_split = cube.bits in splits and len(cube.bits) < len(refuter.edges)
+        if not inside and not was_split:
             return [cube]
         out: list[Cube] = []
         for b in "10":
             bits = cube.bits + b
-            if self._refuter(cube.layout).refuted(bits):
+            if refuter.refuted(bits):
                 self.record.refuted += 1
                 continue
-            out += self._expand(dataclasses.replace(cube, bits=bits), decided)
+            out += self._expand(dataclasses.replace(cube, bits=bits), decided, splits)
         return out
 
     def _split(self, cube: Cube) -> None:
@@ -269,7 +277,7 @@ class CubeScheduler:
 
     def logged(self, n: int) -> dict[str, Any]:
         """The decided cubes of level ``n`` in the log, by layout (bit strings), for this engine;
-        ``found``: a logged solution."""
+        ``found``: a logged solution; ``split``: the cubes split at run time, by layout."""
         out: dict[str, Any] = {}
         if self.log is None:
             return out
@@ -278,6 +286,8 @@ class CubeScheduler:
                 continue
             if rec.get("outcome") == "none":
                 out.setdefault(rec["layout"], set()).add(rec["bits"])
+            elif rec.get("outcome") == "split":
+                out.setdefault("split", {}).setdefault(rec["layout"], set()).add(rec["bits"])
             elif rec.get("outcome") == "found" and rec.get("edges"):
                 out["found"] = rec
         return out
