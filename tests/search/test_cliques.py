@@ -20,10 +20,12 @@ from ramseygadgets.search.cliques import (
     arrowing_clique,
     clique_free_clauses,
 )
+from ramseygadgets.search.dataset import METHOD, search_method
 from ramseygadgets.search.oracle import (
     DEFAULT_SEARCH_SOLVER,
     LARGE_LEVEL,
     LARGE_LEVEL_SOLVER,
+    ORACLE_SOLVER,
     finder_solver,
 )
 from ramseygadgets.search.spec import layouts
@@ -121,14 +123,27 @@ def test_the_bound_changes_no_minimum(colors, gadget, without_bound):
 
 
 def test_large_levels_run_the_exists_part_on_cadical_unless_a_backend_is_named():
-    """From LARGE_LEVEL vertices the default backend gives way to CaDiCaL; a named one stays."""
-    assert finder_solver(DEFAULT_SEARCH_SOLVER, LARGE_LEVEL - 1) == DEFAULT_SEARCH_SOLVER
+    """``auto`` (the default) runs MiniSat below LARGE_LEVEL vertices and CaDiCaL from there; a
+    named backend stays, MiniSat included (once it could not be asked for at 13 vertices: its
+    name was the default's)."""
+    assert finder_solver(DEFAULT_SEARCH_SOLVER, LARGE_LEVEL - 1) == ORACLE_SOLVER
     assert finder_solver(DEFAULT_SEARCH_SOLVER, LARGE_LEVEL) == LARGE_LEVEL_SOLVER
     assert finder_solver("glucose4", LARGE_LEVEL + 1) == "glucose4"
+    assert finder_solver(ORACLE_SOLVER, LARGE_LEVEL + 1) == ORACLE_SOLVER
     problem = Problem.make("K3", "K4", "red-determiner")
-    finder = LayoutFinder(problem, LARGE_LEVEL, layouts(problem.kind, LARGE_LEVEL)[0])
-    assert type(finder.model.solver.solver).__name__.lower() == LARGE_LEVEL_SOLVER
-    finder.close()
+    layout = layouts(problem.kind, LARGE_LEVEL)[0]
+    for solver, backend in (
+        (DEFAULT_SEARCH_SOLVER, LARGE_LEVEL_SOLVER),
+        (ORACLE_SOLVER, ORACLE_SOLVER),
+    ):
+        finder = LayoutFinder(problem, LARGE_LEVEL, layout, solver=solver)
+        assert type(finder.model.solver.solver).__name__.lower() == backend
+        finder.close()
+
+
+def test_a_record_names_the_backends_its_levels_ran_on():
+    assert search_method(LARGE_LEVEL - 1) == METHOD and ORACLE_SOLVER in METHOD
+    assert LARGE_LEVEL_SOLVER in search_method(LARGE_LEVEL)
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ from ramseygadgets.problemsets import (
     problem_of_record,
 )
 from ramseygadgets.scaleout.executors import Executor, LocalExecutor, ScaleoutError
-from ramseygadgets.search.dataset import METHOD, solution_record
+from ramseygadgets.search.dataset import search_method, solution_record
 from ramseygadgets.search.solve import SearchResult
 from ramseygadgets.workers import sigint_gate
 
@@ -129,7 +129,8 @@ def result_record(
     outcome, the proof bounds (``proven_minimal``: a solution, edges minimal and no solution on
     fewer vertices), the solution, the levels searched and the search's budget and method."""
     if problem.is_pair:
-        method = METHOD if engine == DEFAULT_ENGINE else f"{METHOD}, engine {engine}"
+        method = search_method(result.n if result.n is not None else max_vertices)
+        method = method if engine == DEFAULT_ENGINE else f"{method}, engine {engine}"
     else:
         method = MULTI_METHOD
     proven = bool(result.found and result.edges_minimal and result.lower_bound == result.n)

@@ -160,7 +160,7 @@ class ExistsModel:
         self.order = column_order(n) if lazy else list(self.kn.edges)
         for perm in self._symmetries():
             self._add_lex_leader(perm)
-        self.solver = Solver(name=solver, bootstrap_with=self.clauses)
+        self.solver = Solver(name=finder_solver(solver, n), bootstrap_with=self.clauses)
         self.clauses = []
 
     def _add_witnesses(self) -> None:
@@ -387,7 +387,7 @@ class LayoutFinder:
             self.spec,
             self.copies,
             seed=seed,
-            solver=finder_solver(solver, n),
+            solver=solver,
             record_lemmas=record_lemmas,
             lazy=self.lazy,
         )

@@ -16,19 +16,28 @@ from typing import Any
 
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.files import atomic_write
-from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER
+from ramseygadgets.search.oracle import LARGE_LEVEL, LARGE_LEVEL_SOLVER, ORACLE_SOLVER
 from ramseygadgets.search.solve import SearchResult
 
 __all__ = [
     "SOLUTIONS_PATH",
     "METHOD",
+    "search_method",
     "solution_record",
     "write_solutions",
 ]
 
 SOLUTIONS_PATH = Path(__file__).resolve().parent.parent / "data" / "solutions.json"
 
-METHOD = f"cegar-sat (ramseygadgets.search, PySAT {DEFAULT_SEARCH_SOLVER})"
+METHOD = f"cegar-sat (ramseygadgets.search, PySAT {ORACLE_SOLVER})"
+
+
+def search_method(n: int | None) -> str:
+    """The method of a search whose largest level searched is ``n``: :data:`METHOD`, naming the
+    exists part's backend from :data:`.oracle.LARGE_LEVEL` vertices on too (``auto`` picks it)."""
+    if n is None or n < LARGE_LEVEL:
+        return METHOD
+    return f"{METHOD[:-1]}; exists part {LARGE_LEVEL_SOLVER} from {LARGE_LEVEL} vertices)"
 
 
 def solution_record(result: SearchResult, cross_check: str | None = None) -> dict[str, Any]:
@@ -49,7 +58,7 @@ def solution_record(result: SearchResult, cross_check: str | None = None) -> dic
         "n": n,
         "m": m,
         **result.candidate.to_json(result.problem.gadget),
-        "method": METHOD,
+        "method": search_method(n),
         "seconds": round(result.seconds, 3),
         "proof": f"no solution on {n - 1} vertices (UNSAT)",
         "min_edges": m,

@@ -40,6 +40,7 @@ from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, RedDegre
 
 __all__ = [
     "DEFAULT_SEARCH_SOLVER",
+    "ORACLE_SOLVER",
     "LARGE_LEVEL",
     "LARGE_LEVEL_SOLVER",
     "finder_solver",
@@ -57,24 +58,29 @@ __all__ = [
     "edge_colors_only",
 ]
 
-#: SAT backend of the exists part and the oracle (fastest on the catalog among PySAT's; supports interrupts).
-DEFAULT_SEARCH_SOLVER = "minisat22"
+#: SAT backend of the coloring oracle, and of the exists part below :data:`LARGE_LEVEL` vertices
+#: (fastest on the catalog among PySAT's; supports interrupts).
+ORACLE_SOLVER = "minisat22"
 
-#: From this many vertices the exists part runs on :data:`LARGE_LEVEL_SOLVER` when the default
-#: backend is asked for: there a level's time is the exists solver's tail (tens of thousands of
-#: lemma clauses), where CaDiCaL decided the (K3,K4) determiners' level 13 in 234–237 CPU s
-#: against MiniSat's 1,076–1,114 s; below it MiniSat is as fast or faster (0.8–1.05×).
+#: The exists part's backend unless one is named: :func:`finder_solver` picks it per level.
+DEFAULT_SEARCH_SOLVER = "auto"
+
+#: From this many vertices ``auto`` runs the exists part on :data:`LARGE_LEVEL_SOLVER`: there a
+#: level's time is the exists solver's tail (tens of thousands of lemma clauses), where CaDiCaL
+#: decided the (K3,K4) determiners' level 13 in 234–237 CPU s against MiniSat's 1,076–1,114 s;
+#: below it MiniSat is as fast or faster (0.8–1.05×).
 LARGE_LEVEL = 13
 LARGE_LEVEL_SOLVER = "cadical195"
 
 
 def finder_solver(solver: str, n: int) -> str:
-    """The exists part's backend on ``n`` vertices: ``solver``, except that the default gives way
-    to :data:`LARGE_LEVEL_SOLVER` from :data:`LARGE_LEVEL` vertices on.  (CaDiCaL cannot be
-    interrupted inside a call: a deadline or a stop signal waits for the call to end.)"""
-    if solver == DEFAULT_SEARCH_SOLVER and n >= LARGE_LEVEL:
-        return LARGE_LEVEL_SOLVER
-    return solver
+    """The exists part's backend on ``n`` vertices: ``solver`` as named; ``auto``:
+    :data:`ORACLE_SOLVER` below :data:`LARGE_LEVEL` vertices, :data:`LARGE_LEVEL_SOLVER` from
+    there on.  (CaDiCaL cannot be interrupted inside a call: a deadline or a stop signal waits
+    for the call to end.)"""
+    if solver != DEFAULT_SEARCH_SOLVER:
+        return solver
+    return LARGE_LEVEL_SOLVER if n >= LARGE_LEVEL else ORACLE_SOLVER
 
 
 class SearchTimeout(Exception):
@@ -269,7 +275,7 @@ class ColoringOracle:
     under the condition; so does every graph containing S.
     """
 
-    def __init__(self, copies: KnCopies, solver: str = DEFAULT_SEARCH_SOLVER) -> None:
+    def __init__(self, copies: KnCopies, solver: str = ORACLE_SOLVER) -> None:
         self.kn = copies.kn
         m = self.kn.m
         clauses = [[-(t + 1) for t in c] + [-(m + t + 1) for t in c] for c in copies.f]
