@@ -199,6 +199,11 @@ def test_each_cube_record_says_how_much_of_the_level_is_decided_log_included(tmp
     first = again[0]
     assert first["decided_share"]["e=0-1"] == pytest.approx(_none_share([*kept, first]))
     assert again[-1]["decided_share"]["e=0-1"] == pytest.approx(shares[-1])
+    # no run-time splits here, so each cube is a planned one: decided ones counted one by one
+    assert [r["planned_decided"] for r in cubes] == [
+        [k, len(cubes)] for k in range(1, len(cubes) + 1)
+    ]
+    assert [r["planned_decided"][0] for r in again] == list(range(len(kept) + 1, len(cubes) + 1))
 
 
 def test_solve_prints_a_heartbeat_while_cubes_finish(tmp_path, monkeypatch):
@@ -218,7 +223,8 @@ def test_solve_prints_a_heartbeat_while_cubes_finish(tmp_path, monkeypatch):
     last = beats[len(cubes) - 1]
     decided = sum(r["outcome"] == "none" for r in cubes)
     assert f"{decided} cubes decided" in last
-    assert f"decided at least {_none_share(cubes):.1%} of 'e=0-1'" in last
+    assert f"decided {decided} of {len(cubes)} planned cubes, at least" in last
+    assert f"at least {_none_share(cubes):.1%} of 'e=0-1'" in last
 
 
 def test_the_coverage_script_rederives_what_a_log_proves(tmp_path):
@@ -259,6 +265,9 @@ def test_a_rerun_reuses_the_halves_of_split_cubes(tmp_path):
     opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 2, "out": tmp_path / "run"}
     first = solve_cubes(K3_K4E_RED, split_after=0.01, **opts)
     assert first.levels[0].cubes > 2 and first.levels[0].cubes_from_log == 0
+    records = [r for r in read_log(tmp_path / "run" / "cubes.jsonl") if r["kind"] == "cube"]
+    assert records[-1]["planned_decided"] == [2, 2]  # both planned cubes, by their parts
+    assert records[0]["planned_decided"][0] < 2
     again = solve_cubes(K3_K4E_RED, **opts)  # the same 2 static cubes, no splitting now
     assert again.status == "none-up-to-limit" and again.levels[0].cubes_searched == 0
     assert again.levels[0].cubes_from_log == first.levels[0].cubes

@@ -286,8 +286,9 @@ HEARTBEAT_SECONDS = 10.0
 
 class CubeHeartbeat:
     """Every :data:`HEARTBEAT_SECONDS` while cubes finish, one line on stderr: the cubes decided
-    and split since the start, and the share of each layout's prefix assignments decided (a lower
-    bound that counts the checkpoint log too: :mod:`ramseygadgets.search.parallel`)."""
+    and split since the start, how many of the level's planned cubes are decided (whole or by
+    their split parts) and the share of each layout's prefix assignments decided (a lower bound);
+    both count the checkpoint log too (:mod:`ramseygadgets.search.parallel`)."""
 
     def __init__(self) -> None:
         self.start = self.last = time.monotonic()
@@ -308,9 +309,12 @@ class CubeHeartbeat:
             for name, share in sorted(record.get("decided_share", {}).items(), key=lambda x: x[1])
         )
         elapsed = int(now - self.start)
+        planned = record.get("planned_decided")
+        planned_text = f"{planned[0]} of {planned[1]} planned cubes, " if planned else ""
         err_console.print(
             f"  n = {self.level}: {self.decided} cubes decided, {self.split} split in "
-            f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}; decided at least {shares}",
+            f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}; decided "
+            f"{planned_text}at least {shares}",
             highlight=False,
             markup=False,
             soft_wrap=True,  # one line per beat, whatever the width: logs are grepped

@@ -115,6 +115,10 @@ class _LevelRun:
         #: per layout name, Σ 2^−depth over the cubes decided none (log included): the share of
         #: the layout's prefix assignments decided, a lower bound (refuted prefixes not counted)
         self.shares = {lay.name: 0.0 for lay in layouts(sched.problem.gadget, n)}
+        #: per layout name, the bit strings of the cubes decided none (log included)
+        self.decided: dict[str, set[str]] = {}
+        #: the keys of the planned (static) cubes decided, whole or by their split parts
+        self.planned_decided: set[str] = set()
 
     def run(self) -> tuple[str, Candidate | None]:
         logged = self.s.logged(self.n)
@@ -123,10 +127,14 @@ class _LevelRun:
         splits = logged.pop("split", {})
         for name, decided in logged.items():
             self.shares[name] += sum(2.0 ** -len(bits) for bits in decided)
+            self.decided[name] = set(decided)
         todo = self.todo
         for c in self.plan.cubes:
             name = c.layout_name
-            todo += self._expand(c, logged.get(name, set()), splits.get(name, set()))
+            parts = self._expand(c, logged.get(name, set()), splits.get(name, set()))
+            if not parts:
+                self.planned_decided.add(c.key)
+            todo += parts
         runner = self.s.runner
         while todo or self.in_flight:
             while todo and len(self.in_flight) < runner.slots:
@@ -176,12 +184,13 @@ class _LevelRun:
         learned = result.pop("learned", [])
         self._count(result)
         if result["outcome"] == "none":
-            self.shares[cube.layout_name] += 2.0 ** -len(cube.bits)
+            self._decided(cube)
         record = {
             **problem_tag(self.s.problem),
             **result,
             "depth": len(cube.bits),
             "decided_share": {name: round(share, 6) for name, share in self.shares.items()},
+            "planned_decided": [len(self.planned_decided), len(self.plan.cubes)],
         }
         if self.s.log is not None:
             self.s.log.append(record)
@@ -198,6 +207,18 @@ class _LevelRun:
             pool += learned
             del pool[:-MAX_SHARED_LEMMAS]
         return None
+
+    def _decided(self, cube: Cube) -> None:
+        """Count a cube decided none: in its layout's share, and its planned cube as decided
+        once that cube's decided parts and refuted prefixes cover it (:func:`.cubes.covered`)."""
+        self.shares[cube.layout_name] += 2.0 ** -len(cube.bits)
+        decided = self.decided.setdefault(cube.layout_name, set())
+        decided.add(cube.bits)
+        for planned in self.plan.cubes:
+            if planned.layout == cube.layout and cube.bits.startswith(planned.bits):
+                if covered(self._refuter(cube.layout), decided, planned.bits):
+                    self.planned_decided.add(planned.key)
+                return
 
     def _refuter(self, layout: int) -> Refuter:
         refuter = self.refuters.get(layout)
