@@ -236,11 +236,11 @@ class _LevelRun:
             self.record.cubes_from_log += 1
             self.record.cubes += 1
             return []
-        refuter = self._refuter(cube.layout)
         inside = any(len(d) > len(cube.bits) and d.startswith(cube.bits) for d in decided)
-        was_split = cube.bits in splits and len(cube.bits) < len(refuter.edges)
+        was_split = cube.bits in splits and len(cube.bits) < len(self._refuter(cube.layout).edges)
         if not inside and not was_split:
             return [cube]
+        refuter = self._refuter(cube.layout)
         out: list[Cube] = []
         for b in "10":
             bits = cube.bits + b
