@@ -479,6 +479,8 @@ def test_ctrl_c_stops_every_worker(target, sig, exit_code):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        # a test run started in the background by a shell ignores SIGINT, and so would the CLI
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 15
