@@ -314,3 +314,28 @@ def test_the_pairs_bench_flags_only_contradicting_answers() -> None:
     assert consistent(("found", 8, 23, 8), ("timeout", None, None, 8))
     assert not consistent(("found", 8, 23, 8), ("found", 8, 24, 8))
     assert not consistent(("timeout", None, None, 9), ("found", 8, 23, 8))
+
+
+@pytest.mark.parametrize("name", ["cadical195", "minisat22"])
+def test_a_backend_that_cannot_be_interrupted_still_stops_at_the_deadline(name) -> None:
+    """CaDiCaL (the exists part's backend from 13 vertices) has no ``interrupt()``: once a
+    deadline waited for its call to end (minutes on this formula); it now solves in conflict
+    budget slices and stops within one slice of the deadline."""
+    import time
+
+    from pysat.examples.genhard import PHP
+    from pysat.solvers import Solver
+
+    from ramseygadgets.search.cegar import SearchTimeout, interrupt_at, solve_before
+    from ramseygadgets.search.oracle import interruptible
+
+    with Solver(name=name, bootstrap_with=PHP(12).clauses) as solver:
+        assert interruptible(solver) == (name == "minisat22")
+        start = time.monotonic()
+        with pytest.raises(SearchTimeout), interrupt_at(start + 0.5, [solver]):
+            solve_before(solver, [], start + 0.5)
+        assert time.monotonic() - start < 5
+        solver.add_clause([-1])  # a budget left over from the slices does not cut a later call
+        with interrupt_at(time.monotonic() + 60, [solver]):
+            assert solve_before(solver, [1], time.monotonic() + 60) is False
+        assert solver.solve(assumptions=[1]) is False

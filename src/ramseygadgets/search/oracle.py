@@ -46,6 +46,8 @@ __all__ = [
     "finder_solver",
     "SearchTimeout",
     "solve_before",
+    "interruptible",
+    "BUDGET_SLICE",
     "interrupt_at",
     "interrupt_running",
     "Counterexample",
@@ -76,8 +78,8 @@ LARGE_LEVEL_SOLVER = "cadical195"
 def finder_solver(solver: str, n: int) -> str:
     """The exists part's backend on ``n`` vertices: ``solver`` as named; ``auto``:
     :data:`ORACLE_SOLVER` below :data:`LARGE_LEVEL` vertices, :data:`LARGE_LEVEL_SOLVER` from
-    there on.  (CaDiCaL cannot be interrupted inside a call: a deadline or a stop signal waits
-    for the call to end.)"""
+    there on.  (CaDiCaL cannot be interrupted: with a deadline it solves in conflict-budget
+    slices, :func:`solve_before`.)"""
     if solver != DEFAULT_SEARCH_SOLVER:
         return solver
     return LARGE_LEVEL_SOLVER if n >= LARGE_LEVEL else ORACLE_SOLVER
@@ -87,21 +89,50 @@ class SearchTimeout(Exception):
     """The deadline passed before the question was decided."""
 
 
+#: Conflicts per call of a backend that cannot be interrupted (CaDiCaL, Lingeling): with a
+#: deadline it solves in slices of this many conflicts and checks the deadline (and pending
+#: signals) between them, so a call overruns its deadline by one slice at most (about 0.1–0.2 s
+#: on a pigeonhole formula) instead of running to its end.
+BUDGET_SLICE = 10_000
+
+#: PySAT backends whose ``interrupt()`` raises NotImplementedError (class-name prefixes).
+_UNINTERRUPTIBLE = ("cadical", "lingeling")
+
+
+def interruptible(solver: Any) -> bool:
+    """Whether ``solver`` (a PySAT ``Solver`` or backend) stops on ``interrupt()``."""
+    backend = getattr(solver, "solver", solver)
+    return not type(backend).__name__.lower().startswith(_UNINTERRUPTIBLE)
+
+
 def solve_before(solver: Any, assumptions: list[int], deadline: float | None) -> bool:
     """``solver.solve(assumptions)``; :class:`SearchTimeout` when ``deadline`` has passed before
-    the call or an :func:`interrupt_at` alarm stopped it.  Backends that cannot be interrupted
-    (PySAT raises NotImplementedError: CaDiCaL, Kissat) check the deadline before the call only."""
+    the call or an :func:`interrupt_at` alarm stopped it.  A backend that cannot be interrupted
+    solves in slices of :data:`BUDGET_SLICE` conflicts with the deadline checked in between
+    (one without conflict budgets, Lingeling, runs its call to the end)."""
     if deadline is None:
         return bool(solver.solve(assumptions=assumptions))
     if deadline <= time.monotonic():
         raise SearchTimeout()
-    try:
-        ok = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
-    except NotImplementedError:
-        return bool(solver.solve(assumptions=assumptions))
+    if not interruptible(solver):
+        try:
+            return _solve_in_slices(solver, assumptions, deadline)
+        except NotImplementedError:  # no budgets either (Lingeling): the deadline waits
+            return bool(solver.solve(assumptions=assumptions))
+    ok = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
     if ok is None:
         raise SearchTimeout()
     return bool(ok)
+
+
+def _solve_in_slices(solver: Any, assumptions: list[int], deadline: float) -> bool:
+    while True:
+        solver.conf_budget(BUDGET_SLICE)
+        ok = solver.solve_limited(assumptions=assumptions)
+        if ok is not None:
+            return bool(ok)
+        if deadline <= time.monotonic():
+            raise SearchTimeout()
 
 
 @contextmanager
@@ -114,7 +145,7 @@ def interrupt_at(deadline: float | None, solvers: Sequence[Any]) -> Iterator[Non
 
     def ring() -> None:
         for solver in solvers:
-            with suppress(NotImplementedError):  # CaDiCaL, Kissat: checked between calls only
+            if interruptible(solver):  # the others check the deadline between budget slices
                 solver.interrupt()
 
     timer = threading.Timer(max(0.0, deadline - time.monotonic()), ring)
@@ -127,7 +158,7 @@ def interrupt_at(deadline: float | None, solvers: Sequence[Any]) -> Iterator[Non
         timer.cancel()
         timer.join()
         for solver in solvers:
-            with suppress(NotImplementedError):
+            if interruptible(solver):
                 solver.clear_interrupt()
 
 
