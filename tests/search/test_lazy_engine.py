@@ -339,3 +339,29 @@ def test_a_backend_that_cannot_be_interrupted_still_stops_at_the_deadline(name) 
         with interrupt_at(time.monotonic() + 60, [solver]):
             assert solve_before(solver, [1], time.monotonic() + 60) is False
         assert solver.solve(assumptions=[1]) is False
+
+
+def test_a_ctrl_c_as_the_deadline_alarm_starts_leaves_no_thread_behind(monkeypatch) -> None:
+    """train-data once printed "interrupted" and then hung at exit: a Ctrl-C landing just after
+    the alarm thread started, before its block was entered, left a non-daemon timer waiting for
+    its deadline (the 120 s --solve-timeout), and the interpreter waits for such threads."""
+    import threading
+    import time
+
+    from pysat.solvers import Solver
+
+    from ramseygadgets.search.oracle import interrupt_at
+
+    start = threading.Timer.start
+
+    def start_then_ctrl_c(self) -> None:
+        start(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Timer, "start", start_then_ctrl_c)
+    with Solver(name="minisat22") as solver, pytest.raises(KeyboardInterrupt):
+        with interrupt_at(time.monotonic() + 120, [solver]):
+            pass
+    time.sleep(0.2)
+    left = [t for t in threading.enumerate() if isinstance(t, threading.Timer) and t.is_alive()]
+    assert not [t for t in left if not t.daemon] and not left

@@ -149,14 +149,19 @@ def interrupt_at(deadline: float | None, solvers: Sequence[Any]) -> Iterator[Non
                 solver.interrupt()
 
     timer = threading.Timer(max(0.0, deadline - time.monotonic()), ring)
-    timer.start()
-    _RUNNING.append(solvers)
+    # never holds up the exit, and is cancelled whenever it started: a Ctrl-C between starting
+    # it and entering the block once left it waiting for its deadline (minutes) at exit
+    timer.daemon = True
     try:
+        _RUNNING.append(solvers)
+        timer.start()
         yield
     finally:
-        _RUNNING.remove(solvers)
         timer.cancel()
-        timer.join()
+        with suppress(ValueError):
+            _RUNNING.remove(solvers)
+        if timer.ident is not None:
+            timer.join()
         for solver in solvers:
             if interruptible(solver):
                 solver.clear_interrupt()
