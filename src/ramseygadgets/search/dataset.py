@@ -29,7 +29,8 @@ __all__ = [
 
 SOLUTIONS_PATH = Path(__file__).resolve().parent.parent / "data" / "solutions.json"
 
-METHOD = f"cegar-sat (ramseygadgets.search, PySAT {ORACLE_SOLVER})"
+_METHOD = "cegar-sat (ramseygadgets.search, PySAT {})"
+METHOD = _METHOD.format(ORACLE_SOLVER)
 
 
 def search_method(n: int | None) -> str:
@@ -37,7 +38,9 @@ def search_method(n: int | None) -> str:
     exists part's backend from :data:`.oracle.LARGE_LEVEL` vertices on too (``auto`` picks it)."""
     if n is None or n < LARGE_LEVEL:
         return METHOD
-    return f"{METHOD[:-1]}; exists part {LARGE_LEVEL_SOLVER} from {LARGE_LEVEL} vertices)"
+    return _METHOD.format(
+        f"{ORACLE_SOLVER}; exists part {LARGE_LEVEL_SOLVER} from {LARGE_LEVEL} vertices"
+    )
 
 
 def solution_record(result: SearchResult, cross_check: str | None = None) -> dict[str, Any]:

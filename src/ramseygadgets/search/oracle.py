@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -101,8 +102,12 @@ _UNINTERRUPTIBLE = ("cadical", "lingeling")
 
 def interruptible(solver: Any) -> bool:
     """Whether ``solver`` (a PySAT ``Solver`` or backend) stops on ``interrupt()``."""
-    backend = getattr(solver, "solver", solver)
-    return not type(backend).__name__.lower().startswith(_UNINTERRUPTIBLE)
+    return _interruptible_backend(type(getattr(solver, "solver", solver)).__name__)
+
+
+@cache
+def _interruptible_backend(name: str) -> bool:  # once per backend class: asked on every SAT call
+    return not name.lower().startswith(_UNINTERRUPTIBLE)
 
 
 def solve_before(solver: Any, assumptions: list[int], deadline: float | None) -> bool:
@@ -178,7 +183,7 @@ def interrupt_running() -> None:
     returns at once and the signal's Python handler runs."""
     for solvers in list(_RUNNING):
         for solver in solvers:
-            with suppress(NotImplementedError, AttributeError):
+            if interruptible(solver):  # the others stop between budget slices
                 solver.interrupt()
 
 
