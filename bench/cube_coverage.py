@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.search.cubelog import read_log
-from ramseygadgets.search.parallel import layout_covered, logged_candidate, none_cubes
+from ramseygadgets.search.cubeproof import layout_covered, logged_candidate, none_cubes
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.verify import verify
 

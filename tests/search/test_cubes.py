@@ -25,6 +25,7 @@ from ramseygadgets.search import cubes as cubes_module
 from ramseygadgets.search import runners as runners_module
 from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cubelog import CubeLog, CubeLogError, read_log
+from ramseygadgets.search.cubeproof import check_none_below
 from ramseygadgets.search.cubes import (
     CubeTask,
     LemmaExchange,
@@ -35,7 +36,7 @@ from ramseygadgets.search.cubes import (
     generate_cubes,
     run_cube,
 )
-from ramseygadgets.search.parallel import check_none_below, solve_cubes
+from ramseygadgets.search.parallel import solve_cubes
 from ramseygadgets.search.spec import layouts
 
 cli = CliRunner()

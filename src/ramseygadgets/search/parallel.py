@@ -37,15 +37,15 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import Graph
 from ramseygadgets.search.cegar import DEFAULT_ENGINE, resolve_engine
-from ramseygadgets.search.cubelog import CUBES_FILE, CubeLog, read_log
+from ramseygadgets.search.cubelog import CubeLog
+from ramseygadgets.search.cubeproof import check_none_below, logged_candidate
 from ramseygadgets.search.cubes import (
     MAX_SHARED_LEMMAS,
     Cube,
@@ -75,10 +75,6 @@ __all__ = [
     "RETRIES",
     "problem_tag",
     "CubeScheduler",
-    "check_none_below",
-    "layout_covered",
-    "logged_candidate",
-    "none_cubes",
     "solve_cubes",
 ]
 
@@ -318,77 +314,12 @@ class CubeScheduler:
         return _checked(self.problem, logged_candidate(self.problem, record))
 
 
-def logged_candidate(problem: Problem, record: dict[str, Any]) -> Candidate:
-    """The solution a found cube record holds (its graph and its layout's designated items),
-    not yet verified."""
-    n = record["n"]
-    layout = next(lay for lay in layouts(problem.gadget, n) if lay.name == record["layout"])
-    graph = Graph(n, tuple((int(u), int(v)) for u, v in record["edges"]))
-    return Candidate(graph, layout.designated)
-
-
 def _same_level(record: dict[str, Any], problem: Problem, n: int) -> bool:
     return (
         record.get("kind") == "cube"
         and record.get("problem_id") == problem.id
         and record.get("n") == n
     )
-
-
-def check_none_below(path: str | Path, problem: Problem, n: int) -> str:
-    """Check that the cube log ``path`` (a file, or a directory holding ``cubes.jsonl``) proves
-    "no solution on ``n`` vertices" for ``problem``; the statement, or :class:`SearchError`.
-
-    The UNSAT cubes of each engine are checked apart, with that engine's refuter: a level is
-    proven only by cubes that all searched under the same symmetry breaking."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / CUBES_FILE
-    if not path.is_file():
-        raise SearchError(f"--assume-none-below: {path} is not a cube log (no such file)")
-    records = [r for r in read_log(path) if _same_level(r, problem, n)]
-    if any(r.get("outcome") == "found" for r in records):
-        raise SearchError(f"{path} records a solution of {problem.title} on {n} vertices")
-    count = len(layouts(problem.gadget, n))
-    for (_, ran), decided in none_cubes(records).items():
-        if all(layout_covered(problem, n, ran, i, decided) for i in range(count)):
-            cubes = sum(map(len, decided.values()))
-            return (
-                f"none on {n} vertices by the checked cube log {path} ({cubes} UNSAT cubes, "
-                f"{ran} engine, coverage re-derived)"
-            )
-    raise SearchError(
-        f"--assume-none-below: {path} does not prove that {problem.title} has no solution on {n} "
-        f"vertices (its UNSAT cubes of that level do not cover it; run that level first)"
-    )
-
-
-def none_cubes(records: Iterable[dict[str, Any]]) -> dict[tuple[int, str], dict[str, set[str]]]:
-    """The cubes decided none among cube records: {(n, engine): {layout name: bit strings}}."""
-    out: dict[tuple[int, str], dict[str, set[str]]] = {}
-    for r in records:
-        if (
-            r.get("kind") == "cube"
-            and r.get("outcome") == "none"
-            and r.get("engine") in ("lazy", "eager")
-        ):
-            by_layout = out.setdefault((int(r["n"]), str(r["engine"])), {})
-            by_layout.setdefault(str(r["layout"]), set()).add(str(r["bits"]))
-    return out
-
-
-def layout_covered(
-    problem: Problem, n: int, engine: str, layout: int, decided: dict[str, set[str]]
-) -> bool:
-    """Whether the cubes ``decided`` (by layout name) of one engine and the prefixes that
-    engine's refuter refutes cover layout ``layout`` of level n (:func:`.cubes.covered`): that
-    layout then holds no solution on n vertices."""
-    lay = layouts(problem.gadget, n)[layout]
-    refuter = Refuter(problem, n, lay, engine)
-    try:
-        return covered(refuter, decided.get(lay.name, set()))
-    finally:
-        refuter.close()
 
 
 def solve_cubes(
