@@ -93,7 +93,9 @@ def test_every_fact_carries_its_provenance():
         assert e.lower_bound["engine"] and e.lower_bound["proof"]
         if e.solution is not None:
             assert e.solution["engine"] and e.solution["method"] and "seconds" in e.solution
-        if e.status == "open" and e.lower_bound["engine"] not in ("definition", "shipped"):
+        if "cubes" in e.lower_bound:  # a cube proof: the cubes, where they came from
+            assert e.lower_bound["source"] and len(e.lower_bound["sha256"]) == 64
+        elif e.status == "open" and e.lower_bound["engine"] not in ("definition", "shipped"):
             assert e.lower_bound["budget"]["timeout"] > 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,8 @@ import typer
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 
 __all__ = [
+    "ADOPT_HELP",
+    "adopt",
     "atlas_app",
     "RUN_HELP",
     "run",
@@ -146,6 +149,39 @@ def run(
         raise typer.Exit(130)
     if disagree:
         raise typer.Exit(1)
+
+
+ADOPT_HELP = """Add to an atlas the facts that cube logs prove (`solve --jobs K --out DIR` writes DIR/cubes.jsonl; give the file or DIR).
+
+A level whose UNSAT cubes cover it (coverage re-derived here, never read from the log) gives the lower bound n + 1, and the fact carries the cubes so that `atlas table` proves it again; a logged solution is taken when the verifier and an independent second check (brute force or the second SAT encoding) accept it. Levels still undecided and problems outside the atlas are listed and left out.
+
+Reads --base (default: the shipped atlas) and writes the merged atlas to --out (it may be the same file: the write is atomic). Exit 0: written; 2: an unusable log, or a fact that contradicts a proof in the atlas (nothing written).
+"""
+
+
+@atlas_app.command("adopt", help=ADOPT_HELP)
+@guarded
+def adopt(
+    logs: list[Path] = typer.Argument(..., help="Cube logs (cubes.jsonl) or their directories."),
+    out: Path = typer.Option(..., "--out", "-o", help="Write the merged atlas here."),
+    base: str = typer.Option(
+        "builtin", "--base", help="Atlas to add to: builtin (shipped) or a file."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print what was adopted as JSON."),
+) -> None:
+    from ramseygadgets.atlas import load_atlas
+    from ramseygadgets.atlas.adopt import adopt_cube_log
+
+    atlas = load_atlas(None if base == "builtin" else base)
+    report = [item for log in logs for item in adopt_cube_log(atlas, log)]
+    atlas.write(out)
+    if as_json:
+        print_json({"out": str(out), "facts": [dataclasses.asdict(a) for a in report]})
+        return
+    for item in report:
+        console.print(str(item), highlight=False, markup=False)
+    adopted = sum(a.outcome == "adopted" for a in report)
+    console.print(f"{adopted} of {len(report)} facts adopted; wrote {out}", highlight=False)
 
 
 @atlas_app.command(

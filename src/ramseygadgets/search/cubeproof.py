@@ -110,22 +110,26 @@ class CubeProof:
     def from_records(cls, records: Iterable[dict[str, Any]], problem: Problem) -> list[CubeProof]:
         """One proof attempt per (level, engine) of ``problem``'s cubes decided none (checked
         by nobody yet: call :meth:`check`)."""
-        mine = [r for r in records if r.get("problem_id") == problem.id]
+        mine = [r for r in records if r.get("problem_id") == problem.id and _is_cube(r)]
         seconds: dict[tuple[int, str], float] = {}
         for r in mine:
-            if r.get("kind") == "cube":
-                key = (int(r["n"]), str(r.get("engine")))
-                seconds[key] = seconds.get(key, 0.0) + float(r.get("cpu_seconds") or 0.0)
+            key = (r["n"], str(r.get("engine")))
+            cpu = r.get("cpu_seconds")
+            seconds[key] = seconds.get(key, 0.0) + (cpu if isinstance(cpu, (int, float)) else 0.0)
         return [
-            cls(
-                problem,
-                n,
-                engine,
-                {k: frozenset(v) for k, v in by_layout.items()},
-                seconds[n, engine],
-            )
-            for (n, engine), by_layout in sorted(none_cubes(mine).items())
+            cls(problem, n, engine, {k: frozenset(v) for k, v in cubes.items()}, seconds[n, engine])
+            for (n, engine), cubes in sorted(none_cubes(mine).items())
         ]
+
+
+def _is_cube(record: dict[str, Any]) -> bool:
+    """A well-formed cube record (a malformed one proves nothing and is passed over)."""
+    return (
+        record.get("kind") == "cube"
+        and type(record.get("n")) is int
+        and isinstance(record.get("layout"), str)
+        and _is_bits(record.get("bits"))
+    )
 
 
 def _is_bits(bits: Any) -> bool:
@@ -136,9 +140,9 @@ def none_cubes(records: Iterable[dict[str, Any]]) -> dict[tuple[int, str], dict[
     """The cubes decided none among cube records: {(n, engine): {layout name: bit strings}}."""
     out: dict[tuple[int, str], dict[str, set[str]]] = {}
     for r in records:
-        if r.get("kind") == "cube" and r.get("outcome") == "none" and r.get("engine") in ENGINES:
-            by_layout = out.setdefault((int(r["n"]), str(r["engine"])), {})
-            by_layout.setdefault(str(r["layout"]), set()).add(str(r["bits"]))
+        if _is_cube(r) and r.get("outcome") == "none" and r.get("engine") in ENGINES:
+            by_layout = out.setdefault((r["n"], r["engine"]), {})
+            by_layout.setdefault(r["layout"], set()).add(r["bits"])
     return out
 
 

@@ -1,0 +1,189 @@
+"""``atlas adopt``: cube logs enter the atlas only with what they prove, each lower bound
+carries its cube proof, and ``atlas table`` proves it again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ramseygadgets.atlas import Atlas, AtlasError, load_atlas
+from ramseygadgets.atlas.adopt import adopt_cube_log
+from ramseygadgets.atlas.plan import AtlasTask
+from ramseygadgets.atlas.run import new_entry
+from ramseygadgets.atlas.table import dispute
+from ramseygadgets.catalog import Problem
+from ramseygadgets.cli import app
+from ramseygadgets.extended import extended_problems
+from ramseygadgets.search.parallel import solve_cubes
+
+runner = CliRunner()
+P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # minimal: 5 vertices
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory) -> Path:
+    """A cube log of every level of the (P3, K3)-red-determiner: none on 2..4, found on 5."""
+    out = tmp_path_factory.mktemp("cubes") / "run"
+    solve_cubes(P3_K3_RED, max_vertices=6, cubes=4, out=out, minimize_edges=False)
+    return out / "cubes.jsonl"
+
+
+def _fresh_atlas() -> Atlas:
+    """An atlas whose one entry knows only the definition's bound."""
+    entry = new_entry(AtlasTask("paper", P3_K3_RED))
+    return Atlas({entry.id: entry})
+
+
+def _edit(log: Path, tmp_path: Path, change) -> Path:
+    """A copy of the log with ``change(records)`` applied."""
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    change(records)
+    path = tmp_path / "edited.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _none_cubes(records, n):
+    return [r for r in records if r["kind"] == "cube" and r["n"] == n and r["outcome"] == "none"]
+
+
+def test_a_log_gives_the_entry_its_solution_and_the_proof_of_its_lower_bound(log):
+    atlas = _fresh_atlas()
+    report = adopt_cube_log(atlas, log.parent)  # the --out directory names the log too
+    assert [(a.fact, a.outcome) for a in report] == [
+        (report[0].fact, "adopted"),
+        ("no solution on 4 vertices", "adopted"),
+    ]
+    assert report[0].fact.startswith("a solution on 5 vertices")
+    entry = atlas.entries[P3_K3_RED.id]
+    assert (entry.status, entry.n, entry.bound) == ("minimal", 5, 5)
+    assert entry.lower_bound["cubes"]["n"] == 4 and entry.lower_bound["sha256"]
+    assert entry.solution["recheck"] == {"method": "brute-force", "agrees": True}
+    assert entry.solution["edges_minimal"] is False
+    assert dispute(entry) is None
+    # adopting the same log again changes nothing and says so
+    again = adopt_cube_log(atlas, log)
+    assert {a.outcome for a in again} == {"known"}
+
+
+def test_the_table_proves_an_adopted_lower_bound_again(log):
+    atlas = _fresh_atlas()
+    adopt_cube_log(atlas, log)
+    entry = atlas.entries[P3_K3_RED.id]
+    cubes = entry.lower_bound["cubes"]["cubes"]
+    layout = next(name for name, bits in cubes.items() if bits)
+    cubes[layout] = cubes[layout][1:]  # one UNSAT cube forged away: a gap
+    assert "cube proof does not hold" in dispute(entry)
+    cubes[layout] = ["0", "1"]  # cubes that cover everything, claimed by an unknown engine
+    entry.lower_bound["cubes"]["engine"] = "sat-oracle"
+    assert "unknown engine" in dispute(entry)
+    atlas = _fresh_atlas()
+    adopt_cube_log(atlas, log)
+    entry = atlas.entries[P3_K3_RED.id]
+    entry.solution = None
+    entry.lower_bound["n"] = 6  # more than none on 4 shows
+    assert "does not follow" in dispute(entry)
+
+
+def test_an_undecided_level_is_left_out_and_the_levels_below_it_count(log, tmp_path):
+    gap = _edit(log, tmp_path, lambda rs: rs.remove(_none_cubes(rs, 4)[0]))
+    atlas = _fresh_atlas()
+    report = {a.fact.split(":")[0]: a.outcome for a in adopt_cube_log(atlas, gap)}
+    assert report["level 4 undecided"] == "left out"
+    assert report["no solution on 3 vertices"] == "adopted"
+    entry = atlas.entries[P3_K3_RED.id]
+    assert (entry.status, entry.bound, entry.n) == ("open", 4, 5)
+
+
+def test_a_wrong_logged_solution_is_left_out(log, tmp_path):
+    def drop_an_edge(records):
+        found = next(r for r in records if r.get("outcome") == "found" and r["kind"] == "cube")
+        found["edges"] = found["edges"][1:]
+
+    atlas = _fresh_atlas()
+    report = adopt_cube_log(atlas, _edit(log, tmp_path, drop_an_edge))
+    wrong = next(a for a in report if a.fact.startswith("a solution"))
+    assert wrong.outcome == "left out" and "does not check" in wrong.fact
+    assert atlas.entries[P3_K3_RED.id].solution is None
+
+
+def test_malformed_cube_records_prove_nothing_and_break_nothing(log, tmp_path):
+    def spoil(records):
+        for r in _none_cubes(records, 4)[:1]:
+            r["bits"] = "not bits"
+        records.append({"kind": "cube", "problem_id": P3_K3_RED.id, "n": "4", "outcome": "none"})
+
+    atlas = _fresh_atlas()
+    adopt_cube_log(atlas, _edit(log, tmp_path, spoil))
+    assert atlas.entries[P3_K3_RED.id].bound == 4  # level 4 lost a cube: only none on 3 holds
+
+
+def test_a_log_that_contradicts_a_proof_is_an_error(log, tmp_path):
+    atlas = _fresh_atlas()
+    atlas.entries[P3_K3_RED.id].lower_bound = {"n": 6, "proof": "forged", "engine": "x"}
+    with pytest.raises(AtlasError, match="contradicts the proof"):
+        adopt_cube_log(atlas, log)
+
+
+def test_the_cli_adopts_writes_and_the_table_shows_it(log, tmp_path):
+    base = tmp_path / "base.json"
+    _fresh_atlas().write(base)
+    out = tmp_path / "atlas.json"
+    result = runner.invoke(app, ["atlas", "adopt", str(log), "--base", str(base), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "no solution on 4 vertices (adopted)" in result.output
+    assert "2 of 2 facts adopted" in result.output
+    table = runner.invoke(app, ["atlas", "table", "--data", str(out)])
+    assert table.exit_code == 0, table.output
+    row = next(line for line in table.output.splitlines() if line.startswith("| paper | P3 | K3"))
+    assert "| **5** |" in row and "cubes" in row
+    as_json = runner.invoke(
+        app, ["atlas", "adopt", str(log), "--base", str(out), "-o", str(out), "--json"]
+    )
+    assert as_json.exit_code == 0
+    assert {f["outcome"] for f in json.loads(as_json.output)["facts"]} == {"known"}
+
+
+def test_the_cli_refuses_bad_logs_in_one_line_and_writes_nothing(log, tmp_path):
+    base = tmp_path / "base.json"
+    _fresh_atlas().write(base)
+    out = tmp_path / "atlas.json"
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text("{not json}\n" + log.read_text())
+    bad_base = tmp_path / "bad.json"
+    bad = Atlas.from_text(base.read_text(), "base")
+    bad.entries[P3_K3_RED.id].lower_bound = {"n": 6, "proof": "forged", "engine": "x"}
+    bad.write(bad_base)
+    for args in (
+        [str(tmp_path / "missing.jsonl"), "--base", str(base)],
+        [str(torn), "--base", str(base)],
+        [str(log), "--base", str(bad_base)],
+    ):
+        result = runner.invoke(app, ["atlas", "adopt", *args, "-o", str(out)])
+        assert result.exit_code == 2, result.output
+        assert "Traceback" not in result.output and len(result.output.strip().splitlines()) <= 2
+        assert not out.exists()
+
+
+def test_a_problem_outside_the_atlas_is_named_and_left_out(log):
+    atlas = Atlas()
+    assert [str(a) for a in adopt_cube_log(atlas, log)] == [
+        f"{P3_K3_RED.id}: not an atlas problem (left out)"
+    ]
+    assert not atlas.entries
+
+
+def test_the_shipped_atlas_holds_the_k3_k4_frontier_with_proofs_it_checks_again():
+    atlas = load_atlas()
+    blue = atlas.entries["k3_k4_blue_determiner"]
+    assert (blue.status, blue.n, blue.solution["m"]) == ("minimal", 14, 76)
+    assert blue.lower_bound["cubes"]["n"] == 13
+    for pid in ("k3_k4_blue_determiner", "k3_k4_negative_sender", "k3_k4_red_determiner"):
+        entry = atlas.entries[pid]
+        assert entry.bound == 14 and "cubes" in entry.lower_bound
+        assert dispute(entry) is None
+    tier = {p.id: p.size_tier for p in extended_problems()}
+    assert tier["k3_k4_blue_determiner"] == "≥11"
