@@ -71,6 +71,8 @@ class ExtendedEntry:
     candidate: Candidate
     source: str  # atlas:paper | atlas:stars | three-colour
     proof: dict[str, Any] = field(hash=False, compare=False)
+    #: whether the solution's edge count is proven minimal on its n vertices too
+    edges_minimal: bool = False
 
     @property
     def id(self) -> str:
@@ -101,7 +103,8 @@ class ExtendedEntry:
                 "num_colors": self.colors,
                 "size_tier": self.size_tier,
                 "min_vertices": self.n,
-                "min_edges": self.m,
+                "min_edges": self.m if self.edges_minimal else None,
+                "edges_minimal": self.edges_minimal,
                 "solution": self.candidate.to_json(self.problem.kind),
                 "proof": self.proof,
             }
@@ -119,9 +122,9 @@ def atlas_problems() -> list[ExtendedEntry]:
         if entry.status != "minimal" or in_catalog(entry.problem):
             continue
         proof = {"lower_bound": entry.lower_bound, "cross_check": entry.cross_check}
-        found.append(
-            ExtendedEntry(entry.problem, entry.candidate(), f"atlas:{entry.section}", proof)
-        )
+        edges_minimal = bool(entry.solution and entry.solution.get("edges_minimal"))
+        source = f"atlas:{entry.section}"
+        found.append(ExtendedEntry(entry.problem, entry.candidate(), source, proof, edges_minimal))
     return found
 
 
@@ -140,7 +143,9 @@ def three_colour_entries() -> list[ExtendedEntry]:
             raise ExtendedSetError(
                 f"data/{THREE_COLOUR_FILE}: unusable entry {record.get('id', '?')}: {exc}"
             ) from None
-        found.append(ExtendedEntry(problem, candidate, "three-colour", record["proof"]))
+        proof = record["proof"]
+        edges_minimal = proof.get("edges_minimal") is True
+        found.append(ExtendedEntry(problem, candidate, "three-colour", proof, edges_minimal))
     return found
 
 

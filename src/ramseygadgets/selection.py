@@ -65,10 +65,11 @@ class ProblemSetError(RamseyGadgetsError):
 
 @dataclass(frozen=True)
 class Optimum:
-    """A problem's proven minimum: fewest vertices, then fewest edges on that many vertices."""
+    """A problem's proven minimum: fewest vertices, then fewest edges on that many vertices
+    (``None`` where only the vertex count is proven minimal)."""
 
     vertices: int
-    edges: int
+    edges: int | None
 
 
 @dataclass
@@ -80,6 +81,8 @@ class ProblemSet:
     vertices, then fewest edges at that vertex count): every shipped catalog and extended
     solution, and a problem-set record with ``proven_minimal`` and ``lower_bound`` equal to its
     solution's size whose solution passes the verifier.  Only these give an :meth:`optimum`.
+    ``edges_unproven``: those of ``proven`` whose vertex count is proven minimal but not their
+    edge count (extended entries shown as "≤ m"): their optimum has no edge count.
     """
 
     problems: list[Problem]
@@ -88,6 +91,7 @@ class ProblemSet:
     content_hash: str | None = None  # sha256 of a --dataset file
     size_tiers: dict[str, str] = field(default_factory=dict)
     proven: frozenset[str] = frozenset()
+    edges_unproven: frozenset[str] = frozenset()
 
     @property
     def ids(self) -> list[str]:
@@ -121,7 +125,8 @@ class ProblemSet:
         found = self.solution(problem)
         if found is None or problem.id not in self.proven:
             return None
-        return Optimum(found.graph.n, found.graph.m)
+        edges = None if problem.id in self.edges_unproven else found.graph.m
+        return Optimum(found.graph.n, edges)
 
     def first(self, limit: int | None) -> ProblemSet:
         """The first ``limit`` problems (all of them for ``None``), as ``eval --limit`` runs."""
@@ -139,6 +144,7 @@ class ProblemSet:
             self.content_hash,
             {pid: t for pid, t in self.size_tiers.items() if pid in keep},
             self.proven & keep,
+            self.edges_unproven & keep,
         )
 
     def size_range(self) -> tuple[int, int]:
@@ -175,6 +181,7 @@ def extended_problem_set() -> ProblemSet:
         source="extended",
         size_tiers={p.id: p.size_tier for p in chosen},
         proven=frozenset(p.id for p in chosen),
+        edges_unproven=frozenset(p.id for p in chosen if not p.edges_minimal),
     )
 
 
@@ -244,6 +251,7 @@ def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
     solutions: dict[str, Candidate] = {}
     tiers: dict[str, str] = {}
     proven: set[str] = set()
+    edges_unproven: set[str] = set()
     for s in sets:
         for p in s.problems:
             if p.id not in problems:
@@ -254,6 +262,8 @@ def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
                     tiers[p.id] = s.size_tiers[p.id]
                 if p.id in s.proven:
                     proven.add(p.id)
+                if p.id in s.edges_unproven:
+                    edges_unproven.add(p.id)
     first = sets[0]
     return ProblemSet(
         list(problems.values()),
@@ -262,6 +272,7 @@ def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
         first.content_hash,
         tiers,
         frozenset(proven),
+        frozenset(edges_unproven),
     )
 
 

@@ -9,12 +9,13 @@ import json
 import pytest
 
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.extended import three_colour_entries
+from ramseygadgets.extended import extended_problems, three_colour_entries
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.recheck import BRUTE_FORCE_COLORINGS, Recheck, recheck
 from ramseygadgets.runs import read_run_dir
 from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, size_reward
+from ramseygadgets.search import find_solution
 from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, named_problem_set
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verify import verify
@@ -180,3 +181,53 @@ def test_the_size_shaped_reward_formula():
     padded = SizeGrade(True, 7, 8, optimum)
     assert padded.reward == size_reward(True, 7, 5) and padded.excess_vertices == 2
     assert SizeGrade(True, 7, 8, None).reward == 1.0 and SizeGrade(False, 5, 7, optimum).reward == 0
+
+
+def test_fewer_edges_than_an_unproven_edge_count_is_a_new_best_not_a_contradiction(tmp_path):
+    """An extended problem whose vertex count is proven minimal but not its edge count (the
+    atlas' (K1,4, banner)-negative-sender: 8 vertices, 21 edges, "≤ 21"): a correct answer on 8
+    vertices with fewer edges is a new best known construction, not a contradiction of a proof,
+    and no excess over the unproven edge count is recorded."""
+    pid = "k14_banner_negative_sender"
+    entry = next(e for e in extended_problems() if e.id == pid)
+    assert not entry.edges_minimal and entry.to_json()["edges_minimal"] is False
+    better = find_solution(entry.problem, entry.n, minimize_edges=True, timeout=120)
+    assert better.n == entry.n and better.m is not None and better.m < entry.m
+    assert better.candidate is not None
+    answers = [better.candidate, entry.candidate]
+    replies = ["```json\n" + json.dumps(c.to_json(entry.problem.gadget)) + "\n```" for c in answers]
+    out = tmp_path / "run"
+    model = _replay(tmp_path, replies, pid)
+    options = EvalOptions(
+        model=model, out=out, runs=2, problems=[pid], problem_set="extended", progress=False
+    )
+    run_eval(options)
+    records = {
+        r["run"]: r for r in map(json.loads, (out / "samples.jsonl").read_text().splitlines())
+    }
+    for record in records.values():
+        assert record["correct"] and record["minimal"] is True
+        assert record["optimum_vertices"] == entry.n and record["optimum_edges"] is None
+        assert record["excess_vertices"] == 0 and record["excess_edges"] is None
+    assert records[0]["discovery"] == "new-best-known" and records[0]["recheck"]["agrees"]
+    assert records[1]["discovery"] is None
+
+
+@pytest.mark.parametrize(
+    ("optimum", "size", "kind"),
+    [
+        (Optimum(8, None), (8, 20), "new-best-known"),  # n* proven, m* not: fewer edges
+        (Optimum(8, None), (8, 21), None),
+        (Optimum(8, None), (7, 30), "contradicts-proof"),
+        (Optimum(8, None), (9, 5), None),  # more vertices is never better, whatever the edges
+        (Optimum(8, 21), (8, 20), "contradicts-proof"),
+        (Optimum(8, 21), (9, 5), None),
+        (None, (8, 20), "new-best-known"),
+        (None, (8, 21), None),
+    ],
+)
+def test_discoveries_are_judged_only_against_what_is_proven(optimum, size, kind):
+    grade = SizeGrade(True, *size, optimum)
+    assert grade.discovery(best_known=(8, 21)) == kind
+    if optimum is not None and optimum.edges is None:
+        assert grade.excess_edges is None and grade.excess_vertices == size[0] - 8

@@ -75,7 +75,8 @@ def problem_record(problem: Problem, problem_set: ProblemSet | None = None) -> d
     paper's 70, else the set's).
 
     ``min_vertices`` / ``min_edges``: the minimal solution's size (fewest vertices, then fewest
-    edges; ``null`` when none is known); ``solution``: that graph with its designated items.
+    edges; ``null`` when none is known, and ``min_edges`` ``null`` where only the vertex count
+    is proven); ``solution``: that graph with its designated items.
     """
     from ramseygadgets.solutions import load_solutions
 
@@ -86,7 +87,8 @@ def problem_record(problem: Problem, problem_set: ProblemSet | None = None) -> d
     else:
         candidate = problem_set.solution(problem)
     record["min_vertices"] = candidate.graph.n if candidate is not None else None
-    record["min_edges"] = candidate.graph.m if candidate is not None else None
+    edges_unproven = problem_set is not None and problem.id in problem_set.edges_unproven
+    record["min_edges"] = None if candidate is None or edges_unproven else candidate.graph.m
     record["solution"] = candidate.to_json(problem.kind) if candidate is not None else None
     return record
 

@@ -118,7 +118,7 @@ class Discovery:
     kind: str
     candidate: tuple[int | None, int | None]
     best_known: tuple[int, int] | None
-    optimum: tuple[int, int] | None
+    optimum: tuple[int, int | None] | None
     recheck_method: str | None
     recheck_agrees: bool | None
     answer: dict[str, Any] | None

@@ -81,9 +81,13 @@ class SizeGrade:
 
     @property
     def excess_edges(self) -> int | None:
+        """Edges above the proven edge count (``None`` too where only the vertex count is
+        proven: an unproven edge count is no measure of distance)."""
         if not self.graded:
             return None
         assert self.optimum is not None and self.edges is not None
+        if self.optimum.edges is None:
+            return None
         return self.edges - self.optimum.edges
 
     @property
@@ -99,14 +103,22 @@ class SizeGrade:
         return size_reward(self.correct, self.vertices, optimum)
 
     def discovery(self, best_known: tuple[int, int] | None) -> str | None:
-        """``new-best-known`` (no proven optimum, and smaller than ``best_known`` (n, m) or no
-        solution known), ``contradicts-proof`` (smaller than the proven optimum), else None."""
+        """``contradicts-proof``: smaller than what is proven (fewer vertices than the proven
+        vertex count, or fewer edges than a proven edge count on as many vertices);
+        ``new-best-known``: smaller than ``best_known`` (n, m), or no solution known, where no
+        proof bounds it (no proven optimum, or the optimum's edge count is not proven); else
+        None."""
         if not self.correct or self.vertices is None or self.edges is None:
             return None
-        size = (self.vertices, self.edges)
-        if self.optimum is not None:
-            below = size < (self.optimum.vertices, self.optimum.edges)
-            return "contradicts-proof" if below else None
+        size, optimum = (self.vertices, self.edges), self.optimum
+        if optimum is not None:
+            if self.vertices < optimum.vertices:
+                return "contradicts-proof"
+            if optimum.edges is not None:
+                return "contradicts-proof" if size < (optimum.vertices, optimum.edges) else None
+            if self.vertices > optimum.vertices:
+                return None
+            # on the proven vertex count, below an edge count nobody proved minimal
         return "new-best-known" if best_known is None or size < best_known else None
 
     # -- JSON -----------------------------------------------------------------------------------
@@ -144,7 +156,7 @@ def size_reward(correct: bool, vertices: int | None, optimum_vertices: int | Non
 def optimum_of(record: Mapping[str, Any]) -> Optimum | None:
     """The proven optimum a sample record was graded against (``None``: none, or an old record)."""
     n, m = _count(record.get("optimum_vertices")), _count(record.get("optimum_edges"))
-    return Optimum(n, m) if n is not None and m is not None else None
+    return Optimum(n, m) if n is not None else None
 
 
 def _count(value: Any) -> int | None:
