@@ -175,3 +175,22 @@ def test_a_timed_out_search_line_reports_the_bound_it_started_from():
     record = {"id": "k3_k4e_negative_sender", "status": "timeout", "seconds": 20.0}
     assert "none below 9 vertices" in _line({**record, "lower_bound": 3, "min_vertices": 9})
     assert "none below 10 vertices" in _line({**record, "lower_bound": 10, "min_vertices": 9})
+
+
+def test_edges_lowers_and_proves_the_edge_count_of_a_minimal_entry(tmp_path):
+    """The shipped (K1,4, banner)-negative-sender is minimal on 8 vertices with 21 edges, not
+    proven edge-minimal: ``edges`` searches its level 8 again (a 20-edge solution exists) and
+    proves the edge count; without it, a minimal entry is never searched."""
+    pid = "k14_banner_negative_sender"
+    base = load_atlas()
+    assert base.entries[pid].status == "minimal" and base.entries[pid].solution["m"] == 21
+    options = _options(only=(pid,), max_vertices=8, cross_check_up_to=0, timeout=120.0)
+    plain = run_atlas(tmp_path / "plain", options, executor=LocalExecutor(1), base=base)
+    assert plain.searched == []
+    run = run_atlas(tmp_path / "edges", _options(**{**options.__dict__, "edges": True}), base=base)
+    assert [r["id"] for r in run.searched] == [pid]
+    entry = load_atlas(tmp_path / "edges" / "atlas.json").entries[pid]
+    assert (entry.status, entry.n, entry.solution["m"]) == ("minimal", 8, 20)
+    assert entry.solution["edges_minimal"] is True
+    assert entry.solution["edges_proof"] == "no solution on 8 vertices with 19 edges (UNSAT)"
+    assert entry.lower_bound == base.entries[pid].lower_bound  # the vertex proof is kept

@@ -101,12 +101,25 @@ class AtlasOptions:
     cross_check_up_to: int = DEFAULT_CROSS_CHECK
     only: tuple[str, ...] = ()  # problem ids (empty: every problem of the sections)
     search: bool = True  # False: only cross-check and rebuild the atlas from the checkpoints
+    #: also search minimal entries whose edge count is not proven, to lower and prove it
+    edges: bool = False
 
     def selects(self, entry: Entry) -> bool:
         """Whether this run works on the entry's problem."""
         if self.only:
             return entry.id in self.only
         return entry.section in self.sections
+
+    def searches(self, entry: Entry) -> bool:
+        """Whether this run searches the entry: a selected open problem from its proven bound,
+        and with ``edges`` a selected minimal one whose edge count is not proven (its level n
+        again, where the search lowers the edge bound until UNSAT)."""
+        if not self.selects(entry) or entry.bound > self.max_vertices:
+            return False
+        if entry.status == "open":
+            return True
+        unproven = entry.solution is not None and not entry.solution.get("edges_minimal")
+        return self.edges and entry.status == "minimal" and unproven
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -116,6 +129,7 @@ class AtlasOptions:
             "max_vertices": self.max_vertices,
             "cross_check_up_to": self.cross_check_up_to,
             **({"only": list(self.only)} if self.only else {}),
+            **({"edges": True} if self.edges else {}),
         }
 
 
@@ -448,16 +462,12 @@ def _search(
     outcome: AtlasOutcome,
     on_result: Callable[[dict[str, Any]], None] | None,
 ) -> bool:
-    """Search every selected open problem from its proven bound; True if interrupted.
+    """Search every problem the options select (:meth:`AtlasOptions.searches`) from its proven
+    bound; True if interrupted.
 
     The folder's problem set is always the whole atlas (so that reruns with other sections or
     problems share one folder); only the selected open problems are solved."""
-    entries = [atlas.entries[p.id] for p in plan.problems]
-    todo = [
-        p.problem
-        for p, e in zip(plan.problems, entries)
-        if options.selects(e) and e.status == "open" and e.bound <= options.max_vertices
-    ]
+    todo = [p.problem for p in plan.problems if options.searches(atlas.entries[p.id])]
 
     def record(result: dict[str, Any]) -> None:
         merge_record(atlas, result)

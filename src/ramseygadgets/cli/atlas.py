@@ -89,6 +89,12 @@ def run(
     search: bool = typer.Option(
         True, "--search/--no-search", help="--no-search: only cross-check and rebuild the atlas."
     ),
+    edges: bool = typer.Option(
+        False,
+        "--edges",
+        help="Also search minimal entries whose edge count is not proven ('≤ m'), to lower it "
+        "and prove it minimal.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
     from ramseygadgets.atlas import load_atlas
@@ -103,7 +109,7 @@ def run(
     prior = Atlas() if base == "none" else load_atlas(None if base == "builtin" else base)
     only = tuple(problem or ())
     options = AtlasOptions(
-        sections, engine, timeout, max_vertices, retry_unsolved, cross_check, only, search
+        sections, engine, timeout, max_vertices, retry_unsolved, cross_check, only, search, edges
     )
     show = not as_json
     with make_executor(jobs, ray) as executor:
