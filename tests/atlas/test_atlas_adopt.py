@@ -86,6 +86,12 @@ def test_the_table_proves_an_adopted_lower_bound_again(log):
     entry.solution = None
     entry.lower_bound["n"] = 6  # more than none on 4 shows
     assert "does not follow" in dispute(entry)
+    # forged sizes are refused before any work (no hang, no recursion without end)
+    entry.lower_bound["cubes"]["n"] = 10**6
+    assert "needs a level n in 1..20" in dispute(entry)
+    entry.lower_bound["cubes"]["n"] = 4
+    entry.lower_bound["cubes"]["cubes"][layout] = ["1" * 10**5]
+    assert "not bit strings of at most one bit per pair of 4 vertices" in dispute(entry)
 
 
 def test_an_undecided_level_is_left_out_and_the_levels_below_it_count(log, tmp_path):

@@ -22,11 +22,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
+from ramseygadgets.search.cegar import ENGINES
 from ramseygadgets.search.cubelog import CUBES_FILE, read_log
 from ramseygadgets.search.cubes import Refuter, covered
 from ramseygadgets.search.solve import SearchError
@@ -41,7 +42,11 @@ __all__ = [
     "none_cubes",
 ]
 
-ENGINES = ("lazy", "eager")
+#: The engines that decide cubes (``auto`` is resolved to one of them before any cube runs).
+RUNNING_ENGINES = tuple(e for e in ENGINES if e != "auto")
+#: The largest level a proof may speak of: far beyond any search (each vertex costs 10–40×
+#: more), small enough that re-deriving a forged proof's coverage stays quick.
+MAX_PROOF_VERTICES = 20
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ class CubeProof:
     def check(self) -> str:
         """The statement "none on n vertices" re-derived, or :class:`SearchError` naming the
         layouts left open."""
-        if self.engine not in ENGINES:
+        if self.engine not in RUNNING_ENGINES:
             raise SearchError(f"a cube proof by an unknown engine {self.engine!r}")
         open_layouts = self.uncovered_layouts()
         if open_layouts:
@@ -97,12 +102,18 @@ class CubeProof:
         if not isinstance(data, dict):
             raise ValueError(f"a cube proof is a JSON object, not {type(data).__name__}")
         n, engine, cubes = data.get("n"), data.get("engine"), data.get("cubes")
-        if type(n) is not int or not isinstance(engine, str) or not isinstance(cubes, dict):
-            raise ValueError("a cube proof needs an integer n, an engine and cubes by layout")
+        if not (_is_level(n) and isinstance(engine, str) and isinstance(cubes, dict)):
+            raise ValueError(
+                f"a cube proof needs a level n in 1..{MAX_PROOF_VERTICES}, an engine and cubes "
+                "by layout"
+            )
         decided = {}
         for name, bits in cubes.items():
-            if not isinstance(bits, list) or not all(_is_bits(b) for b in bits):
-                raise ValueError(f"the cubes of layout {name!r} are not bit strings")
+            if not isinstance(bits, list) or not all(_is_bits(b, n) for b in bits):
+                raise ValueError(
+                    f"the cubes of layout {name!r} are not bit strings of at most one bit per "
+                    f"pair of {n} vertices"
+                )
             decided[str(name)] = frozenset(bits)
         return cls(problem, n, engine, decided)
 
@@ -124,23 +135,29 @@ class CubeProof:
 
 def _is_cube(record: dict[str, Any]) -> bool:
     """A well-formed cube record (a malformed one proves nothing and is passed over)."""
+    n = record.get("n")
     return (
         record.get("kind") == "cube"
-        and type(record.get("n")) is int
+        and _is_level(n)
         and isinstance(record.get("layout"), str)
-        and _is_bits(record.get("bits"))
+        and _is_bits(record.get("bits"), n)
     )
 
 
-def _is_bits(bits: Any) -> bool:
-    return isinstance(bits, str) and set(bits) <= {"0", "1"}
+def _is_level(n: Any) -> TypeGuard[int]:
+    return type(n) is int and 1 <= n <= MAX_PROOF_VERTICES
+
+
+def _is_bits(bits: Any, n: int) -> bool:
+    """A cube: one bit per fixed vertex pair, at most one per pair of the n vertices."""
+    return isinstance(bits, str) and set(bits) <= {"0", "1"} and len(bits) <= n * (n - 1) // 2
 
 
 def none_cubes(records: Iterable[dict[str, Any]]) -> dict[tuple[int, str], dict[str, set[str]]]:
     """The cubes decided none among cube records: {(n, engine): {layout name: bit strings}}."""
     out: dict[tuple[int, str], dict[str, set[str]]] = {}
     for r in records:
-        if _is_cube(r) and r.get("outcome") == "none" and r.get("engine") in ENGINES:
+        if _is_cube(r) and r.get("outcome") == "none" and r.get("engine") in RUNNING_ENGINES:
             by_layout = out.setdefault((r["n"], r["engine"]), {})
             by_layout.setdefault(r["layout"], set()).add(r["bits"])
     return out
