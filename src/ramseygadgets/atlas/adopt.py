@@ -168,7 +168,7 @@ def _adopt_solutions(
             "edges_minimal": False,
             "engine": f"{r.get('engine')} cubes",
             "method": CUBE_METHOD.format(engine=r.get("engine")),
-            "seconds": r.get("cpu_seconds"),
+            "seconds": cpu if isinstance(cpu := r.get("cpu_seconds"), (int, float)) else None,
             "recheck": second.to_json(),
             **source,
         }
