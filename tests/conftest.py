@@ -49,3 +49,40 @@ def smollm2_gguf() -> Path:
 def require_real_model():  # -> Callable[[bool, str], None]
     """:func:`require` for fixtures in other conftest files."""
     return require
+
+
+# -- an atlas entry whose edge count is not proven -------------------------------------------
+#: A solution of the (K1,4, banner)-negative-sender on 8 vertices with 21 edges, the one the
+#: atlas shipped until ``atlas run --edges`` proved 20 edges minimal (tests verify it first).
+BANNER_SENDER = "k14_banner_negative_sender"
+BANNER_SENDER_21_EDGES = {
+    "n": 8,
+    "m": 21,
+    "edges": [[0, 1], [0, 2], [0, 3], [0, 4], [0, 5], [0, 6], [0, 7], [1, 2], [1, 3], [1, 4],
+              [1, 5], [1, 6], [2, 3], [2, 4], [2, 5], [2, 6], [2, 7], [3, 4], [3, 5], [4, 6],
+              [5, 6]],
+    "e": [0, 1],
+    "f": [1, 2],
+    "edges_minimal": False,
+    "engine": "cegar",
+    "method": "cegar-sat (ramseygadgets.search, PySAT minisat22)",
+    "seconds": 20.0,
+}  # fmt: skip
+
+
+@pytest.fixture
+def atlas_with_unproven_edges(monkeypatch):  # -> Atlas
+    """The shipped atlas with the (K1,4, banner)-negative-sender back at its 21-edge solution,
+    edge count unproven (minimal on 8 vertices still); the extended set is built from it."""
+    import copy
+
+    from ramseygadgets import extended
+    from ramseygadgets.atlas import load_atlas
+
+    atlas = copy.deepcopy(load_atlas())
+    entry = atlas.entries[BANNER_SENDER]
+    entry.solution, entry.cross_check = dict(BANNER_SENDER_21_EDGES), None
+    monkeypatch.setattr(extended, "load_atlas", lambda: atlas)
+    extended.extended_problems.cache_clear()
+    yield atlas
+    extended.extended_problems.cache_clear()

@@ -177,12 +177,14 @@ def test_a_timed_out_search_line_reports_the_bound_it_started_from():
     assert "none below 10 vertices" in _line({**record, "lower_bound": 10, "min_vertices": 9})
 
 
-def test_edges_lowers_and_proves_the_edge_count_of_a_minimal_entry(tmp_path):
-    """The shipped (K1,4, banner)-negative-sender is minimal on 8 vertices with 21 edges, not
-    proven edge-minimal: ``edges`` searches its level 8 again (a 20-edge solution exists) and
-    proves the edge count; without it, a minimal entry is never searched."""
+def test_edges_lowers_and_proves_the_edge_count_of_a_minimal_entry(
+    tmp_path, atlas_with_unproven_edges
+):
+    """The (K1,4, banner)-negative-sender minimal on 8 vertices with 21 edges, not proven
+    edge-minimal (as the atlas shipped it): ``edges`` searches its level 8 again (a 20-edge
+    solution exists) and proves the edge count; without it, a minimal entry is never searched."""
     pid = "k14_banner_negative_sender"
-    base = load_atlas()
+    base = atlas_with_unproven_edges
     assert base.entries[pid].status == "minimal" and base.entries[pid].solution["m"] == 21
     options = _options(only=(pid,), max_vertices=8, cross_check_up_to=0, timeout=120.0)
     plain = run_atlas(tmp_path / "plain", options, executor=LocalExecutor(1), base=base)

@@ -183,14 +183,17 @@ def test_the_size_shaped_reward_formula():
     assert SizeGrade(True, 7, 8, None).reward == 1.0 and SizeGrade(False, 5, 7, optimum).reward == 0
 
 
-def test_fewer_edges_than_an_unproven_edge_count_is_a_new_best_not_a_contradiction(tmp_path):
+def test_fewer_edges_than_an_unproven_edge_count_is_a_new_best_not_a_contradiction(
+    tmp_path, atlas_with_unproven_edges
+):
     """An extended problem whose vertex count is proven minimal but not its edge count (the
-    atlas' (K1,4, banner)-negative-sender: 8 vertices, 21 edges, "≤ 21"): a correct answer on 8
-    vertices with fewer edges is a new best known construction, not a contradiction of a proof,
-    and no excess over the unproven edge count is recorded."""
+    (K1,4, banner)-negative-sender with the 21-edge solution the atlas shipped as "≤ 21"): a
+    correct answer on 8 vertices with fewer edges is a new best known construction, not a
+    contradiction of a proof, and no excess over the unproven edge count is recorded."""
     pid = "k14_banner_negative_sender"
     entry = next(e for e in extended_problems() if e.id == pid)
-    assert not entry.edges_minimal and entry.to_json()["edges_minimal"] is False
+    assert (entry.m, entry.edges_minimal, entry.to_json()["min_edges"]) == (21, False, None)
+    assert verify(entry.problem, entry.candidate).correct
     better = find_solution(entry.problem, entry.n, minimize_edges=True, timeout=120)
     assert better.n == entry.n and better.m is not None and better.m < entry.m
     assert better.candidate is not None

@@ -71,7 +71,8 @@ every choice of designated items with code shared with neither prover. Every sol
 the verifier (and, up to 12 edges, the brute force over all 2^m colorings) in the tests.
 
 Columns: **n** the fewest vertices of a solution (bold: proven minimal, i.e. no solution on
-n − 1 vertices) and **m** the fewest edges on n vertices (*≤ m*: not proven); for open problems *none ≤ k* is the
+n − 1 vertices) and **m** the fewest edges on n vertices (*≤ m*: not proven; `atlas run --edges`
+searches such entries again at n, lowering the edge bound until UNSAT); for open problems *none ≤ k* is the
 largest k with "no solution on at most k vertices" proven (and *≤ n* a solution found above it).
 **prover** the engine that gave the deciding facts and its time (budget per problem in
 brackets); **scan**: the exhaustive nauty scan of every graph up to the given size agrees with
