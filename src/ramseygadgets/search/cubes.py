@@ -191,14 +191,23 @@ class CubeTask:
 
 #: This process's finders (one level at a time), by (problem, n, layout, engine, solver, seed).
 _FINDERS: dict[tuple[Any, ...], LayoutFinder] = {}
+#: A kept finder that holds more lemmas than this is replaced by a fresh one before the next
+#: cube (``None``: kept however large).  Every lemma holds for the whole level, but the exists
+#: solver slows down as they pile up: at 14 vertices a worker's finder kept for 40 minutes
+#: tried 6 candidates a second where a fresh one tries 400 (``bench/finder_reuse.py``).
+MAX_KEPT_LEMMAS: int | None = 20_000
 
 
 def _finder(task: CubeTask) -> LayoutFinder:
     """The finder of the task's level and layout, kept from this process's earlier cubes of it
-    (a fresh one for a new level: the older ones are closed)."""
+    (a fresh one for a new level, the older ones closed, and once it holds more than
+    :data:`MAX_KEPT_LEMMAS` lemmas)."""
     cube, problem = task.cube, task.problem
     key = (problem.id, problem.title, cube.n, cube.layout, task.engine, task.solver, task.seed)
     finder = _FINDERS.get(key)
+    if finder is not None and MAX_KEPT_LEMMAS is not None and len(finder.known) > MAX_KEPT_LEMMAS:
+        _FINDERS.pop(key).close()
+        finder = None
     if finder is None:
         for old in [k for k in _FINDERS if k[:3] != key[:3]]:
             _FINDERS.pop(old).close()
