@@ -154,6 +154,32 @@ def test_a_lemma_exchange_sends_what_the_cube_learned_and_adds_what_comes_in():
         clear_finders()
 
 
+def test_a_finder_is_kept_from_cube_to_cube_until_it_holds_too_many_lemmas(monkeypatch):
+    plan = generate_cubes(K3_K4E_RED, 8, 4)
+    first, second = plan.cubes[:2]
+    try:
+        for cap, replaced in ((None, False), (10**9, False), (0, True)):
+            monkeypatch.setattr(cubes_module, "MAX_KEPT_LEMMAS", cap)
+            clear_finders()
+            run_cube(CubeTask(K3_K4E_RED, first))
+            kept = next(iter(cubes_module._FINDERS.values()))
+            assert kept.known  # the first cube left lemmas in it
+            run_cube(CubeTask(K3_K4E_RED, second))
+            now = next(iter(cubes_module._FINDERS.values()))
+            assert (now is not kept) is replaced
+            assert len(cubes_module._FINDERS) == 1
+    finally:
+        clear_finders()
+
+
+def test_the_verdict_holds_with_a_fresh_finder_for_every_cube(monkeypatch):
+    monkeypatch.setattr(cubes_module, "MAX_KEPT_LEMMAS", 0)
+    one = solve(K3_K4E_RED, max_vertices=9)
+    many = solve_cubes(K3_K4E_RED, max_vertices=9, jobs=1, cubes=12)
+    assert (many.status, many.lower_bound) == (one.status, one.lower_bound)
+    assert [lv.outcome for lv in many.levels] == [lv.outcome for lv in one.levels]
+
+
 def test_a_lemma_message_to_a_full_pipe_is_dropped_not_waited_for():
     ours, theirs = mp.Pipe(duplex=True)
     try:
