@@ -86,7 +86,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/finder-reuse.jsonl")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     from ramseygadgets.search.cubes import MAX_KEPT_LEMMAS
 
     for round_ in range(args.repeat):
