@@ -196,3 +196,17 @@ def test_edges_lowers_and_proves_the_edge_count_of_a_minimal_entry(
     assert entry.solution["edges_minimal"] is True
     assert entry.solution["edges_proof"] == "no solution on 8 vertices with 19 edges (UNSAT)"
     assert entry.lower_bound == base.entries[pid].lower_bound  # the vertex proof is kept
+
+
+def test_the_cli_edges_flag_reaches_the_run(tmp_path, atlas_with_unproven_edges):
+    base = tmp_path / "base.json"
+    atlas_with_unproven_edges.write(base)
+    out = tmp_path / "run"
+    args = ["atlas", "run", "--out", str(out), "--base", str(base), "--edges", "-j", "1"]
+    args += ["--problem", "k14_banner_negative_sender", "--max-vertices", "8", "--cross-check", "0"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "searched 1" in result.output
+    entry = load_atlas(out / "atlas.json").entries["k14_banner_negative_sender"]
+    assert (entry.solution["m"], entry.solution["edges_minimal"]) == (20, True)
+    assert load_atlas(out / "atlas.json").header["last_run"]["edges"] is True
