@@ -121,10 +121,16 @@ def test_malformed_cube_records_prove_nothing_and_break_nothing(log, tmp_path):
         for r in _none_cubes(records, 4)[:1]:
             r["bits"] = "not bits"
         records.append({"kind": "cube", "problem_id": P3_K3_RED.id, "n": "4", "outcome": "none"})
+        found = next(r for r in records if r.get("outcome") == "found" and r["kind"] == "cube")
+        for change in ({"layout": "nowhere"}, {"n": 10**6}, {"edges": "0-1"}):
+            records.append({**found, **change})
 
     atlas = _fresh_atlas()
-    adopt_cube_log(atlas, _edit(log, tmp_path, spoil))
+    report = adopt_cube_log(atlas, _edit(log, tmp_path, spoil))
     assert atlas.entries[P3_K3_RED.id].bound == 4  # level 4 lost a cube: only none on 3 holds
+    unreadable = [a.fact for a in report if a.fact.startswith("an unreadable solution")]
+    assert len(unreadable) == 3 and "no layout 'nowhere'" in unreadable[0]
+    assert atlas.entries[P3_K3_RED.id].n == 5  # the good solution record still counts
 
 
 def test_a_log_that_contradicts_a_proof_is_an_error(log, tmp_path):

@@ -179,9 +179,13 @@ def layout_covered(
 
 def logged_candidate(problem: Problem, record: dict[str, Any]) -> Candidate:
     """The solution a found cube record holds (its graph and its layout's designated items),
-    not yet verified."""
-    n = record["n"]
-    layout = next(lay for lay in layouts(problem.gadget, n) if lay.name == record["layout"])
+    not yet verified (``ValueError``/``KeyError``: the record is malformed)."""
+    n = record.get("n")
+    if not _is_level(n):
+        raise ValueError(f"a solution record needs a vertex count in 1..{MAX_PROOF_VERTICES}")
+    layout = next((lay for lay in layouts(problem.gadget, n) if lay.name == record["layout"]), None)
+    if layout is None:
+        raise ValueError(f"no layout {record['layout']!r} of {problem.title} on {n} vertices")
     graph = Graph(n, tuple((int(u), int(v)) for u, v in record["edges"]))
     return Candidate(graph, layout.designated)
 
