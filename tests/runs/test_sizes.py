@@ -14,7 +14,7 @@ from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.recheck import BRUTE_FORCE_COLORINGS, Recheck, recheck
 from ramseygadgets.runs import read_run_dir
-from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, size_reward
+from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, optimum_of, size_reward
 from ramseygadgets.search import find_solution
 from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, named_problem_set
 from ramseygadgets.solutions import get_solution
@@ -234,3 +234,14 @@ def test_discoveries_are_judged_only_against_what_is_proven(optimum, size, kind)
     assert grade.discovery(best_known=(8, 21)) == kind
     if optimum is not None and optimum.edges is None:
         assert grade.excess_edges is None and grade.excess_vertices == size[0] - 8
+
+
+def test_a_record_with_only_the_vertex_count_proven_is_graded_by_vertices():
+    """What Inspect's and lm-eval's scorers read back (``optimum_of``): a row whose optimum has
+    no proven edge count still grades ``minimal`` and the vertex excess, never the edges."""
+
+    row = {"optimum_vertices": 8, "optimum_edges": None}
+    assert optimum_of(row) == Optimum(8, None)
+    assert optimum_of({"optimum_vertices": None, "optimum_edges": 20}) is None
+    grade = SizeGrade(True, 9, 20, optimum_of(row))
+    assert (grade.minimal, grade.excess_vertices, grade.excess_edges) == (False, 1, None)
