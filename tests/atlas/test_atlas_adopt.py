@@ -87,7 +87,9 @@ def test_the_table_proves_an_adopted_lower_bound_again(log):
     entry.lower_bound["n"] = 6  # more than none on 4 shows
     assert "does not follow" in dispute(entry)
     # forged sizes are refused before any work (no hang, no recursion without end)
-    entry.lower_bound["cubes"]["n"] = 10**6
+    entry.lower_bound["cubes"] = "forged"
+    assert "a cube proof is a JSON object" in dispute(entry)
+    entry.lower_bound["cubes"] = {"n": 10**6, "engine": "lazy", "cubes": {layout: ["1"]}}
     assert "needs a level n in 1..20" in dispute(entry)
     entry.lower_bound["cubes"]["n"] = 4
     entry.lower_bound["cubes"]["cubes"][layout] = ["1" * 10**5]

@@ -28,7 +28,7 @@ from ramseygadgets.atlas.entries import Atlas, AtlasError, Entry
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.recheck import Recheck, recheck
 from ramseygadgets.search.cubelog import read_log
-from ramseygadgets.search.cubeproof import CubeProof, log_path, logged_candidate
+from ramseygadgets.search.cubeproof import CubeProof, is_found, log_path, logged_candidate
 from ramseygadgets.search.solve import SearchError
 from ramseygadgets.verdict import Verdict
 from ramseygadgets.verify import verify
@@ -104,7 +104,7 @@ def _adopt_bounds(
 ) -> list[Adopted]:
     """The strongest level the log decides none (lower ones follow from it), and the levels
     above it that it leaves undecided; levels with a logged solution are not bounds."""
-    solved = {r.get("n") for r in records if _found(r, entry.id)}
+    solved = {r.get("n") for r in records if is_found(r, entry.id)}
     proofs = [p for p in CubeProof.from_records(records, entry.problem) if p.n not in solved]
     out = []
     for proof in sorted(proofs, key=lambda p: -p.n):
@@ -119,14 +119,6 @@ def _adopt_bounds(
         out.append(Adopted(entry.id, fact, "known" if known else "adopted"))
         break
     return out
-
-
-def _found(record: dict[str, Any], pid: str) -> bool:
-    return (
-        record.get("kind") == "cube"
-        and record.get("problem_id") == pid
-        and record.get("outcome") == "found"
-    )
 
 
 def _rejection(verdict: Verdict, second: Recheck | None) -> str | None:
@@ -145,7 +137,7 @@ def _adopt_solutions(
     problem = entry.problem
     out = []
     for r in records:
-        if not _found(r, entry.id):
+        if not is_found(r, entry.id):
             continue
         try:
             candidate = logged_candidate(problem, r)

@@ -36,6 +36,7 @@ from ramseygadgets.search.spec import layouts
 __all__ = [
     "CubeProof",
     "check_none_below",
+    "is_found",
     "layout_covered",
     "log_path",
     "logged_candidate",
@@ -66,10 +67,9 @@ class CubeProof:
     def uncovered_layouts(self) -> list[str]:
         """The layouts of level n these cubes leave (partly) open (empty: the level is none)."""
         decided = {name: set(bits) for name, bits in self.decided.items()}
-        count = len(layouts(self.problem.gadget, self.n))
         return [
-            layouts(self.problem.gadget, self.n)[i].name
-            for i in range(count)
+            lay.name
+            for i, lay in enumerate(layouts(self.problem.gadget, self.n))
             if not layout_covered(self.problem, self.n, self.engine, i, decided)
         ]
 
@@ -206,7 +206,7 @@ def check_none_below(path: str | Path, problem: Problem, n: int) -> str:
     if not path.is_file():
         raise SearchError(f"--assume-none-below: {path} is not a cube log (no such file)")
     records = read_log(path)
-    if any(_found_on(r, problem, n) for r in records):
+    if any(is_found(r, problem.id) and r.get("n") == n for r in records):
         raise SearchError(f"{path} records a solution of {problem.title} on {n} vertices")
     for proof in CubeProof.from_records(records, problem):
         if proof.n == n and not proof.uncovered_layouts():
@@ -220,10 +220,10 @@ def check_none_below(path: str | Path, problem: Problem, n: int) -> str:
     )
 
 
-def _found_on(record: dict[str, Any], problem: Problem, n: int) -> bool:
+def is_found(record: dict[str, Any], problem_id: str) -> bool:
+    """Whether ``record`` is a cube of problem ``problem_id`` that found a solution."""
     return (
         record.get("kind") == "cube"
-        and record.get("problem_id") == problem.id
-        and record.get("n") == n
+        and record.get("problem_id") == problem_id
         and record.get("outcome") == "found"
     )
