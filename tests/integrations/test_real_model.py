@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs.folder import read_samples
 from ramseygadgets.training import exact_reward
+from ramseygadgets.training.llama_server import LlamaServer, LlamaServerError
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.long]  # the first test starts the server
 
@@ -45,8 +47,10 @@ def eval_command(server: Any, out: Path, *extra: str, model: str | None = None) 
 
 
 def run(
-    command: list[str], timeout: float = 300, **kwargs: Any
+    server: LlamaServer, command: list[str], timeout: float = 300, **kwargs: Any
 ) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` against ``server``; a server that dies meanwhile fails the test at once
+    with why (the signal) and its log, instead of the command waiting out its timeout."""
     env = {
         **os.environ,
         "OPENAI_API_KEY": "none",
@@ -54,9 +58,17 @@ def run(
         "HF_DATASETS_OFFLINE": "1",
     }
     env.update(kwargs.pop("env", {}))
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=timeout, env=env, **kwargs
-    )
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kwargs
+    ) as proc:
+        output = ThreadPoolExecutor(max_workers=1).submit(proc.communicate)
+        try:
+            server.wait_for(output.done, f"while {Path(command[0]).name} ran", timeout)
+        except LlamaServerError as exc:
+            proc.kill()
+            pytest.fail(f"{exc}\n--- the server's log (end) ---\n{exc.log}", pytrace=False)
+        stdout, stderr = output.result()
+    done = subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     return done
 
@@ -89,7 +101,7 @@ def test_eval_zero_shot_records_real_usage_and_truncation(
     llama_server: Any, tmp_path: Path
 ) -> None:
     out = tmp_path / "zero"
-    done = run(eval_command(llama_server, out, "--setting", "zero-shot,structural-hint", "--json"))
+    done = run(llama_server, eval_command(llama_server, out, "--setting", "zero-shot,structural-hint", "--json"))
     records = samples(out)
     assert len(records) == 4  # 2 settings x 2 runs
     for record in records:
@@ -105,7 +117,7 @@ def test_eval_zero_shot_records_real_usage_and_truncation(
 
 def test_eval_multiround_text_protocol(llama_server: Any, tmp_path: Path) -> None:
     out = tmp_path / "text"
-    run(eval_command(llama_server, out, "--setting", "multiround", "--tool-mode", "text"))
+    run(llama_server, eval_command(llama_server, out, "--setting", "multiround", "--tool-mode", "text"))
     records = samples(out)
     assert len(records) == 2  # 2 runs
     for record in records:
@@ -124,9 +136,7 @@ def test_eval_multiround_native_tool_calls(llama_server: Any, tmp_path: Path) ->
         llama_server, out, "--setting", "multiround", "--tool-mode", "native",
         "--max-retries", "0", model=llama_server.TOOLS_MODEL,
     )  # fmt: skip
-    env = {**os.environ, "OPENAI_API_KEY": "none"}
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
-    assert done.returncode == 0, done.stderr[-2000:]
+    run(llama_server, command)
     records = samples(out)
     assert len(records) == 2
     for record in records:
@@ -154,13 +164,14 @@ def test_sigkill_mid_run_then_resume(llama_server: Any, tmp_path: Path) -> None:
     path = out / "samples.jsonl"
     while not (path.exists() and path.read_bytes().count(b"\n") >= 1):
         assert proc.poll() is None, proc.communicate()
+        llama_server.check_alive("while eval ran")
         assert time.monotonic() < deadline, "no sample recorded in time"
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=30)
     survived = samples(out)
     assert 1 <= len(survived) < total
-    done = run(command)
+    done = run(llama_server, command)
     assert f"resumed: {len(survived)} samples were already recorded" in done.stdout + done.stderr
     final = samples(out)
     keys = [(r["problem_id"], r["setting"], r["run"]) for r in final]
@@ -176,6 +187,7 @@ def test_inspect_openai_compatible_provider(llama_server: Any, tmp_path: Path) -
 
     inspect_cli = Path(sys.executable).with_name("inspect")
     run(
+        llama_server,
         [
             str(inspect_cli), "eval", "ramseygadgets/ramsey_gadgets",
             "-T", "setting=zero-shot", "-T", f"problems={PROBLEMS}",
@@ -198,6 +210,7 @@ def test_lm_eval_local_chat_completions(llama_server: Any, tmp_path: Path) -> No
     pytest.importorskip("lm_eval", reason="the lm-eval extra is not installed")
     lm_eval = Path(sys.executable).with_name("lm_eval")
     run(
+        llama_server,
         [
             str(lm_eval), "--include_path", str(lm_eval_include_path()),
             "--tasks", "ramsey_gadgets_zero_shot", "--model", "local-chat-completions",
@@ -227,6 +240,7 @@ def test_verifiers_environment_with_vf_eval(llama_server: Any, tmp_path: Path) -
     pytest.importorskip("verifiers", reason="the train extra is not installed")
     vf_eval = Path(sys.executable).with_name("vf-eval")
     run(
+        llama_server,
         [
             str(vf_eval), "ramseygadgets.integrations.verifiers_env",
             "-a", json.dumps({"setting": "multiround", "problems": PROBLEMS}),
