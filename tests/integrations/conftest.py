@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
-import json
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -77,7 +73,10 @@ class SmolLM2Server(LlamaServer):
         }
         chat_tools = {"chat_format": "chatml-function-calling"}
         super().__init__(
-            [{**common, "model_alias": self.MODEL}, {**common, "model_alias": self.TOOLS_MODEL, **chat_tools}],
+            [
+                {**common, "model_alias": self.MODEL},
+                {**common, "model_alias": self.TOOLS_MODEL, **chat_tools},
+            ],
             workdir,
         )
 

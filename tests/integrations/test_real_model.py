@@ -101,7 +101,10 @@ def test_eval_zero_shot_records_real_usage_and_truncation(
     llama_server: Any, tmp_path: Path
 ) -> None:
     out = tmp_path / "zero"
-    done = run(llama_server, eval_command(llama_server, out, "--setting", "zero-shot,structural-hint", "--json"))
+    done = run(
+        llama_server,
+        eval_command(llama_server, out, "--setting", "zero-shot,structural-hint", "--json"),
+    )
     records = samples(out)
     assert len(records) == 4  # 2 settings x 2 runs
     for record in records:
@@ -117,7 +120,10 @@ def test_eval_zero_shot_records_real_usage_and_truncation(
 
 def test_eval_multiround_text_protocol(llama_server: Any, tmp_path: Path) -> None:
     out = tmp_path / "text"
-    run(llama_server, eval_command(llama_server, out, "--setting", "multiround", "--tool-mode", "text"))
+    run(
+        llama_server,
+        eval_command(llama_server, out, "--setting", "multiround", "--tool-mode", "text"),
+    )
     records = samples(out)
     assert len(records) == 2  # 2 runs
     for record in records:

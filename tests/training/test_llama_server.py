@@ -17,7 +17,7 @@ import pytest
 from ramseygadgets.training import llama_server
 from ramseygadgets.training.llama_server import LlamaServer, LlamaServerError, death_reason
 
-STAND_IN = r'''
+STAND_IN = r"""
 import json, os, signal, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -50,7 +50,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 HTTPServer(("127.0.0.1", config["port"]), Handler).serve_forever()
-'''
+"""
 
 
 @pytest.fixture

@@ -101,7 +101,9 @@ class LlamaServer:
             except OSError:
                 time.sleep(0.3)
         self.stop()
-        raise LlamaServerError(f"llama.cpp server not ready in {ready_timeout:g} s", self.log_tail())
+        raise LlamaServerError(
+            f"llama.cpp server not ready in {ready_timeout:g} s", self.log_tail()
+        )
 
     def died(self) -> str | None:
         """Why the server is gone (one line), or None while it runs."""
@@ -137,7 +139,9 @@ class LlamaServer:
                 answer: dict[str, Any] = reply.result()
             except urllib.error.HTTPError as exc:
                 detail = exc.read().decode(errors="replace")[:300]
-                raise LlamaServerError(f"llama.cpp server answered HTTP {exc.code}: {detail}") from exc
+                raise LlamaServerError(
+                    f"llama.cpp server answered HTTP {exc.code}: {detail}"
+                ) from exc
             except OSError as exc:
                 self.check_alive("on a chat request")
                 raise LlamaServerError(f"chat request to llama.cpp failed: {exc}") from exc
