@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up ramseygadgets on a fresh Debian machine: system packages (nauty's geng, Chromium for the
-# HTML-report test), a virtual environment in .venv, and the package with its test extras.
+# HTML-report test, g++ for llama.cpp, bubblewrap for the python setting's sandbox), a virtual
+# environment in .venv, the package with its test extras, and a portable llama.cpp with SmolLM2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +33,7 @@ need_apt=()
 { command -v geng || command -v nauty-geng; } >/dev/null 2>&1 || need_apt+=(nauty)  # Debian names it nauty-geng
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)  # llama-cpp-python compiles llama.cpp
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)  # the sandbox of the python setting
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     step "installing ${need_apt[*]} (apt-get)"
