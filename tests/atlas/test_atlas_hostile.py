@@ -4,6 +4,7 @@ the run's start-up does not re-verify the package's own solutions."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 from typer.testing import CliRunner
@@ -109,7 +110,9 @@ def test_start_up_does_not_reverify_the_shipped_solutions(monkeypatch):
 
 
 @pytest.mark.skipif(not nauty_available(), reason="nauty (geng) is not installed")
-def test_a_corrupt_crosscheck_line_is_skipped_named_and_re_derived(tmp_path):
+def test_a_corrupt_crosscheck_line_is_removed_named_and_re_derived(tmp_path):
+    """The next run compacts the log (one warning naming the lines, every valid line kept) and
+    re-derives the check; the run after it reads a clean log and warns nothing."""
     options = AtlasOptions(max_vertices=6, cross_check_up_to=6, only=(GOOD,), timeout=30.0)
     first = run_atlas(tmp_path, options, base=Atlas())
     assert len(first.checked) == 1
@@ -117,7 +120,17 @@ def test_a_corrupt_crosscheck_line_is_skipped_named_and_re_derived(tmp_path):
     record = json.loads(log.read_text())
     del record["m"]
     log.write_text(json.dumps(record) + "\n{not json\n")
-    with pytest.warns(UserWarning, match=r"crosscheck.jsonl line [12]"):
+    with pytest.warns(UserWarning, match=r"crosscheck.jsonl compacted.*line 1 .*line 2 "):
         again = run_atlas(tmp_path, options, base=Atlas())
     assert [c["id"] for c in again.checked] == [GOOD]
     assert load_atlas(tmp_path / "atlas.json").entries[GOOD].cross_check["agree"]
+    lines = log.read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["m"] == record_m(first)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        third = run_atlas(tmp_path, options, base=Atlas())
+    assert third.checked == [] and log.read_text().splitlines() == lines
+
+
+def record_m(outcome) -> int:
+    return outcome.checked[0]["m"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 
 import pytest
 
@@ -136,3 +137,37 @@ def test_records_since_an_offset_and_collected_lines(tmp_path):
         fh.write(b'{"id": "c", "to')
     assert log.read(start=mark, corrupt="collect") == [{"id": "b"}] and log.torn_bytes == 15
     assert path.read_bytes().endswith(b'{"id":"b"}\n')
+
+
+def test_a_corrupt_line_is_compacted_away_by_the_next_writer_once(tmp_path):
+    """corrupt="compact" (a reader about to append): the bad lines are removed by one atomic
+    rewrite that keeps every valid line byte for byte, with one warning; the next read is
+    clean, so the same line is not warned about at every run forever."""
+    path = tmp_path / "log.jsonl"
+    good = [b'{"id": "a",  "spaced": true}', b'{"id":"b"}', b'{"id": "c"}']
+    path.write_bytes(
+        good[0] + b"\nnot json\n" + good[1] + b"\n[1]\n\n" + good[2] + b'\n{"id": "d", "t'
+    )
+    log = CheckpointLog(path)
+    with pytest.warns(CheckpointWarning, match=r"compacted.*line 2.*line 4") as caught:
+        records = log.read(corrupt="compact")
+    assert len(caught) == 1
+    assert [r["id"] for r in records] == ["a", "b", "c"] and log.lines == [1, 3, 6]
+    assert path.read_bytes() == b"".join(line + b"\n" for line in good)  # torn tail gone too
+    again = CheckpointLog(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert again.read(corrupt="compact") == records and again.lines == [1, 2, 3]
+    again.append({"id": "e"})
+    again.close()
+    assert [r["id"] for r in CheckpointLog(path).read()] == ["a", "b", "c", "e"]
+
+
+def test_a_clean_log_is_not_rewritten_by_compact(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"id": "a"}\n')
+    before = path.stat().st_ino
+    assert CheckpointLog(path).read(corrupt="compact") == [{"id": "a"}]
+    assert path.stat().st_ino == before
+    with pytest.raises(ValueError, match="from its start"):
+        CheckpointLog(path).read(corrupt="compact", start=3)

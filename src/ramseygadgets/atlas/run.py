@@ -9,7 +9,8 @@ Output directory:
   with ``retry_unsolved`` re-runs the open ones from their proven lower bound;
 * ``crosscheck.jsonl``: one record per exhaustively re-checked problem (a
   :class:`~ramseygadgets.runs.checkpoint.CheckpointLog`: appended and fsynced, a torn last line
-  cut off on the next run, a corrupt line skipped with a warning naming it);
+  cut off on the next run, a corrupt line removed by the next run (the log rewritten atomically
+  with every valid line, one warning naming what was removed) and its check re-derived);
 * ``atlas.json``: the base atlas (default: the shipped one) merged with every record above;
 * ``atlas.md``: its table (:func:`ramseygadgets.atlas.table.render_markdown`);
 * ``problems.jsonl`` etc.: the solved problems as a generated problem set (``eval --dataset``).
@@ -412,7 +413,7 @@ def run_atlas(
     if unknown:
         raise AtlasError(f"{unknown[0]!r} is not a problem of the atlas (see 'atlas table --json')")
     with ProblemSetWriter(out_dir) as writer, checks_log(writer.dir) as checks:
-        known = checks.read(repair=True, corrupt="skip", check=_check_record)
+        known = checks.read(repair=True, corrupt="compact", check=_check_record)
         atlas = build_atlas(plan, base, writer.checked_records(), known)
         outcome = AtlasOutcome(atlas)
         executor = executor or LocalExecutor(1)
@@ -446,8 +447,8 @@ def _write_atlas_files(atlas: Atlas, options: AtlasOptions, directory: Path) -> 
 
 
 def _check_record(record: dict[str, Any]) -> None:
-    """Refuse a cross-check line without the fields merging needs (it is skipped with a
-    warning naming file and line, and re-derived by this run)."""
+    """Refuse a cross-check line without the fields merging needs (it is removed from the log
+    with one warning naming file and line, and re-derived by this run)."""
     if not isinstance(record.get("id"), str):
         raise ValueError("a cross-check record without an 'id'")
     check_fact("cross_check", record)

@@ -23,7 +23,10 @@ Safety rules:
   ``check`` callback) is named by file and line number: with ``corrupt="raise"`` (default) it
   is an error, with ``corrupt="skip"`` it is left out and its description is kept in
   :attr:`CheckpointLog.warnings` and issued as a :class:`CheckpointWarning` (``"collect"``:
-  kept, not issued);
+  kept, not issued); with ``corrupt="compact"`` (a reader that is about to append, holding the
+  log's lock) the log is rewritten atomically without the bad lines — every valid line kept
+  byte for byte — and one warning names what was removed, so the next run reads a clean log
+  instead of warning about the same line forever;
 * text is UTF-8; lone UTF-16 surrogates (half an emoji) become U+FFFD and the record is flagged
   ``"replaced_surrogates": true`` (the default encoder, :func:`json_line`), so one odd record
   never stops the others of its batch from being written.
@@ -122,13 +125,15 @@ class CheckpointLog:
         self.warnings: list[str] = []
         #: The same lines as (line number, what is wrong with it).
         self.skipped: list[tuple[int, str]] = []
+        #: The line number of each record the last :meth:`read` returned (same order).
+        self.lines: list[int] = []
 
     # -- reading ----------------------------------------------------------------------------
     def read(
         self,
         *,
         repair: bool = True,
-        corrupt: Literal["raise", "skip", "collect"] = "raise",
+        corrupt: Literal["raise", "skip", "collect", "compact"] = "raise",
         check: Check | None = None,
         start: int = 0,
     ) -> list[dict[str, Any]]:
@@ -136,37 +141,63 @@ class CheckpointLog:
 
         ``repair``: cut a torn last line off the file (else it is only skipped).  ``corrupt``:
         what a bad line does: ``"raise"`` the log's error naming file and line, ``"skip"`` it
-        with a :class:`CheckpointWarning`, or ``"collect"`` it silently; skipped lines are
-        described in :attr:`warnings`.  ``check(record)`` may refuse a record by raising
+        with a :class:`CheckpointWarning`, ``"collect"`` it silently, or ``"compact"``: skip it
+        and rewrite the log without it (:meth:`compact`, one warning; only with ``start`` 0, by
+        a reader that holds the log for writing); skipped lines are described in
+        :attr:`warnings`.  ``check(record)`` may refuse a record by raising
         ``ValueError``.  ``start``: only the records from this byte offset on (a line start,
         e.g. an earlier :meth:`size`: the records appended since then); line numbers still
         count from the top of the file.
         """
+        if corrupt == "compact" and start:
+            raise ValueError("a log is compacted only when it is read from its start")
         self.torn_bytes, self.torn_line, self.warnings, self.skipped = 0, None, [], []
+        self.lines = []
         data = self._read_bytes()
         records: list[dict[str, Any]] = []
+        kept: list[bytes] = []  # the raw lines of the records (what a compaction keeps)
         first = data.count(b"\n", 0, start) + 1 if start else 1
         data, offset = data[start:], start
         lines = data.split(b"\n")
         tail = lines.pop()  # bytes after the last newline ("" when the file ends cleanly)
         for number, raw in enumerate(lines, first):
-            if raw.strip():
-                self._collect(records, raw, number, corrupt, check)
+            if raw.strip() and self._collect(records, raw, number, corrupt, check):
+                kept.append(raw)
         if tail.strip():
             number = first + len(lines)
             try:
                 record = self._parse(tail, number, check)
             except _TornLine:
                 self.torn_bytes, self.torn_line = len(tail), number
-                if repair:
+                if repair and not (corrupt == "compact" and self.skipped):
                     self._repair_end(truncate_to=offset + len(data) - len(tail))
             except ValueError as exc:
                 self._corrupt(str(exc), corrupt, number)
             else:
                 records.append(record)
-                if repair:
+                self.lines.append(number)
+                kept.append(tail)
+                if repair and not (corrupt == "compact" and self.skipped):
                     self._repair_end(append=b"\n")
+        if corrupt == "compact" and self.skipped:
+            self.compact(kept)
         return records
+
+    def compact(self, kept: list[bytes]) -> None:
+        """Replace the log atomically by the lines ``kept`` (the raw valid lines a
+        ``read(corrupt="compact")`` found), dropping the corrupt lines in :attr:`skipped` and a
+        torn last line; one :class:`CheckpointWarning` names what was removed."""
+        self.close()
+        try:
+            atomic_write(self.path, b"".join(line + b"\n" for line in kept))
+        except OSError as exc:
+            raise self.error(f"cannot compact {self.path}: {exc.strerror or exc}") from None
+        removed = "; ".join(f"line {number} ({problem})" for number, problem in self.skipped)
+        warnings.warn(
+            f"{self.path} compacted (every valid line kept), removed {self.path.name} {removed}",
+            CheckpointWarning,
+            stacklevel=3,
+        )
 
     def size(self) -> int:
         """The file's length in bytes now (0 when it does not exist): a ``start`` for :meth:`read`."""
@@ -192,11 +223,15 @@ class CheckpointLog:
         number: int,
         corrupt: str,
         check: Check | None,
-    ) -> None:
+    ) -> bool:
+        """Add the record of line ``number`` (True), or deal with a bad line (False)."""
         try:
             records.append(self._parse(raw, number, check))
         except ValueError as exc:
             self._corrupt(str(exc), corrupt, number)
+            return False
+        self.lines.append(number)
+        return True
 
     def _corrupt(self, message: str, corrupt: str, number: int) -> None:
         if corrupt == "raise":
