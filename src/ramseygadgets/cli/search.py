@@ -29,6 +29,7 @@ from ramseygadgets.search.solve import (
     LevelRecord,
     SearchResult,
     check_engine,
+    smallest_vertex_count,
 )
 from ramseygadgets.search.solve import (
     solve as solve_problem,
@@ -101,7 +102,7 @@ def _summary_table(results: list[SearchResult]) -> Table:
     for column in ("problem", "status", "n", "m", "proof", "seconds"):
         table.add_column(column, justify="right" if column in ("n", "m", "seconds") else "left")
     for r in results:
-        proof = f"none on {r.lower_bound - 1} vertices" if r.lower_bound > 1 else ""
+        proof = r.proof()  # the levels decided and what each rests on, as on one problem
         if r.found and r.edges_minimal:
             proof += f"; none with {r.m - 1} edges" if r.m else ""
         table.add_row(
@@ -150,7 +151,10 @@ def solve(
         help="Also minimise edges at the minimal vertex count.",
     ),
     seed: int | None = typer.Option(
-        None, "--seed", help="Symmetry seed (random SAT variable order)."
+        None,
+        "--seed",
+        help="Symmetry seed (random SAT variable order); also seeds the --recheck sample "
+        "(default: a fresh random one, printed in the proof).",
     ),
     engine: str = typer.Option(
         DEFAULT_ENGINE,
@@ -169,14 +173,32 @@ def solve(
         None,
         "--assume-none-below",
         help="Cube log (file or --out directory) of an earlier run proving no solution on "
-        "min-vertices - 1 vertices; checked, not trusted.",
+        "min-vertices - 1 vertices: its records must name this problem and level and its UNSAT "
+        "cubes cover the level (re-derived); their outcomes are taken on trust except those "
+        "--recheck runs again (the proof line says which).",
+    ),
+    recheck: str = typer.Option(
+        "none",
+        "--recheck",
+        help="With --assume-none-below: run again all, none (default) or a fraction F of the "
+        "log's UNSAT cubes (a random sample of ceil(F * N), drawn with --seed) before they count; "
+        "any disagreement is an error.",
+    ),
+    recheck_timeout: float | None = typer.Option(
+        None,
+        "--recheck-timeout",
+        min=0.001,
+        help="Seconds a re-run cube may take; one that does not finish is an error (default: "
+        "no limit).",
     ),
     cubes: int | None = typer.Option(
         None,
         "--cubes",
         min=1,
         help="Cube-and-conquer: split each level into at least this many cubes "
-        "(default 8 per worker with --jobs/--ray/--out).",
+        "(default 8 per worker with --jobs/--ray/--out). A small level has fewer edges to fix, "
+        "so it gets fewer cubes than asked (one per placement of the designated items on the "
+        "smallest levels); prefixes refuted by propagation are dropped, not counted.",
     ),
     ray: str | None = typer.Option(
         None, "--ray", help="Run the cubes on Ray: auto, local, or a cluster address."
@@ -218,6 +240,10 @@ def solve(
         "assume_none_below": assume_none_below,
         "split_after": split_after,
     }
+    if assume_none_below is not None:
+        cube_options.update(recheck=recheck, recheck_timeout=recheck_timeout)
+    elif recheck != "none" or recheck_timeout is not None:
+        raise RamseyGadgetsError("--recheck and --recheck-timeout go with --assume-none-below")
     single = problem_id is not None or F is not None
     cube_mode = _check_single_problem_options(single, cube_options, min_vertices, max_vertices)
     with sigterm_raises():
@@ -241,7 +267,9 @@ def _check_single_problem_options(
 ) -> bool:
     """Refuse the options that take one problem when several are asked, and inconsistent
     level bounds; whether cube-and-conquer is asked (beyond ``--jobs``)."""
-    cube_mode = any(cube_options[k] is not None for k in cube_options if k != "jobs")
+    cube_mode = any(
+        cube_options[k] is not None for k in cube_options if k not in ("jobs", "recheck")
+    )
     if not single and (cube_mode or min_vertices is not None):
         raise RamseyGadgetsError(
             "--min-vertices, --assume-none-below, --cubes, --split-after, --ray and --out take "
@@ -370,10 +398,8 @@ def _solve_single(
             "levels": [lv.to_json() for lv in levels],
             "lower_bound": max(proven) + 1 if proven else None,
         }
-        if show and proven:
-            err_console.print(
-                f"interrupted: proven so far that no solution has fewer than {max(proven) + 1} vertices"
-            )
+        if show:
+            _print_interrupted_proof(problem, levels, options.get("min_vertices"))
         return outcome
     outcome.results.append(result)
     outcome.seconds = result.seconds
@@ -384,6 +410,27 @@ def _solve_single(
             answer = json.dumps(result.candidate.to_json(problem.kind))
             console.print(f"  solution: {answer}", markup=False, highlight=False)
     return outcome
+
+
+def _print_interrupted_proof(
+    problem: Problem, levels: list[LevelRecord], min_vertices: int | None
+) -> None:
+    """The ``proof:`` line of the levels decided before an interruption (docs/search.md: every
+    run prints one), and the lower bound they prove."""
+    first = smallest_vertex_count(problem)
+    partial = SearchResult(problem.id, problem, "timeout", None, first, 0.0, levels=levels)
+    partial.searched_from = max(first, min_vertices or first)
+    proven = [lv.n for lv in levels if lv.outcome == "none"]
+    if proven:
+        err_console.print(
+            f"interrupted: proven so far that no solution has fewer than {max(proven) + 1} vertices",
+            highlight=False,
+        )
+    else:
+        err_console.print("interrupted: no level decided", highlight=False)
+    console.print(
+        f"  proof: {partial.proof() or 'no level decided'}", markup=False, highlight=False
+    )
 
 
 def _solve_batch(problems: list[Problem], options: dict, jobs: int, show: bool) -> BatchOutcome:

@@ -21,7 +21,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import lock_directory, make_output_dir
 from ramseygadgets.runs.checkpoint import CheckpointLog
 
-__all__ = ["CUBES_FILE", "CubeLog", "CubeLogError", "read_log"]
+__all__ = ["CUBES_FILE", "CubeLog", "CubeLogError", "read_log", "read_numbered"]
 
 #: The log's file name inside the ``--out`` directory.
 CUBES_FILE = "cubes.jsonl"
@@ -49,6 +49,14 @@ def read_log(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
     return _log(path).read(repair=repair, check=_check)
 
 
+def read_numbered(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The records of a cube log with their line numbers (for refusals naming ``file:line``);
+    a torn last line is ignored, nothing is written."""
+    log = _log(path)
+    records = log.read(repair=False, check=_check)
+    return list(zip(log.lines, records, strict=True))
+
+
 class CubeLog:
     """The open log ``DIR/cubes.jsonl``, locked for this process (close it to release)."""
 
@@ -59,6 +67,8 @@ class CubeLog:
         try:
             self._log = _log(self.path)
             self._records = self._log.read(repair=True, check=_check)
+            #: the line number of each record read when the log was opened
+            self.lines = list(self._log.lines)
         except BaseException:
             self.close()
             raise

@@ -12,15 +12,34 @@ contain every graph the level's search would have to consider.  The cubes must c
 engine, because the two engines' symmetry breaking keeps different representatives.  None on
 n proves none on fewer vertices (add an isolated vertex to a solution).
 
-Nothing here trusts the log: :meth:`CubeProof.check` re-derives the coverage (about a second
-for a level of 100 cubes), so a proof is checked wherever it is read — ``solve
---assume-none-below``, ``atlas adopt``, ``atlas table``.
+What is re-derived and what is taken from the log.  The *coverage* is re-derived wherever a
+proof is read — ``solve --assume-none-below``, ``atlas adopt``, ``atlas table`` — by
+:meth:`CubeProof.check` (about a second for a level of 100 cubes).  But coverage is a statement
+about bit prefixes, and the prefix tree is much the same at every level: that a cube was
+searched *at level n* and found *none* is the log's word.  So, before a log proves anything:
+
+* every cube record of the problem asked must name that problem (id, title, and — in logs
+  written since — patterns, gadget and colours) and its own level consistently (``n`` equals
+  the level its ``key`` names, and the key names its layout and bits), or the log is refused
+  in one line naming ``file:line`` (:class:`CubeLogRefused`, :func:`read_checked`);
+* a level with a logged solution is never proven none;
+* the outcomes are evidence, not proof, until the cubes are run again: :func:`rerun_cubes`
+  re-runs all or a seeded random sample of a proof's none-cubes at the proof's level with its
+  engine and refuses on any disagreement (a solution found, or a re-run that does not finish
+  in its time limit).  The statement a proof gives (:func:`rests_on`) says how far it was
+  re-run: "none on 13: cube log, 64 cubes, 6 re-run (agree)", or "taken on trust (not
+  re-run)".  A sample of s of N cubes catches a log with k false none-cubes with probability
+  1 − C(N − k, s)/C(N, s).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import math
+import random
+import secrets
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -28,19 +47,30 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.cegar import ENGINES
-from ramseygadgets.search.cubelog import CUBES_FILE, read_log
-from ramseygadgets.search.cubes import Refuter, covered
+from ramseygadgets.search.cubelog import CUBES_FILE, read_numbered
+from ramseygadgets.search.cubes import Cube, CubeTask, Refuter, clear_finders, covered, run_cube
 from ramseygadgets.search.solve import SearchError
 from ramseygadgets.search.spec import layouts
 
 __all__ = [
+    "CubeLogRefused",
     "CubeProof",
+    "Rerun",
     "check_none_below",
+    "check_records",
+    "evidence",
+    "found_line",
     "is_found",
     "layout_covered",
     "log_path",
     "logged_candidate",
+    "none_below",
     "none_cubes",
+    "parse_recheck",
+    "problem_tag",
+    "read_checked",
+    "rerun_cubes",
+    "rests_on",
 ]
 
 #: The engines that decide cubes (``auto`` is resolved to one of them before any cube runs).
@@ -50,19 +80,96 @@ RUNNING_ENGINES = tuple(e for e in ENGINES if e != "auto")
 MAX_PROOF_VERTICES = 20
 
 
+class CubeLogRefused(SearchError):
+    """A cube log that cannot be used as evidence for the problem and level asked (a record of
+    another level or problem under this problem's id, a logged solution on the level, a re-run
+    that disagrees); ``str()`` names ``file:line``."""
+
+
+def problem_tag(problem: Problem) -> dict[str, Any]:
+    """What identifies the problem in a log record (checked when the log is read back)."""
+    return {
+        "problem_id": problem.id,
+        "problem": problem.title,
+        "patterns": [p.spec for p in problem.patterns],
+        "gadget": problem.gadget_name,
+        "colours": problem.c,
+    }
+
+
+def _problem_mismatch(record: dict[str, Any], problem: Problem) -> str | None:
+    """Why a record under ``problem``'s id is not about ``problem`` (``None``: it is).  The
+    title is in every log; patterns, gadget and colours in logs written since they were added."""
+    tag = problem_tag(problem)
+    for name in ("problem", "patterns", "gadget", "colours"):
+        if name in record and record[name] != tag[name]:
+            return (
+                f"a cube record of {problem.id} whose {name} is {record[name]!r}, not {tag[name]!r}"
+            )
+    return None
+
+
+def _level_mismatch(record: dict[str, Any]) -> str | None:
+    """Why a well-formed cube record's level is not its own (``n`` against its ``key``)."""
+    n, key = record["n"], record["key"]
+    named = key.split("|", 1)[0]
+    if named != str(n):
+        return f"a cube record of level {n} whose key {key!r} names level {named}"
+    if key != f"{n}|{record['layout']}|{record['bits']}":
+        return f"a cube record whose key {key!r} does not name its layout and bits"
+    return None
+
+
+def check_records(
+    path: Path, numbered: Iterable[tuple[int, dict[str, Any]]], problem: Problem
+) -> None:
+    """Refuse (:class:`CubeLogRefused`, ``file:line``) a log in which a cube record under
+    ``problem``'s id is about another problem or names two levels.  Malformed records (no level,
+    key, layout or bits) are passed over: they prove nothing."""
+    for line, record in numbered:
+        if record.get("kind") != "cube" or record.get("problem_id") != problem.id:
+            continue
+        why = _problem_mismatch(record, problem)
+        if why is None and _is_cube(record):
+            why = _level_mismatch(record)
+        if why is not None:
+            raise CubeLogRefused(f"{path}:{line}: {why}; the log is not used")
+
+
+def read_checked(path: Path, problem: Problem) -> list[tuple[int, dict[str, Any]]]:
+    """The records of the cube log ``path`` with their line numbers, after
+    :func:`check_records`."""
+    numbered = read_numbered(path)
+    check_records(path, numbered, problem)
+    return numbered
+
+
+def found_line(
+    numbered: Iterable[tuple[int, dict[str, Any]]], problem: Problem, n: int
+) -> int | None:
+    """The line of a logged solution of ``problem`` on ``n`` vertices (``None``: none)."""
+    return next((ln for ln, r in numbered if is_found(r, problem.id) and r.get("n") == n), None)
+
+
 @dataclass(frozen=True)
 class CubeProof:
-    """The UNSAT cubes of one engine on level ``n`` of ``problem``, by layout name."""
+    """The UNSAT cubes of one engine on level ``n`` of ``problem``, by layout name
+    (``lines``: the log line of each (layout, bits), where the proof came from a log)."""
 
     problem: Problem
     n: int
     engine: str
     decided: dict[str, frozenset[str]]
     cpu_seconds: float = 0.0
+    lines: Mapping[tuple[str, str], int] = field(default_factory=dict, compare=False)
 
     @property
     def cubes(self) -> int:
         return sum(map(len, self.decided.values()))
+
+    def cube_list(self) -> list[tuple[str, str]]:
+        """Every (layout name, bits), sorted."""
+        return sorted((name, bits) for name, bs in self.decided.items() for bits in bs)
 
     def uncovered_layouts(self) -> list[str]:
         """The layouts of level n these cubes leave (partly) open (empty: the level is none)."""
@@ -107,30 +214,51 @@ class CubeProof:
                 f"a cube proof needs a level n in 1..{MAX_PROOF_VERTICES}, an engine and cubes "
                 "by layout"
             )
-        decided = {}
-        for name, bits in cubes.items():
-            if not isinstance(bits, list) or not all(_is_bits(b, n) for b in bits):
-                raise ValueError(
-                    f"the cubes of layout {name!r} are not bit strings of at most one bit per "
-                    f"pair of {n} vertices"
-                )
-            decided[str(name)] = frozenset(bits)
-        return cls(problem, n, engine, decided)
+        return cls(problem, n, engine, _cubes_by_layout(cubes, n))
 
     @classmethod
     def from_records(cls, records: Iterable[dict[str, Any]], problem: Problem) -> list[CubeProof]:
         """One proof attempt per (level, engine) of ``problem``'s cubes decided none (checked
         by nobody yet: call :meth:`check`)."""
-        mine = [r for r in records if r.get("problem_id") == problem.id and _is_cube(r)]
+        return cls.from_numbered(enumerate(records, 1), problem)
+
+    @classmethod
+    def from_numbered(
+        cls, numbered: Iterable[tuple[int, dict[str, Any]]], problem: Problem
+    ) -> list[CubeProof]:
+        """As :meth:`from_records`, from (line, record) pairs: each proof knows its cubes' lines."""
+        mine = [(ln, r) for ln, r in numbered if r.get("problem_id") == problem.id and _is_cube(r)]
         seconds: dict[tuple[int, str], float] = {}
-        for r in mine:
+        lines: dict[tuple[int, str], dict[tuple[str, str], int]] = {}
+        for ln, r in mine:
             key = (r["n"], str(r.get("engine")))
             cpu = r.get("cpu_seconds")
             seconds[key] = seconds.get(key, 0.0) + (cpu if isinstance(cpu, (int, float)) else 0.0)
+            lines.setdefault(key, {}).setdefault((r["layout"], r["bits"]), ln)
         return [
-            cls(problem, n, engine, {k: frozenset(v) for k, v in cubes.items()}, seconds[n, engine])
-            for (n, engine), cubes in sorted(none_cubes(mine).items())
+            cls(
+                problem,
+                n,
+                engine,
+                {k: frozenset(v) for k, v in cubes.items()},
+                seconds[n, engine],
+                lines[n, engine],
+            )
+            for (n, engine), cubes in sorted(none_cubes(r for _, r in mine).items())
         ]
+
+
+def _cubes_by_layout(cubes: dict[Any, Any], n: int) -> dict[str, frozenset[str]]:
+    """Cubes by layout name from JSON (``ValueError`` unless every one is a bit string)."""
+    decided = {}
+    for name, bits in cubes.items():
+        if not isinstance(bits, list) or not all(_is_bits(b, n) for b in bits):
+            raise ValueError(
+                f"the cubes of layout {name!r} are not bit strings of at most one bit per pair "
+                f"of {n} vertices"
+            )
+        decided[str(name)] = frozenset(bits)
+    return decided
 
 
 def _is_cube(record: dict[str, Any]) -> bool:
@@ -140,6 +268,7 @@ def _is_cube(record: dict[str, Any]) -> bool:
         record.get("kind") == "cube"
         and _is_level(n)
         and isinstance(record.get("layout"), str)
+        and isinstance(record.get("key"), str)
         and _is_bits(record.get("bits"), n)
     )
 
@@ -177,6 +306,155 @@ def layout_covered(
         refuter.close()
 
 
+# -- re-running cubes -------------------------------------------------------------------------
+
+
+def parse_recheck(text: str | float | None) -> float:
+    """The share of none-cubes to re-run: ``all`` (1), ``none`` (0) or a fraction in [0, 1]."""
+    if text is None:
+        return 0.0
+    if isinstance(text, str) and text.strip().lower() in ("all", "none"):
+        return 1.0 if text.strip().lower() == "all" else 0.0
+    try:
+        share = float(text)
+    except ValueError:
+        share = math.nan
+    if not 0.0 <= share <= 1.0:
+        raise SearchError(f"--recheck takes all, none or a fraction in [0, 1], not {text!r}")
+    return share
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """Which of a proof's ``of`` none-cubes were run again (all agreed: none), by layout."""
+
+    of: int
+    cubes: dict[str, frozenset[str]]
+    seed: int | None = None
+    cpu_seconds: float = 0.0
+
+    @property
+    def count(self) -> int:
+        return sum(map(len, self.cubes.values()))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "of": self.of,
+            "rerun": self.count,
+            "agree": True,
+            "seed": self.seed,
+            "cpu_seconds": round(self.cpu_seconds, 3),
+            "cubes": {name: sorted(bits) for name, bits in sorted(self.cubes.items()) if bits},
+        }
+
+    @classmethod
+    def from_json(cls, proof: CubeProof, data: Any) -> Rerun:
+        """The re-run record of ``proof`` (``ValueError`` unless it is a record of agreeing
+        re-runs of cubes the proof holds)."""
+        if not isinstance(data, dict) or data.get("agree") is not True:
+            raise ValueError("the re-run record is not one of re-runs that agree")
+        cubes = data.get("cubes")
+        if not isinstance(cubes, dict):
+            raise ValueError("the re-run record lists no cubes by layout")
+        rerun = _cubes_by_layout(cubes, proof.n)
+        if any(not bits <= proof.decided.get(name, frozenset()) for name, bits in rerun.items()):
+            raise ValueError("the re-run record names cubes the proof does not hold")
+        if data.get("of") != proof.cubes or data.get("rerun") != sum(map(len, rerun.values())):
+            raise ValueError(
+                f"the re-run record counts {data.get('rerun')!r} of {data.get('of')!r} cubes; "
+                f"it lists {sum(map(len, rerun.values()))} of the proof's {proof.cubes}"
+            )
+        seed, cpu = data.get("seed"), data.get("cpu_seconds", 0.0)
+        cpu = float(cpu) if isinstance(cpu, (int, float)) else 0.0
+        return cls(proof.cubes, rerun, seed if type(seed) is int else None, cpu)
+
+
+def rests_on(proof: CubeProof, rerun: Rerun | None) -> str:
+    """What "none on n" rests on, e.g. "none on 13: cube log, 64 cubes, 6 re-run (agree)"."""
+    return f"none on {proof.n}: {evidence(proof, rerun)}"
+
+
+def evidence(proof: CubeProof, rerun: Rerun | None) -> str:
+    """The evidence of a proof, e.g. "cube log, 64 cubes, 6 re-run (agree)"."""
+    count = 0 if rerun is None else rerun.count
+    if count == 0:
+        how = "taken on trust (not re-run)"
+    elif count == proof.cubes:
+        how = "all re-run (agree)"
+    else:
+        how = f"{count} re-run (agree)"
+    return f"cube log, {proof.cubes} cubes, {how}"
+
+
+def sample_cubes(proof: CubeProof, share: float, seed: int) -> list[tuple[str, str]]:
+    """``ceil(share × N)`` of the proof's N cubes, drawn with ``random.Random(seed)``."""
+    cubes = proof.cube_list()
+    if share >= 1.0:
+        return cubes
+    return sorted(random.Random(seed).sample(cubes, math.ceil(share * len(cubes))))
+
+
+def rerun_cubes(
+    proof: CubeProof,
+    share: float,
+    *,
+    seed: int | None = None,
+    timeout: float | None = None,
+    where: Path | str = "the proof",
+) -> Rerun:
+    """Run a seeded random ``share`` of the proof's none-cubes again, at its level with its
+    engine, in this process; :class:`CubeLogRefused` naming ``where:line`` when one finds a
+    solution or does not finish within ``timeout`` seconds.  ``seed`` ``None``: a fresh random
+    one (a forger cannot know which cubes will be drawn), recorded in the result."""
+    seed = secrets.randbelow(2**32) if seed is None else seed
+    chosen = sample_cubes(proof, share, seed)
+    index = {lay.name: i for i, lay in enumerate(layouts(proof.problem.gadget, proof.n))}
+    cpu = time.process_time()
+    try:
+        for name, bits in chosen:
+            _rerun_one(proof, name, bits, index, timeout, where)
+    finally:
+        clear_finders()
+    done: dict[str, set[str]] = {}
+    for name, bits in chosen:
+        done.setdefault(name, set()).add(bits)
+    cubes = {name: frozenset(bits) for name, bits in done.items()}
+    return Rerun(proof.cubes, cubes, seed, time.process_time() - cpu)
+
+
+def _rerun_one(
+    proof: CubeProof,
+    name: str,
+    bits: str,
+    index: dict[str, int],
+    timeout: float | None,
+    where: Path | str,
+) -> None:
+    """Run one logged none-cube again; :class:`CubeLogRefused` unless it is none again."""
+    line = proof.lines.get((name, bits))
+    at = f"{where}:{line}" if line is not None else str(where)
+    key = f"{proof.n}|{name}|{bits}"
+    if name not in index:
+        raise CubeLogRefused(f"{at}: cube {key}: no layout {name!r} on {proof.n} vertices")
+    cube = Cube(proof.n, index[name], name, bits)
+    task = CubeTask(proof.problem, cube, proof.engine, timeout=timeout, share=False)
+    result = run_cube(task)
+    if result["outcome"] == "found":
+        m = len(result["edges"] or ())
+        raise CubeLogRefused(
+            f"{at}: cube {key} is logged none, but its re-run finds a solution on {proof.n} "
+            f"vertices ({m} edges); the log is not used"
+        )
+    if result["outcome"] != "none":
+        raise CubeLogRefused(
+            f"{at}: cube {key} was not confirmed: its re-run did not finish within {timeout} s "
+            f"(raise --recheck-timeout)"
+        )
+
+
+# -- reading logs ---------------------------------------------------------------------------
+
+
 def logged_candidate(problem: Problem, record: dict[str, Any]) -> Candidate:
     """The solution a found cube record holds (its graph and its layout's designated items),
     not yet verified (``ValueError``/``KeyError``: the record is malformed)."""
@@ -196,28 +474,63 @@ def log_path(path: str | Path) -> Path:
     return path / CUBES_FILE if path.is_dir() else path
 
 
-def check_none_below(path: str | Path, problem: Problem, n: int) -> str:
+def check_none_below(
+    path: str | Path,
+    problem: Problem,
+    n: int,
+    *,
+    recheck: float | str | None = None,
+    seed: int | None = None,
+    timeout: float | None = None,
+) -> str:
     """Check that the cube log ``path`` (a file, or a directory holding ``cubes.jsonl``) proves
-    "no solution on ``n`` vertices" for ``problem``; the statement, or :class:`SearchError`.
+    "no solution on ``n`` vertices" for ``problem``, re-running a ``recheck`` share of its
+    none-cubes (:func:`rerun_cubes`; ``all``, ``none`` or a fraction, :func:`parse_recheck`);
+    the statement and what it rests on, or
+    :class:`SearchError` (:class:`CubeLogRefused` naming ``file:line``)."""
+    return none_below(path, problem, n, recheck=recheck, seed=seed, timeout=timeout)[0]
+
+
+def none_below(
+    path: str | Path,
+    problem: Problem,
+    n: int,
+    *,
+    recheck: float | str | None = None,
+    seed: int | None = None,
+    timeout: float | None = None,
+) -> tuple[str, bool]:
+    """:func:`check_none_below`'s statement, and whether every none-cube was run again.
 
     The UNSAT cubes of each engine are checked apart, with that engine's refuter: a level is
     proven only by cubes that all searched under the same symmetry breaking."""
     path = log_path(path)
     if not path.is_file():
         raise SearchError(f"--assume-none-below: {path} is not a cube log (no such file)")
-    records = read_log(path)
-    if any(is_found(r, problem.id) and r.get("n") == n for r in records):
-        raise SearchError(f"{path} records a solution of {problem.title} on {n} vertices")
-    for proof in CubeProof.from_records(records, problem):
+    numbered = read_checked(path, problem)
+    line = found_line(numbered, problem, n)
+    if line is not None:
+        raise CubeLogRefused(
+            f"{path}:{line}: records a solution of {problem.title} on {n} vertices, so the log "
+            f"cannot prove that level none"
+        )
+    for proof in CubeProof.from_numbered(numbered, problem):
         if proof.n == n and not proof.uncovered_layouts():
-            return (
-                f"none on {n} vertices by the checked cube log {path} ({proof.cubes} UNSAT "
-                f"cubes, {proof.engine} engine, coverage re-derived)"
+            share = parse_recheck(recheck)
+            rerun = rerun_cubes(proof, share, seed=seed, timeout=timeout, where=path)
+            statement = (
+                f"{rests_on(proof, rerun)} ({path}: {proof.engine} engine, coverage re-derived"
+                f"{_seed_note(rerun)})"
             )
+            return statement, rerun.count == proof.cubes
     raise SearchError(
         f"--assume-none-below: {path} does not prove that {problem.title} has no solution on {n} "
         f"vertices (its UNSAT cubes of that level do not cover it; run that level first)"
     )
+
+
+def _seed_note(rerun: Rerun) -> str:
+    return f", sample seed {rerun.seed}" if 0 < rerun.count < rerun.of else ""
 
 
 def is_found(record: dict[str, Any], problem_id: str) -> bool:

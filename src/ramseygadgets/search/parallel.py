@@ -23,14 +23,18 @@ their cubes run (:class:`.cubes.LemmaExchange`, relayed by :class:`.runners.Loca
 must all come from one engine: both engines' symmetry breaking keeps one graph per orbit, but
 not the same one), goes straight to the halves of a cube the log records as split (instead of
 searching it again until it splits) and resumes a found level from its logged solution
-(verified again).  A worker that dies mid-cube costs that cube only; it is re-run up to
-``retries`` times.
+(verified again).  A log read back is held to the rules of :mod:`.cubeproof`: a cube record of
+this problem that names another problem, or a level other than its key's, is refused naming
+``file:line``; its none-cubes are taken on trust (they are not searched again), and the level
+record and the proof line say how many came from the log.  A worker that dies mid-cube costs
+that cube only; it is re-run up to ``retries`` times.
 
 **Lower levels from a record** (``assume_none_below``): "none on N − 1" proves "none on fewer
 than N" (a solution plus an isolated vertex is a solution), so a found level N is minimal when
-level N − 1 is decided.  :func:`check_none_below` does not trust a log: it re-derives, with the
-refuter of the engine that decided the cubes, that the logged UNSAT cubes of level N − 1 cover
-it (:func:`.cubes.covered`).
+level N − 1 is decided.  :func:`.cubeproof.check_none_below` checks the log's records (problem, level),
+re-derives, with the refuter of the engine that decided the cubes, that the logged UNSAT cubes
+of level N − 1 cover it (:func:`.cubes.covered`), and re-runs the share ``recheck`` of them
+(``all``, or a random sample drawn with ``seed``); the proof line says what the level rests on.
 """
 
 from __future__ import annotations
@@ -45,7 +49,12 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.search.cegar import DEFAULT_ENGINE, resolve_engine
 from ramseygadgets.search.cubelog import CubeLog
-from ramseygadgets.search.cubeproof import check_none_below, logged_candidate
+from ramseygadgets.search.cubeproof import (
+    check_records,
+    logged_candidate,
+    none_below,
+    problem_tag,
+)
 from ramseygadgets.search.cubes import (
     MAX_SHARED_LEMMAS,
     Cube,
@@ -82,11 +91,6 @@ __all__ = [
 CUBES_PER_SLOT = 8
 #: Times a cube whose worker died is run again before the search gives up.
 RETRIES = 2
-
-
-def problem_tag(problem: Problem) -> dict[str, str]:
-    """What identifies the problem in a log record."""
-    return {"problem_id": problem.id, "problem": problem.title}
 
 
 def _engine_for(problem: Problem, engine: str) -> str:
@@ -288,6 +292,8 @@ class CubeScheduler:
         self.on_cube: Callable[[dict[str, Any]], None] | None = opts["on_cube"]
         self.split_after: float | None = opts["split_after"]
         self.ran = _engine_for(problem, self.engine)
+        if log is not None:  # a log read back is held to the same rules as any other
+            check_records(log.path, zip(log.lines, log.read()), problem)
 
     def time_left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
@@ -338,6 +344,8 @@ def solve_cubes(
     engine: str = DEFAULT_ENGINE,
     share: bool = True,
     assume_none_below: str | Path | None = None,
+    recheck: float | str | None = None,
+    recheck_timeout: float | None = None,
     split_after: float | None = None,
     on_level: Callable[[LevelRecord], None] | None = None,
     on_cube: Callable[[dict[str, Any]], None] | None = None,
@@ -346,7 +354,8 @@ def solve_cubes(
 
     ``cubes``: at least this many cubes per level (default :data:`CUBES_PER_SLOT` per worker);
     ``out``: the checkpoint directory; ``assume_none_below``: a cube log proving level
-    ``min_vertices − 1`` none (checked); ``split_after``: a cube still running after this many
+    ``min_vertices − 1`` none (checked; ``recheck``: ``all`` or the share of its none-cubes
+    run again, drawn with ``seed``, each within ``recheck_timeout`` seconds); ``split_after``: a cube still running after this many
     seconds is stopped and replaced by its two children (balances the cubes at run time; the
     worker keeps what it learned, so little is lost).
     """
@@ -364,7 +373,14 @@ def solve_cubes(
     )
     result.searched_from = begin
     if assume_none_below is not None and begin > first:
-        result.assumed = check_none_below(assume_none_below, problem, begin - 1)
+        result.assumed, result.assumed_rerun = none_below(
+            assume_none_below,
+            problem,
+            begin - 1,
+            recheck=recheck,
+            seed=seed,
+            timeout=recheck_timeout,
+        )
         result.lower_bound = begin
     log = CubeLog(out) if out is not None else None
     runner: Runner | None = None

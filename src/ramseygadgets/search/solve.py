@@ -139,21 +139,41 @@ class SearchResult(CandidateResult):
     max_vertices: int | None = None
     #: the smallest vertex count searched (``min_vertices``); smaller ones were not searched
     searched_from: int | None = None
-    #: a checked proof record for the level below ``searched_from`` (``--assume-none-below``)
+    #: a checked proof record for the level below ``searched_from`` (``--assume-none-below``):
+    #: what it rests on (:func:`.cubeproof.rests_on`)
     assumed: str | None = None
+    #: whether every cube outcome of ``assumed`` was run again (else some are taken on trust)
+    assumed_rerun: bool = False
+
+    def bound_on_trust(self) -> bool:
+        """Whether ``lower_bound`` rests on cube outcomes read from a log and not run again: the
+        highest level decided none took cubes from the checkpoint log, or (none decided here)
+        the ``--assume-none-below`` log was not re-run in full."""
+        none = [lv for lv in self.levels if lv.outcome == "none"]
+        if none:
+            return max(none, key=lambda lv: lv.n).cubes_from_log > 0
+        return self.assumed is not None and not self.assumed_rerun
 
     def proof(self) -> str:
-        """Which levels were decided, and whether that makes the answer minimal.
+        """Which levels were decided, what each rests on, and whether that makes the answer
+        minimal.
 
         "None on n" also proves "none on fewer than n" (a solution plus an isolated vertex is a
         solution), which is what ``lower_bound`` records; the statement still names the levels
-        this run decided and those it did not search.
+        this run decided, those it did not search, and the cube outcomes it took from a log
+        without running them again.
         """
         parts = []
-        none = [lv.n for lv in self.levels if lv.outcome == "none"]
+        none = [lv for lv in self.levels if lv.outcome == "none"]
         if none:
-            span = f"{none[0]}" if len(none) == 1 else f"{none[0]}..{none[-1]}"
+            span = f"{none[0].n}" if len(none) == 1 else f"{none[0].n}..{none[-1].n}"
             parts.append(f"none on {span} vertices")
+        parts += [
+            f"level {lv.n}: {lv.cubes_from_log} of {lv.cubes} cubes from the checkpoint log, "
+            f"taken on trust (not re-run)"
+            for lv in none
+            if lv.cubes_from_log
+        ]
         first = self.searched_from
         if self.assumed:
             parts.append(self.assumed)
@@ -162,7 +182,8 @@ class SearchResult(CandidateResult):
         n = self.candidate.graph.n if self.candidate is not None else None
         if n is not None:
             if self.lower_bound == n:
-                parts.append(f"minimal: no solution on fewer than {n} vertices")
+                trust = " as far as the cube log holds" if self.bound_on_trust() else ""
+                parts.append(f"minimal{trust}: no solution on fewer than {n} vertices")
             else:
                 low, high = self.lower_bound, n - 1
                 levels = f"level {low}" if low == high else f"levels {low}..{high}"
@@ -176,6 +197,8 @@ class SearchResult(CandidateResult):
                 if self.edges_minimal and self.lower_bound == self.n
                 else "not proven minimal"
             )
+            if minimal == "minimal" and self.bound_on_trust():
+                minimal = "minimal as far as the cube log holds"
             return f"found on n = {self.n} vertices, m = {self.m} edges ({minimal})"
         if self.status == "timeout":
             return (
@@ -208,6 +231,7 @@ class SearchResult(CandidateResult):
             out["searched_from"] = self.searched_from
         if self.assumed is not None:
             out["assumed"] = self.assumed
+        out["lower_bound_on_trust"] = self.bound_on_trust()
         return out
 
 
