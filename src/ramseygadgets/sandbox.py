@@ -371,8 +371,8 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _watch(proc: subprocess.Popen[bytes], wall_s: float, out: _Output, err: _Output) -> _Ended:
-    """Read both pipes (capped) until the program ends; kill the group at the wall-clock limit
-    or when the pipes stay open after it exited; reap it."""
+    """Read both pipes (capped) until the program ends or the wall-clock limit passes (the
+    pipes may stay open a moment after it exited), kill what is left of the group, reap it."""
     started = time.monotonic()
     deadline, exited_at, timed_out = started + wall_s, None, False
     pidfd = os.pidfd_open(proc.pid)
@@ -400,6 +400,7 @@ def _watch(proc: subprocess.Popen[bytes], wall_s: float, out: _Output, err: _Out
                     selector.unregister(key.fd)
                     del streams[key.fd]
     os.close(pidfd)
+    _kill_group(proc)  # what is left of the group; the leader is not reaped yet
     proc.wait()
     return _Ended(proc.returncode, timed_out, time.monotonic() - started)
 
@@ -483,8 +484,8 @@ class Sandbox:
     """Runs programs under the limits given (:class:`SandboxLimits`).
 
     ``isolation=False`` exists for the tests only (it proves a hostile-program test can fail):
-    the same program in a plain subprocess, with the wall-clock limit and capped output but
-    nothing else.  The python setting refuses such a sandbox (:attr:`isolated`).
+    the same program in a plain ``subprocess.run`` with the wall-clock limit and nothing else.
+    The python setting refuses such a sandbox (:attr:`isolated`).
     """
 
     def __init__(
@@ -521,9 +522,7 @@ class Sandbox:
         finally:
             os.close(fd)
 
-    def _execute(
-        self, argv: list[str], fds: list[int], uid: int | None, env: dict[str, str] | None = None
-    ) -> SandboxResult:
+    def _execute(self, argv: list[str], fds: list[int], uid: int | None) -> SandboxResult:
         out, err = (
             _Output(self.limits.output_bytes, bytearray()),
             _Output(self.limits.output_bytes, bytearray()),
@@ -535,13 +534,13 @@ class Sandbox:
             stderr=subprocess.PIPE,
             pass_fds=fds,
             start_new_session=True,
-            env=env if env is not None else {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},  # bwrap clears it again
         )
         try:
             ended = _watch(proc, self.limits.wall_s, out, err)
         finally:
-            _kill_group(proc)
             if proc.returncode is None:
+                _kill_group(proc)
                 proc.wait()
             proc.stdout.close()  # type: ignore[union-attr]
             proc.stderr.close()  # type: ignore[union-attr]
@@ -550,6 +549,22 @@ class Sandbox:
         return _result(ended, out, err)
 
     def _run_plain(self, source: bytes) -> SandboxResult:
-        """The test-only unisolated run: the host's interpreter, environment and folder."""
+        """The test-only unisolated run: a plain ``subprocess.run`` with the host's interpreter,
+        environment and folder, output kept whole, only the direct child killed at the
+        wall-clock limit."""
         argv = [sys.executable, "-c", source.decode("utf-8", "surrogatepass")]
-        return self._execute(argv, [], None, env=dict(os.environ))
+        started = time.monotonic()
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=self.limits.wall_s)
+        except subprocess.TimeoutExpired as exc:
+            out, err, status, timed_out = exc.stdout or b"", exc.stderr or b"", -9, True
+        else:
+            out, err, status, timed_out = done.stdout, done.stderr, done.returncode, False
+        return SandboxResult(
+            exit_status=status,
+            stdout=out.decode("utf-8", "replace"),
+            stderr=err.decode("utf-8", "replace"),
+            timed_out=timed_out,
+            killed_by_signal=status < 0,
+            seconds=time.monotonic() - started,
+        )
