@@ -1,20 +1,25 @@
 """Which problems an evaluation runs: a named set (``--set``: ``paper``, the 70-problem catalog,
 the default; ``extended``, :mod:`ramseygadgets.extended`) or a problem-set file (``--dataset``),
-optionally filtered, with each problem's known minimal solution.
+optionally filtered, with each problem's known minimal solution and its *proven* optimum.
 
-A problem-set file is JSON Lines (or a JSON list, or ``{"problems": [...]}``) of records with
-``F``, ``H``, ``gadget`` (or, for any number of colours, ``colors`` — one forbidden pattern per
-colour, e.g. ``["P3", "P3", "C4"]`` — and ``gadget`` such as ``green-determiner``: the records
-of :meth:`~ramseygadgets.catalog.Problem.to_json` and of ``generate``'s ``multicolor.jsonl``)
-and optionally ``id``, ``min_vertices`` and a minimal solution given as
-``solution: {"edges": ..., "e": ...}`` or as top-level ``edges``/``e``/``f``/``vertices``.
-Records exported by ``ramseygadgets export`` (extra fields such as prompts) are accepted.
+A problem-set file (formats: :mod:`ramseygadgets.problemfile`) is trusted only as far as it
+proves (:func:`load_problem_file`):
+
+* every solution it gives must pass the exact verifier, or the file is refused;
+* a problem that has a shipped proof (the paper's 70, the extended set, the atlas; matched up to
+  isomorphism of the patterns and renaming the colours, :mod:`ramseygadgets.leakage`) keeps it,
+  whatever the file says; a record that contradicts it (a solution below the proven bound, a
+  claimed minimal solution larger than the shipped one, a claimed lower bound above it) is
+  refused in one line naming the record (``file:line``);
+* any other problem's optimum is proven only when its row's claim counts under the rule
+  ``train-data --from`` applies (:func:`ramseygadgets.proofs.proof_problem`; backed by the set's
+  ``results.jsonl`` where it has one); otherwise its solution is only the best known one, with
+  no ``minimal``/excess grade and no ``contradicts-proof``.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,11 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import all_problems, find_problem, get_problem, in_catalog
-from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.extended import SIZE_TIERS, extended_problems, parse_size_tier
-from ramseygadgets.files import JSONTooDeepError, parse_json, read_capped
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.problem import Problem
+from ramseygadgets.problemfile import (
+    MAX_PROBLEM_FILE_BYTES,
+    FileRecord,
+    ProblemSetError,
+    read_problem_set,
+)
+from ramseygadgets.proofs import ShippedProof, proof_problem, proof_records, shipped_proof
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verify import verify
 
@@ -48,19 +58,12 @@ __all__ = [
     "load_problem_file",
 ]
 
-
-#: Largest problem-set file read (the size cap of graph input).
-MAX_PROBLEM_FILE_BYTES = 32 * 2**20
 #: The named problem sets (``--set``); the first is the default.
 PROBLEM_SETS = ("paper", "extended")
 #: The sets whose reports show accuracy by size tier (``fresh``: an ``eval --fresh`` run).
 SIZE_TIERED_SETS = ("extended", "fresh")
 #: The gadget tiers ``--tier`` accepts in every set (sets with size tiers accept those too).
 GADGET_TIERS = ("easy", "hard")
-
-
-class ProblemSetError(RamseyGadgetsError):
-    """The problem selection or the problem-set file is unusable."""
 
 
 @dataclass(frozen=True)
@@ -79,8 +82,8 @@ class ProblemSet:
     ``size_tiers``: problem id → tier by minimal size (``≤6`` .. ``≥11``), for sets that
     have them (``extended``).  ``proven``: the ids whose solution is *proven* minimal (fewest
     vertices, then fewest edges at that vertex count): every shipped catalog and extended
-    solution, and a problem-set record with ``proven_minimal`` and ``lower_bound`` equal to its
-    solution's size whose solution passes the verifier.  Only these give an :meth:`optimum`.
+    solution (in a problem-set file too, matched up to equivalence), and a problem-set record
+    whose claim counts (:func:`load_problem_file`).  Only these give an :meth:`optimum`.
     ``edges_unproven``: those of ``proven`` whose vertex count is proven minimal but not their
     edge count (extended entries shown as "≤ m"): their optimum has no edge count.
     """
@@ -302,105 +305,111 @@ def _in_tier(base: ProblemSet, problems: list[Problem], tier: str) -> list[Probl
     raise ProblemSetError(f"--tier must be {choices}, got {tier!r}")
 
 
-def _records(text: str, path: Path) -> list[dict[str, Any]]:
-    stripped = text.lstrip()
-    if stripped.startswith("[") or stripped.startswith("{") and "\n{" not in stripped.strip():
-        try:
-            data = parse_json(text)
-        except JSONTooDeepError as exc:
-            raise ProblemSetError(f"{path}: {exc}") from None
-        except ValueError:
-            data = None
-        if isinstance(data, dict):
-            data = data.get("problems")
-        if isinstance(data, list):
-            return data
-    records = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(parse_json(line))
-        except ValueError as exc:
-            reason = exc if isinstance(exc, JSONTooDeepError) else "not valid JSON"
-            raise ProblemSetError(f"{path} line {number}: {reason}") from None
-    return records
+# -- problem-set files ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Trusted:
+    """What a problem-set record is trusted with: a solution (verified; the best known one),
+    whether its vertex count is proven minimal, and whether its edge count is too."""
+
+    problem: Problem
+    solution: Candidate | None
+    proven: bool = False
+    edges_proven: bool = False
 
 
 def load_problem_file(path: str | Path) -> ProblemSet:
-    """Problems (and minimal solutions) from a problem-set file; see the module docstring."""
-    path = Path(path)
-    raw = read_capped(path, MAX_PROBLEM_FILE_BYTES, "problem set", ProblemSetError)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ProblemSetError(f"problem set {path} is not UTF-8 text") from None
-    problems: list[Problem] = []
-    solutions: dict[str, Candidate] = {}
-    proven: set[str] = set()
-    seen: set[str] = set()
-    for index, record in enumerate(_records(text, path), 1):
-        if not isinstance(record, dict):
-            raise ProblemSetError(f"{path} record {index} is not a JSON object")
-        problem = _problem_of(record, path, index)
-        if problem.id in seen:
-            continue
-        seen.add(problem.id)
-        problems.append(problem)
-        solution = _solution_of(record, problem, path, index)
-        if solution is None and (shipped := _catalog_solutions([problem]).get(problem.id)):
-            solution = shipped  # a catalog problem: its shipped, proven solution
-            proven.add(problem.id)
-        elif solution is not None and _claims_proof(record, solution):
-            _check_proven(problem, solution, path, index)
-            proven.add(problem.id)
-        if solution is not None:
-            solutions[problem.id] = solution
-    if not problems:
+    """The problems of a problem-set file (or ``generate`` folder) with their solutions and the
+    optima they prove (module docs): every solution verified, shipped proofs kept, other claims
+    counted only under :func:`~ramseygadgets.proofs.proof_problem`."""
+    read = read_problem_set(path, MAX_PROBLEM_FILE_BYTES)
+    if not read.records:
         raise ProblemSetError(f"problem set {path} holds no problems")
-    digest = hashlib.sha256(raw).hexdigest()
-    return ProblemSet(problems, solutions, str(path), digest, proven=frozenset(proven))
-
-
-def _claims_proof(record: dict[str, Any], solution: Candidate) -> bool:
-    """Whether a record claims its solution is proven minimal: ``proven_minimal`` true and
-    ``lower_bound`` (no solution on fewer vertices) equal to the solution's vertex count."""
-    bound = record.get("lower_bound")
-    return record.get("proven_minimal") is True and bound == solution.graph.n
-
-
-def _check_proven(problem: Problem, solution: Candidate, path: Path, index: int) -> None:
-    """A solution claimed proven minimal must at least be a solution (never trusted unread)."""
-    verdict = verify(problem, solution)
-    if not verdict.correct:
-        raise ProblemSetError(
-            f"{path} record {index}: its solution, claimed proven minimal, is not a "
-            f"{problem.title}: {verdict.reason}"
-        )
-
-
-def _problem_of(record: dict[str, Any], path: Path, index: int) -> Problem:
-    try:
-        if "gadget" in record and ("colors" in record or "F" in record and "H" in record):
-            return Problem.from_json(record)
-        if "id" in record or "problem_id" in record:
-            return get_problem(str(record.get("id") or record.get("problem_id")))
-    except (RamseyGadgetsError, ValueError) as exc:
-        raise ProblemSetError(f"{path} record {index}: {exc}") from None
-    raise ProblemSetError(
-        f"{path} record {index} needs F, H and gadget, or colors and gadget (or a catalog id)"
+    proofs = proof_records(path)
+    trusted = [_trusted(entry, proofs) for entry in read.records]
+    return ProblemSet(
+        [t.problem for t in trusted],
+        {t.problem.id: t.solution for t in trusted if t.solution is not None},
+        str(path),
+        read.digest,
+        proven=frozenset(t.problem.id for t in trusted if t.proven),
+        edges_unproven=frozenset(t.problem.id for t in trusted if t.proven and not t.edges_proven),
     )
 
 
-def _solution_of(
-    record: dict[str, Any], problem: Problem, path: Path, index: int
-) -> Candidate | None:
-    data = record.get("solution")
-    if data is None and "edges" in record:
-        data = record
-    if data is None:
-        return None
-    try:
-        return Candidate.from_json(data, problem.kind, max_vertices=None)
-    except (RamseyGadgetsError, ValueError) as exc:
-        raise ProblemSetError(f"{path} record {index}: unusable solution: {exc}") from None
+def _trusted(entry: FileRecord, proofs: dict[str, dict[str, Any]] | None) -> _Trusted:
+    """A record's solution checked, then judged against the shipped proof of its problem where
+    there is one, else by its own claim."""
+    _check_solution(entry)
+    shipped = shipped_proof(entry.problem)
+    if shipped is not None:
+        return _with_shipped_proof(entry, shipped, proofs)
+    return _with_claim(entry, proofs)
+
+
+def _check_solution(entry: FileRecord) -> None:
+    """A solution in a problem-set file must be one (never trusted unread)."""
+    if entry.candidate is None:
+        return
+    verdict = verify(entry.problem, entry.candidate)
+    if not verdict.correct:
+        raise ProblemSetError(
+            f"{entry.where}: its solution is not a {entry.problem.title}: {verdict.reason}"
+        )
+
+
+def _with_claim(entry: FileRecord, proofs: dict[str, dict[str, Any]] | None) -> _Trusted:
+    """The record's solution, proven minimal only when its claim counts (``proof_problem``);
+    its edge count too unless the proof record has another solution's."""
+    solution = entry.candidate
+    if solution is None:
+        return _Trusted(entry.problem, None)
+    n = solution.graph.n
+    if proof_problem(entry.problem, n, entry.record, proofs) is not None:
+        return _Trusted(entry.problem, solution)
+    proof = entry.record if proofs is None else proofs[entry.problem.id]
+    edges = proofs is None or proof.get("m") == solution.graph.m
+    return _Trusted(entry.problem, solution, True, edges)
+
+
+def _with_shipped_proof(
+    entry: FileRecord, shipped: ShippedProof, proofs: dict[str, dict[str, Any]] | None
+) -> _Trusted:
+    """A problem with a shipped proof keeps it: refused when the record contradicts it; its
+    solution is the record's when that is as small as the shipped one (or has fewer edges where
+    they are not proven minimal), else the shipped one.  An atlas entry proven only up to a
+    lower bound takes the record's claim where it counts."""
+    why = shipped.contradiction(entry.candidate, entry.record)
+    if why is not None:
+        raise ProblemSetError(
+            f"{entry.where}: {entry.problem.id} contradicts the proof the project ships: {why}, "
+            f"but {shipped.describe()}; correct or remove that record"
+        )
+    known = _shipped_solution(entry, shipped)
+    own = entry.candidate
+    if known is not None and shipped.minimal:
+        kept = own if own is not None and _size(own) <= _size(known) else known
+        return _Trusted(entry.problem, kept, True, shipped.edges_proven)
+    claimed = _with_claim(entry, proofs)
+    if claimed.proven or known is None or (own is not None and _size(own) < _size(known)):
+        return claimed
+    return _Trusted(entry.problem, known)
+
+
+def _size(candidate: Candidate) -> tuple[int, int]:
+    return candidate.graph.n, candidate.graph.m
+
+
+def _shipped_solution(entry: FileRecord, shipped: ShippedProof) -> Candidate | None:
+    """The shipped solution as a solution of the record's problem: the same graph and designated
+    items answer every equivalent problem (checked, as everything shipped is)."""
+    known = shipped.candidate
+    if known is None or shipped.problem.id == entry.problem.id:
+        return known
+    verdict = verify(entry.problem, known)
+    if not verdict.correct:
+        raise ProblemSetError(
+            f"{entry.where}: the shipped solution of {shipped.problem.id} (equivalent to "
+            f"{entry.problem.id}) is not a {entry.problem.title}: {verdict.reason}; please report "
+            f"this"
+        )
+    return known

@@ -1,7 +1,9 @@
 """One problem file for every colour count: ``generate --spec`` writes three-colour rows to
 ``problems.jsonl`` (``colors``, ``schema_version``) that ``eval --dataset`` reads back as the same
 problems, and the files of the previous release (two-colour ``problems.jsonl`` rows with F/H
-only, ``multicolor.jsonl``) still load."""
+only, ``multicolor.jsonl``) still load.  A problem-set file proves what it claims or claims
+nothing: a shipped proof is kept whatever the file says, a contradiction is refused, other
+claims count only with a proof that checks."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
+from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness import EvalOptions, run_eval
 from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION, Problem
 from ramseygadgets.problemsets import (
@@ -22,7 +26,8 @@ from ramseygadgets.problemsets import (
     plan_problem_set,
 )
 from ramseygadgets.scaleout.fanout import SolveTask, solve_task
-from ramseygadgets.selection import select_problems
+from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, select_problems
+from ramseygadgets.solutions import get_solution
 from ramseygadgets.verify import verify
 
 runner = CliRunner()
@@ -174,3 +179,115 @@ def test_a_folder_of_the_previous_release_resumes_into_one_problem_file(tmp_path
     assert rows[0]["colors"] == ["P3", "K3"] and (rows[0]["F"], rows[0]["H"]) == ("P3", "K3")
     assert rows[1]["colors"] == ["P3", "P3", "P3"] and "F" not in rows[1]
     assert not (folder / "multicolor.jsonl").exists()  # its rows live in problems.jsonl now
+
+
+# -- what a problem-set file proves (issue 32, item 4) -------------------------------------------
+PAPER = "p3_k3_red_determiner"  # the paper's: 5 vertices, 7 edges, none on 4
+
+
+def _write_rows(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _padded(candidate: Candidate, extra: int) -> dict:
+    """The solution with ``extra`` isolated vertices (still a solution, on more vertices)."""
+    return {**candidate.to_json(get_problem(PAPER).kind), "n": candidate.graph.n + extra}
+
+
+def _replayed(tmp_path: Path, dataset: Path, problem_id: str, answer: Candidate) -> dict:
+    """The sample ``eval --dataset`` records for one reply giving ``answer``."""
+    replies = tmp_path / "replies.jsonl"
+    text = "```json\n" + json.dumps(answer.to_json(get_problem(PAPER).kind)) + "\n```"
+    row = {"problem_id": problem_id, "setting": "zero-shot", "run": 0, "response": text}
+    replies.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "run"
+    options = EvalOptions(
+        model=f"replay:{replies}", out=out, runs=1, dataset=str(dataset), progress=False
+    )
+    run_eval(options)
+    (sample,) = _lines(out / "samples.jsonl")
+    return sample
+
+
+def test_a_paper_problem_in_a_file_keeps_its_shipped_proof(tmp_path):
+    """The true 5-vertex minimum, given without a claim, is no new-best-known discovery: the
+    problem keeps the optimum the paper ships (today's file loader forgot it)."""
+    shipped = get_solution(PAPER)
+    problem = get_problem(PAPER)
+    row = {**problem.to_json(), "solution": _padded(shipped.candidate, 2)}
+    dataset = _write_rows(tmp_path / "set.jsonl", [row])
+    loaded = load_problem_file(dataset)
+    assert loaded.optimum(problem) == Optimum(5, 7)
+    assert loaded.solution(problem).graph.n == 5  # the shipped one: smaller than the file's
+    sample = _replayed(tmp_path, dataset, PAPER, shipped.candidate)
+    assert sample["correct"] and sample["minimal"] is True and sample["excess_vertices"] == 0
+    assert sample["discovery"] is None
+
+
+def test_a_file_that_contradicts_a_shipped_proof_is_refused_naming_the_record(tmp_path):
+    """A forged claim of 7 (a correct 7-vertex solution "proven minimal"): refused in one line
+    naming file:line, never a run that grades the true 5-vertex answer contradicts-proof."""
+    shipped = get_solution(PAPER)
+    problem = get_problem(PAPER)
+    other = get_problem("k13_k4_red_determiner").to_json()
+    forged = {
+        **problem.to_json(),
+        "solution": _padded(shipped.candidate, 2),
+        "proven_minimal": True,
+        "lower_bound": 7,
+    }
+    dataset = _write_rows(tmp_path / "set.jsonl", [other, forged])
+    with pytest.raises(ProblemSetError, match="set.jsonl:2: p3_k3_red_determiner contradicts"):
+        load_problem_file(dataset)
+    result = runner.invoke(
+        app, ["eval", "--dataset", str(dataset), "--runs", "1", "--out", str(tmp_path / "run")]
+    )
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and f"{dataset}:2" in errors[0]
+    assert "none has fewer vertices" in result.output and not (tmp_path / "run").exists()
+    # a lower bound above the shipped minimum is the same lie
+    bound = {**problem.to_json(), "lower_bound": 6}
+    with pytest.raises(ProblemSetError, match="claims no solution has fewer than 6 vertices"):
+        load_problem_file(_write_rows(tmp_path / "bound.jsonl", [bound]))
+
+
+def test_a_shipped_proof_is_found_up_to_renaming_the_colours_and_relabelling(tmp_path):
+    """(K3, P3)-blue-determiner is the (P3, K3)-red-determiner with the colours exchanged; K3
+    given as an edge list is K3: the file's problem gets the paper's optimum and solution."""
+    swapped = Problem.make("K3", "P3", "blue-determiner")
+    row = {**swapped.to_json(), "F": "0-1 1-2 2-0"}
+    loaded = load_problem_file(_write_rows(tmp_path / "set.jsonl", [row]))
+    (problem,) = loaded.problems
+    assert problem.id != PAPER and loaded.optimum(problem) == Optimum(5, 7)
+    assert verify(problem, loaded.solution(problem)).correct
+    # an atlas entry proven only up to a lower bound is matched the same way
+    from ramseygadgets.proofs import shipped_proof
+
+    atlas = shipped_proof(Problem.make("K4", "K3", "blue-determiner"))
+    assert atlas is not None and atlas.source == "the atlas"
+    assert (atlas.problem.id, atlas.bound, atlas.candidate) == ("k3_k4_red_determiner", 14, None)
+
+
+def test_a_claim_without_a_checked_proof_record_proves_nothing(tmp_path):
+    """In a generate folder the claim of a row counts only with its checked results.jsonl
+    record (as train-data --from reads it): a row whose record is gone, or whose record's levels
+    skip a vertex count, has no optimum; the honest rows keep theirs."""
+    out = tmp_path / "set"
+    args = ["generate", "--F", "P3", "--H", "P6", "--max-vertices", "7", "--jobs", "1"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = _lines(out / "problems.jsonl")
+    assert len(rows) >= 3 and all(r["proven_minimal"] for r in rows)
+    honest = load_problem_file(out / "problems.jsonl")
+    assert honest.proven == set(honest.ids)
+    results = [r for r in _lines(out / "results.jsonl") if r["id"] != rows[0]["id"]]
+    second = next(r for r in results if r["id"] == rows[1]["id"])
+    second["levels"] = [level for level in second["levels"] if level["n"] != second["n"] - 1]
+    _write_rows(out / "results.jsonl", results)
+    loaded = load_problem_file(out / "problems.jsonl")
+    assert loaded.proven == set(loaded.ids) - {rows[0]["id"], rows[1]["id"]}
+    for row in rows[:2]:
+        problem = loaded.get(row["id"])
+        assert loaded.optimum(problem) is None and loaded.solution(problem) is not None

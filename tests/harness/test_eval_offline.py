@@ -452,7 +452,8 @@ def test_a_disk_error_stops_the_run_with_one_line(tmp_path, monkeypatch):
 
 def test_solver_searches_problems_without_a_shipped_solution(tmp_path):
     dataset = tmp_path / "new.jsonl"
-    dataset.write_text(json.dumps({"F": "P3", "H": "C5", "gadget": "red-determiner"}) + "\n")
+    # (P3, C6): in no shipped set (P3, C5 is in the extended set, whose proof a file keeps)
+    dataset.write_text(json.dumps({"F": "P3", "H": "C6", "gadget": "red-determiner"}) + "\n")
     out = tmp_path / "run"
     result = run_eval(
         "--dataset",
@@ -467,7 +468,7 @@ def test_solver_searches_problems_without_a_shipped_solution(tmp_path):
     assert result.exit_code == 0, result.output
     recs = records(out)
     assert len(recs) == 4 and all(r["correct"] for r in recs)
-    assert {r["problem_id"] for r in recs} == {"p3_c5_red_determiner"} and recs[0][
+    assert {r["problem_id"] for r in recs} == {"p3_c6_red_determiner"} and recs[0][
         "min_vertices"
     ] is None
 

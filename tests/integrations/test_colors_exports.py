@@ -72,7 +72,13 @@ def test_lm_eval_rows_and_scoring(dataset):
     green = next(r for r in rows if r["problem_id"] == GREEN.id)
     assert green["colors"] == ["P3", "P3", "C4"] and green["gadget"] == "green-determiner"
     assert "e is green in every (P3, P3, C4)-good coloring" in green["user"]
-    assert glue.process_results(green, [ANSWER]) == {"acc": 1.0, "parse_failure": 0.0}
+    # GREEN is an extended problem: the file keeps the extended set's proof of its 6 vertices
+    assert glue.process_results(green, [ANSWER]) == {
+        "acc": 1.0,
+        "parse_failure": 0.0,
+        "minimal": 1.0,
+        "excess_vertices": 0.0,
+    }
     assert glue.process_results(green, [WRONG]) == {"acc": 0.0, "parse_failure": 0.0}
     # a row read back without its id still names the three-colour problem
     assert glue.process_results({**green, "problem_id": "x"}, [ANSWER])["acc"] == 1.0

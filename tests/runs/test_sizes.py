@@ -12,6 +12,9 @@ from ramseygadgets.catalog import get_problem
 from ramseygadgets.extended import extended_problems, three_colour_entries
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
+from ramseygadgets.minimal import solve_minimal
+from ramseygadgets.problem import Problem
+from ramseygadgets.proofs import shipped_proof
 from ramseygadgets.recheck import BRUTE_FORCE_COLORINGS, Recheck, recheck
 from ramseygadgets.runs import read_run_dir
 from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, optimum_of, size_reward
@@ -75,8 +78,22 @@ def test_minimal_and_padded_answers_record_the_excess_an_independent_count_gives
     assert [by_run[i].minimal for i in range(3)] == [True, False, None]
 
 
-def _dataset(tmp_path, record: dict) -> str:
-    problem = get_problem(PROBLEM)
+#: A problem with no shipped proof (not one of the 70, not in the extended set or the atlas):
+#: what a problem-set file says about it is all there is (a file cannot override a shipped
+#: proof: tests/generate/test_problem_file.py).
+UNSHIPPED = "p3_p6_blue_determiner"
+
+
+def _unshipped() -> tuple[Problem, Candidate]:
+    """The unshipped problem and its minimal solution (6 vertices, 7 edges; found in 0.1 s)."""
+    problem = Problem.make("P3", "P6", "blue-determiner")
+    assert problem.id == UNSHIPPED and shipped_proof(problem) is None
+    found = solve_minimal(problem, max_vertices=7, timeout=60)
+    assert found.candidate is not None and found.lower_bound == found.n == 6
+    return problem, found.candidate
+
+
+def _dataset(tmp_path, problem: Problem, record: dict) -> str:
     row = {**problem.to_json(), **record}
     path = tmp_path / "set.jsonl"
     path.write_text(json.dumps(row) + "\n")
@@ -84,14 +101,14 @@ def _dataset(tmp_path, record: dict) -> str:
 
 
 def test_an_unproven_problem_has_no_distance_and_a_smaller_answer_is_a_discovery(tmp_path):
-    shipped = get_solution(PROBLEM)
-    padded_edges, e = _padded(shipped.candidate)
+    problem, minimal = _unshipped()
+    padded_edges, e = _padded(minimal)
     known = {"solution": {"edges": padded_edges, "e": e}}  # a solution, but no proof
-    dataset = _dataset(tmp_path, known)
+    dataset = _dataset(tmp_path, problem, known)
     problems = load_problem_file(dataset)
     assert problems.optimum(problems.problems[0]) is None
-    minimal_edges = [list(x) for x in shipped.candidate.graph.edges]
-    model = _replay(tmp_path, [_answer(minimal_edges, e), _answer(padded_edges, e)])
+    minimal_edges = [list(x) for x in minimal.graph.edges]
+    model = _replay(tmp_path, [_answer(minimal_edges, e), _answer(padded_edges, e)], UNSHIPPED)
     out = tmp_path / "run"
     run_eval(EvalOptions(model=model, out=out, runs=2, dataset=dataset, progress=False))
     records = {
@@ -104,29 +121,31 @@ def test_an_unproven_problem_has_no_distance_and_a_smaller_answer_is_a_discovery
 
 
 def test_a_proof_claim_in_a_problem_file_is_used_only_when_it_checks(tmp_path):
-    shipped = get_solution(PROBLEM)
-    solution = shipped.candidate.to_json(get_problem(PROBLEM).kind)
-    claim = {"solution": solution, "proven_minimal": True, "lower_bound": shipped.n}
-    proven = load_problem_file(_dataset(tmp_path, claim))
-    assert proven.optimum(proven.problems[0]) == Optimum(shipped.n, shipped.m)
-    weaker = load_problem_file(_dataset(tmp_path, {**claim, "lower_bound": shipped.n - 1}))
+    problem, minimal = _unshipped()
+    n, m = minimal.graph.n, minimal.graph.m
+    claim = {"solution": minimal.to_json(problem.kind), "proven_minimal": True, "lower_bound": n}
+    proven = load_problem_file(_dataset(tmp_path, problem, claim))
+    assert proven.optimum(proven.problems[0]) == Optimum(n, m)
+    weaker = load_problem_file(_dataset(tmp_path, problem, {**claim, "lower_bound": n - 1}))
     assert weaker.optimum(weaker.problems[0]) is None
     wrong = {**claim, "solution": {"edges": [[0, 1], [1, 2]], "e": [0, 1]}, "lower_bound": 3}
-    with pytest.raises(ProblemSetError, match="claimed proven minimal, is not a"):
-        load_problem_file(_dataset(tmp_path, wrong))
+    with pytest.raises(ProblemSetError, match="set.jsonl:1: its solution is not a"):
+        load_problem_file(_dataset(tmp_path, problem, wrong))
 
 
 def test_a_forged_proof_is_contradicted_by_a_smaller_correct_answer(tmp_path):
-    shipped = get_solution(PROBLEM)
-    padded_edges, e = _padded(shipped.candidate)
+    """A bare file's claim is the row's own word (the rule of train-data --from); a smaller
+    correct answer exposes a forged one."""
+    problem, minimal = _unshipped()
+    padded_edges, e = _padded(minimal)
     forged = {
         "solution": {"edges": padded_edges, "e": e},
         "proven_minimal": True,
-        "lower_bound": shipped.n + 2,
+        "lower_bound": minimal.graph.n + 2,
     }
-    dataset = _dataset(tmp_path, forged)
-    minimal_edges = [list(x) for x in shipped.candidate.graph.edges]
-    model = _replay(tmp_path, [_answer(minimal_edges, e)])
+    dataset = _dataset(tmp_path, problem, forged)
+    minimal_edges = [list(x) for x in minimal.graph.edges]
+    model = _replay(tmp_path, [_answer(minimal_edges, e)], UNSHIPPED)
     out = tmp_path / "run"
     run_eval(EvalOptions(model=model, out=out, dataset=dataset, progress=False))
     (record,) = map(json.loads, (out / "samples.jsonl").read_text().splitlines())

@@ -1,8 +1,15 @@
-"""What every part of :mod:`ramseygadgets.problemsets` shares: its error and its file names."""
+"""What every part of :mod:`ramseygadgets.problemsets` shares: its error and its file names (the
+error and the names of the files a set is read from are :mod:`ramseygadgets.problemfile`'s: one
+error for every problem-set file, generated or not)."""
 
 from __future__ import annotations
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.problemfile import (
+    LEGACY_MULTICOLOR_FILE,
+    PROBLEMS_FILE,
+    RESULTS_FILE,
+    ProblemSetError,
+)
 
 __all__ = [
     "LEGACY_MULTICOLOR_FILE",
@@ -14,15 +21,6 @@ __all__ = [
     "ProblemSetError",
 ]
 
-RESULTS_FILE = "results.jsonl"
-PROBLEMS_FILE = "problems.jsonl"
 SOLUTIONS_FILE = "solutions.json"
 MANIFEST_FILE = "manifest.json"
 PLAN_FILE = "plan.json"
-#: Written by releases before schema version 2 (problems with three or more colours); read by
-#: :func:`~ramseygadgets.problemsets.load.load_generated`, never written again.
-LEGACY_MULTICOLOR_FILE = "multicolor.jsonl"
-
-
-class ProblemSetError(RamseyGadgetsError):
-    """The generation request or an output directory is unusable."""

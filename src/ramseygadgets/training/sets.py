@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.gadgets import Candidate, GadgetKind
+from ramseygadgets.gadgets import Candidate
 from ramseygadgets.leakage import ProblemKey, is_benchmark_equivalent, problem_key
 from ramseygadgets.problem import Problem
-from ramseygadgets.problemsets import load_generated, read_results
+from ramseygadgets.problemsets import load_generated
 from ramseygadgets.problemsets.stream import TrainingDataError, TrainingItem
+from ramseygadgets.proofs import proof_problem, proof_records
 from ramseygadgets.verify import verify
 
 __all__ = [
@@ -43,7 +44,7 @@ def problem_set_problems(paths: Sequence[str | Path]) -> SetSelection:
     for path in paths:
         if not Path(path).exists():
             raise TrainingDataError(f"problem set {path} does not exist")
-        proofs = _proof_records(Path(path))
+        proofs = proof_records(path)
         for problem, candidate, record in load_generated(path):
             why = untrusted(problem, candidate, record, proofs)
             key = problem_key(problem)
@@ -60,14 +61,6 @@ def problem_set_problems(paths: Sequence[str | Path]) -> SetSelection:
     return out
 
 
-def _proof_records(path: Path) -> dict[str, dict[str, Any]] | None:
-    """The checked proof records of a ``generate`` folder (its ``results.jsonl``, each record
-    checked by :func:`~ramseygadgets.problemsets.check_record`), or ``None`` for a bare file."""
-    folder = path if path.is_dir() else path.parent
-    results = folder / "results.jsonl"
-    return read_results(results) if results.exists() else None
-
-
 def untrusted(
     problem: Problem,
     candidate: Candidate | None,
@@ -76,8 +69,9 @@ def untrusted(
 ) -> str | None:
     """Why a problem-set record may not become a training problem (``None``: it may): it needs
     one pattern per colour, a solution the exact verifier accepts, and a proof that no solution
-    has fewer vertices — ``proven_minimal`` with lower bound = the solution's size, and, where the
-    search's levels are recorded, every vertex count below it searched and found empty."""
+    has fewer vertices (:func:`~ramseygadgets.proofs.proof_problem`, the rule ``eval --dataset``
+    applies too: ``proven_minimal`` with lower bound = the solution's size, and, where the
+    search's levels are recorded, every vertex count below it searched and found empty)."""
     if not problem.spec.is_simple:
         return "several patterns in one colour"
     if candidate is None:
@@ -85,25 +79,4 @@ def untrusted(
     verdict = verify(problem, candidate)
     if not verdict.correct:
         return f"its solution fails the verifier: {verdict.reason}"
-    n = candidate.graph.n
-    if record.get("min_vertices") not in (None, n):
-        return f"min_vertices {record['min_vertices']} is not its solution's size {n}"
-    if proofs is not None and problem.id not in proofs:
-        return "no checked proof record in the set's results.jsonl"
-    proof = proofs[problem.id] if proofs is not None else record
-    if proof.get("proven_minimal") is not True or proof.get("lower_bound") != n:
-        return f"no proof that none is smaller than its solution's {n} vertices"
-    return _levels_problem(problem, proof, n)
-
-
-def _levels_problem(problem: Problem, proof: dict[str, Any], n: int) -> str | None:
-    """Why the recorded levels do not show "none below n" (``None``: they do, or none recorded)."""
-    levels = proof.get("levels")
-    if not levels:
-        return None
-    outcomes = {level.get("n"): level.get("outcome") for level in levels if isinstance(level, dict)}
-    smallest = 2 if problem.kind is GadgetKind.DETERMINER else 3
-    empty = [k for k in range(smallest, n) if outcomes.get(k) != "none"]
-    if empty:
-        return f"its proof claims none below {n} vertices but does not show it on {empty[0]}"
-    return None
+    return proof_problem(problem, candidate.graph.n, record, proofs)
