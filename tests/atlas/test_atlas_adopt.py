@@ -55,12 +55,14 @@ def test_a_log_gives_the_entry_its_solution_and_the_proof_of_its_lower_bound(log
     report = adopt_cube_log(atlas, log.parent)  # the --out directory names the log too
     assert [(a.fact, a.outcome) for a in report] == [
         (report[0].fact, "adopted"),
-        ("no solution on 4 vertices", "adopted"),
+        ("no solution on 4 vertices (cube log, 4 cubes, 1 re-run (agree))", "adopted"),
     ]
     assert report[0].fact.startswith("a solution on 5 vertices")
     entry = atlas.entries[P3_K3_RED.id]
     assert (entry.status, entry.n, entry.bound) == ("minimal", 5, 5)
     assert entry.lower_bound["cubes"]["n"] == 4 and entry.lower_bound["sha256"]
+    assert entry.lower_bound["rerun"]["rerun"] == 1 and entry.lower_bound["rerun"]["agree"]
+    assert entry.lower_bound["rests_on"] == "none on 4: cube log, 4 cubes, 1 re-run (agree)"
     assert entry.solution["recheck"] == {"method": "brute-force", "agrees": True}
     assert entry.solution["edges_minimal"] is False
     assert dispute(entry) is None
@@ -99,7 +101,7 @@ def test_the_table_proves_an_adopted_lower_bound_again(log):
 def test_an_undecided_level_is_left_out_and_the_levels_below_it_count(log, tmp_path):
     gap = _edit(log, tmp_path, lambda rs: rs.remove(_none_cubes(rs, 4)[0]))
     atlas = _fresh_atlas()
-    report = {a.fact.split(":")[0]: a.outcome for a in adopt_cube_log(atlas, gap)}
+    report = {a.fact.split(":")[0].split(" (")[0]: a.outcome for a in adopt_cube_log(atlas, gap)}
     assert report["level 4 undecided"] == "left out"
     assert report["no solution on 3 vertices"] == "adopted"
     entry = atlas.entries[P3_K3_RED.id]
@@ -148,12 +150,22 @@ def test_the_cli_adopts_writes_and_the_table_shows_it(log, tmp_path):
     out = tmp_path / "atlas.json"
     result = runner.invoke(app, ["atlas", "adopt", str(log), "--base", str(base), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "no solution on 4 vertices (adopted)" in result.output
+    assert "no solution on 4 vertices (cube log, 4 cubes, 1 re-run (agree)) (adopted)" in (
+        result.output
+    )
     assert "2 of 2 facts adopted" in result.output
     table = runner.invoke(app, ["atlas", "table", "--data", str(out)])
     assert table.exit_code == 0, table.output
     row = next(line for line in table.output.splitlines() if line.startswith("| paper | P3 | K3"))
-    assert "| **5** |" in row and "cubes" in row
+    # a sample re-run: the bound rests partly on the log's word, so n is marked, not bold
+    assert "| 5 † |" in row and "none on 4: cube log, 4 cubes, 1 re-run (agree)" in row
+    every = runner.invoke(
+        app, ["atlas", "adopt", str(log), "--base", str(out), "-o", str(out), "--recheck", "all"]
+    )
+    assert every.exit_code == 0 and "all re-run (agree)) (adopted)" in every.output
+    table = runner.invoke(app, ["atlas", "table", "--data", str(out)])
+    row = next(line for line in table.output.splitlines() if line.startswith("| paper | P3 | K3"))
+    assert "| **5** |" in row and "none on 4: cube log, 4 cubes, all re-run (agree)" in row
     as_json = runner.invoke(
         app, ["atlas", "adopt", str(log), "--base", str(out), "-o", str(out), "--json"]
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -139,3 +140,47 @@ def test_a_hardness_gadget_of_a_polynomial_pair_is_refused(F, H, why):
     assert result.exit_code == 2, result.output
     assert f"({F}, {H}) is a polynomial pair ({why}" in result.output
     assert "unless P = NP" in result.output and "n = " not in result.output  # nothing searched
+
+
+def _commands(group, path=()):
+    """Every command path of the CLI (groups included), from Typer's public Click object."""
+    yield path
+    for name, command in getattr(group, "commands", {}).items():
+        yield from _commands(command, (*path, name))
+
+
+def test_help_shows_boolean_flags_as_flags():
+    """Every command's --help: a flag takes no value (never '--json <bool>' or '--help
+    <bool>'), whatever Typer's help renderer does with boolean types."""
+    import typer
+
+    root = typer.main.get_command(app)
+    paths = list(_commands(root))
+    assert ("solve",) in paths and ("atlas", "adopt") in paths
+    for path in paths:
+        result = runner.invoke(app, [*path, "--help"], terminal_width=100)
+        assert result.exit_code == 0, (path, result.output)
+        assert "<bool>" not in result.output and "BOOLEAN" not in result.output, path
+        assert "-h, --help" in result.output, path
+    solve_help = runner.invoke(app, ["solve", "--help"], terminal_width=100).output
+    assert "  --json  " in solve_help and "--minimize-edges / --any-edges" in solve_help
+    assert "fewer cubes than asked" in solve_help  # --cubes on small levels
+
+
+def test_the_summary_table_gives_each_problem_its_proof_line():
+    """--all's table: the proof each result states (never 'none on 1 vertices' for a level that
+    was not searched)."""
+    from rich.console import Console
+
+    from ramseygadgets.cli.search import _summary_table
+    from ramseygadgets.search.solve import LevelRecord, SearchResult
+
+    problem = get_problem("p3_k3_red_determiner")
+    timed_out = SearchResult(problem.id, problem, "timeout", None, 2, 0.1)
+    timed_out.levels = [LevelRecord(2, "timeout", 0.1)]
+    decided = SearchResult(problem.id, problem, "none-up-to-limit", None, 4, 0.1)
+    decided.levels = [LevelRecord(2, "none", 0.0), LevelRecord(3, "none", 0.0)]
+    console = Console(width=200, file=io.StringIO())
+    console.print(_summary_table([timed_out, decided]))
+    text = console.file.getvalue()
+    assert "none on 2..3 vertices" in text and "none on 1 vertices" not in text

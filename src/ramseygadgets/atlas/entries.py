@@ -38,6 +38,7 @@ __all__ = [
     "Atlas",
     "load_atlas",
     "check_fact",
+    "rerun_count",
 ]
 
 
@@ -100,8 +101,13 @@ class Entry:
         self._check_consistent()
 
     def add_lower_bound(self, bound: dict[str, Any]) -> None:
-        """Keep the larger of the known and the new lower bound."""
-        if bound["n"] > self.bound:
+        """Keep the larger of the known and the new lower bound; of two equal ones resting on
+        cube logs, the one with more cubes re-run (``atlas adopt``)."""
+        if bound["n"] > self.bound or (
+            bound["n"] == self.bound
+            and "cubes" in self.lower_bound
+            and rerun_count(bound) > rerun_count(self.lower_bound)
+        ):
             self.lower_bound = bound
         self._check_consistent()
 
@@ -201,6 +207,13 @@ def check_fact(kind: str, fact: Any) -> None:
         wanted = bool if name == "agree" else int
         if value is None or type(value) is not wanted:
             raise ValueError(f"{kind} has no {wanted.__name__} field {name!r} (got {value!r})")
+
+
+def rerun_count(bound: dict[str, Any]) -> int:
+    """How many cubes of a cube-log bound were run again (0: none, or not a cube-log bound)."""
+    rerun = bound.get("rerun") if "cubes" in bound else None
+    count = rerun.get("rerun") if isinstance(rerun, dict) else 0
+    return count if type(count) is int else 0
 
 
 def _solution_key(solution: dict[str, Any]) -> tuple[int, bool, int]:

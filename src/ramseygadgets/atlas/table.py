@@ -14,14 +14,18 @@ from ramseygadgets.atlas.entries import Atlas, Entry
 from ramseygadgets.atlas.plan import SECTIONS, graph_label
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import get_pattern
-from ramseygadgets.search.cubeproof import CubeProof
+from ramseygadgets.search.cubeproof import CubeProof, Rerun, rests_on
 from ramseygadgets.verify import verify
 
 __all__ = [
     "DISPUTED",
     "INTRO",
+    "ON_TRUST",
     "audit",
+    "bound_rests_on",
+    "bound_on_trust",
     "dispute",
+    "entry_json",
     "md_name",
     "result_cells",
     "swap_cell",
@@ -63,8 +67,12 @@ isolated vertex keeps a solution); at the first satisfiable n the edge bound is 
 UNSAT (m minimal). Each entry keeps the levels it enumerated. *lazy cubes*: cube-and-conquer
 (`solve --jobs K --out DIR`, then `ramseygadgets atlas adopt DIR/cubes.jsonl`): the UNSAT cubes
 of level n cover it, and the entry carries those cubes, so this table re-derives the coverage
-each time it is made (a solution from a log passes the verifier and an independent second
-check before it is adopted). *shipped*: the paper's 70
+each time it is made; that each cube was searched at level n and found none is the log's word,
+except for the cubes `atlas adopt` ran again (a seeded random sample, or all), which the entry
+records. The prover column says what such a bound rests on ("none on 13: cube log, 32 cubes,
+4 re-run (agree)"; "taken on trust (not re-run)" for entries adopted before re-runs existed),
+and † marks an n whose lower bound rests on cube outcomes not all re-run (a solution from a log
+passes the verifier and an independent second check before it is adopted). *shipped*: the paper's 70
 solutions (`data/solutions.json`), found the same way. *scan*: nauty's geng enumerates every
 connected graph up to isomorphism (with the restrictions proven in `docs/search.md`) and tests
 every choice of designated items with code shared with neither prover. Every solution passes
@@ -83,6 +91,8 @@ Summary: {summary}.
 
 
 DISPUTED = "**DISPUTED**"
+#: Marks an n whose lower bound rests on cube-log outcomes that were not all run again.
+ON_TRUST = "†"
 
 
 def _is_int(x: Any) -> bool:
@@ -138,7 +148,8 @@ def _check_dispute(entry: Entry) -> str | None:
 
 
 def _bound_dispute(entry: Entry) -> str | None:
-    """A lower bound that carries its cube proof (``atlas adopt``) is proven again here."""
+    """A lower bound that carries its cube proof (``atlas adopt``) is proven again here: the
+    coverage re-derived, the re-run record checked against the cubes."""
     bound = entry.lower_bound
     if not isinstance(bound, dict) or "cubes" not in bound:
         return None
@@ -149,7 +160,57 @@ def _bound_dispute(entry: Entry) -> str | None:
         return f"the lower bound's cube proof does not hold: {exc}"
     if bound.get("n") != proof.n + 1:
         return f"the lower bound {bound.get('n')!r} does not follow from none on {proof.n}"
+    if "rerun" in bound:
+        try:
+            Rerun.from_json(proof, bound["rerun"])
+        except ValueError as exc:
+            return f"the lower bound's re-run record does not hold: {exc}"
     return None
+
+
+def _cube_bound(entry: Entry) -> tuple[CubeProof, Rerun | None] | None:
+    """The cube proof of an entry's lower bound and its re-run record (``None``: the bound is
+    not a cube log's, or it is malformed, which :func:`dispute` reports)."""
+    bound = entry.lower_bound
+    if entry.impossible or not isinstance(bound, dict) or "cubes" not in bound:
+        return None
+    try:
+        proof = CubeProof.from_json(entry.problem, bound["cubes"])
+        rerun = Rerun.from_json(proof, bound["rerun"]) if "rerun" in bound else None
+    except (RamseyGadgetsError, ValueError):
+        return None
+    return proof, rerun
+
+
+def bound_rests_on(entry: Entry) -> str | None:
+    """What an entry's lower bound from a cube log rests on, re-derived from the cubes and the
+    re-run record it carries, e.g. "none on 13: cube log, 32 cubes, taken on trust (not
+    re-run)" (``None``: not a cube-log bound)."""
+    cube = _cube_bound(entry)
+    return None if cube is None else rests_on(*cube)
+
+
+def bound_on_trust(entry: Entry) -> bool:
+    """Whether an entry's lower bound rests on cube-log outcomes not all run again."""
+    cube = _cube_bound(entry)
+    if cube is None:
+        return False
+    proof, rerun = cube
+    return rerun is None or rerun.count < proof.cubes
+
+
+def entry_json(entry: Entry, disputed: str | None = None) -> dict[str, Any]:
+    """An entry as ``atlas table --json`` gives it: a disputed one has ``status`` "disputed"
+    and why; a lower bound from a cube log says what it rests on."""
+    out = entry.to_json()
+    rests = bound_rests_on(entry)
+    if rests is not None:
+        out["lower_bound_rests_on"] = rests
+        out["lower_bound_on_trust"] = bound_on_trust(entry)
+    if disputed is not None:
+        out["status"] = "disputed"
+        out["disputed"] = disputed
+    return out
 
 
 def dispute(entry: Entry) -> str | None:
@@ -194,17 +255,22 @@ def _seconds(fact: dict[str, Any]) -> str:
     return text
 
 
+def _trust_mark(entry: Entry) -> str:
+    return f" {ON_TRUST}" if bound_on_trust(entry) else ""
+
+
 def result_cells(entry: Entry) -> tuple[str, str]:
     """The *n* and *m* cells of an entry."""
     if entry.impossible:
         return "impossible", "–"
     s = entry.solution
+    mark = _trust_mark(entry)
     if s is None:
-        return f"none ≤ {entry.bound - 1}", "–"
+        return f"none ≤ {entry.bound - 1}{mark}", "–"
     m = str(s["m"]) if s.get("edges_minimal") else f"≤ {s['m']}"
     if entry.status == "minimal":
-        return f"**{s['n']}**", m
-    return f"none ≤ {entry.bound - 1}; ≤ {s['n']}", m
+        return (f"{s['n']}{mark}" if mark else f"**{s['n']}**"), m
+    return f"none ≤ {entry.bound - 1}{mark}; ≤ {s['n']}", m
 
 
 def swap_cell(entry: Entry) -> str:
@@ -223,6 +289,9 @@ def prover_cell(entry: Entry) -> str:
         parts.append(_seconds(entry.solution))
     if entry.lower_bound and entry.lower_bound.get("engine") not in (None, "definition"):
         bound = _seconds(entry.lower_bound)
+        rests = bound_rests_on(entry)
+        if rests is not None:
+            bound += f" ({rests})"
         if bound not in parts:
             parts.append(bound)
     return "; ".join(parts) or "–"
@@ -271,9 +340,14 @@ def summary(atlas: Atlas, disputes: dict[str, str] | None = None) -> str:
         status["disputed"] = len(disputes)
     sizes = Counter(e.n for e in shown if e.status == "minimal")
     scanned = sum(1 for e in shown if e.cross_check and e.cross_check["agree"])
+    trusted = sum(1 for e in shown if bound_on_trust(e))
     parts = [f"{len(atlas.entries)} problems", *(f"{v} {k}" for k, v in sorted(status.items()))]
     parts.append("minimal sizes " + ", ".join(f"n = {n}: {c}" for n, c in sorted(sizes.items())))
     parts.append(f"{scanned} confirmed by the exhaustive scan")
+    if trusted:
+        parts.append(
+            f"{trusted} lower bounds rest on cube-log outcomes not all re-run ({ON_TRUST})"
+        )
     return "; ".join(parts)
 
 

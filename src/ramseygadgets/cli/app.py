@@ -24,6 +24,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.terminal import terminal_text
 
 __all__ = [
+    "HELP_MARKUP",
     "app",
     "console",
     "err_console",
@@ -39,12 +40,17 @@ __all__ = [
 ]
 
 
+#: Help as plain text: flags shown as flags on every Typer version (Typer 0.29's Rich panels
+#: print a boolean flag as if it took a value, ``--json <bool>``, ``--help <bool>``).
+HELP_MARKUP: Any = None
+
 app = typer.Typer(
     name="ramseygadgets",
     help="RamseyGadgets: verify, search and benchmark graph gadgets for (F,H)-good colorings.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=HELP_MARKUP,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
+from ramseygadgets.cli.app import HELP_MARKUP, app, console, err_console, guarded, print_json
 
 __all__ = [
     "ADOPT_HELP",
@@ -23,6 +23,7 @@ __all__ = [
 atlas_app = typer.Typer(
     help="The atlas of minimal gadgets for every small pair (docs/atlas.md).",
     no_args_is_help=True,
+    rich_markup_mode=HELP_MARKUP,
 )
 app.add_typer(atlas_app, name="atlas")
 
@@ -159,9 +160,9 @@ def run(
 
 ADOPT_HELP = """Add to an atlas the facts that cube logs prove (`solve --jobs K --out DIR` writes DIR/cubes.jsonl; give the file or DIR).
 
-A level whose UNSAT cubes cover it (coverage re-derived here, never read from the log) gives the lower bound n + 1, and the fact carries the cubes so that `atlas table` proves it again; a logged solution is taken when the verifier and an independent second check (brute force or the second SAT encoding) accept it. Levels still undecided and problems outside the atlas are listed and left out.
+Every cube record of an atlas problem must name that problem and one level (its n and its key agree), or the log is refused. A level whose UNSAT cubes cover it (coverage re-derived here, never read from the log) and that holds no logged solution gives the lower bound n + 1, once a random sample of its cubes (--recheck, default 0.1; all: every cube) has been run again and agrees; the fact carries the cubes and which were re-run, so that `atlas table` proves the coverage again and says what the bound rests on. A logged solution is taken when the verifier and an independent second check (brute force or the second SAT encoding) accept it. Levels still undecided and problems outside the atlas are listed and left out.
 
-Reads --base (default: the shipped atlas) and writes the merged atlas to --out (it may be the same file: the write is atomic). Exit 0: written; 2: an unusable log, or a fact that contradicts a proof in the atlas (nothing written).
+Reads --base (default: the shipped atlas) and writes the merged atlas to --out (it may be the same file: the write is atomic). Exit 0: written; 2: an unusable or refused log (a record of another problem or level, a re-run cube that finds a solution or does not finish within --recheck-timeout), or a fact that contradicts a proof in the atlas (nothing written).
 """
 
 
@@ -173,13 +174,31 @@ def adopt(
     base: str = typer.Option(
         "builtin", "--base", help="Atlas to add to: builtin (shipped) or a file."
     ),
+    recheck: str = typer.Option(
+        "0.1",
+        "--recheck",
+        help="Cubes of each adopted level to run again before it counts: all, none, or a "
+        "fraction F (a random sample of ceil(F * N) of N cubes).",
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Seed of the --recheck sample (default: a fresh random one, recorded)."
+    ),
+    recheck_timeout: float | None = typer.Option(
+        None,
+        "--recheck-timeout",
+        min=0.001,
+        help="Seconds a re-run cube may take; one that does not finish refuses the log "
+        "(default: no limit).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print what was adopted as JSON."),
 ) -> None:
     from ramseygadgets.atlas import load_atlas
-    from ramseygadgets.atlas.adopt import adopt_cube_log
+    from ramseygadgets.atlas.adopt import CubeRecheck, adopt_cube_log
+    from ramseygadgets.search.cubeproof import parse_recheck
 
     atlas = load_atlas(None if base == "builtin" else base)
-    report = [item for log in logs for item in adopt_cube_log(atlas, log)]
+    options = CubeRecheck(parse_recheck(recheck), seed, recheck_timeout)
+    report = [item for log in logs for item in adopt_cube_log(atlas, log, options)]
     atlas.write(out)
     if as_json:
         print_json({"out": str(out), "facts": [dataclasses.asdict(a) for a in report]})
@@ -193,8 +212,10 @@ def adopt(
 @atlas_app.command(
     "table",
     help="Print the atlas as Markdown (the source of docs/atlas.md). Every solution shown is "
-    "re-verified and every cross-check re-checked; a record that fails is shown as DISPUTED, "
-    "named on stderr, and the exit code is 1.",
+    "re-verified, every cross-check re-checked and every lower bound from a cube log has its "
+    "coverage re-derived (the prover column says how many of its cubes were re-run; † marks a "
+    "bound resting on cube outcomes not all re-run); a record that fails is shown as DISPUTED "
+    "(--json: status disputed), named on stderr, and the exit code is 1.",
 )
 @guarded
 def table(
@@ -206,7 +227,7 @@ def table(
 ) -> None:
     from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.entries import ATLAS_FILE, AtlasError
-    from ramseygadgets.atlas.table import audit, render_markdown
+    from ramseygadgets.atlas.table import audit, entry_json, render_markdown
     from ramseygadgets.files import atomic_write
 
     if data is not None and Path(data).is_dir():
@@ -216,12 +237,7 @@ def table(
         raise AtlasError("the atlas is empty: no shipped data/atlas.json; give --data FILE")
     disputes = audit(atlas)
     if as_json:
-        print_json(
-            [
-                {**e.to_json(), **({"disputed": disputes[e.id]} if e.id in disputes else {})}
-                for e in atlas.entries.values()
-            ]
-        )
+        print_json([entry_json(e, disputes.get(e.id)) for e in atlas.entries.values()])
     else:
         text = render_markdown(atlas, disputes)
         if out is None:

@@ -110,13 +110,15 @@ def _problem_mismatch(record: dict[str, Any], problem: Problem) -> str | None:
 
 
 def _level_mismatch(record: dict[str, Any]) -> str | None:
-    """Why a well-formed cube record's level is not its own (``n`` against its ``key``)."""
+    """Why a well-formed cube record's level is not its own (``n`` against its ``key``), or a
+    none-cube's key names other bits (a found one is verified on its own, a malformed one is
+    passed over)."""
     n, key = record["n"], record["key"]
     named = key.split("|", 1)[0]
     if named != str(n):
         return f"a cube record of level {n} whose key {key!r} names level {named}"
-    if key != f"{n}|{record['layout']}|{record['bits']}":
-        return f"a cube record whose key {key!r} does not name its layout and bits"
+    if record.get("outcome") == "none" and key != f"{n}|{record['layout']}|{record['bits']}":
+        return f"a none-cube record whose key {key!r} does not name its layout and bits"
     return None
 
 
