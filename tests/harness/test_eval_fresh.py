@@ -1,11 +1,13 @@
 """``eval --fresh N --seed S``: N problems of the procedural stream, none equivalent to one of
 the 70 or to an extended problem (checked here with networkx's isomorphism, not the nauty
 canonical forms of the leakage rule), each with its proof of minimality, solved before the
-first request and kept in the run folder: a resumed run solves nothing, the same seed draws the
-same problems, bad options are one line and exit code 2, Ctrl-C while solving writes nothing."""
+first request and kept in the run folder: a resumed run draws them again and requires the same
+rows (a forged folder is refused), the same seed draws the same problems, bad options are one
+line and exit code 2, Ctrl-C while solving writes nothing."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from pathlib import Path
@@ -14,13 +16,15 @@ import networkx as nx
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import Problem, all_problems
+from ramseygadgets.catalog import Problem, all_problems, get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.extended import extended_problems, size_tier
 from ramseygadgets.graphs import Graph
 from ramseygadgets.leakage import is_published, problem_key
+from ramseygadgets.problemsets import export_row
 from ramseygadgets.problemsets import stream as stream_module
 from ramseygadgets.selection import load_problem_file
+from ramseygadgets.solutions import get_solution
 from ramseygadgets.verify import verify
 
 #: 32 fresh problems of minimal size ≤ 7 (6 and 7 vertices), all solved in a few seconds.
@@ -149,27 +153,143 @@ def test_the_same_seed_draws_the_same_30_and_another_seed_others(fresh_run, tmp_
     assert [r["id"] for r in rows(other)] != [r["id"] for r in first[:5]]
 
 
-def test_a_resumed_run_asks_the_same_problems_without_solving(fresh_run, monkeypatch) -> None:
+def test_a_resumed_run_draws_the_problems_again_and_asks_the_same(fresh_run, monkeypatch) -> None:
+    """A resume trusts nothing it reads back: it draws the problems again from the recorded
+    seed (each one solved again, with its proof) and finds the file's rows; the samples
+    already recorded are kept."""
     out, _ = fresh_run
     before = (out / "problems.jsonl").read_bytes()
+    searches = itertools.count()
+    real = stream_module.solve_minimal
 
-    def no_search(*args, **kwargs):
-        raise AssertionError("a resumed fresh run must not solve again")
+    def counted(*args, **kwargs):
+        next(searches)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(stream_module, "solve_minimal", no_search)
+    monkeypatch.setattr(stream_module, "solve_minimal", counted)
     result = run_eval("--fresh", "30", "--seed", "7", *SMALL, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
-    assert "nothing to solve" in result.output and "30 samples were already recorded" in (
-        result.output
-    )
+    assert "drawing them again to check them" in result.output
+    assert "the file holds exactly the problems drawn again" in result.output
+    assert "30 samples were already recorded" in result.output
+    assert next(searches) >= 30
     assert (out / "problems.jsonl").read_bytes() == before
-    # another setting in the same folder is another configuration: refused, nothing solved
+
+    # another setting in the same folder is another configuration: refused (once drawn again)
     result = run_eval("--fresh", "30", "--seed", "7", *SMALL, *QUICK[:-3], "--out", out)
     assert result.exit_code == 2 and "different configuration" in result.output
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("a refused folder is refused before any solving")
+
+    monkeypatch.setattr(stream_module, "solve_minimal", no_search)
     # another draw in this folder is refused before any solving
     result = run_eval("--fresh", "30", "--seed", "8", *SMALL, *QUICK, "--out", out)
     assert result.exit_code == 2
     assert "holds the fresh problems of another draw (--fresh 30 --seed 7" in result.output
+
+
+# -- forged fresh folders (issue 32, item 3) ----------------------------------------------------
+THREE = ["--fresh", "3", "--seed", "7", *SMALL]
+
+
+@pytest.fixture(scope="module")
+def drawn_three(tmp_path_factory) -> Path:
+    """A folder holding only the draw of ``--fresh 3 --seed 7`` (problems.jsonl, fresh.json),
+    as ``eval`` leaves it before its first sample."""
+    run = tmp_path_factory.mktemp("three") / "run"
+    result = run_eval(*THREE, *QUICK, "--out", run)
+    assert result.exit_code == 0, result.output
+    drawn = run.parent / "drawn"
+    drawn.mkdir()
+    for name in ("problems.jsonl", "fresh.json"):
+        (drawn / name).write_bytes((run / name).read_bytes())
+    return drawn
+
+
+def forge(drawn: Path, target: Path, change) -> Path:
+    """A copy of ``drawn`` whose rows ``change`` rewrote, with fresh.json's sha256 (and list
+    of problems) recomputed, as a forger would."""
+    target.mkdir()
+    rows = [json.loads(x) for x in (drawn / "problems.jsonl").read_text().splitlines()]
+    change(rows)
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    (target / "problems.jsonl").write_text(text)
+    manifest = json.loads((drawn / "fresh.json").read_text())
+    manifest["problems"] = [r["id"] for r in rows]
+    manifest["sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    (target / "fresh.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return target
+
+
+def refused(result, *words: str) -> str:
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.output
+    for word in words:
+        assert word in errors[0], errors[0]
+    return errors[0]
+
+
+def test_a_raised_optimum_is_refused_on_resume(drawn_three, tmp_path) -> None:
+    """One row's minimum raised by one vertex (an isolated vertex added to its solution, the
+    claim of proof and the hash recomputed): drawn again, the folder is refused, naming the
+    line; today's hash check took it and graded a minimal answer against the raised optimum."""
+
+    def raise_optimum(rows: list[dict]) -> None:
+        row = rows[1]
+        n = row["min_vertices"]
+        row["solution"] = {**row["solution"], "n": n + 1}
+        row.update(min_vertices=n + 1, lower_bound=n + 1)
+
+    out = forge(drawn_three, tmp_path / "run", raise_optimum)
+    line = refused(
+        run_eval(*THREE, *QUICK, "--out", out),
+        f"{out / 'problems.jsonl'}:2:",
+        "is not what --fresh 3 --seed 7",
+        "move it away or choose another --out",
+    )
+    assert "its minimum is n = " in line
+    assert not (out / "samples.jsonl").exists() and not (out / "config.json").exists()
+
+
+def test_a_published_problem_in_a_fresh_folder_is_refused(drawn_three, tmp_path, monkeypatch):
+    """The (P3, K3)-red-determiner (one of the 70), with its shipped solution and proof, put in
+    a fresh folder: the leakage check runs again on resume and refuses it, before any solving."""
+    problem = get_problem("p3_k3_red_determiner")
+    shipped = get_solution(problem.id)
+    record = {
+        **problem.to_json(),
+        "status": "found",
+        "solution": shipped.candidate.to_json(problem.kind),
+        "proven_minimal": True,
+        "lower_bound": shipped.n,
+    }
+
+    def publish(rows: list[dict]) -> None:
+        rows[2] = export_row(record)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the leakage check comes before the draw")
+
+    out = forge(drawn_three, tmp_path / "run", publish)
+    monkeypatch.setattr(stream_module, "solve_minimal", no_search)
+    refused(
+        run_eval(*THREE, *QUICK, "--out", out),
+        f"{out / 'problems.jsonl'}:3: p3_k3_red_determiner is equivalent to a published problem",
+    )
+    assert not (out / "samples.jsonl").exists()
+
+
+def test_a_fresh_folder_drawn_again_matches(drawn_three, tmp_path) -> None:
+    """The honest folder resumes: the draw again finds exactly its rows."""
+    out = tmp_path / "run"
+    out.mkdir()
+    for name in ("problems.jsonl", "fresh.json"):
+        (out / name).write_bytes((drawn_three / name).read_bytes())
+    result = run_eval(*THREE, *QUICK, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert len(samples(out)) == 3 and all(r["minimal"] is True for r in samples(out))
 
 
 def test_an_interrupted_draw_writes_nothing_and_a_rerun_draws_again(tmp_path, monkeypatch):

@@ -10,11 +10,17 @@ the record is checked again (:func:`ramseygadgets.problemsets.check_record`: the
 the exact verifier) before it becomes a row of ``DIR/problems.jsonl``, in the schema ``generate``
 writes (:func:`~ramseygadgets.problemsets.export_row`).  ``DIR/fresh.json`` records the request
 and the sha256 of that file; both are written (atomically, Ctrl-C held off) only when all N are
-solved, so an interrupted draw leaves nothing behind.  A resumed run (same ``--out``, same
-options) reads the same problems back without solving; another request in that folder is
-refused.  The stream is seeded, and its searches are deterministic, so the same request draws
-the same problems anywhere — unless a search hits ``solve_timeout`` on one machine and not on
-another (such a problem is left out of the draw).
+solved, so an interrupted draw leaves nothing behind.
+
+Nothing read back is trusted: a resumed run (same ``--out``, same options) first refuses a
+folder whose ``fresh.json`` records another request or whose ``problems.jsonl`` is not the file
+it records; then runs the published-problem check again on every row; then draws the problems
+again from the recorded seed and options — solving each one again, with its proof — and
+requires exactly the rows of the file (:func:`check_fresh`).  A hash its forger can recompute
+proves nothing; the draw does.  The stream is seeded and its searches are deterministic, so the
+same request draws the same problems anywhere — unless a search hits ``solve_timeout`` on one
+machine and not on another (such a problem is left out of the draw): then the folder is refused
+and a new ``--out`` draws afresh.  Another request in that folder is refused.
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ from typing import Any
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.extended import size_tier
 from ramseygadgets.files import atomic_write, make_output_dir, parse_json
-from ramseygadgets.leakage import published_keys
+from ramseygadgets.leakage import is_published, published_keys
+from ramseygadgets.problemfile import read_problem_set
 from ramseygadgets.problemsets import PROBLEMS_FILE, check_record, export_row
 from ramseygadgets.problemsets.stream import (
     DEFAULT_POOL,
@@ -50,6 +57,7 @@ __all__ = [
     "MAX_FRESH",
     "FreshError",
     "FreshRequest",
+    "check_fresh",
     "describe_request",
     "draw_fresh",
     "recorded_fresh",
@@ -281,12 +289,64 @@ def load_fresh(path: str | Path) -> ProblemSet:
     return dataclasses.replace(loaded, size_tiers=tiers)
 
 
+def _check_unpublished(path: Path) -> None:
+    """The leakage check again: no row of a fresh file is equivalent to a published problem."""
+    for entry in read_problem_set(path).records:
+        if is_published(entry.problem):
+            raise FreshError(
+                f"{entry.where}: {entry.problem.id} is equivalent to a published problem (one of "
+                f"the 70 or of the extended set), which a fresh draw never holds: this folder's "
+                f"problems were changed; move it away or choose another --out"
+            )
+
+
+def _difference(row: dict[str, Any], drawn: dict[str, Any]) -> str:
+    """How a row of the file differs from the row the draw gives at its place."""
+    if row.get("id") != drawn["id"]:
+        return f"the draw gives {drawn['id']} there"
+    size = ("min_vertices", "min_edges")
+    if tuple(row.get(k) for k in size) != tuple(drawn[k] for k in size):
+        return (
+            f"drawn again, its minimum is n = {drawn['min_vertices']}, m = {drawn['min_edges']}; "
+            f"the file says n = {row.get('min_vertices')}, m = {row.get('min_edges')}"
+        )
+    keys = sorted(k for k in drawn.keys() | row.keys() if row.get(k) != drawn.get(k))
+    return f"drawn again, it differs in {', '.join(keys)}"
+
+
+def check_fresh(path: Path, request: FreshRequest, rows: list[dict[str, Any]]) -> None:
+    """Refuse (one line naming ``file:line``, and what to do) a fresh file whose rows are not
+    ``rows``, the problems ``request`` draws again (:func:`draw_fresh`)."""
+    try:
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FreshError(f"cannot read {path}: {exc}") from None
+    advice = "this folder's problems were changed: move it away or choose another --out"
+    for number, (line, again) in enumerate(zip(lines, rows), 1):
+        drawn = json.loads(json.dumps(again))  # as written: lists, not tuples
+        try:
+            row = parse_json(line)
+        except ValueError:
+            raise FreshError(f"{path}:{number}: not valid JSON; {advice}") from None
+        if row != drawn:
+            what = row.get("id", "?") if isinstance(row, dict) else "?"
+            how = _difference(row, drawn) if isinstance(row, dict) else "not a row"
+            raise FreshError(
+                f"{path}:{number}: {what} is not what {request.describe()} draws ({how}); {advice}"
+            )
+    if len(lines) != len(rows):
+        raise FreshError(
+            f"{path} holds {len(lines)} problems, {request.describe()} draws {len(rows)}; {advice}"
+        )
+
+
 def fresh_problem_set(
     directory: str | Path, request: FreshRequest, line: Callable[[str], None]
 ) -> tuple[ProblemSet, Path]:
-    """The fresh problems of a run folder and their file: read back when the folder holds this
-    draw, else drawn, solved and written (:func:`write_fresh`); ``line`` gets one progress line
-    per step and per solved problem, with the time since the start."""
+    """The fresh problems of a run folder and their file: drawn, solved and written
+    (:func:`write_fresh`); or, when the folder holds this draw already, checked (module docs:
+    the leakage check again, then drawn again and compared row by row).  ``line`` gets one
+    progress line per step and per solved problem, with the time since the start."""
     started = time.monotonic()
 
     def say(text: str) -> None:
@@ -304,7 +364,10 @@ def fresh_problem_set(
     where = f"{request.count} fresh problems ({request.describe()})"
     path = recorded_fresh(directory, request)
     if path is not None:
-        say(f"{where}: read back from {path}, nothing to solve")
+        _check_unpublished(path)
+        say(f"{where}: read back from {path}; drawing them again to check them")
+        check_fresh(path, request, draw_fresh(request, solved))
+        say(f"{where}: the file holds exactly the problems drawn again, each proof found again")
     else:
         say(f"drawing {where}, each solved with its proof of minimality")
         path = write_fresh(directory, request, solved)
