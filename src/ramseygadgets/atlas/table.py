@@ -78,8 +78,16 @@ connected graph up to isomorphism (with the restrictions proven in `docs/search.
 every choice of designated items with code shared with neither prover. Every solution passes
 the verifier (and, up to 12 edges, the brute force over all 2^m colorings) in the tests.
 
+What this page re-derives each time it is made, and what it takes from the atlas file: every
+solution shown is verified again (exact SAT verifier), its sizes and the scan record are checked
+against it, and every lower bound that carries cubes has its coverage re-derived and its re-run
+record checked against those cubes; anything that fails is shown as DISPUTED. Taken from the
+file: that a *cegar* level was searched and found UNSAT (the record of a run of this project's
+prover, not repeated here: a full search costs up to hours), the scan's census, and the outcomes
+of cube-log cubes not re-run (marked †).
+
 Columns: **n** the fewest vertices of a solution (bold: proven minimal, i.e. no solution on
-n − 1 vertices) and **m** the fewest edges on n vertices (*≤ m*: not proven; `atlas run --edges`
+n − 1 vertices; *n †*: minimal as far as the cube outcomes not re-run hold) and **m** the fewest edges on n vertices (*≤ m*: not proven; `atlas run --edges`
 searches such entries again at n, lowering the edge bound until UNSAT); for open problems *none ≤ k* is the
 largest k with "no solution on at most k vertices" proven (and *≤ n* a solution found above it).
 **prover** the engine that gave the deciding facts and its time (budget per problem in
