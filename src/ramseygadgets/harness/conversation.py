@@ -10,6 +10,12 @@ read by :func:`ramseygadgets.coloring_tool.extract_tool_request`; native: an Ope
 is answered with the tool's output and the next round starts.  A reply without a tool request
 is the final answer, so a model may answer early.  Round 3 must answer: natively the tools stay
 declared but ``tool_choice`` is ``none``; a tool request there is not an answer (parse failure).
+
+Python (:data:`~ramseygadgets.python_tool.PYTHON_SETTING`, :class:`PythonLimits` rounds): the
+same loop with a program instead of a graph (a ```` ```python run ```` block, or a
+``run_python`` call), run in the sandbox by :class:`~ramseygadgets.python_tool.PythonTool`,
+which is made with the conversation: where the sandbox cannot run, the conversation is never
+made (one line, before the first request).  A conversation of one round (replay) runs nothing.
 """
 
 from __future__ import annotations
@@ -23,13 +29,17 @@ from ramseygadgets.prompts import (
     MULTIROUND_ROUNDS,
     followup_message,
     multiround_step,
+    python_followup_message,
     tool_result_message,
 )
-
-__all__ = [
-    "MULTIROUND",
-    "Conversation",
-]
+from ramseygadgets.python_tool import (
+    PYTHON_SETTING,
+    PythonLimits,
+    PythonTool,
+    extract_program,
+    program_from_arguments,
+)
+from ramseygadgets.python_tool import TOOL_NAME as PYTHON_TOOL_NAME
 
 __all__ = [
     "MULTIROUND",
@@ -52,13 +62,18 @@ class Conversation:
         *,
         tool_mode: str = "text",
         max_rounds: int | None = None,
+        python: PythonLimits | None = None,
     ):
         self.key = key
         self.problem = problem
         self.sampling = sampling
         self.tool_mode = tool_mode
-        self.multiround = key.setting == MULTIROUND
-        self.max_rounds = (max_rounds or MULTIROUND_ROUNDS) if self.multiround else 1
+        is_python = key.setting == PYTHON_SETTING
+        self.multiround = key.setting == MULTIROUND or is_python  # a tool between calls
+        default_rounds = (python or PythonLimits()).rounds if is_python else MULTIROUND_ROUNDS
+        self.max_rounds = (max_rounds or default_rounds) if self.multiround else 1
+        # made before the first request: refuses in one line where the sandbox cannot run
+        self.python = PythonTool(python) if is_python and self.max_rounds > 1 else None
         self.messages: list[dict[str, Any]] = [dict(m) for m in prompt.messages]
         self.tools = (
             getattr(prompt, "tools", None) if self.multiround and tool_mode == "native" else None
@@ -135,9 +150,21 @@ class Conversation:
         """The full conversation (assistant turns carry their ``reasoning`` when there was one)."""
         return self.messages
 
-    # -- the coloring tool --------------------------------------------------------------
+    @property
+    def tool_seconds(self) -> float:
+        """Wall seconds of the programs run (python setting)."""
+        return self.python.seconds if self.python is not None else 0.0
+
+    @property
+    def program_runs(self) -> list[dict[str, Any]]:
+        """Each program's record (:meth:`SandboxResult.to_json`), in order."""
+        return self.python.runs if self.python is not None else []
+
+    # -- the tools ----------------------------------------------------------------------
     def _tool_turn(self, completion: Completion) -> list[dict[str, Any]] | None:
         """The messages opening the next round, or ``None`` when the reply is final."""
+        if self.python is not None:
+            return self._python_turn(completion)
         if self.tool_mode == "native":
             return self._native_tool_turn(completion)
         step = multiround_step(self.problem, self.round_no, completion.content or "")
@@ -157,4 +184,29 @@ class Conversation:
                 result = run_coloring_tool(self.problem, function.get("arguments") or "")
             turn.append(tool_result_message(call.get("id") or f"call_{index}", result))
         turn.append(followup_message(self.problem, self.round_no + 1, None, tool_mode="native"))
+        return turn
+
+    def _python_turn(self, completion: Completion) -> list[dict[str, Any]] | None:
+        """Run the reply's program (one per round) and open the next round with its output."""
+        assert self.python is not None
+        follow = self.round_no + 1
+        if self.tool_mode != "native":
+            request = extract_program(completion.content)
+            if request is None:
+                return None
+            text = self.python.run(request)
+            return [python_followup_message(follow, self.max_rounds, text)]
+        if not completion.tool_calls:
+            return None
+        turn: list[dict[str, Any]] = []
+        for index, call in enumerate(completion.tool_calls):
+            function = call.get("function") or {}
+            if index > 0:
+                result = "Tool error: only one program is run per round; this call was ignored."
+            elif function.get("name") != PYTHON_TOOL_NAME:
+                result = f"Tool error: unknown tool {function.get('name')!r}; the only tool is {PYTHON_TOOL_NAME!r}."
+            else:
+                result = self.python.run(program_from_arguments(function.get("arguments")))
+            turn.append(tool_result_message(call.get("id") or f"call_{index}", result))
+        turn.append(python_followup_message(follow, self.max_rounds, None, tool_mode="native"))
         return turn

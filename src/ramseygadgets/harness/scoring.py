@@ -111,6 +111,9 @@ def sample_record(
         "retries": conversation.retries,
         "error": conversation.error,
     }
+    if conversation.python is not None:  # the python setting: every program's record
+        record["tool_seconds"] = round(conversation.tool_seconds, 4)
+        record["programs"] = conversation.program_runs
     if conversation.error is not None:
         verdict = Grade.no_reply(conversation.error)
     else:

@@ -1,15 +1,19 @@
-"""Prompts for the five evaluation settings, built from the text templates in ``templates/``.
+"""Prompts for the five evaluation settings and ``python``, built from the text templates in
+``templates/``.
 
 Public API (used by the evaluation harness and the eval-framework integrations)::
 
-    SETTINGS, MULTIROUND_ROUNDS, settings_for(problem), build_prompt(problem, setting, profile,
-    tool_mode=...) -> Prompt, followup_message(problem, round_no, tool_result_text),
+    SETTINGS, ALL_SETTINGS, MULTIROUND_ROUNDS, settings_for(problem), build_prompt(problem,
+    setting, profile, tool_mode=...) -> Prompt, followup_message(problem, round_no,
+    tool_result_text), python_followup_message(round_no, rounds, text),
     tool_result_message(tool_call_id, text)
 """
 
 from __future__ import annotations
 
 from ramseygadgets.prompts.builder import (
+    ALL_SETTINGS,
+    EXTRA_SETTINGS,
     MULTIROUND_ROUNDS,
     SETTINGS,
     TOOL_MODES,
@@ -24,11 +28,14 @@ from ramseygadgets.prompts.builder import (
     followup_message,
     format_example,
     multiround_step,
+    python_followup_message,
     settings_for,
     tool_result_message,
 )
 
 __all__ = [
+    "ALL_SETTINGS",
+    "EXTRA_SETTINGS",
     "MULTIROUND_ROUNDS",
     "MultiroundStep",
     "SETTINGS",
@@ -43,6 +50,7 @@ __all__ = [
     "followup_message",
     "format_example",
     "multiround_step",
+    "python_followup_message",
     "settings_for",
     "tool_result_message",
 ]

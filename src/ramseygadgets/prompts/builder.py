@@ -1,8 +1,9 @@
-"""Prompt builders for the five evaluation settings (templates in ``templates/``).
+"""Prompt builders for the five evaluation settings and the ``python`` setting (templates in
+``templates/``).
 
 Every prompt is a system message (role, every definition the problem needs, the answer format;
-in ``multiround`` also the coloring tool) and a user message (the task, plus the setting's
-hint).  A model profile then applies its quirks: system text merged into the user turn as
+in ``multiround`` also the coloring tool, in ``python`` the sandbox and its limits) and a user
+message (the task, plus the setting's hint).  A model profile then applies its quirks: system text merged into the user turn as
 ``Instructions:`` / ``Task:`` when the model takes no system prompt, prefix/suffix lines, a
 forced start of the reply.
 """
@@ -31,6 +32,9 @@ from ramseygadgets.gadgets import Candidate, Designated, GadgetForm
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.profiles import ModelProfile, get_profile
+from ramseygadgets.python_tool import PYTHON_SETTING, PythonLimits
+from ramseygadgets.python_tool import TOOL_NAME as PYTHON_TOOL_NAME
+from ramseygadgets.python_tool import tool_spec as python_tool_spec
 from ramseygadgets.solutions import get_solution
 
 SETTINGS: tuple[str, ...] = (
@@ -40,6 +44,9 @@ SETTINGS: tuple[str, ...] = (
     "example-hint",
     "multiround",
 )
+#: Settings beyond the paper's five, run only when asked for (``python`` needs the sandbox).
+EXTRA_SETTINGS: tuple[str, ...] = (PYTHON_SETTING,)
+ALL_SETTINGS: tuple[str, ...] = SETTINGS + EXTRA_SETTINGS
 MULTIROUND_ROUNDS = 3
 TOOL_MODES = ("text", "native")
 
@@ -49,7 +56,7 @@ class PromptError(RamseyGadgetsError, ValueError):
 
 
 class UnknownSettingError(PromptError):
-    """The setting is not one of :data:`SETTINGS`."""
+    """The setting is not one of :data:`ALL_SETTINGS`."""
 
 
 class SettingUnavailableError(PromptError):
@@ -62,7 +69,7 @@ class Prompt:
 
     ``assistant_prefix`` is the forced start of the reply (send it as a final assistant message
     with ``continue_final_message``; see :meth:`messages_with_prefix`).  ``tools`` is the OpenAI
-    ``tools`` list in native multiround mode, else ``None``.
+    ``tools`` list in native multiround and python mode, else ``None``.
     """
 
     problem_id: str
@@ -200,20 +207,21 @@ def example_problem(problem: Problem | str) -> Problem | None:
     return counterpart
 
 
-def settings_for(problem: Problem | str, *, min_vertices: int | None = None) -> list[str]:
+def settings_for(
+    problem: Problem | str, *, min_vertices: int | None = None, extra: bool = False
+) -> list[str]:
     """The settings that apply to a problem.
 
     Catalog problems: all five, except ``example-hint`` without a P3 counterpart (30 have one).
     Problems outside the catalog have ``size-hint`` only when their minimal size is known
-    (``min_vertices``, e.g. from a generated problem set).
+    (``min_vertices``, e.g. from a generated problem set).  ``extra`` adds
+    :data:`EXTRA_SETTINGS` (every problem has them).
     """
     problem = _resolve(problem)
     out = [s for s in SETTINGS if s != "example-hint" or example_problem(problem) is not None]
-    return (
-        out
-        if in_catalog(problem) or min_vertices is not None
-        else [s for s in out if s != "size-hint"]
-    )
+    if not (in_catalog(problem) or min_vertices is not None):
+        out = [s for s in out if s != "size-hint"]
+    return out + list(EXTRA_SETTINGS) if extra else out
 
 
 def _solution(problem: Problem, what: str) -> Candidate:
@@ -227,7 +235,11 @@ def _solution(problem: Problem, what: str) -> Candidate:
 
 
 def _context(
-    problem: Problem, setting: str, tool_mode: str, min_vertices: int | None = None
+    problem: Problem,
+    setting: str,
+    tool_mode: str,
+    min_vertices: int | None = None,
+    python: PythonLimits | None = None,
 ) -> dict[str, Any]:
     gadget = problem.kind
     long_words, short_words = _designated_words(gadget)
@@ -249,12 +261,17 @@ def _context(
         "tool_name": TOOL_NAME,
         "tool_max_vertices": TOOL_MAX_VERTICES,
         "rounds": MULTIROUND_ROUNDS,
+        "python": setting == PYTHON_SETTING,
+        "python_tool_name": PYTHON_TOOL_NAME,
         "format_example": format_example(gadget),
         "edge_names": gadget.edge_names,
         "vertex_names": gadget.vertex_names,
         "designated_words": long_words,
         "designated_words_short": short_words,
     }
+    if setting == PYTHON_SETTING:
+        context["py"] = (python or PythonLimits()).context()
+        context["rounds"] = context["py"]["rounds"]
     if setting == "size-hint":
         context["size"] = (
             min_vertices
@@ -293,33 +310,40 @@ def build_prompt(
     *,
     tool_mode: str = "text",
     min_vertices: int | None = None,
+    python: PythonLimits | None = None,
 ) -> Prompt:
     """The first-round prompt of ``problem`` in ``setting``, shaped by a model profile.
 
     ``min_vertices`` gives the size hint of a problem outside the catalog (default: the
-    shipped minimal solution's vertex count).
+    shipped minimal solution's vertex count); ``python`` the python setting's limits (default
+    :class:`PythonLimits`), which the prompt states.
     """
     problem = _resolve(problem)
-    if setting not in SETTINGS:
+    if setting not in ALL_SETTINGS:
         raise UnknownSettingError(
-            f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}"
+            f"unknown setting {setting!r}; expected one of {', '.join(ALL_SETTINGS)}"
         )
     if tool_mode not in TOOL_MODES:
         raise PromptError(f"unknown tool mode {tool_mode!r}; expected text or native")
     profile = get_profile(profile)
-    context = _context(problem, setting, tool_mode, min_vertices)
+    context = _context(problem, setting, tool_mode, min_vertices, python)
     system = render("system.md.j2", **context)
     user = render("task.md.j2", **context)
-    native = setting == "multiround" and tool_mode == "native"
+    tools = None
+    if tool_mode == "native" and setting == "multiround":
+        tools = [tool_spec(problem)]
+    elif tool_mode == "native" and setting == PYTHON_SETTING:
+        tools = [python_tool_spec(python or PythonLimits())]
+    with_tool = setting in ("multiround", PYTHON_SETTING)
     return Prompt(
         problem_id=problem.id,
         setting=setting,
         messages=_apply_profile(system, user, profile),
-        tools=[tool_spec(problem)] if native else None,
+        tools=tools,
         assistant_prefix=profile.assistant_prefix,
         profile=profile.name,
-        tool_mode=tool_mode if setting == "multiround" else "none",
-        rounds=MULTIROUND_ROUNDS if setting == "multiround" else 1,
+        tool_mode=tool_mode if with_tool else "none",
+        rounds=context["rounds"] if with_tool else 1,
         sampling=profile.request_params(),
     )
 
@@ -345,8 +369,24 @@ def followup_message(
     return {"role": "user", "content": content}
 
 
+def python_followup_message(
+    round_no: int, rounds: int, result_text: str | None, *, tool_mode: str = "text"
+) -> dict[str, Any]:
+    """The user message that opens round ``round_no`` (2..``rounds``) of the python setting:
+    in text mode with the program's output, natively only the round (the output travels in a
+    ``tool`` message); the last round demands the final answer."""
+    if not 2 <= round_no <= rounds:
+        raise PromptError(f"follow-up messages open rounds 2..{rounds}, not round {round_no}")
+    if tool_mode not in TOOL_MODES:
+        raise PromptError(f"unknown tool mode {tool_mode!r}; expected text or native")
+    result = result_text if tool_mode == "text" else None
+    content = render("python_followup.md.j2", round_no=round_no, rounds=rounds, result=result)
+    return {"role": "user", "content": content}
+
+
 def tool_result_message(tool_call_id: str, tool_result_text: str) -> dict[str, Any]:
-    """The OpenAI ``tool`` message that answers a native ``color_graph`` call."""
+    """The OpenAI ``tool`` message that answers a native tool call (``color_graph``,
+    ``run_python``)."""
     return {"role": "tool", "tool_call_id": tool_call_id, "content": tool_result_text}
 
 
@@ -358,6 +398,8 @@ def example_hint_problems() -> list[Problem]:
 
 __all__ = [
     "SETTINGS",
+    "EXTRA_SETTINGS",
+    "ALL_SETTINGS",
     "MULTIROUND_ROUNDS",
     "TOOL_MODES",
     "Prompt",
@@ -369,6 +411,7 @@ __all__ = [
     "build_prompt",
     "settings_for",
     "followup_message",
+    "python_followup_message",
     "tool_result_message",
     "example_problem",
     "example_hint_problems",

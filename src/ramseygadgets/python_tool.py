@@ -1,0 +1,242 @@
+"""The tool of the ``python`` setting: the model runs Python programs in the sandbox.
+
+A model sends one program per round (native tool call ``run_python`` with ``{"code": ...}``,
+or the plain-text protocol: a ```` ```python run ```` block, see :func:`extract_program`) and
+sees :meth:`PythonTool.run`'s text: the exit status, what stopped the program (wall-clock,
+CPU or memory limit), and its stdout and stderr cut to :attr:`PythonLimits.stdout_chars` and
+:attr:`PythonLimits.stderr_chars`.  The program runs in :mod:`ramseygadgets.sandbox` with the
+standard library, networkx and python-sat, and nothing of ramseygadgets (the coloring tool is
+the other setting).  Per problem the rounds and the total program seconds are limited.
+
+Bad input never raises: the model sees one line saying what is wrong.  A sandbox that cannot
+run raises :class:`~ramseygadgets.sandbox.SandboxUnavailableError` when the tool is made,
+before the first request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.sandbox import (
+    Sandbox,
+    SandboxError,
+    SandboxLimits,
+    SandboxResult,
+    require_sandbox,
+)
+
+__all__ = [
+    "PYTHON_SETTING",
+    "TOOL_NAME",
+    "LIBRARIES",
+    "PythonLimits",
+    "ProgramRequest",
+    "extract_program",
+    "program_from_arguments",
+    "tool_spec",
+    "describe_result",
+    "PythonTool",
+]
+
+PYTHON_SETTING = "python"
+TOOL_NAME = "run_python"
+#: What a program may import besides the standard library, as the prompts name it.
+LIBRARIES = ("networkx", "python-sat (import pysat)")
+
+
+@dataclass(frozen=True)
+class PythonLimits:
+    """The setting's limits: per problem ``rounds`` (the last one answers) and
+    ``total_seconds`` of program wall time; per program the sandbox's :class:`SandboxLimits`;
+    the characters of stdout and stderr the model sees."""
+
+    rounds: int = 6
+    total_seconds: float = 300.0
+    stdout_chars: int = 4000
+    stderr_chars: int = 2000
+    program: SandboxLimits = field(default_factory=SandboxLimits)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.rounds, int) or isinstance(self.rounds, bool) or self.rounds < 2:
+            raise SandboxError(f"the python setting needs at least 2 rounds, got {self.rounds!r}")
+        for name in ("total_seconds", "stdout_chars", "stderr_chars"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise SandboxError(f"python setting limit {name} must be positive, got {value!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def context(self) -> dict[str, Any]:
+        """What the prompt templates state about the tool."""
+        p = self.program
+        return {
+            "rounds": self.rounds,
+            "total_seconds": _number(self.total_seconds),
+            "wall_s": _number(p.wall_s),
+            "cpu_s": p.cpu_s,
+            "memory_mb": p.memory_mb,
+            "disk_mb": p.disk_mb,
+            "processes": p.processes,
+            "stdout_chars": self.stdout_chars,
+            "stderr_chars": self.stderr_chars,
+            "python_version": f"{sys.version_info.major}.{sys.version_info.minor}",
+            "libraries": " and ".join(LIBRARIES),
+        }
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+@dataclass(frozen=True)
+class ProgramRequest:
+    """A program a reply asks to run, or why it could not be read."""
+
+    code: str | None
+    error: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading requests
+# ---------------------------------------------------------------------------------------------
+_FENCE = re.compile(
+    r"^[ \t]{0,3}```[ \t]*(?:python[ \t]+run|run[_-]python)[ \t]*\n(.*?)(?:^[ \t]{0,3}```[ \t]*$|\Z)",
+    re.M | re.S | re.I,
+)
+
+
+def extract_program(text: str | None) -> ProgramRequest | None:
+    """The last program of a reply (plain-text protocol), or ``None`` if it has none.
+
+    A program is a code block whose info string is ``python run`` (``run_python`` is read
+    too).  Text up to the last ``</think>`` is reasoning and is not searched.
+    """
+    if not isinstance(text, str):
+        return None
+    close = text.rfind("</think>")
+    if close >= 0:
+        text = text[close + len("</think>") :]
+    elif "<think>" in text:
+        return None
+    found = list(_FENCE.finditer(text))
+    if not found:
+        return None
+    code = found[-1].group(1)
+    return ProgramRequest(code) if code.strip() else ProgramRequest(None, "the program is empty")
+
+
+def program_from_arguments(arguments: Any) -> ProgramRequest:
+    """The program of a native ``run_python`` call (its arguments, a JSON object as text)."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except (ValueError, RecursionError):
+            return ProgramRequest(None, 'the arguments are not valid JSON; send {"code": "..."}')
+    if not isinstance(arguments, dict) or not isinstance(arguments.get("code"), str):
+        return ProgramRequest(None, 'expected the arguments {"code": "<a Python program>"}')
+    unknown = sorted(str(k) for k in arguments if k != "code")
+    if unknown:
+        return ProgramRequest(None, f'unexpected field {unknown[0]!r}; only "code" is expected')
+    code = arguments["code"]
+    return ProgramRequest(code) if code.strip() else ProgramRequest(None, "the program is empty")
+
+
+def tool_spec(limits: PythonLimits) -> dict[str, Any]:
+    """The native tool definition: ``run_python`` with its limits in the description."""
+    c = limits.context()
+    return {
+        "type": "function",
+        "function": {
+            "name": TOOL_NAME,
+            "description": (
+                f"Run a Python {c['python_version']} program in a sandbox and see its exit status, "
+                f"stdout (first {c['stdout_chars']} characters) and stderr (first "
+                f"{c['stderr_chars']}). Importable: the standard library, {c['libraries']}; no "
+                f"network, no files but its own working folder. Limits per program: {c['wall_s']} s "
+                f"wall clock, {c['cpu_s']} s CPU, {c['memory_mb']} MB memory."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "code": {"type": "string", "description": "The whole Python program."}
+                },
+                "required": ["code"],
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Answering requests
+# ---------------------------------------------------------------------------------------------
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[... cut: only the first {limit} characters are shown]"
+
+
+def _stopped(result: SandboxResult, limits: SandboxLimits) -> list[str]:
+    """One line per limit the program ran into."""
+    lines = []
+    if result.timed_out:
+        lines.append(
+            f"The program was stopped at the wall-clock limit ({_number(limits.wall_s)} s)."
+        )
+    if result.cpu_exceeded:
+        lines.append(f"The program was stopped at the CPU limit ({limits.cpu_s} s).")
+    if result.memory_exceeded:
+        lines.append(f"The program ran out of memory (limit {limits.memory_mb} MB).")
+    if result.output_truncated:
+        lines.append(f"The output was cut at {limits.output_bytes} bytes per stream.")
+    return lines
+
+
+def describe_result(result: SandboxResult, limits: PythonLimits, program: SandboxLimits) -> str:
+    """The text the model sees for a finished program."""
+    status = f"Exit status: {result.exit_status}"
+    if result.killed_by_signal:
+        status += " (ended by a signal)"
+    lines = [f"{status}; ran {result.seconds:.2f} s.", *_stopped(result, program)]
+    lines += ["stdout:", _cut(result.stdout, limits.stdout_chars) or "(empty)"]
+    lines += ["stderr:", _cut(result.stderr, limits.stderr_chars) or "(empty)"]
+    return "\n".join(lines)
+
+
+class PythonTool:
+    """One sample's program runs: the sandbox, the seconds used, the record of every run."""
+
+    def __init__(self, limits: PythonLimits | None = None, sandbox: Sandbox | None = None):
+        self.limits = limits or PythonLimits()
+        self.sandbox = sandbox or Sandbox(self.limits.program)
+        if not self.sandbox.isolated:
+            raise RamseyGadgetsError("the python setting runs model code only in the sandbox")
+        require_sandbox()
+        self.seconds = 0.0
+        self.runs: list[dict[str, Any]] = []
+
+    def run(self, request: ProgramRequest) -> str:
+        """Run a request's program (its wall-clock limit cut to the seconds left) and return
+        the text the model sees; never raises on bad input."""
+        if request.code is None:
+            return f"Tool error: {request.error}."
+        left = self.limits.total_seconds - self.seconds
+        if left <= 0.05:
+            return (
+                f"Tool error: the {_number(self.limits.total_seconds)} s of program time this "
+                f"problem has are used up; give your final answer."
+            )
+        program = self.sandbox.limits.updated(wall_s=min(self.sandbox.limits.wall_s, left))
+        try:
+            result = Sandbox(program).run(request.code)
+        except SandboxError as exc:
+            return f"Tool error: {exc}."
+        self.seconds += result.seconds
+        self.runs.append(result.to_json())
+        return describe_result(result, self.limits, program)
