@@ -63,7 +63,7 @@ __all__ = [
 
 #: The share of a level's none-cubes ``atlas adopt`` runs again unless told otherwise: a sample
 #: of s = ⌈N/10⌉ of N cubes catches a log with k false cubes with probability
-#: 1 − C(N − k, s)/C(N, s) (N = 64, s = 7: 10.9 % for k = 1, 52 % for k = 6, 90 % for k = 18),
+#: 1 − C(N − k, s)/C(N, s) (N = 64, s = 7: 10.9 % for k = 1, 52 % for k = 6, 91 % for k = 18),
 #: at about a tenth of the level's CPU time.
 DEFAULT_RECHECK = 0.1
 
