@@ -395,3 +395,24 @@ def test_fresh_30_with_the_default_sizes(tmp_path) -> None:
     problems = load_problem_file(out / "problems.jsonl")
     assert len(problems.problems) == 30 and set(problems.ids) == problems.proven
     assert not any(equivalent_to_published(p, published) for p in problems.problems)
+
+
+# -- the console summary of fresh and file problems (issue 32, item 5) --------------------------
+def test_the_summary_counts_the_settings_each_problem_has(tmp_path) -> None:
+    """A problem outside the catalog has the example hint when its P3 counterpart is one of the
+    70 ((K1,4, K3): the (P3, K3) problem), and no size hint without a known minimal size: the
+    summary's rows count exactly the samples the run has (today they knew catalog problems
+    only: the example-hint samples were left out and an empty size-hint row expected one)."""
+    dataset = tmp_path / "set.jsonl"
+    dataset.write_text(json.dumps({"F": "K1,4", "H": "K3", "gadget": "red-determiner"}) + "\n")
+    args = ["--dataset", dataset, "-m", "random", "--runs", "2", "--out", tmp_path / "run"]
+    result = run_eval(*args, "-s", "zero-shot,example-hint,size-hint", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    rows = {row["setting"]: row for row in summary["settings"]}
+    assert sorted(rows) == ["example-hint", "zero-shot"]  # no size hint: the size is unknown
+    assert all(row["samples"] == row["expected"] == 2 for row in rows.values())
+    assert sum(row["samples"] for row in rows.values()) == summary["total"] == 4
+    table = run_eval(*args, "-s", "zero-shot,example-hint,size-hint")
+    assert "4/4 samples" in table.output and "example-hint" in table.output
+    assert "size-hint" not in table.output

@@ -310,7 +310,7 @@ def eval_command(
     _prepare(evaluation)
     outcome = evaluation.run()
     records, _ = read_samples(Path(options.out) / SAMPLES_FILE)
-    rows = summarize(records, outcome.config)
+    rows = summarize(records, outcome.config, outcome.keys)
     where = options.out
     if as_json:
         print_json(

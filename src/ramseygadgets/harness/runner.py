@@ -90,6 +90,8 @@ class EvalOutcome:
     aborted: str | None = None
     moved_errors: int = 0
     signum: int = signal.SIGINT
+    #: Every sample of the run (the summary counts each setting's problems from them).
+    keys: list[SampleKey] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -393,6 +395,7 @@ class Evaluation:
             self.aborted,
             self.moved_errors,
             self.signal,
+            self.keys,
         )
 
     async def _run_async(self, pending: list[SampleKey]) -> bool:

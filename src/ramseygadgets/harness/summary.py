@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
+from ramseygadgets.runs.records import SampleKey
 from ramseygadgets.runs.samples import Sample, example_hint_applies, unknown_usage_as_zero
 from ramseygadgets.runs.stats import mean, sample_std
 from ramseygadgets.terminal import terminal_text
@@ -51,26 +52,54 @@ class SettingSummary:
         return asdict(self)
 
 
-def summarize(records: Iterable[dict[str, Any]], config: dict[str, Any]) -> list[SettingSummary]:
+def summarize(
+    records: Iterable[dict[str, Any]],
+    config: dict[str, Any],
+    keys: Iterable[SampleKey] | None = None,
+) -> list[SettingSummary]:
+    """One row per setting of ``config`` that has samples to run.
+
+    ``keys``: the run's samples (:func:`~ramseygadgets.harness.runner.sample_keys`, which
+    knows each problem's settings: a fresh or file problem's example hint, a size hint only
+    where the minimal size is known); each setting counts exactly the problems its keys name.
+    Without them, the paper's rule (:func:`~ramseygadgets.runs.samples.example_hint_applies`)
+    decides, which knows catalog problems only."""
     runs = int(config["runs"])
-    problems = list(config["problems"])
-    by_setting: dict[str, list[tuple[Sample, int]]] = {s: [] for s in config["settings"]}
+    expected = _expected_problems(config, keys)
+    by_setting: dict[str, list[tuple[Sample, int]]] = {s: [] for s in expected}
     legacy = unknown_usage_as_zero(config)
     for record in records:
+        setting = record.get("setting")
         if (
-            record.get("setting") in by_setting
-            and record.get("problem_id") in problems
+            setting in by_setting
+            and record.get("problem_id") in expected[setting]
             and record["run"] < runs
         ):
-            by_setting[record["setting"]].append(
+            by_setting[setting].append(
                 (Sample.from_record(record, zeros_unknown=legacy), int(record.get("retries") or 0))
             )
-    rows = []
-    for setting, samples in by_setting.items():
-        pids = [p for p in problems if setting != "example-hint" or example_hint_applies(p)]
-        if pids:
-            rows.append(_setting_row(setting, samples, len(pids), runs))
-    return rows
+    return [
+        _setting_row(setting, samples, len(expected[setting]), runs)
+        for setting, samples in by_setting.items()
+    ]
+
+
+def _expected_problems(
+    config: dict[str, Any], keys: Iterable[SampleKey] | None
+) -> dict[str, set[str]]:
+    """The problems each setting runs (settings without any left out), in config order."""
+    problems = list(config["problems"])
+    if keys is not None:
+        named: dict[str, set[str]] = {}
+        for key in keys:
+            named.setdefault(key.setting, set()).add(key.problem_id)
+        expected = {s: named.get(s, set()) & set(problems) for s in config["settings"]}
+    else:
+        expected = {
+            s: {p for p in problems if s != "example-hint" or example_hint_applies(p)}
+            for s in config["settings"]
+        }
+    return {setting: pids for setting, pids in expected.items() if pids}
 
 
 def _setting_row(

@@ -34,7 +34,7 @@ def run_one_evaluation(config: dict[str, Any]) -> dict[str, Any]:
     options.setdefault("progress", False)
     outcome = run_eval(EvalOptions(**options))
     records, _ = read_samples(Path(options["out"]) / SAMPLES_FILE)
-    rows = summarize(records, outcome.config)
+    rows = summarize(records, outcome.config, outcome.keys)
     return {
         "out": str(options["out"]),
         "model": outcome.config["model"],
