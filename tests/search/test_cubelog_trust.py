@@ -237,3 +237,13 @@ def test_an_interrupted_single_problem_prints_its_proof_line(monkeypatch):
     assert result.exit_code == 130
     assert "proof: none on 2..3 vertices" in result.output
     assert "no solution has fewer than 4 vertices" in result.output
+
+
+def test_a_none_cube_whose_bits_are_not_its_keys_is_refused(level8, tmp_path):
+    """Bits moved to fill a gap in the coverage, the key left as it was."""
+    rows = _rows(level8)
+    none = next(i for i, r in enumerate(rows) if r.get("outcome") == "none")
+    rows[none]["bits"] += "0"
+    forged = _write(rows, tmp_path / "bits.jsonl")
+    with pytest.raises(CubeLogRefused, match=rf"bits\.jsonl:{none + 1}: .* its layout and bits"):
+        check_none_below(forged, K3_K4E_BLUE, 8)
