@@ -13,6 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
+from ramseygadgets.minimal import solve_minimal
+from ramseygadgets.problem import Problem
+from ramseygadgets.runs.sizes import SIZE_FIELDS
 
 runner = CliRunner()
 K4_EDGES = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
@@ -341,3 +344,68 @@ def test_console_script_end_to_end() -> None:
     )
     assert bad.returncode == 2 and bad.stdout == b""
     assert bad.stderr.decode().count("\n") == 1 and b"Traceback" not in bad.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# one grade on every path: check --json and verify --json grade sizes as eval records them
+# ---------------------------------------------------------------------------------------------
+GRADE_KEYS = (*SIZE_FIELDS, "discovery", "recheck")
+
+
+def eval_grade(folder: Path, problem_id: str, answer: dict, *options: str) -> dict:
+    """The size grade ``eval`` records for one reply giving ``answer`` (``folder``: new)."""
+    folder.mkdir()
+    replies = folder / "replies.jsonl"
+    text = "```json\n" + json.dumps(answer) + "\n```"
+    row = {"problem_id": problem_id, "setting": "zero-shot", "run": 0, "response": text}
+    replies.write_text(json.dumps(row) + "\n")
+    out = folder / "run"
+    result = run("eval", "-m", f"replay:{replies}", "--runs", "1", "--out", str(out), *options)
+    assert result.exit_code == 0, result.output
+    (sample,) = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    return {key: sample.get(key) for key in GRADE_KEYS}
+
+
+def cli_grades(problem_id: str, answer: dict, *options: str) -> tuple[dict, dict]:
+    """The size grade of ``check --json`` (the reply) and ``verify --json`` (the answer)."""
+    reply = "```json\n" + json.dumps(answer) + "\n```"
+    checked = run("check", problem_id, "-", "--json", *options, stdin=reply)
+    verified = run("verify", problem_id, "-", "--json", *options, stdin=json.dumps(answer))
+    assert checked.exit_code == verified.exit_code == 0, (checked.output, verified.output)
+    check_json, verify_json = json.loads(checked.stdout), json.loads(verified.stdout)
+    return (
+        {key: check_json.get(key) for key in GRADE_KEYS},
+        {key: verify_json.get(key) for key in GRADE_KEYS},
+    )
+
+
+def test_check_and_verify_grade_sizes_as_eval_records_them(tmp_path: Path) -> None:
+    problem_id = "p3_k3_red_determiner"  # the paper's: 5 vertices, 7 edges
+    minimal = {"edges": [[0, 1], [0, 2], [0, 3], [0, 4], [1, 2], [1, 3], [1, 4]], "e": [0, 1]}
+    padded = {**minimal, "edges": [*minimal["edges"], [5, 6]]}
+    for answer, expected in ((minimal, (True, 0, 0)), (padded, (False, 2, 1))):
+        folder = tmp_path / str(expected[1])
+        recorded = eval_grade(folder, problem_id, answer, "--problems", problem_id)
+        assert (recorded["minimal"], recorded["excess_vertices"], recorded["excess_edges"]) == (
+            expected
+        )
+        assert cli_grades(problem_id, answer) == (recorded, recorded)
+
+
+def test_check_and_verify_grade_a_file_problem_as_eval_does(tmp_path: Path) -> None:
+    """A problem-set file with a padded solution and no proof: the minimal answer has no
+    ``minimal`` grade and is a rechecked new-best-known discovery, on every path."""
+    problem = Problem.make("P3", "P6", "blue-determiner")  # in no shipped set
+    found = solve_minimal(problem, max_vertices=7, timeout=60)
+    assert found.candidate is not None
+    minimal = found.candidate.to_json(problem.kind)
+    n = found.candidate.graph.n
+    padded = {**minimal, "edges": [*minimal["edges"], [n, n + 1]]}
+    dataset = tmp_path / "set.jsonl"
+    dataset.write_text(json.dumps({**problem.to_json(), "solution": padded}) + "\n")
+    recorded = eval_grade(tmp_path / "eval", problem.id, minimal, "--dataset", str(dataset))
+    assert recorded["minimal"] is None and recorded["discovery"] == "new-best-known"
+    assert recorded["recheck"] == {"method": "brute-force", "agrees": True}
+    assert cli_grades(problem.id, minimal, "--dataset", str(dataset)) == (recorded, recorded)
+    text = run("check", problem.id, "-", "--dataset", str(dataset), stdin=json.dumps(minimal))
+    assert "no proven optimum to compare with; new-best-known" in text.stdout

@@ -78,6 +78,15 @@ def test_check_exit_codes_and_json(tmp_path, solutions):
         "correct": True,
         "reason": "G is good and edge e = 0-1 is red in every good coloring",
         "witness": None,
+        # the size grade, as eval records it (tests/core/test_cli_core.py)
+        "candidate_vertices": 5,
+        "candidate_edges": 7,
+        "optimum_vertices": 5,
+        "optimum_edges": 7,
+        "minimal": True,
+        "excess_vertices": 0,
+        "excess_edges": 0,
+        "discovery": None,
     }
     wrong = run("check", "p3_k3_blue_determiner", str(good), "--json")
     assert wrong.exit_code == 1 and json.loads(wrong.stdout)["parsed"] is True

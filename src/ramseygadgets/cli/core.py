@@ -1,5 +1,6 @@
 """Core commands: ``problems``, ``verify``, ``colorings``; the problem-set options (``--set``,
-``--dataset``) shared by every command that takes a problem id."""
+``--dataset``) shared by every command that takes a problem id; the size grade of an answer as
+``eval`` records it (:func:`size_grade`, shared with ``check``)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from ramseygadgets.patterns import get_pattern
 from ramseygadgets.verify import verify as verify_candidate
 
 if TYPE_CHECKING:
+    from ramseygadgets.runs.grade import Grade
     from ramseygadgets.selection import ProblemSet
 
 __all__ = [
@@ -35,6 +37,8 @@ __all__ = [
     "SET_OPTION",
     "DATASET_OPTION",
     "resolve_problem",
+    "size_grade",
+    "size_text",
     "problem_record",
     "set_records",
     "problems",
@@ -68,6 +72,36 @@ def resolve_problem(
     if problem_set.source == "catalog":
         problem_set = with_extended_ids(problem_set, [problem_id])
     return find_in_set(problem_set, problem_id), problem_set
+
+
+def size_grade(problem: Problem, problem_set: ProblemSet, grade: Grade) -> dict[str, Any]:
+    """The size grade of an answer exactly as ``eval`` records it
+    (:func:`~ramseygadgets.harness.scoring.size_fields`: ``minimal``, the excesses over the
+    problem's proven optimum, ``discovery``, and the ``recheck`` of a discovery), against the
+    chosen set's proven optimum and best known solution."""
+    from ramseygadgets.harness.scoring import size_fields
+
+    return size_fields(problem, grade, problem_set.optimum(problem), problem_set.solution(problem))
+
+
+def size_text(fields: dict[str, Any]) -> str | None:
+    """One line on a correct answer's size grade (``None`` for an answer without one)."""
+    n, m = fields.get("candidate_vertices"), fields.get("candidate_edges")
+    if n is None or m is None:
+        return None
+    optimum = fields.get("optimum_vertices")
+    if fields.get("minimal") is True:
+        grade = f"minimal (the proven optimum has {optimum} vertices)"
+    elif fields.get("minimal") is False:
+        grade = f"{fields['excess_vertices']} vertices above the proven optimum of {optimum}"
+    else:
+        grade = "no proven optimum to compare with"
+    discovery = fields.get("discovery")
+    if discovery is not None:
+        agrees = (fields.get("recheck") or {}).get("agrees")
+        confirmed = {True: "confirmed", False: "NOT confirmed", None: "not rechecked"}[agrees]
+        grade += f"; {discovery} (the independent recheck: {confirmed})"
+    return f"{n} vertices, {m} edges: {grade}"
 
 
 def problem_record(problem: Problem, problem_set: ProblemSet | None = None) -> dict[str, Any]:
@@ -267,18 +301,30 @@ def verify(
 
     The answer is a JSON object {"edges": \[\[0,1], \[1,2], ...], "e": \[0,1], "f": \[1,2], "vertices": \[0,1,2]} with the designated items the gadget needs, or an edge list (0-1, 1-2 or one "0 1" per line) or graph6 string with the designated items given by --e, --f and --vertices.
     """
-    problem, _ = resolve_problem(problem_id, set_name, dataset)
+    from ramseygadgets.runs.grade import Grade
+
+    problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     candidate = read_candidate(read_text_input(file), problem.kind, e, f, vertices, max_vertices)
     verdict = verify_candidate(problem, candidate)
     if verdict.check == "designated":  # unusable answer, not a wrong one
         fail(verdict.reason)
+    graded = Grade(
+        correct=verdict.correct,
+        reason=verdict.reason,
+        check=verdict.check,
+        candidate=candidate.to_json(problem.kind),
+        witness=verdict.witness.to_json() if verdict.witness is not None else None,
+    )
+    sizes = size_grade(problem, problem_set, graded)
     if as_json:
-        print_json({"problem_id": problem.id, **verdict.to_json()})
+        print_json({"problem_id": problem.id, **verdict.to_json(), **sizes})
     else:
         mark = "[green]CORRECT[/green]" if verdict.correct else "[red]INCORRECT[/red]"
         console.print(f"{mark} {problem.title}: {verdict.reason}", highlight=False)
         if verdict.witness is not None:
             console.print(f"  witness coloring: {verdict.witness.describe()}", highlight=False)
+        if (line := size_text(sizes)) is not None:
+            console.print(f"  size: {line}", highlight=False)
     raise typer.Exit(0 if verdict.correct else 1)
 
 

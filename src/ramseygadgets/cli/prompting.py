@@ -11,8 +11,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json, read_text_input
-from ramseygadgets.cli.core import DATASET_OPTION, SET_OPTION, resolve_problem
+from ramseygadgets.cli.core import (
+    DATASET_OPTION,
+    SET_OPTION,
+    resolve_problem,
+    size_grade,
+    size_text,
+)
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.problem import Problem
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import SETTINGS, build_prompt
 from ramseygadgets.terminal import terminal_text
@@ -94,50 +101,59 @@ def check(
     dataset: str | None = DATASET_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Parse a raw model reply and verify its answer. Exit 0: correct, 1: wrong or unparsable, 2: unusable input."""
-    problem, _ = resolve_problem(problem_id, set_name, dataset)
-    parsed = parse_answer(read_text_input(reply_file), problem.kind, max_vertices=max_vertices)
-    witness = None
-    result: dict[str, Any]
-    if parsed.candidate is None:
-        result = {
-            "parsed": False,
-            "parse_error": parsed.error,
-            "correct": False,
-            "reason": f"parse failure ({parsed.error_kind}): {parsed.error}",
-        }
-    else:
-        verdict = verify(problem, parsed.candidate)
-        witness = verdict.witness
-        result = {
-            "parsed": True,
-            "parse_error": None,
-            "correct": verdict.correct,
-            "reason": verdict.reason,
-        }
-    result["witness"] = witness.to_json() if witness is not None else None
+    """Parse a raw model reply and verify its answer. Exit 0: correct, 1: wrong or unparsable, 2: unusable input.
+
+    --json adds the size grade exactly as 'eval' records it: minimal, the excesses over the proven optimum and discovery.
+    """
+    from ramseygadgets.harness.scoring import grade
+
+    problem, problem_set = resolve_problem(problem_id, set_name, dataset)
+    reply = read_text_input(reply_file)
+    graded = grade(problem, reply, None, max_vertices)
+    parsed = graded.kind != "parse-failure"
+    result: dict[str, Any] = {
+        "parsed": parsed,
+        "parse_error": graded.parse_error,
+        "correct": graded.correct,
+        "reason": graded.reason
+        if parsed
+        else f"parse failure ({graded.parse_error_kind}): {graded.parse_error}",
+        "witness": graded.witness,
+        **size_grade(problem, problem_set, graded),
+    }
     if as_json:
         print_json(result)
     else:
-        if parsed.candidate is not None:
-            console.print(
-                f"answer read from {parsed.source}: {format_answer(parsed.candidate, problem.kind)}",
-                markup=False,
-                highlight=False,
-            )
-            for note in parsed.notes:
-                note_text = terminal_text(note, markup=False)  # may quote labels from the reply
-                console.print(f"  note: {note_text}", markup=False, highlight=False, style="dim")
-        mark = (
-            "[green]CORRECT[/green]"
-            if result["correct"]
-            else ("[red]INCORRECT[/red]" if result["parsed"] else "[red]UNPARSABLE[/red]")
-        )
-        console.print(f"{mark} {problem.title}: ", end="", highlight=False)
-        console.print(terminal_text(result["reason"], markup=False), markup=False, highlight=False)
-        if witness is not None:  # as 'verify' shows it
-            console.print(f"  witness coloring: {witness.describe()}", highlight=False)
+        _print_check(problem, reply, max_vertices, result)
     raise typer.Exit(0 if result["correct"] else 1)
+
+
+def _print_check(problem: Problem, reply: str, max_vertices: int, result: dict[str, Any]) -> None:
+    """``check``'s console output: the answer read (where from, the parser's notes), the verdict,
+    the witness coloring of a wrong answer and the size grade of a correct one."""
+    parsed = parse_answer(reply, problem.kind, max_vertices=max_vertices)
+    if parsed.candidate is not None:
+        console.print(
+            f"answer read from {parsed.source}: {format_answer(parsed.candidate, problem.kind)}",
+            markup=False,
+            highlight=False,
+        )
+        for note in parsed.notes:
+            note_text = terminal_text(note, markup=False)  # may quote labels from the reply
+            console.print(f"  note: {note_text}", markup=False, highlight=False, style="dim")
+    mark = (
+        "[green]CORRECT[/green]"
+        if result["correct"]
+        else ("[red]INCORRECT[/red]" if result["parsed"] else "[red]UNPARSABLE[/red]")
+    )
+    console.print(f"{mark} {problem.title}: ", end="", highlight=False)
+    console.print(terminal_text(result["reason"], markup=False), markup=False, highlight=False)
+    if result["witness"] is not None and parsed.candidate is not None:  # as 'verify' shows it
+        witness = verify(problem, parsed.candidate).witness
+        if witness is not None:
+            console.print(f"  witness coloring: {witness.describe()}", highlight=False)
+    if (line := size_text(result)) is not None:
+        console.print(f"  size: {line}", highlight=False)
 
 
 @app.command()
