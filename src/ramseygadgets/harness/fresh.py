@@ -212,7 +212,7 @@ def _recorded(directory: Path) -> dict[str, Any] | None:
 
 def recorded_fresh(directory: str | Path, request: FreshRequest) -> Path | None:
     """``DIR/problems.jsonl`` when the folder holds the fresh problems of ``request`` (drawn by
-    an earlier run: nothing to solve), ``None`` when it holds none yet.
+    an earlier run, to be checked by drawing it again), ``None`` when it holds none yet.
 
     Refused (before any solving): a folder whose ``fresh.json`` records another request, whose
     ``problems.jsonl`` is not the one recorded, or that holds a run of other problems."""
