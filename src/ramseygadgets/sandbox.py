@@ -279,7 +279,18 @@ def _command(limits: SandboxLimits, program_fd: int, uid: int | None) -> list[st
     if uid is None:
         sources = [source for source, _ in runtime.binds]
         return _prlimit(limits, nproc) + _inner_bwrap(runtime, limits, sources, program_fd)
-    stage = ["bwrap", "--dev-bind", "/", "/", "--tmpfs", "/tmp", "--die-with-parent"]
+    # its own PID namespace: everything below dies with it (a credential change clears the
+    # parent-death signal, so --die-with-parent alone does not reach past setpriv)
+    stage = [
+        "bwrap",
+        "--dev-bind",
+        "/",
+        "/",
+        "--tmpfs",
+        "/tmp",
+        "--die-with-parent",
+        "--unshare-pid",
+    ]
     stage += ["--perms", "0755", "--dir", "/tmp/runtime"]
     sources = []
     for index, (source, _) in enumerate(runtime.binds):

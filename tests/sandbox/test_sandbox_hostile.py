@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import LIMITS, processes_with
+from sandbox_helpers import LIMITS, need_sandbox, processes_with
 
 import ramseygadgets
 from ramseygadgets.sandbox import Sandbox, SandboxResult
@@ -347,3 +347,31 @@ except ImportError:
     assert "no numpy" in result.stdout
     assert "'HOME', 'LANG', 'PATH'" in result.stdout and "OPENAI" not in result.stdout
     assert "1000 2 " in result.stdout  # its own user and PID namespaces
+
+
+@pytest.mark.parametrize("isolation", [True, False])
+def test_nothing_outlives_a_killed_harness(host: Host, isolation: bool) -> None:
+    """The harness killed (SIGKILL) in the middle of a program: no sandbox is left behind
+    (without the sandbox the program outlives it: the test can fail)."""
+    sleeper = f"import os, sys\n{_marked('import time; time.sleep(60)', host)}\n"
+    harness = (
+        "from ramseygadgets.sandbox import Sandbox, SandboxLimits\n"
+        f"Sandbox(SandboxLimits(wall_s=60), isolation={isolation}).run({sleeper!r})\n"
+    )
+    if isolation:
+        need_sandbox()
+    script = host.tmp / "harness.py"  # a file: the harness's own command line has no marker
+    script.write_text(harness)
+    process = subprocess.Popen([sys.executable, str(script)])
+    try:
+        deadline = time.monotonic() + 20
+        while not processes_with(host.marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_with(host.marker), "the program never started"
+    finally:
+        process.kill()
+        process.wait()
+    deadline = time.monotonic() + 3
+    while processes_with(host.marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert bool(processes_with(host.marker)) is not isolation
