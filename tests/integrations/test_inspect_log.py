@@ -19,13 +19,24 @@ from inspect_scripted import (  # noqa: E402
     ZERO_SHOT_MIXED,
     ZERO_SHOT_UNPARSABLE,
     ScriptedModel,
+    Text,
+    run_task,
     solution_answer,
 )
 from typer.testing import CliRunner  # noqa: E402
 
+from ramseygadgets.catalog import get_problem  # noqa: E402
 from ramseygadgets.cli import app  # noqa: E402
+from ramseygadgets.harness.config import dataset_hash  # noqa: E402
 from ramseygadgets.integrations.inspect_log import is_inspect_log  # noqa: E402
 from ramseygadgets.report import RunFormatError, load_runs  # noqa: E402
+from ramseygadgets.selection import select_problems  # noqa: E402
+
+ZERO_SHOT_IDS = [ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE]  # as run_task asks them
+THREE_COLOUR = (
+    "p3__p3__k13_negative_sender"  # of the extended set (ramseygadgets problems --set extended)
+)
+EXTENDED_PAIR = "p3_p3_negative_sender"  # a two-colour problem of the extended set
 
 
 def test_epochs_become_runs(zero_shot_run: tuple[ScriptedModel, Any]) -> None:
@@ -152,3 +163,92 @@ def test_logs_of_other_tasks_and_damaged_files_are_refused(tmp_path: Path) -> No
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "not a readable Inspect log" in result.output
     assert not is_inspect_log(tmp_path / "notes.txt")
+
+
+# -- the problem set and its hash: what the log ran, as a run directory's config.json has them ---
+def leaderboard(paths: list[str], out: Path) -> list[dict[str, Any]]:
+    result = CliRunner().invoke(
+        app, ["report", *paths, "--out", str(out), "--no-html", "--bootstrap", "0", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    rows: list[dict[str, Any]] = json.loads(result.stdout)["leaderboard"]
+    return rows
+
+
+def test_report_labels_a_paper_log_with_its_set_and_hash(
+    zero_shot_run: tuple[ScriptedModel, Any], tmp_path: Path
+) -> None:
+    """The hash is the one ``eval`` records for the same problems and setting."""
+    _, log = zero_shot_run
+    [row] = leaderboard([log.location], tmp_path / "report")
+    assert row["problem_set"] == "paper"
+    assert row["dataset_hash"] == dataset_hash(select_problems(ZERO_SHOT_IDS), ["zero-shot"])
+
+
+def _no_answer(problems: list[Any]) -> ScriptedModel:
+    return ScriptedModel(
+        {p.id: [[Text("I do not know.")]] for p in problems}, problems={p.id: p for p in problems}
+    )
+
+
+@pytest.mark.parametrize(
+    "task_args,label",
+    [
+        ({"problems": THREE_COLOUR}, "extended"),  # an extended id without problem_set
+        ({"problems": EXTENDED_PAIR, "problem_set": "extended"}, "extended"),
+        ({"problems": f"{ZERO_SHOT_CORRECT},{THREE_COLOUR}"}, "paper+extended"),
+        ({"dataset": "problems.jsonl"}, "file"),
+    ],
+    ids=["three-colour", "extended-set", "mixed", "dataset-file"],
+)
+def test_report_labels_every_selection_with_the_set_and_hash_it_ran(
+    task_args: dict[str, Any], label: str, tmp_path: Path
+) -> None:
+    if "dataset" in task_args:  # a problem-set file with a three-colour problem
+        path = tmp_path / task_args["dataset"]
+        path.write_text(json.dumps(get_problem(THREE_COLOUR).to_json()) + "\n")
+        task_args = {"dataset": str(path), "problems": THREE_COLOUR}
+    selected = select_problems(
+        task_args["problems"].split(","),
+        None,
+        task_args.get("dataset"),
+        task_args.get("problem_set"),
+    )
+    log = run_task(_no_answer(selected.problems), tmp_path / "logs", **task_args)
+    [row] = leaderboard([log.location], tmp_path / "report")
+    assert row["problem_set"] == label
+    assert row["dataset_hash"] == dataset_hash(selected, ["zero-shot"])
+    [run] = load_runs([log.location])
+    assert run.config["dataset"] == task_args.get("dataset")
+
+
+def test_logs_written_before_the_task_recorded_its_set(
+    zero_shot_run: tuple[ScriptedModel, Any], tmp_path: Path
+) -> None:
+    """Older logs: the set from the task arguments or the problem ids; no hash (— in the report)."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from ramseygadgets.integrations.inspect_log import problem_set_of
+
+    _, log = zero_shot_run
+    old = read_eval_log(log.location)
+    old.eval.metadata = {"setting": "zero-shot", "tool_mode": "text", "profile": None}
+    write_eval_log(old, str(tmp_path / "old.eval"))
+    [run] = load_runs([tmp_path / "old.eval"])
+    assert (run.config["problem_set"], run.config["dataset_hash"]) == ("paper", None)
+    [row] = leaderboard([str(tmp_path / "old.eval")], tmp_path / "report")
+    assert (row["problem_set"], row["dataset_hash"]) == ("paper", None)
+    none = {"dataset": None, "dataset_hash": None}
+    assert problem_set_of({}, {}, [THREE_COLOUR]) == {"problem_set": "extended", **none}
+    assert problem_set_of({}, {}, [ZERO_SHOT_CORRECT, EXTENDED_PAIR]) == {
+        "problem_set": "paper+extended",
+        **none,
+    }
+    assert problem_set_of({}, {"problem_set": "extended"}, [EXTENDED_PAIR])["problem_set"] == (
+        "extended"
+    )
+    assert problem_set_of({}, {"dataset": "set.jsonl"}, [THREE_COLOUR]) == {
+        "problem_set": None,
+        "dataset": "set.jsonl",
+        "dataset_hash": None,
+    }

@@ -92,6 +92,35 @@ def test_problem_selection_by_tier_and_ids() -> None:
         build_samples("example-hint", "p3_k3_red_determiner")
 
 
+def test_problem_set_option_and_the_set_the_task_records() -> None:
+    """``-T problem_set=extended`` selects from the extended set (as ``eval --set``); the task's
+    metadata records the set and the hash ``eval`` computes for the same problems and setting."""
+    from ramseygadgets.harness.config import dataset_hash
+    from ramseygadgets.selection import select_problems
+
+    pair = "p3_p3_negative_sender"  # a two-colour problem of the extended set
+    task = ramsey_gadgets(problems=pair, problem_set="extended", setting="size-hint")
+    assert [s.id for s in task.dataset] == [pair]
+    expected = dataset_hash(select_problems([pair], set_name="extended"), ["size-hint"])
+    assert task.metadata == {
+        "setting": "size-hint",
+        "tool_mode": "text",
+        "profile": None,
+        "problem_set": "extended",
+        "dataset": None,
+        "dataset_hash": expected,
+    }
+    assert ramsey_gadgets(problems=ZERO_SHOT_CORRECT).metadata["problem_set"] == "paper"
+    with pytest.raises(Exception, match="is one of the paper's 70"):
+        build_samples("zero-shot", ZERO_SHOT_CORRECT, problem_set="extended")
+    with pytest.raises(Exception, match="unknown problem set 'bogus'"):
+        build_samples("zero-shot", problem_set="bogus")
+    # with the extended set, ``problems`` also takes a size tier
+    tier = {s.id for s in build_samples("zero-shot", "9-10", problem_set="extended")}
+    extended = select_problems(set_name="extended").size_tiers
+    assert tier == {pid for pid, t in extended.items() if t == "9-10"}
+
+
 def test_task_declares_its_version() -> None:
     """Inspect records Task.version in every log (default 0): the task declares its own."""
     from ramseygadgets.integrations import inspect_task
@@ -308,9 +337,11 @@ def test_multiround_native_tool_calls(tmp_path: Path) -> None:
 
 
 def test_problem_set_file_outside_the_catalog(tmp_path: Path) -> None:
-    problem = Problem.make("P3", "K5", "red-determiner")
+    # (P3, C6): in no shipped set (a file keeps the proof of a problem that has one: the atlas
+    # has (P3, K5))
+    problem = Problem.make("P3", "C6", "red-determiner")
     problem_set = tmp_path / "problems.jsonl"
-    problem_set.write_text('{"F": "P3", "H": "K5", "gadget": "red-determiner"}\n')
+    problem_set.write_text('{"F": "P3", "H": "C6", "gadget": "red-determiner"}\n')
     asked = [[0, 1], [1, 2], [0, 2]]
     answer = Text('```json\n{"edges": [[0, 1], [1, 2], [0, 2]], "e": [0, 1]}\n```')
     script = ScriptedModel(
@@ -329,7 +360,7 @@ def test_problem_set_file_outside_the_catalog(tmp_path: Path) -> None:
     [sample] = log.samples
     assert (
         sample.metadata["F"] == "P3"
-        and sample.metadata["H"] == "K5"
+        and sample.metadata["H"] == "C6"
         and sample.metadata["min_vertices"] is None
     )
     [tool_message] = [m for m in sample.messages if m.role == "tool"]
@@ -341,6 +372,19 @@ def test_problem_set_file_outside_the_catalog(tmp_path: Path) -> None:
     )
 
 
+def unshipped() -> tuple[Problem, Candidate]:
+    """A problem with no shipped proof (not one of the 70, not in the extended set or the atlas)
+    and its minimal solution (6 vertices; found in under a second): a problem-set file's word is
+    all there is about it, whereas a file keeps the shipped proof of any other."""
+    from ramseygadgets.minimal import solve_minimal
+    from ramseygadgets.proofs import shipped_proof
+
+    problem = Problem.make("P3", "P6", "blue-determiner")
+    found = solve_minimal(problem, max_vertices=7, timeout=60)
+    assert shipped_proof(problem) is None and found.candidate is not None
+    return problem, found.candidate
+
+
 def test_minimal_and_excess_metrics_over_proven_optima_only(tmp_path: Path) -> None:
     """A problem-set file with a proven problem and one whose solution has no proof, each
     answered minimally in one epoch and padded (one edge on two new vertices) in the other:
@@ -350,24 +394,28 @@ def test_minimal_and_excess_metrics_over_proven_optima_only(tmp_path: Path) -> N
     from ramseygadgets.integrations.inspect_log import sample_record
     from ramseygadgets.runs import Sample
 
-    proven, unproven = get_problem("p3_k3_red_determiner"), get_problem("k13_c4_negative_sender")
+    proven = get_problem("p3_k3_red_determiner")
+    unproven, unproven_solution = unshipped()
+    solutions = {proven.id: get_solution(proven.id).candidate, unproven.id: unproven_solution}
     lines = []
     for problem, claim in ((proven, True), (unproven, False)):
-        solution = get_solution(problem.id)
-        record = {**problem.to_json(), "solution": solution.candidate.to_json(problem.kind)}
+        solution = solutions[problem.id]
+        record = {**problem.to_json(), "solution": solution.to_json(problem.kind)}
         if claim:
-            record.update(proven_minimal=True, lower_bound=solution.n)
+            record.update(proven_minimal=True, lower_bound=solution.graph.n)
         lines.append(json.dumps(record) + "\n")
     problem_set = tmp_path / "problems.jsonl"
     problem_set.write_text("".join(lines))
 
     def replies(problem: Problem) -> list[list[Text]]:
-        minimal = get_solution(problem.id).candidate
+        minimal = solutions[problem.id]
         n = minimal.graph.n
         padded = Candidate(Graph(n + 2, (*minimal.graph.edges, (n, n + 1))), minimal.designated)
         return [[Text(format_answer(c, problem.kind))] for c in (minimal, padded)]
 
-    script = ScriptedModel({p.id: replies(p) for p in (proven, unproven)})
+    script = ScriptedModel(
+        {p.id: replies(p) for p in (proven, unproven)}, problems={unproven.id: unproven}
+    )
     log = run_task(script, tmp_path / "logs", epochs=2, dataset=str(problem_set))
     metrics = metrics_of(log)
     assert metrics["accuracy"] == 1.0 and metrics["size_graded"] == 2
@@ -382,7 +430,7 @@ def test_minimal_and_excess_metrics_over_proven_optima_only(tmp_path: Path) -> N
             meta["minimal"],
             meta["excess_vertices"],
         )
-    n, m = get_solution(proven.id).n, get_solution(unproven.id).n
+    n, m = solutions[proven.id].graph.n, unproven_solution.graph.n
     assert grades == {
         (proven.id, n): (True, 0),
         (proven.id, n + 2): (False, 2),
@@ -392,14 +440,12 @@ def test_minimal_and_excess_metrics_over_proven_optima_only(tmp_path: Path) -> N
 
 
 def test_without_a_proven_optimum_there_is_no_minimal_metric(tmp_path: Path) -> None:
-    problem = get_problem("p3_k3_red_determiner")
-    record = {
-        **problem.to_json(),
-        "solution": get_solution(problem.id).candidate.to_json(problem.kind),
-    }
+    problem, solution = unshipped()
+    record = {**problem.to_json(), "solution": solution.to_json(problem.kind)}
     problem_set = tmp_path / "problems.jsonl"
     problem_set.write_text(json.dumps(record) + "\n")
-    script = ScriptedModel({problem.id: [[solution_answer(problem.id)]]})
+    answer = Text(format_answer(solution, problem.kind))
+    script = ScriptedModel({problem.id: [[answer]]}, problems={problem.id: problem})
     log = run_task(script, tmp_path / "logs", dataset=str(problem_set))
     metrics = metrics_of(log)
     assert metrics["accuracy"] == 1.0 and metrics["size_graded"] == 0

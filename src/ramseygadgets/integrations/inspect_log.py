@@ -5,7 +5,9 @@ epochs are the runs (epoch ``e`` → run ``e − 1``).  Each log sample becomes 
 run-directory format (docs/eval.md): the verdict, parse error, reason, candidate and witness
 come from the score metadata our scorer writes (with the size grade: the candidate's size, the
 proven optimum, ``minimal`` and the excess, in logs of task version 2 and later), the token usage from the sample's model usage
-(summed over models and rounds), a failed sample's error from the sample error.
+(summed over models and rounds), a failed sample's error from the sample error.  The problem
+set the log ran (``problem_set``, ``dataset``) and its ``dataset_hash`` come from the task's
+metadata (:func:`problem_set_of`), so the report labels the log as it labels a run directory.
 
 Importing this module registers the reader with :func:`ramseygadgets.report.runs.register_reader`
 under the name ``inspect-eval``; reading needs the ``inspect`` extra (``inspect-ai``).
@@ -18,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ramseygadgets.catalog import find_problem
 from ramseygadgets.integrations.common import reasoning_text
 from ramseygadgets.report.runs import (
     Run,
@@ -28,6 +31,7 @@ from ramseygadgets.report.runs import (
     setting_sort_key,
 )
 from ramseygadgets.runs.sizes import SIZE_FIELDS
+from ramseygadgets.selection import named_problem_set
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalSample
@@ -41,6 +45,7 @@ __all__ = [
     "READER_NAME",
     "is_inspect_log",
     "read_inspect_log",
+    "problem_set_of",
     "sample_record",
     "usage_json",
 ]
@@ -117,6 +122,7 @@ def read_inspect_log(path: Path) -> list[Run]:
         dict.fromkeys(s.problem_id for s in samples)
     )
     config = {
+        **problem_set_of(log.eval.metadata or {}, task_args, problems),
         "model": model,
         "model_label": label,
         "profile": task_args.get("profile"),
@@ -142,6 +148,41 @@ def read_inspect_log(path: Path) -> list[Run]:
             warnings=warnings,
         )
     ]
+
+
+def problem_set_of(
+    metadata: dict[str, Any], task_args: dict[str, Any], problems: Iterable[str]
+) -> dict[str, Any]:
+    """The ``problem_set``, ``dataset`` and ``dataset_hash`` of a log, in the keys of a run's
+    ``config.json``: as the task recorded them in its metadata (:func:`~ramseygadgets.
+    integrations.common.problem_set_record`), else (logs written before it did) the task's
+    ``dataset`` argument, or the set its ``problem_set`` argument or its problem ids name, and
+    no hash (— in the report: not recorded)."""
+    if "dataset_hash" in metadata:
+        return {key: metadata.get(key) for key in ("problem_set", "dataset", "dataset_hash")}
+    dataset = task_args.get("dataset")
+    if dataset:
+        return {"problem_set": None, "dataset": str(dataset), "dataset_hash": None}
+    name = task_args.get("problem_set")
+    return {
+        "problem_set": str(name) if name else _set_of_ids(problems),
+        "dataset": None,
+        "dataset_hash": None,
+    }
+
+
+def _set_of_ids(problems: Iterable[str]) -> str | None:
+    """``paper``, ``extended`` or the sources of a mixed selection (``paper+extended``), by id
+    (:func:`~ramseygadgets.integrations.common.problem_set_name`)."""
+    ids = list(problems)
+    if all(find_problem(pid) is not None for pid in ids):
+        return "paper" if ids else None
+    extended = set(named_problem_set("extended").ids)
+    sources = {
+        "paper" if find_problem(pid) is not None else "extended" if pid in extended else "other"
+        for pid in ids
+    }
+    return "+".join(name for name in ("paper", "extended", "other") if name in sources)
 
 
 def _samples(

@@ -72,8 +72,10 @@ from ramseygadgets.catalog import Problem, get_problem, in_catalog
 from ramseygadgets.coloring_tool import TOOL_NAME, run_coloring_tool, tool_spec
 from ramseygadgets.harness.scoring import grade
 from ramseygadgets.integrations.common import (
+    no_problems_message,
+    problem_set_record,
     reasoning_text,
-    split_problem_selection,
+    select_for_framework,
 )
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import (
@@ -86,7 +88,7 @@ from ramseygadgets.prompts import (
 )
 from ramseygadgets.report.metrics import pass_at_k, sample_std
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
-from ramseygadgets.selection import select_problems
+from ramseygadgets.selection import ProblemSet
 
 MULTIROUND = "multiround"
 TOOL_MODES = ("text", "native")
@@ -128,25 +130,36 @@ def build_samples(
     problems: str | Sequence[str] | None = None,
     *,
     dataset: str | None = None,
+    problem_set: str | None = None,
     profile: Any = None,
     tool_mode: str = "text",
 ) -> list[Sample]:
     """One Inspect sample per selected problem for which ``setting`` exists."""
 
+    _check_options(setting, tool_mode)
+    selected = select_for_framework(problems, dataset, problem_set)
+    return samples_of(selected, setting, profile=profile, tool_mode=tool_mode)
+
+
+def _check_options(setting: str, tool_mode: str) -> None:
     if setting not in SETTINGS:
         raise ValueError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
     if tool_mode not in TOOL_MODES:
         raise ValueError(f"unknown tool_mode {tool_mode!r}; expected text or native")
-    ids, tier = split_problem_selection(problems)
-    problem_set = select_problems(ids, tier, dataset)
+
+
+def samples_of(
+    selected: ProblemSet, setting: str, *, profile: Any = None, tool_mode: str = "text"
+) -> list[Sample]:
+    """The samples of the problems of ``selected`` for which ``setting`` exists (at least one)."""
     samples: list[Sample] = []
-    for problem in problem_set.problems:
-        size = problem_set.min_vertices(problem)
+    for problem in selected.problems:
+        size = selected.min_vertices(problem)
         if setting not in settings_for(problem, min_vertices=size):
             continue
         prompt = build_prompt(problem, setting, profile, tool_mode=tool_mode, min_vertices=size)
-        solution = problem_set.solution(problem)
-        optimum = problem_set.optimum(problem)
+        solution = selected.solution(problem)
+        optimum = selected.optimum(problem)
         samples.append(
             Sample(
                 id=problem.id,
@@ -159,7 +172,7 @@ def build_samples(
                     "tier": problem.tier,
                     "setting": setting,
                     "tool_mode": tool_mode,
-                    "min_vertices": problem_set.min_vertices(problem),
+                    "min_vertices": size,
                     "optimum_vertices": None if optimum is None else optimum.vertices,
                     "optimum_edges": None if optimum is None else optimum.edges,
                     "profile": getattr(profile, "name", None),
@@ -167,10 +180,7 @@ def build_samples(
             )
         )
     if not samples:
-        raise ValueError(
-            f"no selected problem has the {setting} setting (example-hint exists only for K1,3 "
-            "problems with a P3 counterpart, size-hint only for problems with a known minimal solution)"
-        )
+        raise ValueError(no_problems_message(setting))
     return samples
 
 
@@ -437,32 +447,45 @@ def ramsey_gadgets(
     profiles_file: str | None = None,
     dataset: str | None = None,
     pass_k: int | None = None,
+    problem_set: str | None = None,
 ) -> Task:
     """RamseyGadgets: construct (F,H)-gadget graphs; answers verified exactly.
 
     Args:
         setting: zero-shot, structural-hint, size-hint, example-hint or multiround.
-        problems: ``all`` (default), a tier (``easy``/``hard``) or problem ids (comma-separated).
+        problems: ``all`` (default), a tier (``easy``/``hard``, or a size tier of the extended
+            set such as ``9-10``) or problem ids (comma-separated).
         tool_mode: multiround coloring tool as a text protocol (``text``) or native tool calls (``native``).
         profile: a model profile (system-prompt handling and recommended sampling), e.g. ``qwen3-235b``.
         profiles_file: a TOML/YAML file with more model profiles.
         dataset: a problem-set file (JSON Lines of F, H, gadget) instead of the 70-problem catalog.
         pass_k: also report the unbiased pass@k for this k (k ≤ epochs).
+        problem_set: the named problem set, ``paper`` (default, the 70) or ``extended`` (as
+            ``eval --set``); not with ``dataset``.
+
+    The task's metadata (the log's ``eval.metadata``) records the problem set the samples come
+    from (``problem_set``, ``dataset``) and its ``dataset_hash`` as ``eval`` computes it, which
+    ``ramseygadgets report`` shows for the log.
     """
+    _check_options(setting, tool_mode)
     chosen = _profile(profile, profiles_file)
+    selected = select_for_framework(problems, dataset, problem_set)
+    samples = samples_of(selected, setting, profile=chosen, tool_mode=tool_mode)
     metrics: list[Any] = [accuracy(), accuracy_std(), pass_at(), size_grades()]
     if pass_k is not None:
         metrics.append(pass_at(int(pass_k)))
     return Task(
-        dataset=MemoryDataset(
-            build_samples(setting, problems, dataset=dataset, profile=chosen, tool_mode=tool_mode),
-            name=f"ramseygadgets-{setting}",
-        ),
+        dataset=MemoryDataset(samples, name=f"ramseygadgets-{setting}"),
         solver=ramsey_solver(),
         scorer=ramsey_scorer(),
         metrics=metrics,
         config=generate_config(chosen),
-        metadata={"setting": setting, "tool_mode": tool_mode, "profile": profile},
+        metadata={
+            "setting": setting,
+            "tool_mode": tool_mode,
+            "profile": profile,
+            **problem_set_record(selected, [setting], dataset),
+        },
         version=TASK_VERSION,
     )
 
@@ -476,5 +499,6 @@ __all__ = [
     "pass_at",
     "size_grades",
     "build_samples",
+    "samples_of",
     "generate_config",
 ]

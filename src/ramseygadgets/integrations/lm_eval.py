@@ -11,7 +11,14 @@ which lm-eval's single-request ``generate_until`` cannot express; use Inspect or
 * :func:`load_dataset` builds a ``datasets.DatasetDict`` with one ``test`` row per problem (the
   YAML's ``custom_dataset``).  Rows hold the project's prompt split into ``system`` (the YAML's
   ``description``) and ``user`` (``doc_to_text``), plus the problem fields.  Options come from
-  ``lm_eval --metadata '{"profile": "qwen3-235b", "problems": "easy"}'``.
+  ``lm_eval --metadata '{"profile": "qwen3-235b", "problems": "easy"}'``: ``profile``,
+  ``profiles_file``, ``problems`` (``all``, a tier or ids), ``problem_set`` (``paper`` or
+  ``extended``, as ``eval --set``) or ``dataset`` (a problem-set file).  A task whose setting
+  no selected problem has (example-hint for three-colour problems, size-hint for a file
+  without solutions) stops the run with :class:`NoDocumentsError`, which names the tasks to
+  run instead: lm-eval refuses a task without documents (``ConfigurableTask`` reads the first
+  document when it is built, and ``build_all_requests`` raises on none) and has no way to leave
+  one out of a tag.
 * :func:`process_results` parses the generation with the project's parser and verifies it
   exactly: ``acc`` (1 when correct) and ``parse_failure`` (1 when no answer could be read); for
   a correct answer on a problem with a proven optimum (the row's ``optimum_vertices`` and
@@ -32,18 +39,21 @@ from typing import Any
 from ramseygadgets.harness.scoring import grade
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import (
-    split_problem_selection,
+    no_problems_message,
+    select_for_framework,
 )
 from ramseygadgets.problem import Problem
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
-from ramseygadgets.selection import select_problems
+from ramseygadgets.selection import ProblemSet
 
 __all__ = [
     "LM_EVAL_SETTINGS",
     "task_name",
+    "NoDocumentsError",
     "dataset_rows",
+    "tasks_with_documents",
     "load_dataset",
     "process_results",
     "main",
@@ -75,9 +85,20 @@ def dataset_rows(
     profile: str | None = None,
     profiles_file: str | None = None,
     dataset: str | None = None,
+    problem_set: str | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per selected problem for which ``setting`` exists (see module docs)."""
+    """One row per selected problem for which ``setting`` exists (see module docs); none when
+    no selected problem has it."""
 
+    _check_setting(setting)
+    chosen = None
+    if profile is not None:
+        chosen = get_profile(profile, profiles_file=profiles_file)
+    selected = select_for_framework(problems, dataset, problem_set)
+    return _rows(selected, setting, chosen)
+
+
+def _check_setting(setting: str) -> None:
     if setting not in LM_EVAL_SETTINGS:
         raise ValueError(
             f"lm-eval runs the settings {', '.join(LM_EVAL_SETTINGS)}; got {setting!r}"
@@ -87,26 +108,24 @@ def dataset_rows(
                 else ""
             )
         )
-    chosen = None
-    if profile is not None:
-        chosen = get_profile(profile, profiles_file=profiles_file)
-    ids, tier = split_problem_selection(problems)
-    problem_set = select_problems(ids, tier, dataset)
+
+
+def _rows(selected: ProblemSet, setting: str, chosen: Any) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for problem in problem_set.problems:
-        size = problem_set.min_vertices(problem)
+    for problem in selected.problems:
+        size = selected.min_vertices(problem)
         if setting not in settings_for(problem, min_vertices=size):
             continue
         prompt = build_prompt(problem, setting, chosen, min_vertices=size)
         system, user = _split_prompt(prompt.messages)
-        optimum = problem_set.optimum(problem)
+        optimum = selected.optimum(problem)
         rows.append(
             {
                 "problem_id": problem.id,
                 "setting": setting,
                 **problem.fields(),
                 "tier": problem.tier,
-                "min_vertices": problem_set.min_vertices(problem),
+                "min_vertices": size,
                 "optimum_vertices": None if optimum is None else optimum.vertices,
                 "optimum_edges": None if optimum is None else optimum.edges,
                 "system": system,
@@ -116,25 +135,57 @@ def dataset_rows(
     return rows
 
 
+def tasks_with_documents(selected: ProblemSet) -> list[str]:
+    """The task names whose setting at least one problem of ``selected`` has."""
+    found = {
+        s
+        for problem in selected.problems
+        for s in settings_for(problem, min_vertices=selected.min_vertices(problem))
+    }
+    return [task_name(s) for s in LM_EVAL_SETTINGS if s in found]
+
+
+class NoDocumentsError(ValueError):
+    """A task whose setting no selected problem has (lm-eval needs at least one document)."""
+
+
 def load_dataset(
     setting: str = "zero-shot",
     problems: str | Sequence[str] | None = None,
     profile: str | None = None,
     profiles_file: str | None = None,
     dataset: str | None = None,
+    problem_set: str | None = None,
     **_ignored: Any,
 ) -> Any:
     """The YAML's ``custom_dataset``: a ``DatasetDict`` with a ``test`` split.
 
     lm-eval calls it with the task's ``metadata`` (``version`` and whatever ``--metadata`` adds)
-    and ``dataset_kwargs`` (the setting) as keyword arguments; unknown ones are ignored.
+    and ``dataset_kwargs`` (the setting) as keyword arguments; unknown ones are ignored.  A
+    selection without a problem of this setting raises :class:`NoDocumentsError` naming the
+    tasks that have documents (lm-eval cannot run a task without documents, nor leave one out
+    of the tag ``ramsey_gadgets``).
     """
     import datasets
 
-    rows = dataset_rows(
-        setting, problems, profile=profile, profiles_file=profiles_file, dataset=dataset
-    )
+    _check_setting(setting)
+    chosen = None if profile is None else get_profile(profile, profiles_file=profiles_file)
+    selected = select_for_framework(problems, dataset, problem_set)
+    rows = _rows(selected, setting, chosen)
+    if not rows:
+        raise NoDocumentsError(_no_documents(setting, selected))
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+
+
+def _no_documents(setting: str, selected: ProblemSet) -> str:
+    others = tasks_with_documents(selected)
+    advice = (
+        f"; lm-eval cannot run a task without documents, so name the tasks that have them "
+        f"instead of the tag ramsey_gadgets: --tasks {','.join(others)}"
+        if others
+        else ""
+    )
+    return f"{task_name(setting)}: {no_problems_message(setting)}{advice}"
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
