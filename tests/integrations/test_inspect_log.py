@@ -27,9 +27,9 @@ from typer.testing import CliRunner  # noqa: E402
 
 from ramseygadgets.catalog import get_problem  # noqa: E402
 from ramseygadgets.cli import app  # noqa: E402
-from ramseygadgets.harness.config import dataset_hash  # noqa: E402
 from ramseygadgets.integrations.inspect_log import is_inspect_log  # noqa: E402
 from ramseygadgets.report import RunFormatError, load_runs  # noqa: E402
+from ramseygadgets.runs.config import dataset_hash  # noqa: E402
 from ramseygadgets.selection import select_problems  # noqa: E402
 
 ZERO_SHOT_IDS = [ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE]  # as run_task asks them

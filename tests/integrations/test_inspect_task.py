@@ -95,7 +95,7 @@ def test_problem_selection_by_tier_and_ids() -> None:
 def test_problem_set_option_and_the_set_the_task_records() -> None:
     """``-T problem_set=extended`` selects from the extended set (as ``eval --set``); the task's
     metadata records the set and the hash ``eval`` computes for the same problems and setting."""
-    from ramseygadgets.harness.config import dataset_hash
+    from ramseygadgets.runs.config import dataset_hash
     from ramseygadgets.selection import select_problems
 
     pair = "p3_p3_negative_sender"  # a two-colour problem of the extended set

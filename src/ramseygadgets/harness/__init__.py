@@ -9,12 +9,12 @@ See docs/eval.md for the command line, the backends and the run-directory format
 from __future__ import annotations
 
 from ramseygadgets.harness.backends import SPEC_HELP, BackendError, make_backend
-from ramseygadgets.harness.config import ConfigMismatchError, check_compatible, dataset_hash
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.runner import EvalOptions, EvalOutcome, Evaluation, run_eval
 from ramseygadgets.harness.summary import SettingSummary, summarize
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Sampling, Usage
+from ramseygadgets.runs.config import ConfigMismatchError, check_compatible, dataset_hash
 from ramseygadgets.runs.folder import RunLog, RunLogError, read_samples
 from ramseygadgets.selection import ProblemSet, load_problem_file, select_problems
 

@@ -29,7 +29,6 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.harness.backends import make_backend
 from ramseygadgets.harness.backends.base import redact
 from ramseygadgets.harness.backends.replay import ReplayData, load_replay
-from ramseygadgets.harness.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.fresh import FRESH_SET, fresh_problem_set
 from ramseygadgets.harness.options import (
@@ -50,6 +49,7 @@ from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey
 from ramseygadgets.harness.writer import GroupCommitWriter
 from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
+from ramseygadgets.runs.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.runs.folder import RunFolder, RunLogError
 from ramseygadgets.runs.records import FieldError, check_runs
 from ramseygadgets.runs.results import write_results

@@ -7,6 +7,7 @@ from typing import Any
 
 from ramseygadgets.catalog import in_catalog, split_problem_ids
 from ramseygadgets.extended import parse_size_tier
+from ramseygadgets.runs.config import dataset_hash
 from ramseygadgets.selection import GADGET_TIERS, ProblemSet, select_problems
 
 __all__ = [
@@ -84,9 +85,7 @@ def problem_set_record(
     """What a framework task records about its problems for ``ramseygadgets report``, in the
     keys of a run's ``config.json``: ``problem_set`` (:func:`problem_set_name`), ``dataset``
     (the problem-set file, or ``None``) and ``dataset_hash`` (the same hash ``eval`` records
-    for these problems and settings: :func:`~ramseygadgets.harness.config.dataset_hash`)."""
-    from ramseygadgets.harness.config import dataset_hash
-
+    for these problems and settings: :func:`~ramseygadgets.runs.config.dataset_hash`)."""
     return {
         "problem_set": problem_set_name(selected, dataset),
         "dataset": dataset,
