@@ -245,28 +245,9 @@ def _inner_bwrap(
         args += ["--ro-bind", source, dest]
     for folder in runtime.hidden:
         args += ["--tmpfs", folder, "--remount-ro", folder]
-    args += [
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        "--size",
-        str(4 * 1024 * 1024),
-        "--tmpfs",
-        "/dev/shm",
-    ]
-    args += [
-        "--remount-ro",
-        "/dev",
-        "--size",
-        disk,
-        "--tmpfs",
-        HOME,
-        "--size",
-        disk,
-        "--tmpfs",
-        "/tmp",
-    ]
+    # /proc of its own PID namespace; /dev minimal and read-only but for a small /dev/shm
+    args += f"--proc /proc --dev /dev --size {4 * 2**20} --tmpfs /dev/shm --remount-ro /dev".split()
+    args += f"--size {disk} --tmpfs {HOME} --size {disk} --tmpfs /tmp".split()
     args += ["--file", str(program_fd), f"{HOME}/main.py", "--chdir", HOME]
     return [*args, "--", runtime.python, "main.py"]
 
@@ -281,16 +262,7 @@ def _command(limits: SandboxLimits, program_fd: int, uid: int | None) -> list[st
         return _prlimit(limits, nproc) + _inner_bwrap(runtime, limits, sources, program_fd)
     # its own PID namespace: everything below dies with it (a credential change clears the
     # parent-death signal, so --die-with-parent alone does not reach past setpriv)
-    stage = [
-        "bwrap",
-        "--dev-bind",
-        "/",
-        "/",
-        "--tmpfs",
-        "/tmp",
-        "--die-with-parent",
-        "--unshare-pid",
-    ]
+    stage = "bwrap --dev-bind / / --tmpfs /tmp --die-with-parent --unshare-pid".split()
     stage += ["--perms", "0755", "--dir", "/tmp/runtime"]
     sources = []
     for index, (source, _) in enumerate(runtime.binds):
