@@ -1,20 +1,25 @@
 """Grades by distance to the optimum in ``results.json`` and the report (issue 24, item 1): the
 minimal rate with its interval and denominator, the mean excess, per model × setting × tier;
 the excess figure; the discoveries (confirmed and disputed) and ``discoveries.jsonl``; old run
-folders report "—", never 0."""
+folders are graded by the report; nothing graded is "—", never 0."""
 
 from __future__ import annotations
 
 import csv
 import json
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ramseygadgets.catalog import all_problems, get_problem
+from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
+from ramseygadgets.minimal import solve_minimal
+from ramseygadgets.problem import Problem
 from ramseygadgets.report import ReportOptions, build_report, load_runs
+from ramseygadgets.report.grades import Discovery, discoveries_table
 from ramseygadgets.runs.results import run_results
 from ramseygadgets.solutions import get_solution
 
@@ -31,11 +36,27 @@ PLAN: dict[str, list[int | None]] = {
 }
 
 
+#: A problem with no shipped proof (not one of the 70, not in the extended set or the atlas):
+#: a problem-set file's solution for it is only the best known one.
+UNSHIPPED = "p3_p6_blue_determiner"
+
+
+@cache
+def minimal_of(problem_id: str) -> tuple[Problem, Candidate]:
+    """The problem and a minimal solution: the shipped one, or found (6 vertices, 0.1 s)."""
+    if problem_id == UNSHIPPED:
+        problem = Problem.make("P3", "P6", "blue-determiner")
+        found = solve_minimal(problem, max_vertices=7, timeout=60)
+        assert problem.id == UNSHIPPED and found.candidate is not None
+        return problem, found.candidate
+    return get_problem(problem_id), get_solution(problem_id).candidate
+
+
 def padded(problem_id: str, k: int) -> dict:
-    """The shipped minimal solution with ``k`` disjoint extra edges on new vertices."""
-    solution = get_solution(problem_id)
-    data = solution.candidate.to_json(get_problem(problem_id).kind)
-    n = solution.n
+    """A minimal solution with ``k`` disjoint extra edges on new vertices."""
+    problem, solution = minimal_of(problem_id)
+    data = solution.to_json(problem.kind)
+    n = solution.graph.n
     data["edges"] = [*data["edges"], *([n + 2 * i, n + 2 * i + 1] for i in range(k))]
     return data
 
@@ -132,38 +153,57 @@ def test_the_report_tabulates_the_grades_per_tier_and_draws_the_excess(graded_ru
     assert 'id="optimum"' in html and 'id="figure-excess_vertices"' in html
 
 
-def test_old_run_folders_report_dashes_not_zeros(tmp_path):
+def test_old_run_folders_are_graded_by_the_report_not_by_their_records(tmp_path):
+    """Run folders written before the size grades hold no optimum: the report grades their
+    answers against the proven optimum of their problem set (the paper's) all the same, and
+    nothing is disputed (a field the record lacks claims nothing)."""
     out = tmp_path / "report"
     result = build_report(load_runs([OLD_RUNS]), out, ReportOptions(resamples=50, drawings=False))
+    rows = {r["model"]: r for r in csv.DictReader((out / "leaderboard.csv").open())}
+    solver = rows["solver"]
+    assert int(solver["graded"]) == int(solver["n_correct"]) > 0
+    assert float(solver["minimal_pct"]) == 100.0 and float(solver["mean_excess_vertices"]) == 0
+    assert result.disputes == [] and (out / "discoveries.jsonl").read_text() == ""
+
+
+def test_nothing_graded_reports_dashes_not_zeros(tmp_path):
+    """No proven optimum (a problem-set file whose solution is only the best known): "—"."""
+    problem_id = UNSHIPPED
+    dataset = _dataset(tmp_path, problem_id, 0)
+    replies = replay_file(tmp_path / "answers.jsonl", {problem_id: [0, 1]})
+    runs = tmp_path / "runs" / "unproven"
+    run_eval(EvalOptions(model=replies, out=runs, runs=2, dataset=dataset, progress=False))
+    out = tmp_path / "report"
+    result = build_report(load_runs([runs]), out, ReportOptions(resamples=50, drawings=False))
     for row in csv.DictReader((out / "optimum.csv").open()):
         assert (
             row["graded"] == "0" and row["minimal_pct"] == "" and row["mean_excess_vertices"] == ""
         )
     board = (out / "leaderboard.md").read_text().splitlines()
-    solver = next(line for line in board if "| solver | zero-shot |" in line)
-    cells = [c.strip() for c in solver.split("|")]
+    line = next(line for line in board if "| replay:answers | zero-shot |" in line)
+    cells = [c.strip() for c in line.split("|")]
     assert cells[8:12] == ["—", "—", "—", "—"]  # minimal %, its CI, mean excess v/e
     assert all(r["minimal_pct"] is None for r in result.summary()["leaderboard"])
-    assert (out / "discoveries.jsonl").read_text() == ""
 
 
 def _dataset(tmp_path: Path, problem_id: str, k: int) -> str:
     """A problem-set file with ``problem_id`` whose best known solution is padded by k edges
     (no proof: its optimum is not proven)."""
-    row = {**get_problem(problem_id).to_json(), "solution": padded(problem_id, k)}
+    row = {**minimal_of(problem_id)[0].to_json(), "solution": padded(problem_id, k)}
     path = tmp_path / f"{problem_id}.jsonl"
     path.write_text(json.dumps(row) + "\n")
     return str(path)
 
 
-def test_discoveries_are_listed_saved_and_disputed_when_the_recheck_disagrees(tmp_path):
-    problem_id = "p3_k3_red_determiner"
-    shipped = get_solution(problem_id)
+def test_discoveries_are_rechecked_by_the_report_whatever_the_record_says(tmp_path):
+    problem_id = UNSHIPPED
+    shipped = minimal_of(problem_id)[1].graph
     dataset = _dataset(tmp_path, problem_id, 2)  # best known: n + 4 vertices, m + 2 edges
     replies = replay_file(tmp_path / "finder.jsonl", {problem_id: [0, 1, 2]})
     found = tmp_path / "runs" / "finder"
     run_eval(EvalOptions(model=replies, out=found, runs=3, dataset=dataset, progress=False))
-    # a second folder whose records claim discoveries that their recheck did not confirm
+    # a second folder whose records say that the recheck of its discoveries did not confirm
+    # them: the report runs the recheck again, and lists the records as disputed
     forged = tmp_path / "runs" / "forged"
     forged.mkdir()
     records = [json.loads(x) for x in (found / "samples.jsonl").read_text().splitlines()]
@@ -177,32 +217,58 @@ def test_discoveries_are_listed_saved_and_disputed_when_the_recheck_disagrees(tm
 
     out = tmp_path / "report"
     options = ReportOptions(resamples=50, drawings=False)
-    build_report(load_runs([tmp_path / "runs"]), out, options)
+    result = build_report(load_runs([tmp_path / "runs"]), out, options)
     lines = [json.loads(x) for x in (out / "discoveries.jsonl").read_text().splitlines()]
     assert len(lines) == 4
     by_key = {(d["model"], d["run"]): d for d in lines}
     best = (shipped.n + 4, shipped.m + 2)
     for run, k in ((0, 0), (1, 1)):
-        confirmed = by_key[("replay:finder", run)]
-        assert confirmed["status"] == "discovery" and confirmed["discovery"] == "new-best-known"
-        assert confirmed["recheck"] == {"method": "brute-force", "agrees": True}
-        assert (confirmed["candidate_vertices"], confirmed["candidate_edges"]) == (
-            shipped.n + 2 * k,
-            shipped.m + k,
+        for model in ("replay:finder", "forger"):
+            confirmed = by_key[(model, run)]
+            assert confirmed["status"] == "discovery"
+            assert confirmed["discovery"] == "new-best-known"
+            assert confirmed["recheck"] == {"method": "brute-force", "agrees": True}
+            assert (confirmed["candidate_vertices"], confirmed["candidate_edges"]) == (
+                shipped.n + 2 * k,
+                shipped.m + k,
+            )
+            assert (confirmed["best_known_vertices"], confirmed["best_known_edges"]) == best
+            assert confirmed["optimum_vertices"] is None
+            assert confirmed["candidate"] == padded(problem_id, k)
+    assert "4 discovery(ies), 0 disputed" in (out / "discoveries.md").read_text()
+    disputed = list(csv.DictReader((out / "disputed.csv").open()))
+    assert [(r["where"], r["fields"]) for r in disputed] == [
+        (f"{forged / 'samples.jsonl'}:1", "recheck"),
+        (f"{forged / 'samples.jsonl'}:2", "recheck"),
+    ]
+    assert disputed[0]["recorded"] == 'recheck = {"method": "brute-force", "agrees": false}'
+    assert [d.where for d in result.disputes] == [r["where"] for r in disputed]
+
+
+def test_a_discovery_whose_recheck_does_not_agree_is_shown_as_disputed():
+    def discovery(method: str | None, agrees: bool | None) -> Discovery:
+        return Discovery(
+            "p3_k3_red_determiner",
+            "m",
+            "zero-shot",
+            0,
+            "src",
+            "new-best-known",
+            (5, 6),
+            (7, 8),
+            None,
+            method,
+            agrees,
+            None,
         )
-        assert (confirmed["best_known_vertices"], confirmed["best_known_edges"]) == best
-        assert confirmed["optimum_vertices"] is None
-        assert confirmed["candidate"] == padded(problem_id, k)
-        disputed = by_key[("forger", claims[run]["run"])]
-        assert disputed["status"] == "disputed"
-    table = {(r["model"], r["run"]): r for r in csv.DictReader((out / "discoveries.csv").open())}
-    assert {k: r["status"] for k, r in table.items()} == {
-        ("replay:finder", "0"): "discovery",
-        ("replay:finder", "1"): "discovery",
-        ("forger", "0"): "disputed",
-        ("forger", "1"): "disputed",
-    }
-    assert table[("forger", "0")]["discovery"] == "new-best-known (claimed)"
-    markdown = (out / "discoveries.md").read_text()
+
+    found = [
+        discovery("brute-force", True),
+        discovery("brute-force", False),
+        discovery("none", None),
+    ]
+    assert [d.status for d in found] == ["discovery", "disputed", "disputed"]
+    markdown = discoveries_table(found).to_markdown()
     assert "brute-force: DISAGREES" in markdown and "none: not decided" in markdown
-    assert "2 discovery(ies), 2 disputed" in markdown
+    assert "1 discovery(ies), 2 disputed" in markdown
+    assert "new-best-known (claimed)" in markdown

@@ -23,11 +23,13 @@ if TYPE_CHECKING:
     from ramseygadgets.gadgets import Candidate
     from ramseygadgets.multicolor.colorings import MultiColoring
     from ramseygadgets.report.metrics import CellStats
+    from ramseygadgets.runs.regrade import Dispute
     from ramseygadgets.verify import Verdict
 
 __all__ = [
     "JSON_OPTION",
     "report",
+    "disputed_line",
     "table1_console",
     "show",
     "read_answer",
@@ -116,11 +118,25 @@ def report(
             soft_wrap=True,
         )
     console.print(table1_console(result.stats))
+    if result.disputes:
+        console.print(disputed_line(result.disputes), markup=False, highlight=False, soft_wrap=True)
     where = terminal_text(result.out_dir)
     console.print(
         f"wrote {len(result.files)} files to {where}"
         + (f" (open {where}/report.html)" if html else ""),
         highlight=False,
+    )
+
+
+def disputed_line(disputes: Sequence[Dispute]) -> str:
+    """One line naming the samples whose recorded grade the report did not take."""
+    from ramseygadgets.report.regrade import DISPUTED_TABLE, disputes_at
+
+    return terminal_text(
+        f"disputed: {len(disputes)} sample(s) whose recorded grade disagrees with the one "
+        f"re-derived from the answer, counted as re-derived ({DISPUTED_TABLE}.md): "
+        f"{disputes_at(disputes)}",
+        markup=False,
     )
 
 

@@ -40,6 +40,7 @@ from ramseygadgets.report.metrics import (
     cell_stats,
     has_more_colors,
 )
+from ramseygadgets.report.regrade import Regraded, disputed_table, regrade_runs
 from ramseygadgets.report.runs import FRESH_SET, Run
 from ramseygadgets.report.tables import (
     MISSING_NOTE,
@@ -54,12 +55,12 @@ from ramseygadgets.report.tables import (
     table1_wide,
     table2,
 )
+from ramseygadgets.runs.regrade import Dispute
 from ramseygadgets.selection import (
     SIZE_TIERED_SETS,
     ProblemSet,
     base_problem_set,
     check_set_name,
-    load_problem_file,
     merge_problem_sets,
     named_problem_set,
 )
@@ -99,10 +100,15 @@ DEFINITIONS = (
     "Minimal rate: among the correct answers graded against a proven optimum (the denominator, shown), the "
     "share with as few vertices as the proven minimum, with a 95% percentile bootstrap CI over problems; mean "
     "excess: vertices and edges above the proven minimum over the same answers. — where none is graded (no "
-    "proven optimum, or runs recorded before these grades), never 0.",
+    "proven optimum), never 0.",
     "Discoveries: correct answers smaller than the best known solution of a problem without a proven optimum, "
     "or than a proven optimum, each re-verified by an independent method; one whose recheck did not agree is "
     "listed as disputed. All are written to discoveries.jsonl.",
+    "Every grade is re-derived by this report, never read from samples.jsonl: the recorded candidate is verified "
+    "again (else the reply is parsed again), minimal and excess come from the proven optimum of the run's own "
+    "problem set, and each discovery is rechecked again. A sample whose record disagrees is counted by the "
+    "re-derived grade and listed in the table of disputed samples (file:line). A run given twice counts once; "
+    "runs of one model over different problem sets are shown apart (the set's name in the label).",
     "Benchmark vs fresh: accuracy on the benchmark and on freshly drawn problems of the same size tier; the gap "
     "(benchmark − fresh, percentage points) is the contamination signal.",
 )
@@ -132,6 +138,7 @@ class ReportResult:
     by_tier: list[tuple[CellStats, object, CellStats]] = field(default_factory=list, repr=False)
     problems: ProblemSet | None = field(default=None, repr=False)  # names and shipped solutions
     discoveries: list[Discovery] = field(default_factory=list)
+    disputes: list[Dispute] = field(default_factory=list)
 
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name == name), None)
@@ -143,6 +150,7 @@ class ReportResult:
             "table1": [stats_record(st) for st in self.stats],
             "leaderboard": leaderboard.records if leaderboard is not None else [],
             "discoveries": [d.to_json() for d in self.discoveries],
+            "disputed": [d.to_json() for d in self.disputes],
             "warnings": self.warnings,
             "files": [str(p) for p in self.files],
         }
@@ -167,8 +175,9 @@ def build_report(
     ``progress(description, total)`` may return a callback advanced once per problem card drawn.
     """
     out = make_output_dir(out_dir, "the report directory")
-    runs, warnings = usable_runs(runs)
-    result = compute_report(out, runs, warnings, options)
+    regraded = regrade(runs, options)
+    kept, warnings = usable_runs(regraded.runs)
+    result = compute_report(out, kept, regraded.warnings + warnings, options, regraded.disputes)
     try:
         with staged_directory(out) as stage:
             write_report(result, stage, options, progress)
@@ -178,6 +187,12 @@ def build_report(
             "the report there (if any) is unchanged"
         ) from None
     return result
+
+
+def regrade(runs: Sequence[Run], options: ReportOptions) -> Regraded:
+    """The runs the report counts: each once, under its own problem set, every grade re-derived
+    (:func:`~ramseygadgets.report.regrade.regrade_runs`)."""
+    return regrade_runs(runs, dataset=options.dataset, set_name=options.problem_set)
 
 
 def usable_runs(runs: Sequence[Run]) -> tuple[list[Run], list[str]]:
@@ -211,9 +226,13 @@ def usable_runs(runs: Sequence[Run]) -> tuple[list[Run], list[str]]:
 
 
 def compute_report(
-    out: Path, runs: Sequence[Run], warnings: list[str], options: ReportOptions
+    out: Path,
+    runs: Sequence[Run],
+    warnings: list[str],
+    options: ReportOptions,
+    disputes: Sequence[Dispute] = (),
 ) -> ReportResult:
-    """Cells, statistics and tables (no files yet)."""
+    """Cells, statistics and tables (no files yet) of runs as :func:`regrade` prepared them."""
     kwargs = {"resamples": options.resamples, "seed": options.seed}
     cells = build_cells(runs)
     for cell in cells:
@@ -239,11 +258,13 @@ def compute_report(
     problems = report_problems(runs, options)
     discoveries = find_discoveries(runs, problems)
     tables.append(discoveries_table(discoveries))
+    tables.append(disputed_table(disputes))
     tables.append(per_problem_table(cells))
-    leaderboard = leaderboard_table(leaderboard_records(cells, stats, comparisons))
+    leaderboard = leaderboard_table(leaderboard_records(cells, stats, comparisons, disputes))
     result = ReportResult(out, cells, stats, [leaderboard, *tables], [], warnings)
     result.problems = problems
     result.discoveries = discoveries
+    result.disputes = list(disputes)
     result.by_size = _flatten(stats, splits["size"])
     result.by_tier = _flatten(stats, splits["tier"])
     return result
@@ -251,20 +272,12 @@ def compute_report(
 
 def report_problems(runs: Sequence[Run], options: ReportOptions) -> ProblemSet:
     """The problems the report names and draws, with their shipped solutions: ``--dataset``, or
-    ``--set``, else what the runs' configs record (their problem-set files where still readable,
-    their named sets, and always the paper's 70)."""
+    ``--set``, else the runs' own problem sets (``run.problem_set``: their problem-set files
+    where still readable, their named sets) and always the paper's 70."""
     if options.dataset is not None or options.problem_set is not None:
         return base_problem_set(options.dataset, options.problem_set)
     sets = [named_problem_set("paper")]
-    for run in runs:
-        dataset, name = run.config.get("dataset"), run.config.get("problem_set")
-        try:
-            if dataset:
-                sets.append(load_problem_file(dataset))
-            elif name and name != "paper":
-                sets.append(named_problem_set(name))
-        except RamseyGadgetsError:
-            continue  # a moved file: the catalog and three-colour ids still name their problems
+    sets += [run.problem_set for run in runs if run.problem_set is not None]
     return merge_problem_sets(sets)
 
 

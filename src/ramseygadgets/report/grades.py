@@ -6,13 +6,15 @@ model, setting and tier (table ``optimum``), and the discoveries (table ``discov
   denominator, shown beside every rate), the share with as few vertices as the optimum; 95 %
   interval: the percentile bootstrap over problems the accuracy uses
   (:func:`~ramseygadgets.runs.stats.size_stats`).  **Mean excess**: vertices and edges above the
-  optimum, over the same samples.  Nothing graded (no proven optimum, or a run folder written
-  before the size grades) shows "—", never 0.
-* **Discoveries**: every sample whose ``discovery`` is set (a correct answer smaller than the
-  best known solution of a problem without a proven optimum, ``new-best-known``, or below a
-  proven optimum, ``contradicts-proof``).  Its status is ``discovery`` only when the independent
-  recheck recorded with it agrees; otherwise (it disagrees, or no second method applied) it is
-  ``disputed``.
+  optimum, over the same samples.  Both are re-derived by the report (:mod:`.regrade`) against
+  the proven optimum of the run's problem set, never read from the records.  Nothing graded (no
+  proven optimum) shows "—", never 0.
+* **Discoveries**: every sample whose re-derived ``discovery`` is set (a correct answer smaller
+  than the best known solution of a problem without a proven optimum, ``new-best-known``, or
+  below a proven optimum, ``contradicts-proof``).  Its status is ``discovery`` only when the
+  independent recheck, run again by the report (:mod:`.regrade`), agrees; otherwise (it
+  disagrees, or no second method applied) it is ``disputed``.  What ``samples.jsonl`` claims
+  is never taken: a recorded discovery or recheck that disagrees is in the table ``disputed``.
 """
 
 from __future__ import annotations
@@ -22,11 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.report.metrics import CellStats, fresh_label, problem_sort_key
+from ramseygadgets.report.metrics import CellStats, problem_sort_key, row_label
 from ramseygadgets.report.runs import Run, Sample, setting_sort_key
 from ramseygadgets.report.tables import Column, Record, Table, fmt_ci, fmt_number, stats_record
-from ramseygadgets.selection import ProblemSet, load_problem_file
+from ramseygadgets.selection import ProblemSet
 
 __all__ = [
     "DISCOVERIES_FILE",
@@ -97,8 +98,8 @@ def optimum_table(
         "Per model, setting and tier, over the correct answers graded against a proven optimum "
         "(Graded: the denominator). Minimal: as few vertices as the proven minimum; 95% CI: "
         "percentile bootstrap over problems, as for accuracy. Mean excess: vertices and edges "
-        "above the proven minimum. — : nothing graded (no proven optimum, or runs recorded "
-        "before these grades existed)."
+        "above the proven minimum (of the run's problem set, re-derived by this report). — : "
+        "nothing graded (no proven optimum)."
     )
     return Table("optimum", "Grades by distance to the optimum", caption, columns, records)
 
@@ -174,29 +175,14 @@ def _best_known(problem_id: str, sets: Sequence[ProblemSet]) -> tuple[int, int] 
     return None
 
 
-def _run_set(run: Run, loaded: dict[str, ProblemSet | None]) -> ProblemSet | None:
-    """The problem-set file a run's ``config.json`` names, if still readable (read once)."""
-    dataset = run.config.get("dataset")
-    if not isinstance(dataset, str) or not dataset:
-        return None
-    if dataset not in loaded:
-        try:
-            loaded[dataset] = load_problem_file(dataset)
-        except RamseyGadgetsError:
-            loaded[dataset] = None
-    return loaded[dataset]
-
-
 def find_discoveries(runs: Sequence[Run], problems: ProblemSet | None) -> list[Discovery]:
-    """Every sample of ``runs`` with a ``discovery``; the best known sizes are those of the
-    problem-set file the run was asked from (its ``config.json`` ``dataset``), else of
-    ``problems`` (the report's problem set)."""
+    """Every sample of ``runs`` with a ``discovery`` (as the report re-derived it,
+    :mod:`.regrade`); the best known sizes are those of the problem set the run was asked from
+    (``run.problem_set``), else of ``problems`` (the report's problem set)."""
     found: list[Discovery] = []
-    loaded: dict[str, ProblemSet | None] = {}
     for run in runs:
-        model = fresh_label(run.label) if run.fresh else run.label
-        own = _run_set(run, loaded)
-        sets = [s for s in (own, problems) if s is not None]
+        model = row_label(run)
+        sets = [s for s in (run.problem_set, problems) if s is not None]
         for sample in run.samples:
             kind = sample.discovery
             if kind is None:
@@ -288,8 +274,9 @@ def discoveries_table(discoveries: Sequence[Discovery]) -> Table:
         f"{confirmed} discovery(ies), {len(discoveries) - confirmed} disputed. A correct answer "
         "smaller (fewer vertices, then fewer edges) than the best known solution of a problem "
         "without a proven optimum (new-best-known), or than a proven optimum (contradicts-proof), "
-        "re-verified by an independent method (brute force, else the other SAT encoding). "
-        "Disputed: the recheck did not agree or none applied. Every one, with its graph, is in "
+        "re-verified by this report with an independent method (brute force, else the other SAT "
+        "encoding). Disputed: the recheck did not agree or none applied. Every one, with its "
+        "graph, is in "
         f"{DISCOVERIES_FILE}."
     )
     if not discoveries:

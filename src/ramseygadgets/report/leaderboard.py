@@ -12,8 +12,9 @@
 * **Leaderboard.** One row per model label and setting (the benchmark cell; the fresh cell
   where a model has only fresh runs), sorted by accuracy: accuracy with its interval, minimal
   rate (of the graded answers) and mean excess, pass@k (k = runs), mean total tokens, the gap,
-  and the command lines (``config.json`` ``command``; "—" when not recorded) and problem-set
-  hashes (``dataset_hash``) of the runs behind the row.
+  the samples whose recorded grade disagreed with the re-derived one (``disputed``, with their
+  ``file:line``: :mod:`.regrade`), and the command lines (``config.json`` ``command``; "—" when
+  not recorded) and problem-set hashes (``dataset_hash``) of the runs behind the row.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ramseygadgets.report.metrics import (
     cell_stats,
     size_tier_of,
 )
+from ramseygadgets.report.regrade import disputes_at
 from ramseygadgets.report.runs import setting_sort_key
 from ramseygadgets.report.tables import (
     Column,
@@ -43,6 +45,7 @@ from ramseygadgets.report.tables import (
     pct,
     stats_record,
 )
+from ramseygadgets.runs.regrade import Dispute
 
 __all__ = [
     "SHARED_TIERS",
@@ -217,10 +220,16 @@ def _problem_set(cell: Cell) -> str:
 
 
 def leaderboard_records(
-    cells: Sequence[Cell], stats: Sequence[CellStats], comparisons: Sequence[Comparison]
+    cells: Sequence[Cell],
+    stats: Sequence[CellStats],
+    comparisons: Sequence[Comparison],
+    disputes: Sequence[Dispute] = (),
 ) -> list[Record]:
     """One record per model label and setting, best accuracy first (see the module docstring)."""
     by_cell = {(c.model, c.setting): st for c, st in zip(cells, stats, strict=True)}
+    disputed: dict[tuple[str, str], list[Dispute]] = {}
+    for d in disputes:
+        disputed.setdefault((d.model, d.setting), []).append(d)
     gaps = {(c.model, c.setting): c for c in comparisons if c.tier == SHARED_TIERS}
     rows: dict[tuple[str, str], Cell] = {}
     fresh_of = {(c.label, c.setting): c for c in cells if c.fresh}
@@ -235,6 +244,7 @@ def leaderboard_records(
         configs = cell.configs + (fresh.configs if fresh is not None else [])
         gap = gaps.get((label, setting))
         record = stats_record(st)
+        against = disputed.get((cell.model, cell.setting), [])
         records.append(
             {
                 "model": label,
@@ -244,6 +254,8 @@ def leaderboard_records(
                 **_gap_record(gap.gap if gap else None, gap.gap_ci if gap else None),
                 "command": _config_text(configs, "command", "; "),
                 "dataset_hash": _config_text(configs, "dataset_hash", " "),
+                "disputed": len(against),
+                "disputed_at": disputes_at(against) or None,
             }
         )
     records.sort(
@@ -255,6 +267,11 @@ def leaderboard_records(
         )
     )
     return records
+
+
+def _disputed_text(record: Record) -> str:
+    count = record.get("disputed") or 0
+    return "0" if not count else f"{count}: {record.get('disputed_at')}"
 
 
 def _accuracy_text(record: Record) -> str:
@@ -300,13 +317,16 @@ def leaderboard_table(records: Sequence[Record]) -> Table:
         Column("Gap vs fresh pp [95% CI]", _gap_text, lambda r: r.get("gap_pp")),
         text("Command", "command"),
         text("Problem-set hash", "dataset_hash"),
+        Column("Disputed", _disputed_text, lambda r: r.get("disputed")),
     ]
     caption = (
         "One row per model and setting, best accuracy first. Accuracy: mean over runs with its "
         "95% bootstrap CI over problems; minimal rate and mean excess over the correct answers "
         "graded against a proven optimum (— : none graded); Pass@k with k = runs; mean total "
         "tokens per sample (— : not reported); gap: benchmark − fresh accuracy on the size tiers "
-        "both have (table fresh_vs_benchmark; — : no fresh runs). Command and problem-set hash "
+        "both have (table fresh_vs_benchmark; — : no fresh runs). Every grade is re-derived from "
+        "the answers; Disputed: samples whose recorded grade disagreed (file:line; counted as "
+        "re-derived, table disputed). Command and problem-set hash "
         "(config.json dataset_hash) reproduce the row; — : not recorded (runs made before the "
         "command was recorded, or from the Python API)."
     )

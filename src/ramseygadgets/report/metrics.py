@@ -31,6 +31,7 @@ from ramseygadgets.runs.stats import (
     pass_at_k,
     problem_info,
     problem_sort_key,
+    row_label,
     sample_std,
     shipped_min_vertices,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "pass_at_k",
     "problem_info",
     "problem_sort_key",
+    "row_label",
     "sample_std",
     "shipped_min_vertices",
     "size_tier_of",

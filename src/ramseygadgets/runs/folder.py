@@ -307,7 +307,8 @@ def read_samples_file(
     last line (a run killed while writing) and a record whose key was already seen (the first
     record of a key is used) are skipped, each with a warning naming ``file:line``: the report
     shows what the file holds rather than nothing.  ``config``: the run's ``config.json``
-    (how it recorded unknown token counts: :func:`~.samples.unknown_usage_as_zero`).
+    (how it recorded unknown token counts: :func:`~.samples.unknown_usage_as_zero`).  Each
+    sample's ``where`` is ``file:line``.
     """
     log = samples_log(path)
     try:
@@ -323,8 +324,8 @@ def read_samples_file(
     samples: list[Sample] = []
     seen: set[tuple[str, str, int]] = set()
     legacy = unknown_usage_as_zero(config)
-    for data in records:
-        sample = Sample.from_record(data, zeros_unknown=legacy)
+    for data, line in zip(records, log.lines, strict=True):
+        sample = Sample.from_record(data, zeros_unknown=legacy, where=f"{path}:{line}")
         if sample.key in seen:
             warnings.append(
                 f"{path}: sample {'/'.join(map(str, sample.key))} recorded twice; the first record is used"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ramseygadgets.catalog import Problem, find_problem, parse_colored_problem
@@ -16,6 +17,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import DISCOVERY_KINDS, SizeGrade, optimum_of
+from ramseygadgets.selection import ProblemSet
 
 __all__ = [
     "EXAMPLE_HINT",
@@ -147,7 +149,8 @@ def unknown_usage_as_zero(config: Mapping[str, Any] | None) -> bool:
 class Sample:
     """One (problem, setting, run) record of a run directory (docs/eval.md), with the fields reports use.
 
-    ``record`` keeps the original JSON object (minus the bulky ``messages``) for the HTML report.
+    ``record`` keeps the original JSON object (minus the bulky ``messages``) for the HTML report;
+    ``where`` names the file and line it was read from.
     """
 
     problem_id: str
@@ -170,6 +173,8 @@ class Sample:
     record: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     check: str = ""
     parse_error_kind: str | None = None
+    #: Where the record was read: ``samples.jsonl:LINE`` (``None`` when the reader did not say).
+    where: str | None = field(default=None, compare=False)
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -188,9 +193,10 @@ class Sample:
             parse_error_kind=self.parse_error_kind,
         )
 
-    @property
+    @cached_property
     def sizes(self) -> SizeGrade:
-        """The answer's size and distance to the proven optimum (:mod:`.sizes`)."""
+        """The answer's size and distance to the proven optimum (:mod:`.sizes`; computed once:
+        the report's tables and breakdowns ask for it again and again)."""
         return SizeGrade.of(self.grade, optimum_of(self.record))
 
     @property
@@ -218,11 +224,13 @@ class Sample:
         return "wrong"
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any], *, zeros_unknown: bool = True) -> Sample:
+    def from_record(
+        cls, data: Mapping[str, Any], *, zeros_unknown: bool = True, where: str | None = None
+    ) -> Sample:
         """Read one decoded ``samples.jsonl`` line; missing tier/gadget come from the catalog.
         ``zeros_unknown``: the run recorded unknown token counts as 0
         (:func:`unknown_usage_as_zero` of its ``config.json``; the default suits a record of
-        unknown origin)."""
+        unknown origin); ``where``: the file and line it was read from."""
         for key in ("problem_id", "setting", "run"):
             if key not in data:
                 raise RunFormatError(f"sample has no {key!r} field")
@@ -263,6 +271,7 @@ class Sample:
             else None,
             response=data.get("response") if isinstance(data.get("response"), str) else None,
             record=record,
+            where=where,
         )
 
 
@@ -337,6 +346,11 @@ class Run:
     config: dict[str, Any] = field(default_factory=dict)
     source: str = ""
     warnings: list[str] = field(default_factory=list)
+    #: The problem set the run was asked from, as the report resolved it (``None``: not yet,
+    #: or unreadable); ``set_tag`` tells it apart in the label where one label has runs of
+    #: several problem sets (e.g. ``extended``), empty otherwise.
+    problem_set: ProblemSet | None = field(default=None, repr=False, compare=False)
+    set_tag: str = ""
 
     @property
     def fresh(self) -> bool:

@@ -82,6 +82,7 @@ __all__ = [
     "pass_at_k",
     "problem_info",
     "problem_sort_key",
+    "row_label",
     "sample_std",
     "shipped_min_vertices",
     "size_stats",
@@ -182,6 +183,14 @@ def fresh_label(label: str) -> str:
     return label + FRESH_SUFFIX
 
 
+def row_label(run: Run) -> str:
+    """The model label a run's cells get: its label, its problem set's tag where one label has
+    runs of several problem sets (``alpha [extended]``), and :data:`FRESH_SUFFIX` for fresh
+    problems."""
+    label = f"{run.label} [{run.set_tag}]" if run.set_tag else run.label
+    return fresh_label(label) if run.fresh else label
+
+
 @dataclass
 class Cell:
     """All samples of one model label and one setting, combined over sources.
@@ -264,11 +273,12 @@ def build_cells(runs: Sequence[Run]) -> list[Cell]:
     A source whose problems for a setting are disjoint from those already collected is joined run
     by run (run i with run i: e.g. one directory per tier).  A source that overlaps is stacked as
     further runs (its run indices offset by the runs already collected: e.g. one directory per
-    repetition).  Runs of fresh problems make cells of their own (:func:`fresh_label`).
+    repetition).  Runs of fresh problems make cells of their own (:func:`fresh_label`), and so do
+    runs of another problem set under the same label (:func:`row_label`).
     """
     cells: dict[tuple[str, str, bool], Cell] = {}
     for run in runs:
-        model = fresh_label(run.label) if run.fresh else run.label
+        model = row_label(run)
         expected = run.expected_keys()
         by_setting: dict[str, set[tuple[str, int]]] = {}
         for p, s, r in expected:
