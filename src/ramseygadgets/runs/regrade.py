@@ -258,15 +258,10 @@ class Regrader:
         return regraded, self._dispute(sample, regraded, context)
 
     def _dispute(self, old: Sample, new: Sample, context: _Context) -> Dispute | None:
-        if _typed(old) == _typed(new):  # the common case: the record agrees
-            return None
-        differences = tuple(
-            (name, before, after)
-            for name in COMPARED_FIELDS
-            if name == "correct" or name in old.record
-            for before, after in [(_field(old, name), _field(new, name))]
-            if not _same(before, after)
-        )
+        """The fields the record has (``correct`` always) whose value differs."""
+        names = ["correct", *(name for name in COMPARED_FIELDS[1:] if name in old.record)]
+        pairs = [(name, _field(old, name), _field(new, name)) for name in names]
+        differences = tuple(pair for pair in pairs if not _same(pair[1], pair[2]))
         if not differences:
             return None
         where = old.where or f"{context.source} ({old.problem_id}, {old.setting}, run {old.run})"
@@ -292,16 +287,6 @@ def _frozen_heap() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _typed(sample: Sample) -> list[tuple[type, Any]]:
-    """The compared fields of a sample with their types (``True`` is not ``1`` here)."""
-    values = [sample.correct, *(sample.record.get(name, _ABSENT) for name in COMPARED_FIELDS[1:])]
-    return [(type(value), value) for value in values]
-
-
-#: A field a record does not have.
-_ABSENT = object()
-
-
 def _field(sample: Sample, name: str) -> Any:
     if name == "correct":
         return sample.correct
@@ -310,6 +295,8 @@ def _field(sample: Sample, name: str) -> Any:
 
 def _same(a: Any, b: Any) -> bool:
     """Equal JSON values, a boolean never equal to a number."""
+    if a is b:
+        return True
     if isinstance(a, bool) != isinstance(b, bool):
         return False
     if isinstance(a, Mapping) and isinstance(b, Mapping):
