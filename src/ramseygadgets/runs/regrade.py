@@ -39,7 +39,7 @@ from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.grading import grade, grade_candidate, size_fields
 from ramseygadgets.runs.samples import Run, Sample, problem_of_id
 from ramseygadgets.runs.sizes import SizeGrade
-from ramseygadgets.selection import ProblemSet
+from ramseygadgets.selection import Optimum, ProblemSet
 
 __all__ = ["COMPARED_FIELDS", "Answer", "Dispute", "Regrader"]
 
@@ -101,6 +101,17 @@ class _Context:
 Answer = tuple[Any, ...] | None
 
 
+@dataclass(frozen=True)
+class _SetFacts:
+    """A problem in a run's set: whether the set has it, its proven optimum, its best known
+    solution and that solution's vertex count."""
+
+    in_set: bool
+    optimum: Optimum | None
+    best: Candidate | None
+    min_vertices: int | None
+
+
 class Regrader:
     """Re-derives sample grades (module docstring), caching every verification."""
 
@@ -110,6 +121,7 @@ class Regrader:
         self._read: dict[tuple[str, str], tuple[Any, ...]] = {}  # candidate JSON -> Answer
         self._sizes: dict[tuple[str, Any], dict[str, Any]] = {}
         self._problems: dict[tuple[str, str], Problem | None] = {}
+        self._set_facts: dict[tuple[str, str], _SetFacts] = {}
         #: Distinct answers verified (or parsed and verified): the rest were cache hits.
         self.verified = 0
 
@@ -149,11 +161,10 @@ class Regrader:
         if problem is None:
             return self._unknown_problem(sample, context)
         verdict = self._verdict(sample, answer)
-        sizes = self._size_fields(problem, verdict, answer, context)
-        problems = context.problems
+        sizes = self._size_fields(problem, sample.problem_id, verdict, answer, context)
         record = {**sample.record, **verdict.to_json(), **sizes}
         record["recheck"] = sizes.get("recheck")  # a recorded one is never kept
-        known = problems.min_vertices(problem) if problems is not None else None
+        known = self._facts(problem, sample.problem_id, context).min_vertices
         min_vertices = sample.min_vertices if known is None else known
         record["min_vertices"] = min_vertices
         regraded = replace(
@@ -180,6 +191,21 @@ class Regrader:
             found = context.problems.by_id.get(problem_id) if context.problems else None
             self._problems[key] = found if found is not None else problem_of_id(problem_id)
         return self._problems[key]
+
+    def _facts(self, problem: Problem, problem_id: str, context: _Context) -> _SetFacts:
+        """What the run's set says about a problem (looked up once per set and problem)."""
+        key = (context.key, problem_id)
+        found = self._set_facts.get(key)
+        if found is None:
+            problems = context.problems
+            if problems is None or problem.id not in problems.by_id:
+                found = _SetFacts(False, None, None, None)
+            else:
+                best = problems.solution(problem)
+                optimum, size = problems.optimum(problem), best.graph.n if best else None
+                found = _SetFacts(True, optimum, best, size)
+            self._set_facts[key] = found
+        return found
 
     def _answer(self, sample: Sample, context: _Context) -> tuple[Problem | None, Answer]:
         """The sample's problem and its answer: the recorded candidate (read back), else the
@@ -227,7 +253,7 @@ class Regrader:
                 self.verified += 1
 
     def _size_fields(
-        self, problem: Problem, verdict: Grade, answer: Any, context: _Context
+        self, problem: Problem, problem_id: str, verdict: Grade, answer: Any, context: _Context
     ) -> dict[str, Any]:
         """:func:`~.grading.size_fields` against the run's set (with the recheck of a
         discovery), cached per set and answer; a problem outside the set has no optimum and
@@ -236,10 +262,9 @@ class Regrader:
         found = self._sizes.get(key) if key is not None else None
         if found is not None:
             return found
-        problems = context.problems
-        if problems is not None and problem.id in problems.by_id:
-            optimum, best = problems.optimum(problem), problems.solution(problem)
-            found = size_fields(problem, verdict, optimum, best)
+        facts = self._facts(problem, problem_id, context)
+        if facts.in_set:
+            found = size_fields(problem, verdict, facts.optimum, facts.best)
         else:
             found = {**SizeGrade.of(verdict, None).to_json(), "discovery": None}
         if key is not None:
