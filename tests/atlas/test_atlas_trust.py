@@ -161,21 +161,27 @@ def test_table_json_gives_a_disputed_entry_the_status_disputed(p3_log, tmp_path)
     assert row["status"] == "disputed" and "re-run record" in row["disputed"]
 
 
-def test_the_shipped_cube_bounds_say_they_are_taken_on_trust():
-    """The shipped (K3, K4) bounds were adopted before re-runs existed: their coverage is
-    re-derived, their cube outcomes are the logs' word, and the table says so."""
+def test_the_shipped_cube_bounds_say_what_they_rest_on():
+    """The (K3, K4) determiners' bounds on 13 were adopted with every cube re-run (atlas adopt
+    --recheck all); the negative sender's 123 cubes (7,839 CPU s) were not: its coverage is
+    re-derived, its cube outcomes are the log's word, and the table says so."""
     atlas = load_atlas()
     expected = {
-        "k3_k4_red_determiner": "none on 13: cube log, 32 cubes, taken on trust (not re-run)",
-        "k3_k4_blue_determiner": "none on 13: cube log, 32 cubes, taken on trust (not re-run)",
-        "k3_k4_negative_sender": "none on 13: cube log, 123 cubes, taken on trust (not re-run)",
+        "k3_k4_red_determiner": ("none on 13: cube log, 32 cubes, all re-run (agree)", False),
+        "k3_k4_blue_determiner": ("none on 13: cube log, 32 cubes, all re-run (agree)", False),
+        "k3_k4_negative_sender": (
+            "none on 13: cube log, 123 cubes, taken on trust (not re-run)",
+            True,
+        ),
     }
-    for pid, rests in expected.items():
+    for pid, (rests, on_trust) in expected.items():
         entry = atlas.entries[pid]
-        assert bound_rests_on(entry) == rests and bound_on_trust(entry) and dispute(entry) is None
-    assert result_cells(atlas.entries["k3_k4_blue_determiner"])[0] == "14 †"
-    assert result_cells(atlas.entries["k3_k4_red_determiner"])[0] == "none ≤ 13 †"
-    assert sum(bound_on_trust(e) for e in atlas.entries.values()) == 3
+        assert bound_rests_on(entry) == rests and dispute(entry) is None
+        assert bound_on_trust(entry) is on_trust
+    assert result_cells(atlas.entries["k3_k4_blue_determiner"])[0] == "**14**"
+    assert result_cells(atlas.entries["k3_k4_red_determiner"])[0] == "none ≤ 13"
+    assert result_cells(atlas.entries["k3_k4_negative_sender"])[0] == "none ≤ 13 †"
+    assert sum(bound_on_trust(e) for e in atlas.entries.values()) == 1
     blue = entry_json(atlas.entries["k3_k4_blue_determiner"])  # as atlas table --json gives it
-    assert blue["lower_bound_rests_on"] == expected["k3_k4_blue_determiner"]
-    assert blue["lower_bound_on_trust"] is True and blue["status"] == "minimal"
+    assert blue["lower_bound_rests_on"] == expected["k3_k4_blue_determiner"][0]
+    assert blue["lower_bound_on_trust"] is False and blue["status"] == "minimal"

@@ -353,9 +353,8 @@ def summary(atlas: Atlas, disputes: dict[str, str] | None = None) -> str:
     parts.append("minimal sizes " + ", ".join(f"n = {n}: {c}" for n, c in sorted(sizes.items())))
     parts.append(f"{scanned} confirmed by the exhaustive scan")
     if trusted:
-        parts.append(
-            f"{trusted} lower bounds rest on cube-log outcomes not all re-run ({ON_TRUST})"
-        )
+        bounds = "1 lower bound rests" if trusted == 1 else f"{trusted} lower bounds rest"
+        parts.append(f"{bounds} on cube-log outcomes not all re-run ({ON_TRUST})")
     return "; ".join(parts)
 
 
