@@ -3,7 +3,9 @@
 ``export_dataset(out_dir, fmt)`` writes ``problems.<ext>`` (one row per problem; the paper's 70,
 or any :class:`~ramseygadgets.selection.ProblemSet` such as ``--set extended``, whose rows
 add ``size_tier``),
-``prompts.<ext>`` (one row per problem and applicable setting) and a dataset card
+``prompts.<ext>`` (one row per problem and applicable setting: by default the paper's five,
+:data:`~ramseygadgets.prompts.SETTINGS`; ``settings`` chooses others, e.g. ``python``, whose
+rows hold the prompt that describes the sandboxed Python tool) and a dataset card
 ``README.md`` describing every field.  Both tables load with
 ``datasets.load_dataset("json" | "parquet", data_files=...)``.  Files are written to a temporary
 name and renamed, so an interrupted export never leaves a half-written file.
@@ -24,8 +26,9 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import make_output_dir, staged_directory
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.profiles import ModelProfile, get_profile
-from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
+from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
+from ramseygadgets.python_tool import PYTHON_SETTING, PythonLimits
 from ramseygadgets.solutions import Solution, get_solution
 
 if TYPE_CHECKING:
@@ -68,13 +71,35 @@ def _solution(problem: Problem, problem_set: ProblemSet | None = None) -> Soluti
         raise ExportError(f"cannot export: no shipped minimal solution for {problem.id}") from None
 
 
+def chosen_settings(settings: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The settings an export holds, in :data:`ALL_SETTINGS` order: the paper's five by default."""
+    if settings is None:
+        return SETTINGS
+    unknown = [s for s in settings if s not in ALL_SETTINGS]
+    if unknown:
+        raise ExportError(
+            f"unknown setting {unknown[0]!r}; expected one of {', '.join(ALL_SETTINGS)}"
+        )
+    if not settings:
+        raise ExportError("no setting to export")
+    return tuple(s for s in ALL_SETTINGS if s in settings)
+
+
+def _settings_of(problem: Problem, size: int, settings: Sequence[str] | None) -> list[str]:
+    """The chosen settings that apply to ``problem`` (example-hint needs a counterpart)."""
+    chosen = chosen_settings(settings)
+    return [s for s in settings_for(problem, min_vertices=size, extra=True) if s in chosen]
+
+
 def problem_row(
     problem: Problem,
     problem_set: ProblemSet | None = None,
+    settings: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One row of ``problems``: the problem (:meth:`Problem.fields`), every colour's pattern as
     an edge list, and its minimal solution (fixed schema; ``F``, ``H``, ``F_edges``, ``H_edges``
-    are null unless the problem is a pair; sets with size tiers add ``size_tier``)."""
+    are null unless the problem is a pair; sets with size tiers add ``size_tier``);
+    ``settings``: those of the export that apply (default: of the paper's five)."""
     solution = _solution(problem, problem_set)
     designated = solution.candidate.designated
     kind = problem.kind
@@ -90,7 +115,7 @@ def problem_row(
         "H_edges": [list(e) for e in problem.H.graph.edges] if pair else None,
         "colors_edges": [[list(e) for e in p.graph.edges] for p in problem.patterns],
         "designated": list(names),
-        "settings": settings_for(problem, min_vertices=solution.n),
+        "settings": _settings_of(problem, solution.n, settings),
         "min_vertices": solution.n,
         "min_edges": solution.m,
         "solution_edges": [list(e) for e in solution.candidate.graph.edges],
@@ -108,12 +133,14 @@ def prompt_rows(
     problem: Problem,
     profile: ModelProfile,
     problem_set: ProblemSet | None = None,
+    settings: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The rows of ``prompts`` for one problem: one per applicable setting (text tool mode)."""
+    """The rows of ``prompts`` for one problem: one per applicable setting of ``settings``
+    (default: the paper's five), text tool mode (python: the default :class:`PythonLimits`)."""
     solution = _solution(problem, problem_set)
     reference = format_answer(solution.candidate, problem.kind)
     rows = []
-    for setting in settings_for(problem, min_vertices=solution.n):
+    for setting in _settings_of(problem, solution.n, settings):
         prompt = build_prompt(problem, setting, profile, min_vertices=solution.n)
         by_role = {m["role"]: m["content"] for m in prompt.messages}
         rows.append(
@@ -162,14 +189,18 @@ def export_dataset(
     problems: Sequence[Problem] | None = None,
     problem_set: ProblemSet | None = None,
     progress: Callable[[int, int], None] | None = None,
+    settings: Sequence[str] | None = None,
 ) -> ExportResult:
     """Write ``problems``, ``prompts`` and ``README.md`` to ``out_dir`` (created if needed).
 
     ``problems`` default to all of ``problem_set``, else the paper's 70; each needs a minimal
     solution, from ``problem_set`` or shipped.  Every row has ``colors`` (problem rows also
-    ``colors_edges``), with ``F`` and ``H`` for two-colour problems."""
+    ``colors_edges``), with ``F`` and ``H`` for two-colour problems.  ``settings``: the
+    settings whose prompts are exported (default: the paper's five; ``python`` is one of
+    :data:`ALL_SETTINGS`)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; expected jsonl or parquet")
+    chosen = chosen_settings(settings)
     profile = get_profile(profile)
     if problems is None:
         problems = problem_set.problems if problem_set is not None else all_problems()
@@ -177,8 +208,8 @@ def export_dataset(
     out = make_output_dir(out_dir, "the export directory", ExportError)
     problem_table, prompt_table = [], []
     for index, problem in enumerate(problems):
-        problem_table.append(problem_row(problem, problem_set))
-        prompt_table.extend(prompt_rows(problem, profile, problem_set))
+        problem_table.append(problem_row(problem, problem_set, chosen))
+        prompt_table.extend(prompt_rows(problem, profile, problem_set, chosen))
         if progress is not None:
             progress(index + 1, len(problems))
     ext = fmt
@@ -205,7 +236,8 @@ def export_dataset(
         loader="json" if fmt == "jsonl" else "parquet",
         version=__version__,
         counts=counts,
-        settings=SETTINGS,
+        settings=chosen,
+        python_rounds=PythonLimits().rounds if PYTHON_SETTING in chosen else None,
         profile=profile.name,
         profile_note=profile.description.strip().rstrip("."),
         format_example=format_example(GadgetType.RED_DETERMINER),
@@ -223,4 +255,12 @@ def export_dataset(
     return ExportResult(out, files, counts)
 
 
-__all__ = ["FORMATS", "ExportError", "ExportResult", "export_dataset", "problem_row", "prompt_rows"]
+__all__ = [
+    "FORMATS",
+    "ExportError",
+    "ExportResult",
+    "chosen_settings",
+    "export_dataset",
+    "problem_row",
+    "prompt_rows",
+]

@@ -72,6 +72,13 @@ class PythonLimits:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PythonLimits:
+        """The limits :meth:`to_json` wrote (missing fields keep their defaults)."""
+        fields = dict(data)
+        program = fields.pop("program", None)
+        return cls(**fields, program=SandboxLimits(**(program or {})))
+
     def context(self) -> dict[str, Any]:
         """What the prompt templates state about the tool."""
         p = self.program

@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 import pytest
+from gadget_search import found_answer, search_program
 from openai_mock import Reply, RequestInfo, tool_call
 
 from ramseygadgets import sandbox as sandbox_module
@@ -51,53 +52,6 @@ def need_sandbox(request: pytest.FixtureRequest) -> None:
         pytest.skip(str(exc))
 
 
-def search_program(problem: Problem) -> str:
-    """What the scripted model runs: every graph of networkx's atlas (up to 7 vertices, fewest
-    vertices and edges first), its good colourings as CNF (one variable per edge and colour,
-    copies found with networkx), PySAT asked whether an edge has the determined colour in all."""
-    patterns = [list(p.graph.edges) for p in problem.patterns]
-    return f"""
-import itertools, json
-import networkx as nx
-from networkx.algorithms import isomorphism
-from pysat.solvers import Solver
-
-PATTERNS = [nx.Graph(edges) for edges in {patterns!r}]
-FORCED = {problem.determined_color!r}
-
-def copies(G, P):
-    found = set()
-    for m in isomorphism.GraphMatcher(G, P).subgraph_monomorphisms_iter():
-        back = {{v: k for k, v in m.items()}}
-        found.add(frozenset(frozenset((back[a], back[b])) for a, b in P.edges()))
-    return found
-
-def encode(G):
-    k = len(PATTERNS)
-    var = {{(frozenset(e), c): 1 + i * k + c for i, e in enumerate(G.edges()) for c in range(k)}}
-    clauses = []
-    for e in G.edges():
-        clauses.append([var[frozenset(e), c] for c in range(k)])
-        clauses += [[-var[frozenset(e), a], -var[frozenset(e), b]] for a, b in itertools.combinations(range(k), 2)]
-    for c, P in enumerate(PATTERNS):
-        clauses += [[-var[e, c] for e in copy] for copy in copies(G, P)]
-    return clauses, var
-
-for G in nx.graph_atlas_g()[1:]:
-    if min(d for _, d in G.degree()) == 0:
-        continue
-    clauses, var = encode(G)
-    with Solver(name="minisat22", bootstrap_with=clauses) as solver:
-        if not solver.solve():
-            continue
-        for u, v in G.edges():
-            if not solver.solve(assumptions=[-var[frozenset((u, v)), FORCED]]):
-                print("FOUND " + json.dumps({{"edges": sorted(map(sorted, G.edges())), "e": [u, v]}}))
-                raise SystemExit(0)
-print("none up to 7 vertices")
-"""
-
-
 def last_output(body: dict[str, Any]) -> str:
     """The program output the scripted model reads: the last tool or user message."""
     return body["messages"][-1]["content"]
@@ -115,8 +69,7 @@ def scripted_model(tool_mode: str):
             return Reply(f"Let me search.\n\n```python run\n{code}```\n")
         messages = info.body["messages"]
         output = messages[-2]["content"] if tool_mode == "native" else last_output(info.body)
-        found = output.split("FOUND ", 1)[1].splitlines()[0]
-        return Reply(f"The program found one.\n\n```json\n{found}\n```")
+        return Reply(found_answer(output))
 
     return script
 

@@ -5,6 +5,7 @@ Imported only after ``pytest.importorskip("inspect_ai")``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,9 +44,19 @@ class Text:
 
 @dataclass(frozen=True)
 class Calls:
-    """An assistant turn with native tool calls (each an arguments dict for the coloring tool)."""
+    """An assistant turn with native tool calls (each an arguments dict for ``function``: the
+    coloring tool unless named)."""
 
     arguments: tuple[dict[str, Any], ...]
+    function: str = TOOL_NAME
+
+
+@dataclass(frozen=True)
+class Reads:
+    """A reply computed from what the model was sent (the round's input messages): a model that
+    reads its program's output and answers from it."""
+
+    reply: Callable[[list[Any]], Text]
 
 
 def solution_answer(problem_id: str) -> Text:
@@ -76,10 +87,11 @@ class ScriptedModel:
     """``script[problem_id][attempt][round − 1]`` is the reply; attempts are counted per problem
     in the order first-round calls arrive (so epochs may get them in any order)."""
 
-    script: dict[str, list[list[Text | Calls]]]
+    script: dict[str, list[list[Text | Calls | Reads]]]
     setting: str = "zero-shot"
     problems: dict[str, Any] = field(default_factory=dict)  # problems outside the catalog, by id
     tool_mode: str = "text"
+    python: Any = None  # the python setting's limits (PythonLimits), as the task states them
     calls: list[Observed] = field(default_factory=list)
     _attempts: dict[str, int] = field(default_factory=dict)
     _by_user_text: dict[str, str] = field(default_factory=dict)
@@ -87,7 +99,10 @@ class ScriptedModel:
     def __post_init__(self) -> None:
         for problem_id in self.script:
             prompt = build_prompt(
-                self.problems.get(problem_id, problem_id), self.setting, tool_mode=self.tool_mode
+                self.problems.get(problem_id, problem_id),
+                self.setting,
+                tool_mode=self.tool_mode,
+                python=self.python,
             )
             user = [m["content"] for m in prompt.messages if m["role"] == "user"][0]
             self._by_user_text[user] = problem_id
@@ -105,19 +120,26 @@ class ScriptedModel:
             Observed(problem_id, attempt, round_no, list(input), list(tools), tool_choice)
         )
         reply = self.script[problem_id][attempt][round_no - 1]
+        if isinstance(reply, Reads):
+            reply = reply.reply(list(input))
         if isinstance(reply, Text):
             output = ModelOutput.from_content(MOCK, reply.text, stop_reason=reply.stop_reason)  # type: ignore[arg-type]
         else:
             calls = [
                 ToolCall(
                     id=f"call_{problem_id}_{attempt}_{round_no}_{i}",
-                    function=TOOL_NAME,
+                    function=reply.function,
                     arguments=args,
                 )
                 for i, args in enumerate(reply.arguments)
             ]
             message = ChatMessageAssistant(
-                content="Let me check a graph.", model=MOCK, source="generate", tool_calls=calls
+                content="Let me check a graph."
+                if reply.function == TOOL_NAME
+                else "Let me run it.",
+                model=MOCK,
+                source="generate",
+                tool_calls=calls,
             )
             output = ModelOutput(
                 model=MOCK,

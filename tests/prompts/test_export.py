@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from typer.testing import CliRunner
 
 from ramseygadgets.answers import parse_answer
 from ramseygadgets.catalog import get_problem
+from ramseygadgets.cli import app
 from ramseygadgets.export import ExportError, export_dataset
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
+from ramseygadgets.prompts import SETTINGS, build_prompt
+from ramseygadgets.python_tool import PythonLimits
 from ramseygadgets.verify import verify
 
 
@@ -107,3 +111,39 @@ def test_a_set_problem_without_a_minimal_solution_is_named(tmp_path):
         ExportError, match="k3_p4_red_determiner has no minimal solution in the set"
     ):
         export_dataset(tmp_path / "out", problem_set=unsolved)
+
+
+def test_python_rows_only_when_asked(tmp_path, solutions):
+    """The default export holds the paper's five settings; ``settings`` (``--setting``) adds the
+    python setting, whose rows hold the prompt that describes the sandboxed tool."""
+    chosen = [get_problem("p3_k3_red_determiner"), get_problem("k13_k4_red_determiner")]
+    default = export_dataset(tmp_path / "paper", problems=chosen)
+    rows = [json.loads(x) for x in default.files["prompts"].read_text().splitlines()]
+    assert "python" not in {r["setting"] for r in rows}
+    assert "`python`" not in default.files["card"].read_text()
+
+    both = export_dataset(tmp_path / "six", problems=chosen, settings=[*SETTINGS, "python"])
+    rows = [json.loads(x) for x in both.files["prompts"].read_text().splitlines()]
+    problems = [json.loads(x) for x in both.files["problems"].read_text().splitlines()]
+    assert [r["setting"] for r in rows if r["problem_id"] == "k13_k4_red_determiner"] == [
+        *SETTINGS,
+        "python",
+    ]
+    assert problems[1]["settings"] == [*SETTINGS, "python"]
+    python = next(r for r in rows if r["id"] == "k13_k4_red_determiner/python")
+    expected = build_prompt("k13_k4_red_determiner", "python", min_vertices=python["min_vertices"])
+    assert python["messages"] == expected.messages and python["rounds"] == PythonLimits().rounds
+    assert "# Running Python" in python["system"] and "```python run" in python["system"]
+    assert "60 s wall clock" in python["system"]  # the limits the prompt states
+    card = both.files["card"].read_text()
+    assert "6 for `python`" in card and "`python` is not one of the paper's settings" in card
+
+    result = CliRunner().invoke(
+        app, ["export", "--out", str(tmp_path / "cli"), "--setting", "python", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["counts"]["prompts"] == 70
+    rows = [json.loads(x) for x in (tmp_path / "cli" / "prompts.jsonl").read_text().splitlines()]
+    assert {r["setting"] for r in rows} == {"python"} and all(r["rounds"] == 6 for r in rows)
+    with pytest.raises(ExportError, match="unknown setting 'one-shot'"):
+        export_dataset(tmp_path / "bad", settings=["one-shot"])

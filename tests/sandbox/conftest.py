@@ -3,18 +3,10 @@ CI) and the test-only unsandboxed runner, both with small limits."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from sandbox_helpers import LIMITS, need_sandbox  # tests/helpers, on sys.path (tests/conftest.py)
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from sandbox_helpers import LIMITS, need_sandbox  # noqa: E402
-
-from ramseygadgets.sandbox import Sandbox  # noqa: E402
+from ramseygadgets.sandbox import Sandbox
 
 
 @pytest.fixture

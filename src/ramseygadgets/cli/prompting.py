@@ -21,7 +21,7 @@ from ramseygadgets.cli.core import (
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
 from ramseygadgets.profiles import get_profile
-from ramseygadgets.prompts import SETTINGS, build_prompt
+from ramseygadgets.prompts import EXTRA_SETTINGS, SETTINGS, build_prompt
 from ramseygadgets.terminal import terminal_text
 from ramseygadgets.verify import verify
 
@@ -169,9 +169,16 @@ def export(
     ),
     set_name: str | None = SET_OPTION,
     dataset: str | None = DATASET_OPTION,
+    setting: list[str] | None = typer.Option(
+        None,
+        "--setting",
+        "-s",
+        help=f"Settings whose prompts are exported, comma-separated (default: the paper's five; "
+        f"also: {', '.join(EXTRA_SETTINGS)}).",
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Write the problems, their prompts for every setting and their minimal solutions, with a dataset card."""
+    """Write the problems, their prompts for the paper's five settings (or those of --setting) and their minimal solutions, with a dataset card."""
     from ramseygadgets.export import export_dataset
     from ramseygadgets.selection import base_problem_set
 
@@ -192,6 +199,7 @@ def export(
             profile=profile,
             problem_set=problem_set,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
+            settings=_split_settings(setting),
         )
     if as_json:
         print_json(result.to_json())
@@ -203,3 +211,10 @@ def export(
     )
     for path in result.files.values():
         console.print(f"  {path}", highlight=False)
+
+
+def _split_settings(values: list[str] | None) -> list[str] | None:
+    """``--setting a,b --setting c`` as a list (``None`` when not given)."""
+    if not values:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]

@@ -4,8 +4,9 @@ One log file (``.eval``, or Inspect's older ``.json`` format) is one model on on
 epochs are the runs (epoch ``e`` → run ``e − 1``).  Each log sample becomes one record of the
 run-directory format (docs/eval.md): the verdict, parse error, reason, candidate and witness
 come from the score metadata our scorer writes (with the size grade: the candidate's size, the
-proven optimum, ``minimal`` and the excess, in logs of task version 2 and later), the token usage from the sample's model usage
-(summed over models and rounds), a failed sample's error from the sample error.  The problem
+proven optimum, ``minimal`` and the excess, in logs of task version 2 and later; the tool
+uses as ``tool_calls``; the python setting's ``tool_seconds`` and ``programs``), the token usage
+from the sample's model usage (summed over models and rounds), a failed sample's error from the sample error.  The problem
 set the log ran (``problem_set``, ``dataset``) and its ``dataset_hash`` come from the task's
 metadata (:func:`problem_set_of`), so the report labels the log as it labels a run directory.
 
@@ -229,6 +230,11 @@ def sample_record(sample: EvalSample, model: str) -> dict[str, Any]:
         if key in meta:
             record[key] = meta[key]
     for key in SIZE_FIELDS:  # the size grade (logs of task version 2 and later)
+        if key in verdict:
+            record[key] = verdict[key]
+    if "tool_uses" in verdict:  # multiround and python: the tool uses, as eval counts them
+        record["tool_calls"] = verdict["tool_uses"]
+    for key in ("tool_seconds", "programs"):  # the python setting's programs
         if key in verdict:
             record[key] = verdict[key]
     return record

@@ -14,11 +14,16 @@ Run it with Inspect's own CLI, for example::
   answer; in round 3 tools stay declared but ``tool_choice`` is ``none``.  ``tool_mode=text``:
   the request is a ```` ```coloring_tool ```` block and the answer comes back as the prompts'
   follow-up message; ``tool_mode=native``: the model calls the Inspect tool
-  :func:`coloring_tool` (one call answered per round).
+  :func:`coloring_tool` (one call answered per round).  ``-T setting=python``: up to
+  ``python_rounds`` rounds in which the model runs Python programs in the project's sandbox
+  (:mod:`~ramseygadgets.integrations.inspect_python`: the same
+  :class:`~ramseygadgets.python_tool.PythonTool` as ``eval``; limits as task options; refused in
+  one line where the sandbox cannot run).
 * **Scorer** (:func:`ramsey_scorer`): the project's parser and exact verifier
   (:func:`ramseygadgets.harness.scoring.grade`, run off the event loop); value ``C``/``I``, the
   verifier's reason as explanation, and in the metadata the epoch, parse error, candidate,
-  witness, finish reason, rounds and the size grade of ``eval``'s samples
+  witness, finish reason, rounds, tool uses (python: also ``programs`` and ``tool_seconds``)
+  and the size grade of ``eval``'s samples
   (:class:`~ramseygadgets.runs.sizes.SizeGrade`: ``candidate_vertices``, ``candidate_edges``,
   ``optimum_vertices``, ``optimum_edges``, ``minimal``, ``excess_vertices``, ``excess_edges``;
   null without a proven optimum, or for a wrong answer).
@@ -41,14 +46,7 @@ from typing import Any
 import anyio
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import (
-    ChatMessage,
-    ChatMessageAssistant,
-    ChatMessageSystem,
-    ChatMessageTool,
-    ChatMessageUser,
-    GenerateConfig,
-)
+from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
@@ -77,15 +75,29 @@ from ramseygadgets.integrations.common import (
     reasoning_text,
     select_for_framework,
 )
+from ramseygadgets.integrations.inspect_python import (
+    LIMITS_KEY,
+    program_record,
+    python_limits,
+    python_rounds,
+    require_python_sandbox,
+)
+from ramseygadgets.integrations.inspect_state import (
+    CALLS_LEFT_KEY,
+    ROUNDS_KEY,
+    TOOL_USES_KEY,
+    chat_message,
+)
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import (
+    ALL_SETTINGS,
     MULTIROUND_ROUNDS,
-    SETTINGS,
     build_prompt,
     followup_message,
     multiround_step,
     settings_for,
 )
+from ramseygadgets.python_tool import PYTHON_SETTING, PythonLimits
 from ramseygadgets.report.metrics import pass_at_k, sample_std
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
 from ramseygadgets.selection import ProblemSet
@@ -100,10 +112,6 @@ FINISH_REASONS = {
     "tool_calls": "tool_calls",
     "content_filter": "content_filter",
 }
-#: Per-sample store keys written by the solver.
-ROUNDS_KEY = "ramseygadgets:rounds"
-TOOL_USES_KEY = "ramseygadgets:tool_uses"
-CALLS_LEFT_KEY = "ramseygadgets:tool_calls_left"
 #: Default completion budget (the paper's 32K tokens); ``--max-tokens`` overrides it.
 DEFAULT_MAX_TOKENS = 32768
 
@@ -111,20 +119,6 @@ DEFAULT_MAX_TOKENS = 32768
 # =============================================================================================
 # Dataset
 # =============================================================================================
-def chat_message(message: dict[str, Any]) -> ChatMessage:
-    """An OpenAI-style message dict (as the prompt builders return them) as an Inspect message."""
-    role, content = message.get("role"), message.get("content") or ""
-    if role == "system":
-        return ChatMessageSystem(content=content)
-    if role == "user":
-        return ChatMessageUser(content=content)
-    if role == "assistant":
-        return ChatMessageAssistant(content=content)
-    if role == "tool":
-        return ChatMessageTool(content=content, tool_call_id=message.get("tool_call_id"))
-    raise ValueError(f"prompt message with unknown role {role!r}")
-
-
 def build_samples(
     setting: str = "zero-shot",
     problems: str | Sequence[str] | None = None,
@@ -133,31 +127,41 @@ def build_samples(
     problem_set: str | None = None,
     profile: Any = None,
     tool_mode: str = "text",
+    python: PythonLimits | None = None,
 ) -> list[Sample]:
-    """One Inspect sample per selected problem for which ``setting`` exists."""
+    """One Inspect sample per selected problem for which ``setting`` exists (``python``: the
+    python setting's limits, default :class:`PythonLimits`)."""
 
     _check_options(setting, tool_mode)
     selected = select_for_framework(problems, dataset, problem_set)
-    return samples_of(selected, setting, profile=profile, tool_mode=tool_mode)
+    return samples_of(selected, setting, profile=profile, tool_mode=tool_mode, python=python)
 
 
 def _check_options(setting: str, tool_mode: str) -> None:
-    if setting not in SETTINGS:
-        raise ValueError(f"unknown setting {setting!r}; expected one of {', '.join(SETTINGS)}")
+    if setting not in ALL_SETTINGS:
+        raise ValueError(f"unknown setting {setting!r}; expected one of {', '.join(ALL_SETTINGS)}")
     if tool_mode not in TOOL_MODES:
         raise ValueError(f"unknown tool_mode {tool_mode!r}; expected text or native")
 
 
 def samples_of(
-    selected: ProblemSet, setting: str, *, profile: Any = None, tool_mode: str = "text"
+    selected: ProblemSet,
+    setting: str,
+    *,
+    profile: Any = None,
+    tool_mode: str = "text",
+    python: PythonLimits | None = None,
 ) -> list[Sample]:
     """The samples of the problems of ``selected`` for which ``setting`` exists (at least one)."""
     samples: list[Sample] = []
+    limits = (python or PythonLimits()) if setting == PYTHON_SETTING else None
     for problem in selected.problems:
         size = selected.min_vertices(problem)
-        if setting not in settings_for(problem, min_vertices=size):
+        if setting not in settings_for(problem, min_vertices=size, extra=True):
             continue
-        prompt = build_prompt(problem, setting, profile, tool_mode=tool_mode, min_vertices=size)
+        prompt = build_prompt(
+            problem, setting, profile, tool_mode=tool_mode, min_vertices=size, python=limits
+        )
         solution = selected.solution(problem)
         optimum = selected.optimum(problem)
         samples.append(
@@ -176,6 +180,7 @@ def samples_of(
                     "optimum_vertices": None if optimum is None else optimum.vertices,
                     "optimum_edges": None if optimum is None else optimum.edges,
                     "profile": getattr(profile, "name", None),
+                    **({LIMITS_KEY: limits.to_json()} if limits is not None else {}),
                 },
             )
         )
@@ -241,9 +246,12 @@ def coloring_tool(
 # =============================================================================================
 @solver
 def ramsey_solver() -> Solver:
-    """The project's prompt (already the sample input) + ``generate()``; multiround: see module docs."""
+    """The project's prompt (already the sample input) + ``generate()``; multiround and python:
+    see module docs."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if state.metadata.get("setting") == PYTHON_SETTING:
+            return await python_rounds(state, generate)
         if state.metadata.get("setting") != MULTIROUND:
             state = await generate(state, tool_calls="none")
             store().set(ROUNDS_KEY, 1)
@@ -390,6 +398,7 @@ def ramsey_scorer() -> Scorer:
             "rounds": store().get(ROUNDS_KEY),
             "tool_uses": store().get(TOOL_USES_KEY, 0),
             **sizes.to_json(),
+            **(program_record() if state.metadata.get("setting") == PYTHON_SETTING else {}),
         }
         return Score(
             value=CORRECT if verdict["correct"] is True else INCORRECT,
@@ -448,29 +457,47 @@ def ramsey_gadgets(
     dataset: str | None = None,
     pass_k: int | None = None,
     problem_set: str | None = None,
+    python_rounds: int | None = None,
+    python_total_seconds: float | None = None,
+    python_wall_s: float | None = None,
+    python_cpu_s: int | None = None,
+    python_memory_mb: int | None = None,
 ) -> Task:
     """RamseyGadgets: construct (F,H)-gadget graphs; answers verified exactly.
 
     Args:
-        setting: zero-shot, structural-hint, size-hint, example-hint or multiround.
+        setting: zero-shot, structural-hint, size-hint, example-hint, multiround or python
+            (the model runs Python programs in the sandbox; refused, in one line, where the
+            sandbox cannot run).
         problems: ``all`` (default), a tier (``easy``/``hard``, or a size tier of the extended
             set such as ``9-10``) or problem ids (comma-separated).
-        tool_mode: multiround coloring tool as a text protocol (``text``) or native tool calls (``native``).
+        tool_mode: the multiround coloring tool or the python setting's ``run_python`` as a text
+            protocol (``text``) or native tool calls (``native``).
         profile: a model profile (system-prompt handling and recommended sampling), e.g. ``qwen3-235b``.
         profiles_file: a TOML/YAML file with more model profiles.
         dataset: a problem-set file (JSON Lines of F, H, gadget) instead of the 70-problem catalog.
         pass_k: also report the unbiased pass@k for this k (k ≤ epochs).
         problem_set: the named problem set, ``paper`` (default, the 70) or ``extended`` (as
             ``eval --set``); not with ``dataset``.
+        python_rounds: the python setting's rounds per problem (default 6; the last answers).
+        python_total_seconds: its program seconds per problem (default 300).
+        python_wall_s, python_cpu_s, python_memory_mb: its limits per program (default 60 s
+            wall clock, 60 s CPU, 2048 MB).
 
     The task's metadata (the log's ``eval.metadata``) records the problem set the samples come
     from (``problem_set``, ``dataset``) and its ``dataset_hash`` as ``eval`` computes it, which
     ``ramseygadgets report`` shows for the log.
     """
     _check_options(setting, tool_mode)
+    limits = None
+    if setting == PYTHON_SETTING:
+        limits = python_limits(
+            python_rounds, python_total_seconds, python_wall_s, python_cpu_s, python_memory_mb
+        )
+        require_python_sandbox()  # refuses in one line before the first request
     chosen = _profile(profile, profiles_file)
     selected = select_for_framework(problems, dataset, problem_set)
-    samples = samples_of(selected, setting, profile=chosen, tool_mode=tool_mode)
+    samples = samples_of(selected, setting, profile=chosen, tool_mode=tool_mode, python=limits)
     metrics: list[Any] = [accuracy(), accuracy_std(), pass_at(), size_grades()]
     if pass_k is not None:
         metrics.append(pass_at(int(pass_k)))
@@ -485,6 +512,7 @@ def ramsey_gadgets(
             "tool_mode": tool_mode,
             "profile": profile,
             **problem_set_record(selected, [setting], dataset),
+            **({LIMITS_KEY: limits.to_json()} if limits is not None else {}),
         },
         version=TASK_VERSION,
     )
@@ -495,6 +523,7 @@ __all__ = [
     "ramsey_solver",
     "ramsey_scorer",
     "coloring_tool",
+    "chat_message",
     "accuracy_std",
     "pass_at",
     "size_grades",

@@ -1,5 +1,5 @@
-"""Helpers of the sandbox tests: small limits, the skip-or-fail rule, a scan of the host's
-processes."""
+"""Helpers of the sandbox tests (and of the tests of the python setting): small limits, the
+skip-or-fail rule, a scan of the host's processes."""
 
 from __future__ import annotations
 
