@@ -95,7 +95,10 @@ def make_sample(
         candidate = answer(problem.id, outcome)
         verdict = verify(problem, Candidate.from_json(candidate, problem.kind))
         assert verdict.correct == (outcome == "correct"), (problem.id, outcome, verdict.reason)
+        reply = json.dumps(candidate)  # the report grades the reply again, as eval did
         record.update(
+            messages=[{"role": "user", "content": "task"}, {"role": "assistant", "content": reply}],
+            response=reply,
             candidate=candidate,
             correct=verdict.correct,
             reason=verdict.reason,

@@ -104,6 +104,24 @@ def test_a_random_run_marked_all_correct_is_counted_as_what_it_answered(genuine,
     assert summary["disputed"][0]["recorded"] == {"correct": True}
 
 
+def test_correct_candidates_written_beside_the_random_replies_are_disputed(genuine, tmp_path):
+    """A forger who also writes the shipped solution as each sample's candidate proves
+    nothing: the report grades the reply, as eval did, not the candidate beside it."""
+    right = {r["problem_id"]: r["candidate"] for r in records(genuine / "solver")}
+
+    def forge_candidate(record: dict[str, Any]) -> None:
+        record.update(correct=True, candidate=right[record["problem_id"]], parse_error=None)
+
+    random = genuine / "random"
+    wrong = [r for r in records(random) if not r["correct"]]
+    assert wrong and all(isinstance(r["response"], str) for r in wrong)
+    forged = forge(random, tmp_path / "runs" / "forged", "forger", forge_candidate)
+    result, out = report(tmp_path, random, forged)
+    rows = {r["model"]: r for r in board(out)}
+    assert rows["forger"]["mean_accuracy_pct"] == rows["random"]["mean_accuracy_pct"]
+    assert int(rows["forger"]["disputed"]) == len(wrong)
+
+
 def test_the_console_names_the_disputed_samples(genuine, tmp_path):
     forged = forge(
         genuine / "random", tmp_path / "forged", "forger", lambda r: r.update(correct=True)
@@ -119,6 +137,7 @@ def test_the_console_names_the_disputed_samples(genuine, tmp_path):
 def one_edge_discovery(record: dict[str, Any]) -> None:
     """A hand-written discovery: one edge, claimed below the proof and rechecked."""
     record.update(
+        response=json.dumps({"edges": [[0, 1]], "e": [0, 1]}),
         candidate={"edges": [[0, 1]], "e": [0, 1]},
         correct=True,
         reason="ok",

@@ -4,9 +4,10 @@ A recorded sample claims a grade (``correct``, the optimum, ``minimal``, ``exces
 ``discovery``, ``recheck``); :class:`Regrader` decides it again with the code ``eval`` grades with
 (:mod:`.grading`):
 
-1. the answer is the recorded ``candidate`` (read back and verified exactly), or, without one,
-   the recorded reply (``response`` and ``reasoning``) parsed again with the project's parser;
-   a sample with a backend ``error`` has no answer;
+1. the answer is the recorded reply (``response`` and ``reasoning``) parsed again with the
+   project's parser, as ``eval`` graded it, or, for a record without the reply, the recorded
+   ``candidate`` (read back and verified exactly); a sample with a backend ``error`` has no
+   answer;
 2. ``minimal`` and the excess come from the proven optimum of the problem set the run used
    (:meth:`~ramseygadgets.selection.ProblemSet.optimum`), never from the record;
 3. a discovery is rechecked again by the independent method (:mod:`ramseygadgets.recheck`).
@@ -208,15 +209,16 @@ class Regrader:
         return found
 
     def _answer(self, sample: Sample, context: _Context) -> tuple[Problem | None, Answer]:
-        """The sample's problem and its answer: the recorded candidate (read back), else the
-        reply to parse again; ``None`` without one (backend error, unreadable candidate)."""
+        """The sample's problem and its answer: the recorded reply parsed again (as ``eval``
+        graded it: a candidate edited beside an untouched reply proves nothing), else the
+        recorded candidate read back (a record without the reply); ``None`` without one."""
         problem = self._problem(sample.problem_id, context)
         if problem is None or sample.error:
             return problem, None
         recorded = sample.record.get("candidate")
-        if recorded is None:
-            reasoning = sample.record.get("reasoning")
-            text = reasoning if isinstance(reasoning, str) else None
+        reasoning = sample.record.get("reasoning")
+        text = reasoning if isinstance(reasoning, str) else None
+        if isinstance(sample.response, str) or text is not None or recorded is None:
             return problem, ("reply", sample.problem_id, sample.response, text)
         spelled = (sample.problem_id, json.dumps(recorded, sort_keys=True))
         found = self._read.get(spelled)
