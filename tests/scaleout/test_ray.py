@@ -91,3 +91,20 @@ def test_problems_fan_out_on_ray_like_on_local_processes(cluster, tmp_path):
     assert (tmp_path / "ray" / "problems.jsonl").read_text() == (
         tmp_path / "local" / "problems.jsonl"
     ).read_text()
+
+
+def test_the_clusters_error_events_go_to_stderr_not_into_json_on_stdout(monkeypatch, capsys):
+    """Ray prints events such as a node marked dead to the driver's stdout; the executor sends
+    them to stderr (the real case: tests/scaleout/test_ray_cluster.py)."""
+    from ray._private import worker as ray_worker
+
+    from ramseygadgets.scaleout import executors
+
+    monkeypatch.setattr(ray_worker, "print_to_stdstream", ray_worker.print_to_stdstream)
+    monkeypatch.setattr(executors, "_errors_guarded", False)
+    executors._cluster_errors_to_stderr()
+    executors._cluster_errors_to_stderr()  # a second call changes nothing
+    event = {"lines": ["The node with node id: 3a5a has been marked dead"], "pid": "raylet"}
+    ray_worker.print_to_stdstream({**event, "is_err": False}, ignore_prefix=False)
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("has been marked dead") == 1

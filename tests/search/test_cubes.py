@@ -8,6 +8,7 @@ import multiprocessing as mp
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -24,7 +25,7 @@ from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search import cubes as cubes_module
 from ramseygadgets.search import runners as runners_module
 from ramseygadgets.search.cegar import LayoutFinder
-from ramseygadgets.search.cubelog import CubeLog, CubeLogError, read_log
+from ramseygadgets.search.cubelog import CubeLog, CubeLogError, cubes_by_node, read_log
 from ramseygadgets.search.cubeproof import check_none_below
 from ramseygadgets.search.cubes import (
     CubeTask,
@@ -400,6 +401,25 @@ def test_resume_searches_only_undecided_cubes(tmp_path):
     # a finer split later reuses the coarser decided cubes (their prefixes)
     finer = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, cubes=20, out=out)
     assert finer.levels[0].cubes_searched == 0 and finer.status == "none-up-to-limit"
+
+
+def test_each_cube_record_names_where_it_ran_and_older_logs_without_it_resume(tmp_path):
+    """Local workers: the host (as ``node``) and the worker's pid (Ray: the node id, its IP,
+    tests/scaleout/test_ray_cluster.py).  The fields are optional: a log written before them
+    resumes like any other."""
+    out = tmp_path / "run"
+    first = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, jobs=2, cubes=8, out=out)
+    cubes = [r for r in read_log(out / "cubes.jsonl") if r["kind"] == "cube"]
+    host = socket.gethostname()
+    assert {(r["node"], r["host"], "ip" in r) for r in cubes} == {(host, host, False)}
+    assert os.getpid() not in {r["pid"] for r in cubes}  # decided in the workers
+    assert cubes_by_node(cubes) == {host: {"none": first.levels[0].cubes}}
+    old = [{k: v for k, v in r.items() if k not in ("node", "host", "pid")} for r in cubes]
+    (out / "cubes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old[:-2]))
+    assert cubes_by_node(old) == {"?": {"none": len(old)}}
+    again = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, cubes=8, out=out)
+    assert again.status == "none-up-to-limit" and again.levels[0].cubes_searched == 2
+    assert [r["node"] for r in read_log(out / "cubes.jsonl")[-3:-1]] == [host, host]
 
 
 def test_a_found_level_resumes_from_its_logged_solution(tmp_path):

@@ -11,8 +11,10 @@ each result as it arrives (a checkpoint), so a crash or Ctrl-C keeps everything 
   more processes than tasks.
 * :class:`RayExecutor` (``--ray ADDRESS``): each item is a Ray task; Ray re-runs a task whose
   worker died (``max_retries``).  ``ADDRESS`` is ``auto`` (the cluster this machine belongs to),
-  ``local`` (start a single-node cluster here), or a cluster address (``ray://head:10001`` or
-  ``head:6379``).  Every node needs ``ramseygadgets`` (and nauty for enumerations) installed.
+  ``local`` (start a single-node cluster here, even where another one runs), or a cluster
+  address (``ray://head:10001`` or ``head:6379``).  Every node needs ``ramseygadgets`` (and
+  nauty for enumerations) installed (a cube search's tasks carry all they need and no
+  paths: :mod:`ramseygadgets.search.runners`).
 """
 
 from __future__ import annotations
@@ -169,6 +171,7 @@ class RayExecutor(Executor):
             raise ScaleoutError("--ray needs Ray: pip install 'ramseygadgets[ray]'") from None
         self.ray, self.retries, self.address = ray, retries, address
         self._started = False
+        _cluster_errors_to_stderr()
         if not ray.is_initialized():
             options: dict[str, Any] = {
                 "include_dashboard": False,
@@ -184,8 +187,9 @@ class RayExecutor(Executor):
             if address not in ("local", "auto"):
                 _check_reachable(address)
             try:
-                if address == "local":
-                    ray.init(num_cpus=num_cpus, **options)
+                if address == "local":  # named: with no address Ray would join the last
+                    # cluster started on this machine (/tmp/ray/ray_current_cluster) or RAY_ADDRESS
+                    ray.init(address="local", num_cpus=num_cpus, **options)
                 else:
                     ray.init(address=address, **options)
             except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -229,6 +233,30 @@ class RayExecutor(Executor):
         if self._started and self.ray.is_initialized():
             self.ray.shutdown()
             self._started = False
+
+
+def _cluster_errors_to_stderr() -> None:
+    """Send the cluster's error events that Ray prints in a driver (a node marked dead, a worker
+    killed) to stderr: Ray prints them to stdout, in the middle of ``--json`` output (seen when
+    a node of the two-node test died, tests/scaleout/test_ray_cluster.py).  Ray has no option
+    for it, so its printing function is wrapped (once per process; skipped if it moved)."""
+    global _errors_guarded
+    try:
+        from ray._private import worker as ray_worker
+    except ImportError:
+        return
+    original = getattr(ray_worker, "print_to_stdstream", None)
+    if _errors_guarded or not callable(original):
+        return
+
+    def to_stderr(data: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        return original({**data, "is_err": True}, *args, **kwargs)
+
+    ray_worker.print_to_stdstream = to_stderr
+    _errors_guarded = True
+
+
+_errors_guarded = False
 
 
 def _check_reachable(address: str, timeout: float = 5.0) -> None:

@@ -8,12 +8,18 @@ lost.  It is the project's one append-only log (:class:`~ramseygadgets.runs.chec
 * any other malformed line is an error naming the file and the line number (never skipped: a
   checkpoint that misread a record could claim a cube decided that was not);
 * one writer at a time: an exclusive ``flock`` on ``DIR/.lock``.
+
+Only the driver writes it; a cube record names where the cube ran (``node``, ``host``, ``pid``,
+``ip`` on Ray, :func:`.runners.placement`) — optional fields, absent from older logs.
+:func:`cubes_by_node` counts a log's cube outcomes by node.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +27,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import lock_directory, make_output_dir
 from ramseygadgets.runs.checkpoint import CheckpointLog
 
-__all__ = ["CUBES_FILE", "CubeLog", "CubeLogError", "read_log", "read_numbered"]
+__all__ = ["CUBES_FILE", "CubeLog", "CubeLogError", "cubes_by_node", "read_log", "read_numbered"]
 
 #: The log's file name inside the ``--out`` directory.
 CUBES_FILE = "cubes.jsonl"
@@ -55,6 +61,21 @@ def read_numbered(path: Path) -> list[tuple[int, dict[str, Any]]]:
     log = _log(path)
     records = log.read(repair=False, check=_check)
     return list(zip(log.lines, records, strict=True))
+
+
+#: The node of a cube record written before records named their node.
+UNKNOWN_NODE = "?"
+
+
+def cubes_by_node(records: Iterable[dict[str, Any]]) -> dict[str, Counter[str]]:
+    """Per node (a record's ``node``; :data:`UNKNOWN_NODE` for older records), how many of the
+    cube records ended with each outcome (``none``, ``found``, ``split``, ``timeout``)."""
+    out: dict[str, Counter[str]] = {}
+    for record in records:
+        if record.get("kind") == "cube":
+            node = str(record.get("node") or UNKNOWN_NODE)
+            out.setdefault(node, Counter())[str(record.get("outcome"))] += 1
+    return out
 
 
 class CubeLog:

@@ -18,7 +18,11 @@ lemma holds for every solution of the level, :mod:`.cubes`).  Local workers also
 their cubes run (:class:`.cubes.LemmaExchange`, relayed by :class:`.runners.LocalRunner`).
 
 **Checkpoints** (``out``): every finished cube is appended to ``OUT/cubes.jsonl``
-(:mod:`.cubelog`) with the problem, the engine that ran and the outcome.  A rerun with the same
+(:mod:`.cubelog`) by this process (the driver) with the problem, the engine that ran, the
+outcome and where it ran (``node``, ``host``, ``pid``, ``ip`` on Ray:
+:func:`.runners.placement`; optional, older logs have none).  Only finished cubes are logged:
+a cube in flight when its node or the driver is lost is not, so a rerun searches it again.
+A rerun with the same
 ``out`` skips every cube contained in a decided one of the same engine (the cubes of one level
 must all come from one engine: both engines' symmetry breaking keeps one graph per orbit, but
 not the same one), goes straight to the halves of a cube the log records as split (instead of
@@ -180,7 +184,8 @@ class _LevelRun:
 
     def _finished(self, cube: Cube, result: dict[str, Any]) -> tuple[str, Candidate | None] | None:
         if result.get("kind") == "error":
-            raise SearchError(f"cube {cube.key} failed: {result['error']}")
+            where = f" on {result['node']}" if result.get("node") else ""
+            raise SearchError(f"cube {cube.key} failed{where}: {result['error']}")
         learned = result.pop("learned", [])
         self._count(result)
         if result["outcome"] == "none":

@@ -16,6 +16,14 @@ cube whose worker died (killed, out of memory) — ``cancel_all()`` and ``close(
 * :class:`RayRunner`: Ray tasks (``--ray auto|local|ADDRESS``, connection handling of
   :class:`ramseygadgets.scaleout.executors.RayExecutor`); Ray re-runs a task whose worker died,
   cancelled tasks are force-killed.
+
+A worker needs nothing but its task: the problem, the cube and the lemmas it starts with travel
+in the :class:`.cubes.CubeTask` (pickled by Ray or the pipe), the record comes back the same way,
+and the driver alone writes the log and keeps the lemma pools (:mod:`.parallel`).  No path is
+passed and no file is read beyond the installed package, so a node of a cluster needs only
+``ramseygadgets`` installed, not the driver's files (tested on a two-node cluster whose workers
+may not open anything in the driver's directory, ``tests/scaleout/test_ray_cluster.py``).  Each
+record says where it was decided (:func:`placement`).
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import select
+import socket
+import sys
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_any
 from typing import Any
@@ -45,17 +55,38 @@ __all__ = [
     "RayRunner",
     "Runner",
     "make_runner",
+    "placement",
 ]
 
 Outcome = tuple[str, dict[str, Any] | None]
 
 
+def placement() -> dict[str, Any]:
+    """Where this process runs, for its cube records: ``node`` — the Ray node id (hex, as
+    ``ray status`` and ``ray list nodes`` show it) in a Ray worker, else the host name —
+    ``host`` (the host name), ``ip`` (the Ray node's address; Ray only) and ``pid``.  Ray is
+    consulted only when this process already imported and initialised it (a Ray worker)."""
+    host = socket.gethostname()
+    where: dict[str, Any] = {"node": host, "host": host}
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        from ray.util import get_node_ip_address
+
+        where["node"] = ray.get_runtime_context().get_node_id()
+        where["ip"] = get_node_ip_address()
+    where["pid"] = os.getpid()
+    return where
+
+
 def _guarded_run(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str, Any]:
-    """:func:`run_cube`, with an exception turned into an ``error`` record (never lost silently)."""
+    """:func:`run_cube`, with an exception turned into an ``error`` record (never lost
+    silently); either names where it ran (:func:`placement`)."""
     try:
-        return run_cube(task, exchange)
+        record = run_cube(task, exchange)
     except Exception as exc:  # reported by the scheduler as one error line
-        return {"kind": "error", "error": f"{type(exc).__name__}: {exc}"}
+        record = {"kind": "error", "error": f"{type(exc).__name__}: {exc}"}
+    record.update(placement())
+    return record
 
 
 class SerialRunner:
