@@ -23,6 +23,7 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.leakage import is_published, problem_key
 from ramseygadgets.problemsets import export_row
 from ramseygadgets.problemsets import stream as stream_module
+from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.selection import load_problem_file
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verify import verify
@@ -251,6 +252,31 @@ def test_a_raised_optimum_is_refused_on_resume(drawn_three, tmp_path) -> None:
     )
     assert "its minimum is n = " in line
     assert not (out / "samples.jsonl").exists() and not (out / "config.json").exists()
+
+
+def test_the_report_draws_a_fresh_run_again_and_names_a_forged_optimum(tmp_path) -> None:
+    """report grades a fresh run against its problems only once they are drawn again: a run
+    folder whose optimum was raised after the run (hash recomputed) is named in a warning and
+    not graded against the forged optimum."""
+    run = tmp_path / "run"
+    result = run_eval(*THREE, *QUICK, "--out", run)
+    assert result.exit_code == 0, result.output
+    options = ReportOptions(resamples=0, drawings=False)
+    honest = build_report(load_runs([run]), tmp_path / "honest", options)
+    assert not [w for w in honest.warnings if "problems.jsonl" in w], honest.warnings
+    assert not honest.disputes
+
+    def raise_optimum(rows: list[dict]) -> None:
+        n = rows[1]["min_vertices"]
+        rows[1]["solution"] = {**rows[1]["solution"], "n": n + 1}
+        rows[1].update(min_vertices=n + 1, lower_bound=n + 1)
+
+    forged = forge(run, tmp_path / "forged", raise_optimum)
+    for name in ("config.json", "samples.jsonl"):
+        (forged / name).write_bytes((run / name).read_bytes())
+    report = build_report(load_runs([forged]), tmp_path / "report", options)
+    named = [w for w in report.warnings if f"{forged / 'problems.jsonl'}:2" in w]
+    assert named and "is not what --fresh 3 --seed 7" in named[0], report.warnings
 
 
 def test_a_published_problem_in_a_fresh_folder_is_refused(drawn_three, tmp_path, monkeypatch):

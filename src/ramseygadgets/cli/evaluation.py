@@ -22,6 +22,15 @@ from ramseygadgets.cli.app import (
     signals_stop_solvers,
     sigterm_raises,
 )
+from ramseygadgets.cli.python_limits import (
+    CPU_SECONDS_OPTION,
+    MEMORY_MB_OPTION,
+    PYTHON_SETTING_HELP,
+    ROUNDS_OPTION,
+    TOTAL_SECONDS_OPTION,
+    WALL_SECONDS_OPTION,
+    limits_from_options,
+)
 from ramseygadgets.cli.training import (
     COLORS_HELP,
     GADGETS_HELP,
@@ -44,7 +53,9 @@ __all__ = [
 
 EVAL_HELP = """Run a model on the benchmark: every (problem, setting, run) is one sample, appended to OUT/samples.jsonl as soon as it finishes; OUT/config.json records the configuration.
 
-Re-running the same command resumes: recorded samples are skipped and samples that ended with a backend error are retried. With no options the built-in reference solver runs all 70 problems in every setting, offline, in a few seconds.
+Re-running the same command resumes: recorded samples are skipped and samples that ended with a backend error are retried. With no options the built-in reference solver runs all 70 problems in the paper's five settings, offline, in a few seconds.
+
+Settings: zero-shot, structural-hint, size-hint, example-hint, multiround (the paper's five, the default) and python (asked for by name: the model runs Python programs in a bubblewrap sandbox; its limits: the --python-* options).
 
 MODEL: openai/<model> (any OpenAI-compatible server, --base-url or OPENAI_BASE_URL, key from OPENAI_API_KEY), vllm/<model> (vLLM offline engine), solver, random, or replay:<samples.jsonl>. Details: docs/eval.md.
 """
@@ -98,7 +109,7 @@ def _extra_body(text: str | None) -> dict[str, Any]:
 def _fresh_request(count: int | None, seed: int | None, stream_options: dict[str, Any]) -> Any:
     """``--fresh N`` with the stream's options, read and checked as ``train-data`` reads them
     (:func:`~ramseygadgets.cli.training.stream_config`); ``None`` without ``--fresh``."""
-    from ramseygadgets.harness.fresh import FreshRequest
+    from ramseygadgets.problemsets.fresh import FreshRequest
 
     if count is None:
         given = [f"--{k.replace('_', '-')}" for k, v in stream_options.items() if v is not None]
@@ -157,7 +168,10 @@ def eval_command(
         help="openai/<model>, vllm/<model>, solver, random or replay:<file>.",
     ),
     setting: list[str] | None = typer.Option(
-        None, "--setting", "-s", help="Settings, comma-separated (default: all five)."
+        None,
+        "--setting",
+        "-s",
+        help=f"Settings, comma-separated (default: the paper's five; also {PYTHON_SETTING_HELP}).",
     ),
     runs: int | None = typer.Option(
         None, "--runs", "-n", help="Runs per (problem, setting); default 5."
@@ -234,8 +248,16 @@ def eval_command(
         None, "--base-url", help="OpenAI-compatible server URL; default $OPENAI_BASE_URL."
     ),
     tool_mode: str = typer.Option(
-        "text", "--tool-mode", help="Multiround coloring tool: text protocol or native tool calls."
+        "text",
+        "--tool-mode",
+        help="The tool of multiround (color_graph) and python (run_python): text protocol or "
+        "native tool calls.",
     ),
+    python_rounds: int | None = ROUNDS_OPTION,
+    python_total_seconds: float | None = TOTAL_SECONDS_OPTION,
+    python_wall_seconds: float | None = WALL_SECONDS_OPTION,
+    python_cpu_seconds: int | None = CPU_SECONDS_OPTION,
+    python_memory_mb: int | None = MEMORY_MB_OPTION,
     max_retries: int = typer.Option(
         8, "--max-retries", min=0, help="Retries per call on 429, 5xx, timeouts, drops."
     ),
@@ -300,6 +322,13 @@ def eval_command(
         profiles_file=profiles_file,
         base_url=base_url,
         tool_mode=tool_mode,
+        python=limits_from_options(
+            python_rounds,
+            python_total_seconds,
+            python_wall_seconds,
+            python_cpu_seconds,
+            python_memory_mb,
+        ),
         retry=RetryPolicy(max_retries, retry_delay, max(60.0, retry_delay), request_timeout),
         retry_errors=not keep_errors,
         engine_args=_key_values(engine_arg, "--engine-arg"),

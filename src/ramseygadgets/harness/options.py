@@ -11,10 +11,11 @@ from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
-from ramseygadgets.harness.fresh import FreshRequest
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.types import Sampling
+from ramseygadgets.problemsets.fresh import FreshRequest
 from ramseygadgets.profiles import get_profile, profile_for_model
+from ramseygadgets.python_tool import PythonLimits
 
 __all__ = [
     "DEFAULT_BATCH",
@@ -69,6 +70,9 @@ class EvalOptions:
     profiles_file: str | None = None
     base_url: str | None = None
     tool_mode: str = "text"
+    #: The python setting's limits (``--python-*``); ``None``: the defaults.  Refused when the
+    #: settings have no ``python``.
+    python: PythonLimits | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     retry_errors: bool = True
     abort_after: int = 3

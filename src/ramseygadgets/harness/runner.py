@@ -30,7 +30,6 @@ from ramseygadgets.harness.backends import make_backend
 from ramseygadgets.harness.backends.base import redact
 from ramseygadgets.harness.backends.replay import ReplayData, load_replay
 from ramseygadgets.harness.conversation import Conversation
-from ramseygadgets.harness.fresh import FRESH_SET, fresh_problem_set
 from ramseygadgets.harness.options import (
     DEFAULT_BATCH,
     DEFAULT_CONCURRENCY,
@@ -45,14 +44,23 @@ from ramseygadgets.harness.options import (
     resolve_sampling,
 )
 from ramseygadgets.harness.progress import EvalProgress, EvalStats
+from ramseygadgets.harness.scheduling import (
+    add_signal_handlers,
+    current_task,
+    feed_wave,
+    merge_first_round,
+)
 from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey
 from ramseygadgets.harness.writer import GroupCommitWriter
-from ramseygadgets.prompts import SETTINGS, build_prompt, settings_for
+from ramseygadgets.problemsets.fresh import FRESH_SET, fresh_problem_set
+from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings_for
+from ramseygadgets.python_tool import PYTHON_SETTING, PythonLimits
 from ramseygadgets.runs.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.runs.folder import RunFolder, RunLogError
 from ramseygadgets.runs.records import FieldError, check_runs
 from ramseygadgets.runs.results import write_results
+from ramseygadgets.sandbox import require_sandbox
 from ramseygadgets.selection import ProblemSet, select_problems
 from ramseygadgets.terminal import terminal_text
 
@@ -105,9 +113,9 @@ class EvalOutcome:
 
 def sample_keys(problem_set: ProblemSet, settings: list[str], runs: int) -> list[SampleKey]:
     """Every sample in run-major order (run 0 of everything first), skipping settings a problem
-    does not have (example-hint exists for 30 problems)."""
+    does not have (example-hint exists for 30 problems; every problem has ``python``)."""
     applicable = {
-        p.id: set(settings_for(p, min_vertices=problem_set.min_vertices(p)))
+        p.id: set(settings_for(p, min_vertices=problem_set.min_vertices(p), extra=True))
         for p in problem_set.problems
     }
     return [
@@ -133,6 +141,7 @@ class Evaluation:
         self._first_errors: list[tuple[str, str]] = []
         self.aborted: str | None = None
         self._workers: list[asyncio.Task[Any]] = []
+        self._live: set[Conversation] = set()  # conversations under way (their programs)
         self._writing = False
         self._interrupt_pending = False
         self.write_error: RunLogError | None = None
@@ -147,6 +156,7 @@ class Evaluation:
         check_options(o)
         replay = load_replay(o.model.split(":", 1)[1]) if o.model.startswith("replay:") else None
         self.settings = self._choose_settings(replay)
+        self.python = self._python_limits(replay)
         self.runs = self._choose_runs(replay)
         self.profile = resolve_profile(o.profile, o.profiles_file, o.model)
         self.sampling = resolve_sampling(o, self.profile)
@@ -182,14 +192,27 @@ class Evaluation:
         )
 
     def _choose_settings(self, replay: ReplayData | None) -> list[str]:
-        """The settings asked for (default: the replay file's, else all five), each once."""
+        """The settings asked for (default: the replay file's, else the paper's five; ``python``
+        only when asked for), each once."""
         settings = self.options.settings or (replay.settings() if replay else list(SETTINGS))
-        unknown = [s for s in settings if s not in SETTINGS]
+        unknown = [s for s in settings if s not in ALL_SETTINGS]
         if unknown:
             raise RamseyGadgetsError(
-                f"unknown setting {unknown[0]!r}; choose from {', '.join(SETTINGS)}"
+                f"unknown setting {unknown[0]!r}; choose from {', '.join(ALL_SETTINGS)}"
             )
         return list(dict.fromkeys(settings))
+
+    def _python_limits(self, replay: ReplayData | None) -> PythonLimits | None:
+        """The python setting's limits (``None`` without it).  Model code runs only in the
+        sandbox: unless the backend is replay (which runs nothing), a sandbox that cannot run
+        refuses here, in one line, before the first request."""
+        if PYTHON_SETTING not in self.settings:
+            if self.options.python is not None:
+                raise RamseyGadgetsError("the --python-* limits go with --setting python only")
+            return None
+        if replay is None:
+            require_sandbox()
+        return self.options.python or PythonLimits()
 
     def _choose_runs(self, replay: ReplayData | None) -> int:
         """The runs asked for (default: the replay file's, else 5), checked."""
@@ -227,6 +250,7 @@ class Evaluation:
             problems=self.problem_set.ids,
             sampling=self.sampling.to_json(),
             tool_mode=o.tool_mode,
+            python_limits=self.python.to_json() if self.python is not None else None,
             dataset_hash=dataset_hash(self.problem_set, self.settings),
             dataset=str(self.fresh_file) if self.fresh_file is not None else o.dataset,
             problem_set=FRESH_SET
@@ -252,6 +276,7 @@ class Evaluation:
                     self.profile,
                     tool_mode=self.options.tool_mode,
                     min_vertices=self.problem_set.min_vertices(problem),
+                    python=self.python,
                 )
             except RamseyGadgetsError:
                 raise
@@ -289,6 +314,7 @@ class Evaluation:
             self.sampling,
             tool_mode=self.options.tool_mode,
             max_rounds=max_rounds,
+            python=self.python,
         )
 
     def _on_retry(self, key: SampleKey, attempt: int, reason: str, delay: float) -> None:
@@ -356,7 +382,7 @@ class Evaluation:
                 f"every request failed the same way ({len(self._first_errors)} samples): "
                 f"{self._first_errors[-1][1]}"
             )
-            current = _current_task()
+            current = current_task()
             for worker in self._workers:
                 if worker is not current:
                     worker.cancel()
@@ -410,8 +436,9 @@ class Evaluation:
             interrupted = True
             self.signal = signal.Signals(signum)
             main.cancel()
+            self._stop_programs()  # else the loop's shutdown waits for them
 
-        installed = _add_signal_handlers(loop, on_signal)
+        installed = add_signal_handlers(loop, on_signal)
         writer = GroupCommitWriter(self.log.append_many, self._written, self._write_failed)
         try:
             await self.backend.start()
@@ -457,11 +484,13 @@ class Evaluation:
                 return
             conversation = self.conversation(key)
             self.stats.in_flight += 1
+            self._live.add(conversation)
             try:
                 await self._converse(conversation)
                 record = await asyncio.to_thread(self.score, conversation)
             finally:
                 self.stats.in_flight -= 1
+                self._live.discard(conversation)
             if self._stopping:
                 return
             writer.put(record)
@@ -480,14 +509,20 @@ class Evaluation:
                     error=redact(f"backend failed: {type(exc).__name__}: {exc}")[:300],
                     error_kind="backend-exception",
                 )
-            if conversation.multiround:  # may run the coloring tool: off the event loop
+            if conversation.multiround:  # may run a tool (a program: seconds): off the event loop
                 await asyncio.to_thread(conversation.feed, completion)
             else:
                 conversation.feed(completion)
         conversation.latency_s = time.perf_counter() - started
 
+    def _stop_programs(self) -> None:
+        """Kill the programs of the conversations under way (an interrupted run; python)."""
+        for conversation in list(self._live):
+            conversation.stop_tool()
+
     def _on_sigint(self, signum: int, frame: Any) -> None:
         self.signal = signal.Signals(signum)
+        self._stop_programs()
         if self._writing:
             self._interrupt_pending = True
         else:
@@ -522,61 +557,21 @@ class Evaluation:
 
     def _batch_wave(self, active: list[Conversation]) -> None:
         """One wave: every conversation's next call in one batch, until all have finished."""
+        self._live = set(active)
         while active and self.aborted is None:
             batch, owners = merge_first_round([c.request() for c in active], active)
             started = time.perf_counter()
             results = self.backend.complete_batch(batch)
             elapsed = time.perf_counter() - started  # the wave's wall time
+            fed = []
             for group, completions in zip(owners, results):
                 for conversation, completion in zip(group, completions):
                     completion.latency_s = elapsed
-                    conversation.feed(completion)
+                    fed.append((conversation, completion))
+            feed_wave(fed)
             self.record(*(self.score(c) for c in active if c.finished))
             active = [c for c in active if not c.finished]
             self._progress.update(force=True)
-
-
-def _add_signal_handlers(loop: asyncio.AbstractEventLoop, handler: Any) -> list[signal.Signals]:
-    """Route SIGINT and SIGTERM to ``handler(signum)``; the signals installed (none off the
-    main thread)."""
-    installed = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, handler, sig)
-            installed.append(sig)
-        except (RuntimeError, ValueError, NotImplementedError):  # not the main thread
-            pass
-    return installed
-
-
-def _current_task() -> asyncio.Task[Any] | None:
-    try:
-        return asyncio.current_task()
-    except RuntimeError:  # no running loop (batch mode)
-        return None
-
-
-def merge_first_round(
-    requests: list[Any], conversations: list[Conversation]
-) -> tuple[list[Any], list[list[Conversation]]]:
-    """Group identical first-round requests (same problem and setting, different runs) into one
-    request with ``n`` completions, as vLLM's ``SamplingParams(n=runs)`` does best."""
-    batch: list[Any] = []
-    owners: list[list[Conversation]] = []
-    index: dict[tuple[str, str], int] = {}
-    for request, conversation in zip(requests, conversations):
-        if request.round_no == 1:
-            group = (request.key.problem_id, request.key.setting)
-            if group in index:
-                i = index[group]
-                batch[i].n += 1
-                owners[i].append(conversation)
-                continue
-            index[group] = len(batch)
-        request.n = 1
-        batch.append(request)
-        owners.append([conversation])
-    return batch, owners
 
 
 def run_eval(options: EvalOptions, console: Console | None = None) -> EvalOutcome:

@@ -9,7 +9,8 @@ problem set (table ``disputed``).
    ``config.json`` records (:class:`SetLoader`): the named set (``paper``, with any extended ids
    it ran, or ``extended``; an Inspect log's ``paper+extended`` too), its ``--dataset`` file
    (read by :func:`~ramseygadgets.selection.load_problem_file`, which keeps only the optima it
-   can prove), or the ``problems.jsonl`` of a fresh run's folder.  One that cannot be read falls back to ``report --dataset/--set``, else to the
+   can prove), or the ``problems.jsonl`` of a fresh run's folder, checked by drawing it again
+   (:func:`~ramseygadgets.problemsets.fresh.checked_fresh_problems`).  One that cannot be read falls back to ``report --dataset/--set``, else to the
    paper's set (a warning says so).  Runs of one model label over different problem sets are
    never merged: each gets its set's tag in its label (``alpha [extended]``,
    ``alpha [my-set.jsonl 1a2b3c4d]``); fresh runs keep their `` [fresh]``.
@@ -29,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.problemsets.base import PROBLEMS_FILE
+from ramseygadgets.problemsets.fresh import checked_fresh_problems
 from ramseygadgets.report.runs import FRESH_SET, Run
 from ramseygadgets.report.tables import Column, Record, Table
 from ramseygadgets.runs.regrade import Dispute, Regrader
@@ -55,9 +58,6 @@ __all__ = [
 
 #: The name of the table (and files) listing the disputed samples.
 DISPUTED_TABLE = "disputed"
-#: The problems a fresh run's folder keeps (``problemsets.PROBLEMS_FILE``; that package is not
-#: imported here, it loads the search engines).
-PROBLEMS_FILE = "problems.jsonl"
 #: How many ``file:line`` places a warning or a leaderboard cell names before "… (N more)".
 LISTED = 5
 
@@ -161,6 +161,17 @@ class SetLoader:
                 self._files[path] = str(exc)
         return self._files[path]
 
+    def fresh(self, directory: str) -> ProblemSet | str:
+        """A fresh run's problems, checked by drawing them again (seconds per folder), or why
+        they do not check."""
+        key = f"fresh:{directory}"
+        if key not in self._files:
+            try:
+                self._files[key] = checked_fresh_problems(directory)
+            except RamseyGadgetsError as exc:
+                self._files[key] = str(exc)
+        return self._files[key]
+
     def for_run(self, run: Run) -> tuple[RunSet, str | None]:
         """The run's problem set and, when it had to fall back, a warning."""
         dataset = recorded_dataset(run)
@@ -172,7 +183,8 @@ class SetLoader:
             if "paper" in parts and parts <= {"paper", "extended"}:  # with any extended ids
                 return self._paper(run), None
             return self._fallback(run, str(name), "not a problem set this version knows")
-        found = self.file(dataset)
+        fresh = name == FRESH_SET and run.source and Path(dataset).parent == Path(run.source)
+        found = self.fresh(run.source) if fresh else self.file(dataset)
         if isinstance(found, str):
             return self._fallback(run, dataset, found)
         digest = found.content_hash or dataset

@@ -373,3 +373,40 @@ def fresh_problem_set(
         path = write_fresh(directory, request, solved)
         say(f"{where} written to {path}")
     return load_fresh(path), path
+
+
+def request_of(data: dict[str, Any], where: str) -> FreshRequest:
+    """The request a ``fresh.json`` records (:meth:`FreshRequest.to_json`), or why not."""
+    try:
+        gadgets = ",".join(data["gadgets"])
+        stream = StreamConfig(
+            seed=data["seed"],
+            colors=data["colors"],
+            min_size=data["min_size"],
+            max_size=data["max_size"],
+            pool=tuple(data["pool"]),
+            gadgets=None if gadgets == "all" else gadgets,
+            solve_timeout=data["solve_timeout"],
+            polynomial_pairs=data["polynomial_pairs"],
+        )
+        return FreshRequest(data["count"], stream)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FreshError(f"{where}: not a record of a fresh draw ({exc})") from None
+
+
+def checked_fresh_problems(directory: str | Path) -> ProblemSet:
+    """The fresh problems of a run folder read back by a reader that did not draw them
+    (``report``): the request its ``fresh.json`` records, the file's sha256, the leakage check
+    and the problems drawn again and compared row by row, as a resumed run checks them
+    (:func:`fresh_problem_set`); :class:`FreshError` names what does not match."""
+    directory = Path(directory)
+    recorded = _recorded(directory)
+    if recorded is None:
+        raise FreshError(f"{directory} has no {FRESH_FILE}: its problems cannot be checked")
+    request = request_of(recorded["fresh"], str(directory / FRESH_FILE))
+    path = recorded_fresh(directory, request)
+    if path is None:
+        raise FreshError(f"{directory / PROBLEMS_FILE} is missing")
+    _check_unpublished(path)
+    check_fresh(path, request, draw_fresh(request))
+    return load_fresh(path)
