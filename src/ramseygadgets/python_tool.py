@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import re
 import sys
+import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -35,6 +37,7 @@ __all__ = [
     "TOOL_NAME",
     "LIBRARIES",
     "PythonLimits",
+    "python_limits",
     "ProgramRequest",
     "extract_program",
     "program_from_arguments",
@@ -95,6 +98,24 @@ class PythonLimits:
             "python_version": f"{sys.version_info.major}.{sys.version_info.minor}",
             "libraries": " and ".join(LIBRARIES),
         }
+
+
+def python_limits(
+    rounds: int | None = None,
+    total_seconds: float | None = None,
+    wall_s: float | None = None,
+    cpu_s: int | None = None,
+    memory_mb: int | None = None,
+) -> PythonLimits:
+    """The setting's limits: the defaults with the given ones replaced (``None`` keeps a
+    default), as ``eval``'s ``--python-*`` options and the Inspect task's ``python_*`` options
+    set them; a bad value raises :class:`~ramseygadgets.sandbox.SandboxError`, one line."""
+    default = PythonLimits()
+    return PythonLimits(
+        rounds=default.rounds if rounds is None else rounds,
+        total_seconds=default.total_seconds if total_seconds is None else total_seconds,
+        program=SandboxLimits().updated(wall_s=wall_s, cpu_s=cpu_s, memory_mb=memory_mb),
+    )
 
 
 def _number(value: float) -> str:
@@ -227,12 +248,32 @@ class PythonTool:
         require_sandbox()
         self.seconds = 0.0
         self.runs: list[dict[str, Any]] = []
+        # stop(): reentrant, as a signal handler may call it in the thread running a program
+        self._lock = threading.RLock()
+        self._stopped = False
+        self._kill: Callable[[], None] | None = None
+
+    def stop(self) -> None:
+        """Kill the program running now, if any, and run no other (an interrupted run: its
+        sample is not recorded).  Safe from another thread and from a signal handler."""
+        with self._lock:
+            self._stopped = True
+            if self._kill is not None:
+                self._kill()
+
+    def _started(self, kill: Callable[[], None]) -> None:
+        with self._lock:
+            self._kill = kill
+            if self._stopped:  # stop() came between the check in run() and the start
+                kill()
 
     def run(self, request: ProgramRequest) -> str:
         """Run a request's program (its wall-clock limit cut to the seconds left) and return
         the text the model sees; never raises on bad input."""
         if request.code is None:
             return f"Tool error: {request.error}."
+        if self._stopped:
+            return "Tool error: the run was stopped."
         left = self.limits.total_seconds - self.seconds
         if left <= 0.05:
             return (
@@ -241,9 +282,12 @@ class PythonTool:
             )
         program = self.sandbox.limits.updated(wall_s=min(self.sandbox.limits.wall_s, left))
         try:
-            result = Sandbox(program).run(request.code)
+            result = Sandbox(program).run(request.code, on_start=self._started)
         except SandboxError as exc:
             return f"Tool error: {exc}."
+        finally:
+            with self._lock:
+                self._kill = None
         self.seconds += result.seconds
         self.runs.append(result.to_json())
         return describe_result(result, self.limits, program)

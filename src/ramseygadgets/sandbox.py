@@ -28,6 +28,7 @@ import sys
 import sysconfig
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -478,9 +479,15 @@ class Sandbox:
         self.isolated = isolation
         self._probing = _probing
 
-    def run(self, program: str) -> SandboxResult:
+    def run(
+        self, program: str, *, on_start: Callable[[Callable[[], None]], None] | None = None
+    ) -> SandboxResult:
         """Run ``program`` (Python source) and return what it did; raises
-        :class:`SandboxUnavailableError` before anything runs when the sandbox cannot work."""
+        :class:`SandboxUnavailableError` before anything runs when the sandbox cannot work.
+
+        ``on_start`` is called once the program started, with a function that kills its whole
+        tree at once (an interrupted run stops its programs; the result then reads as killed).
+        """
         if not isinstance(program, str):
             raise SandboxError(f"a program is Python source text, not {type(program).__name__}")
         source = program.encode("utf-8", "surrogatepass")
@@ -501,11 +508,17 @@ class Sandbox:
         try:
             os.write(fd, source)
             os.lseek(fd, 0, os.SEEK_SET)
-            return self._execute(_command(self.limits, fd, uid), [fd], uid)
+            return self._execute(_command(self.limits, fd, uid), [fd], uid, on_start)
         finally:
             os.close(fd)
 
-    def _execute(self, argv: list[str], fds: list[int], uid: int | None) -> SandboxResult:
+    def _execute(
+        self,
+        argv: list[str],
+        fds: list[int],
+        uid: int | None,
+        on_start: Callable[[Callable[[], None]], None] | None = None,
+    ) -> SandboxResult:
         out, err = (
             _Output(self.limits.output_bytes, bytearray()),
             _Output(self.limits.output_bytes, bytearray()),
@@ -520,6 +533,8 @@ class Sandbox:
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},  # bwrap clears it again
         )
         try:
+            if on_start is not None:  # a killed group ends the watch like the wall-clock limit
+                on_start(lambda: None if proc.returncode is not None else _kill_group(proc))
             ended = _watch(proc, self.limits.wall_s, out, err)
         finally:
             if proc.returncode is None:

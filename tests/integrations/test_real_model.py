@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sandbox_helpers import need_sandbox  # tests/helpers, on sys.path (tests/conftest.py)
 
 from ramseygadgets.harness.scoring import judge
 from ramseygadgets.harness.summary import summarize
@@ -158,6 +159,27 @@ def test_eval_multiround_native_tool_calls(llama_server: Any, tmp_path: Path) ->
         verdict = judge(problem, record["response"], record["reasoning"])
         assert record["correct"] == verdict["correct"]
     assert any(record["tool_calls"] for record in records)
+
+
+def test_eval_python_setting_text_protocol(llama_server: Any, tmp_path: Path) -> None:
+    """The python setting with a real model: whatever SmolLM2 writes is handled (a ```` ```python
+    run ```` block would run in the sandbox and its output open round 2), and the record is
+    honest: real usage, the programs it ran, judged like any reply."""
+    need_sandbox()
+    out = tmp_path / "python"
+    command = eval_command(
+        llama_server, out, "--setting", "python", "--tool-mode", "text", "--runs", "1",
+        "--python-rounds", "2", "--python-wall-seconds", "10",
+    )  # fmt: skip
+    run(llama_server, command)
+    [record] = samples(out)
+    assert_honest(record)
+    assert record["setting"] == "python" and record["finish_reason"] == "length"
+    assert record["tool_calls"] == len(record["programs"]) == record["rounds"] - 1
+    assert record["tool_seconds"] >= 0 and record["parse_error"] is not None
+    config = json.loads((out / "config.json").read_text())
+    assert config["python_limits"]["rounds"] == 2
+    assert config["python_limits"]["program"]["wall_s"] == 10.0
 
 
 def test_sigkill_mid_run_then_resume(llama_server: Any, tmp_path: Path) -> None:

@@ -10,7 +10,15 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ramseygadgets.answers import format_answer, parse_answer
-from ramseygadgets.cli.app import app, console, err_console, guarded, print_json, read_text_input
+from ramseygadgets.cli.app import (
+    app,
+    console,
+    err_console,
+    fail,
+    guarded,
+    print_json,
+    read_text_input,
+)
 from ramseygadgets.cli.core import (
     DATASET_OPTION,
     SET_OPTION,
@@ -18,10 +26,20 @@ from ramseygadgets.cli.core import (
     size_grade,
     size_text,
 )
+from ramseygadgets.cli.python_limits import (
+    CPU_SECONDS_OPTION,
+    MEMORY_MB_OPTION,
+    PYTHON_SETTING_HELP,
+    ROUNDS_OPTION,
+    TOTAL_SECONDS_OPTION,
+    WALL_SECONDS_OPTION,
+    limits_from_options,
+)
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
 from ramseygadgets.profiles import get_profile
-from ramseygadgets.prompts import EXTRA_SETTINGS, SETTINGS, build_prompt
+from ramseygadgets.prompts import ALL_SETTINGS, EXTRA_SETTINGS, build_prompt
+from ramseygadgets.python_tool import PYTHON_SETTING
 from ramseygadgets.terminal import terminal_text
 from ramseygadgets.verify import verify
 
@@ -41,7 +59,10 @@ JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 def prompt(
     problem_id: str = typer.Argument(..., help="Problem id, e.g. k13_k4_red_determiner."),
     setting: str = typer.Option(
-        "zero-shot", "--setting", "-s", help=f"One of: {', '.join(SETTINGS)}."
+        "zero-shot",
+        "--setting",
+        "-s",
+        help=f"One of: {', '.join(ALL_SETTINGS)} ({PYTHON_SETTING_HELP}).",
     ),
     model_profile: str | None = typer.Option(
         None,
@@ -53,13 +74,27 @@ def prompt(
         None, "--profiles-file", help="TOML/YAML file with extra profiles."
     ),
     tool_mode: str = typer.Option(
-        "text", "--tool-mode", help="Multiround tool protocol: text or native."
+        "text", "--tool-mode", help="Multiround and python tool protocol: text or native."
     ),
+    python_rounds: int | None = ROUNDS_OPTION,
+    python_total_seconds: float | None = TOTAL_SECONDS_OPTION,
+    python_wall_seconds: float | None = WALL_SECONDS_OPTION,
+    python_cpu_seconds: int | None = CPU_SECONDS_OPTION,
+    python_memory_mb: int | None = MEMORY_MB_OPTION,
     set_name: str | None = SET_OPTION,
     dataset: str | None = DATASET_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Print the exact messages a model sees for a problem in a setting (as 'eval' sends them)."""
+    """Print the exact messages a model sees for a problem in a setting (as 'eval' sends them; python: with the limits of the --python-* options, as eval states them)."""
+    python = limits_from_options(
+        python_rounds,
+        python_total_seconds,
+        python_wall_seconds,
+        python_cpu_seconds,
+        python_memory_mb,
+    )
+    if python is not None and setting != PYTHON_SETTING:
+        fail("the --python-* limits go with --setting python only")
     problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     profile = get_profile(model_profile, profiles_file=profiles_file)
     built = build_prompt(
@@ -68,6 +103,7 @@ def prompt(
         profile,
         tool_mode=tool_mode,
         min_vertices=problem_set.min_vertices(problem),
+        python=python,
     )
     if as_json:
         print_json(built.to_json())

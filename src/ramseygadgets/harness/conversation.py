@@ -150,6 +150,12 @@ class Conversation:
         """The full conversation (assistant turns carry their ``reasoning`` when there was one)."""
         return self.messages
 
+    def stop_tool(self) -> None:
+        """Kill the program this conversation runs now, and run no other (python setting; an
+        interrupted run, whose sample is not recorded)."""
+        if self.python is not None:
+            self.python.stop()
+
     @property
     def tool_seconds(self) -> float:
         """Wall seconds of the programs run (python setting)."""

@@ -6,10 +6,10 @@ The same tool as ``eval``'s: every program runs through
 :mod:`ramseygadgets.sandbox`, its per-program and per-problem limits), with the prompts'
 round messages (:func:`~ramseygadgets.prompts.python_followup_message`).
 
-* **Limits**: :func:`python_limits` from the task options ``python_rounds``,
-  ``python_total_seconds``, ``python_wall_s``, ``python_cpu_s`` and ``python_memory_mb``
-  (defaults: :class:`~ramseygadgets.python_tool.PythonLimits`); the prompt states them, and every
-  sample's metadata holds them as ``python_limits``.
+* **Limits**: :func:`~ramseygadgets.python_tool.python_limits` (as ``eval``'s) from the task
+  options ``python_rounds``, ``python_total_seconds``, ``python_wall_s``, ``python_cpu_s`` and
+  ``python_memory_mb`` (defaults: :class:`~ramseygadgets.python_tool.PythonLimits`); the prompt
+  states them, and every sample's metadata holds them as ``python_limits``.
 * **Solver** (:func:`python_rounds`): up to ``rounds`` rounds.  ``tool_mode=text``: a reply
   with a ```` ```python run ```` block (:func:`~ramseygadgets.python_tool.extract_program`) has
   its program run and the next round opens with its output; ``tool_mode=native``: the model
@@ -48,9 +48,10 @@ from ramseygadgets.python_tool import (
     PythonTool,
     extract_program,
     program_from_arguments,
+    python_limits,
     tool_spec,
 )
-from ramseygadgets.sandbox import SandboxLimits, SandboxUnavailableError, require_sandbox
+from ramseygadgets.sandbox import SandboxUnavailableError, require_sandbox
 
 try:  # Inspect's CLI prints a PrerequisiteError as its message alone, without a traceback
     from inspect_ai._util.error import PrerequisiteError
@@ -70,23 +71,6 @@ __all__ = [
 
 #: The sample-metadata key of the setting's limits (:meth:`PythonLimits.to_json`).
 LIMITS_KEY = "python_limits"
-
-
-def python_limits(
-    rounds: int | None = None,
-    total_seconds: float | None = None,
-    wall_s: float | None = None,
-    cpu_s: int | None = None,
-    memory_mb: int | None = None,
-) -> PythonLimits:
-    """The setting's limits: the defaults with the given task options replaced (``None`` keeps a
-    default); a bad value raises :class:`~ramseygadgets.sandbox.SandboxError`, one line."""
-    default = PythonLimits()
-    return PythonLimits(
-        rounds=default.rounds if rounds is None else rounds,
-        total_seconds=default.total_seconds if total_seconds is None else total_seconds,
-        program=SandboxLimits().updated(wall_s=wall_s, cpu_s=cpu_s, memory_mb=memory_mb),
-    )
 
 
 def limits_of(metadata: dict[str, Any]) -> PythonLimits:

@@ -1,8 +1,12 @@
 """The run configuration written to ``DIR/config.json`` and checked when a run resumes.
 
 A run directory holds samples of exactly one configuration.  These fields must match to add
-samples to it: model, profile, settings, runs, problems, sampling, tool mode, package version
-and dataset hash.  Operational knobs (concurrency, retries, base URL) may change between
+samples to it: model, profile, settings, runs, problems, sampling, tool mode, the python
+setting's limits, package version and dataset hash.  ``python_limits`` is
+:meth:`~ramseygadgets.python_tool.PythonLimits.to_json` when ``python`` is among the settings,
+else ``null``; a configuration written before the field existed reads as ``null``, which
+matches a run without ``python`` (the limits do not apply) and refuses one with it (its limits
+are unknown).  Operational knobs (concurrency, retries, base URL) may change between
 resumes; they are recorded for information only, as is ``command``: the command line that
 made the run (``ramseygadgets eval ...``, credentials redacted; ``null`` from the Python API).
 """
@@ -43,6 +47,7 @@ IDENTITY_FIELDS = (
     "problems",
     "sampling",
     "tool_mode",
+    "python_limits",
     "package_version",
     "dataset_hash",
 )
@@ -67,8 +72,9 @@ def _digest(parts: Iterable[Any]) -> str:
 def dataset_hash(problem_set: ProblemSet, settings: Iterable[str]) -> str:
     """sha256 over the problem list, their minimal solutions and the prompt texts.
 
-    The prompts are rendered (default profile, text tool protocol) for every problem and
-    setting, so any change in a template, a hint or a shipped solution changes the hash.
+    The prompts are rendered (default profile, text tool protocol, the python setting's
+    default limits: the limits a run chose are an identity field of their own) for every problem
+    and setting, so any change in a template, a hint or a shipped solution changes the hash.
     """
     parts: list[Any] = [problem_set.content_hash]
     wanted = list(settings)
@@ -78,7 +84,7 @@ def dataset_hash(problem_set: ProblemSet, settings: Iterable[str]) -> str:
         parts.append(solution.to_json(problem.kind) if solution is not None else None)
         for setting in wanted:
             size = problem_set.min_vertices(problem)
-            if setting in settings_for(problem, min_vertices=size):
+            if setting in settings_for(problem, min_vertices=size, extra=True):
                 parts.append(build_prompt(problem, setting, min_vertices=size).messages)
     return _digest(parts)
 
@@ -94,6 +100,7 @@ def make_config(
     sampling: dict[str, Any],
     tool_mode: str,
     dataset_hash: str,
+    python_limits: dict[str, Any] | None = None,
     dataset: str | None = None,
     problem_set: str | None = None,
     backend: dict[str, Any] | None = None,
@@ -102,7 +109,8 @@ def make_config(
 ) -> dict[str, Any]:
     """The run's configuration; ``problem_set``: the named set (``--set``) it ran, ``dataset``:
     the problem-set file instead; ``command``: the command line; ``fresh``: the request of a
-    fresh draw (``eval --fresh``).  ``command`` and ``fresh`` are information, not identity: the
+    fresh draw (``eval --fresh``); ``python_limits``: the python setting's limits (``None``
+    without that setting).  ``command`` and ``fresh`` are information, not identity: the
     problems and the dataset hash identify the run."""
     config: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
@@ -114,6 +122,7 @@ def make_config(
         "problems": list(problems),
         "sampling": sampling,
         "tool_mode": tool_mode,
+        "python_limits": python_limits,
         "package_version": package_version(),
         "dataset_hash": dataset_hash,
         "dataset": dataset,
@@ -133,6 +142,17 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as one level of dotted keys."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
 def differences(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
     """Human-readable differences in the identity fields (empty when the configs agree)."""
     diffs: list[str] = []
@@ -140,6 +160,8 @@ def differences(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
         old, new = recorded.get(name), current.get(name)
         if old == new:
             continue
+        if name == "python_limits" and isinstance(old, dict) and isinstance(new, dict):
+            old, new = _flat(old), _flat(new)  # python_limits.program.wall_s: 60.0 -> 5.0
         if isinstance(old, dict) and isinstance(new, dict):
             keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
             diffs.extend(f"{name}.{k}: {_show(old.get(k))} -> {_show(new.get(k))}" for k in keys)

@@ -5,11 +5,12 @@ of ``{"problem_id", "setting", "run"?, "response", "reasoning"?, "usage"?, "fini
 "messages"?}`` (for example converted from another harness's logs; ``run`` defaults to the
 record's position among those of the same problem and setting).  Each sample's recorded final
 response goes through today's parser and verifier; its recorded conversation, usage and
-finish reason are kept.  Samples missing from the file end with an error naming them.
+finish reason are kept (and the python setting's programs: replay runs none).  Samples missing from the file end with an error naming them.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,7 +153,8 @@ class ReplayBackend:
         return None
 
     def recorded_fields(self, key: SampleKey) -> dict[str, Any]:
-        """The recorded conversation and round counts, kept in the re-scored sample."""
+        """The recorded conversation and round counts, kept in the re-scored sample (the python
+        setting's ``programs`` and ``tool_seconds`` too: replay runs nothing)."""
         record = self.data.records.get(key) or {}
         kept: dict[str, Any] = {}
         if isinstance(record.get("messages"), list) and record["messages"]:
@@ -160,6 +162,13 @@ class ReplayBackend:
         for name in ("rounds", "tool_calls"):
             if isinstance(record.get(name), int):
                 kept[name] = record[name]
+        programs = record.get("programs")
+        if isinstance(programs, list) and all(isinstance(p, dict) for p in programs):
+            kept["programs"] = programs
+        seconds = record.get("tool_seconds")
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+            if math.isfinite(seconds) and seconds >= 0:
+                kept["tool_seconds"] = seconds
         return kept
 
     async def complete(self, request: ChatRequest) -> Completion:
