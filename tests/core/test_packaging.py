@@ -129,8 +129,12 @@ def test_test_infrastructure_is_not_a_user_facing_extra() -> None:
     )
     assert infra == ["llama-cpp-python[server]==0.3.36"]
     setup = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
-    assert "-r constraints/test-infra.txt" in setup
-    assert "-c constraints/train.txt" in setup
+    assert "-c constraints/train.txt" in setup and "bash scripts/install_llama.sh" in setup
+    llama = (ROOT / "scripts" / "install_llama.sh").read_text(encoding="utf-8")
+    assert "-r constraints/test-infra.txt" in llama and "-c constraints/train.txt" in llama
+    # built portable, from its own wheel folder, never pip's native build
+    assert "-DGGML_NATIVE=OFF" in llama and "-DGGML_AMX_INT8=OFF" in llama
+    assert "--only-binary llama-cpp-python" in llama
 
 
 def test_ci_checks_the_dependency_floors_with_uv_lowest_direct() -> None:
