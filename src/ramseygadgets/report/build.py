@@ -55,6 +55,13 @@ from ramseygadgets.report.tables import (
     table1_wide,
     table2,
 )
+from ramseygadgets.report.tools import (
+    ToolTier,
+    has_python,
+    tool_comparison,
+    tool_use_table,
+    tools_table,
+)
 from ramseygadgets.runs.regrade import Dispute
 from ramseygadgets.selection import (
     SIZE_TIERED_SETS,
@@ -139,6 +146,8 @@ class ReportResult:
     problems: ProblemSet | None = field(default=None, repr=False)  # names and shipped solutions
     discoveries: list[Discovery] = field(default_factory=list)
     disputes: list[Dispute] = field(default_factory=list)
+    #: No tool, coloring tool and Python per size tier (empty: no run has the python setting).
+    tool_tiers: list[ToolTier] = field(default_factory=list, repr=False)
 
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name == name), None)
@@ -251,6 +260,11 @@ def compute_report(
     if shows_size_tiers(runs, options):
         split = SIZE_TIER_BREAKDOWN
         tables.append(breakdown_table(cells, split, [breakdown(c, split, **kwargs) for c in cells]))
+    tool_tiers: list[ToolTier] = []
+    if has_python(cells):  # the python setting: the three tool settings side by side
+        tool_tiers, notes = tool_comparison(cells, **kwargs)
+        warnings.extend(notes)
+        tables += [tools_table(tool_tiers), tool_use_table(cells)]
     tables.append(optimum_table(stats, splits["tier"]))
     comparisons = compare_fresh(cells, **kwargs)
     if any(cell.fresh for cell in cells):
@@ -267,6 +281,7 @@ def compute_report(
     result.disputes = list(disputes)
     result.by_size = _flatten(stats, splits["size"])
     result.by_tier = _flatten(stats, splits["tier"])
+    result.tool_tiers = tool_tiers
     return result
 
 
@@ -315,6 +330,8 @@ def write_report(
         figs.outcomes(result.stats, figure_dir),
         figs.excess_vertices(result.stats, figure_dir),
     ]
+    if result.tool_tiers:
+        figures.append(figs.tools_by_size_tier(result.tool_tiers, figure_dir))
     staged += [path for f in figures for path in (f.png, f.svg)]
     staged.append(write_text(stage / DISCOVERIES_FILE, discoveries_jsonl(result.discoveries)))
     markdown = report_markdown(options.title, result.tables, figures, result.warnings)

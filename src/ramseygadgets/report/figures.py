@@ -7,10 +7,13 @@
 * ``accuracy_by_tier``: mean accuracy per tier, one panel per setting (Figure 6);
 * ``outcomes``: share of correct / wrong / parse-failure / truncated / error / missing samples;
 * ``excess_vertices``: the distribution of excess vertices over the proven minimum among the
-  graded correct answers, one bar per model and setting.
+  graded correct answers, one bar per model and setting;
+* ``tools_by_size_tier``: only when a run has the python setting: no tool (zero-shot), the
+  coloring tool (multiround) and Python side by side per size tier, one panel per model
+  (:mod:`.tools`).
 
-A figure shows at most :data:`MAX_FIGURE_SETTINGS` settings (the paper has five; the first in
-display order) and says in its caption which further settings are in the tables only.  Model
+A figure shows at most :data:`MAX_FIGURE_SETTINGS` settings (the paper's five and python; the
+first in display order) and says in its caption which further settings are in the tables only.  Model
 labels are drawn as plain text (``$`` never starts mathtext).
 
 Each is written as PNG and SVG; the SVG keeps text as text (``svg.fonttype = none``) and is
@@ -29,6 +32,13 @@ from matplotlib.figure import Figure
 
 from ramseygadgets.report.metrics import CellStats
 from ramseygadgets.report.runs import OUTCOMES, setting_sort_key
+from ramseygadgets.report.tools import (
+    ALL_TIERS,
+    COMPARED_SETTINGS,
+    TOOL_LABELS,
+    ToolTier,
+    tier_order,
+)
 from ramseygadgets.terminal import terminal_text
 
 __all__ = [
@@ -46,6 +56,8 @@ __all__ = [
     "BELOW",
     "EXCESS_BINS",
     "excess_vertices",
+    "TOOL_COLORS",
+    "tools_by_size_tier",
 ]
 
 
@@ -414,4 +426,70 @@ def excess_vertices(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
         "Among the correct answers graded against a proven optimum (n: their number), the share "
         f"with 0 (minimal), 1, 2, … vertices more than the proven minimum ({BELOW}: below it, "
         "contradicting the proof; shown only when it occurs)." + note + settings_note,
+    )
+
+
+#: The bar colour of each compared setting (no tool, coloring tool, Python).
+TOOL_COLORS = dict(zip(COMPARED_SETTINGS, ("#8c8c8c", "#4c9be8", "#e8704c")))
+
+
+def tools_by_size_tier(points: Sequence[ToolTier], out_dir: Path) -> FigureFiles:
+    """One panel per model with a python run: per size tier (and over all), a bar for each of
+    no tool, the coloring tool and Python (:func:`~ramseygadgets.report.tools.tool_comparison`)."""
+    models = sorted({p.model for p in points}) or ["(none)"]
+    tiers = sorted({p.tier for p in points}, key=tier_order)
+    settings = [s for s in COMPARED_SETTINGS if any(p.setting == s for p in points)]
+    rows, cols = _panels(len(models))
+    fig = _new_figure(max(4.2, 0.9 * len(tiers) + 1.5) * cols + 1.5, 3.4 * rows)
+    axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
+    width = 0.8 / max(len(settings), 1)
+    for i, model in enumerate(models):
+        ax = axes[i // cols][i % cols]
+        for s_index, setting in enumerate(settings):
+            shown = [
+                (tiers.index(p.tier), p.stats)
+                for p in points
+                if p.model == model and p.setting == setting and p.stats.mean is not None
+            ]
+            if not shown:
+                continue
+            mean = [100 * st.mean for _, st in shown if st.mean is not None]
+            ax.bar(
+                [x + (s_index - (len(settings) - 1) / 2) * width for x, _ in shown],
+                mean,
+                width=width,
+                color=TOOL_COLORS[setting],
+                yerr=_yerr([st for _, st in shown]),
+                capsize=2,
+            )
+        labels = ["all tiers" if t == ALL_TIERS else t for t in tiers]
+        ax.set_xticks(range(len(tiers)), [plain(t) for t in labels], fontsize=8)
+        ax.set_title(plain(model))
+        ax.set_xlabel("size tier (vertices of the minimal solution)")
+        ax.set_ylim(0, 102)
+        ax.grid(alpha=0.3, axis="y")
+        if i % cols == 0:
+            ax.set_ylabel("mean accuracy (%)")
+    for j in range(len(models), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    if settings:
+        fig.legend(
+            handles=[
+                matplotlib.patches.Patch(color=TOOL_COLORS[s], label=f"{TOOL_LABELS[s]} ({s})")
+                for s in settings
+            ],
+            loc="outside right center",
+            fontsize=8,
+            frameon=False,
+        )
+    return _save(
+        fig,
+        out_dir,
+        "tools_by_size_tier",
+        "No tool, coloring tool and Python by size tier",
+        "Mean accuracy with no tool (zero-shot), the coloring tool (multiround) and Python (python) "
+        "per size tier of the minimal solution (≤6, 7-8, 9-10, ≥11 vertices) and over all tiers, "
+        "one panel per model with a python run, each setting on the problems all of the model's "
+        "compared settings cover; bars: 95% bootstrap CI over problems. Written only when a run "
+        "has the python setting.",
     )

@@ -15,6 +15,7 @@ from typing import Any
 from ramseygadgets.catalog import Problem, find_problem, parse_colored_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
+from ramseygadgets.python_tool import PYTHON_SETTING
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import DISCOVERY_KINDS, SizeGrade, optimum_of
 from ramseygadgets.selection import ProblemSet
@@ -23,7 +24,10 @@ __all__ = [
     "EXAMPLE_HINT",
     "FRESH_SET",
     "OUTCOMES",
+    "MULTIROUND",
+    "PYTHON_SETTING",
     "SETTINGS_ORDER",
+    "TOOL_SETTINGS",
     "Run",
     "RunFormatError",
     "Sample",
@@ -39,8 +43,22 @@ __all__ = [
     "unknown_usage_as_zero",
 ]
 
-#: The paper's settings, in display order.  Unknown settings sort after these, alphabetically.
-SETTINGS_ORDER = ("zero-shot", "structural-hint", "size-hint", "example-hint", "multiround")
+#: The setting with the coloring tool (the paper's multiround setting).
+MULTIROUND = "multiround"
+
+#: The settings in display order: the paper's five, then ``python`` (the model runs Python
+#: programs in a sandbox, docs/eval.md).  Unknown settings sort after these, alphabetically.
+SETTINGS_ORDER = (
+    "zero-shot",
+    "structural-hint",
+    "size-hint",
+    "example-hint",
+    MULTIROUND,
+    PYTHON_SETTING,
+)
+
+#: The settings in which the model uses a tool between its calls: the coloring tool, Python.
+TOOL_SETTINGS = (MULTIROUND, PYTHON_SETTING)
 
 #: The setting that exists only for the 30 problems with a P3 counterpart.
 EXAMPLE_HINT = "example-hint"
