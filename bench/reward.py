@@ -140,7 +140,7 @@ def grpo_share() -> dict[str, float]:
 
     model, tokenizer = load_gguf_for_training()
     train_last_layers(model, 2)
-    stream = ProblemStream(StreamConfig(seed=0, pool=("P3", "C5", "K1,4"), max_size=6))
+    stream = ProblemStream(StreamConfig(seed=0, pool=("P4", "P5"), max_size=6))
     rows = list(training_rows(itertools.islice(stream, 2), ["zero-shot"]))
     spent: list[float] = []
 

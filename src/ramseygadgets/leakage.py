@@ -1,6 +1,11 @@
 """The leakage rule: which problems are *equivalent*, and which ones the project publishes (the
 paper's 70 and the extended set), so that training data and fresh evaluation problems
-(``train-data``, ``eval --fresh``) hold none of them.
+(``train-data``, the reasoning-gym dataset, ``eval --fresh``) hold none of them.
+
+Training sources leave out both published sets by default (:func:`excluded_keys`); asked
+explicitly (``train-data --include-extended``, ``include_extended=True``), they leave out only
+the 70 (:data:`PAPER_SET`) and may hold extended problems: train on those only when you never
+evaluate on ``--set extended``.  ``eval --fresh`` always leaves out both.
 
 Two problems are *equivalent* when one becomes the other by relabelling their patterns
 (isomorphism) and/or by renaming the colours.  Exchanging red and blue maps the (F,H)-good
@@ -37,14 +42,25 @@ from ramseygadgets.patterns import canonical_graph6
 
 __all__ = [
     "COLOUR_SWAP",
+    "EXTENDED_SET",
+    "PAPER_SET",
     "ProblemKey",
     "problem_key",
     "benchmark_keys",
     "extended_keys",
     "published_keys",
+    "excluded_keys",
+    "excluded_sets",
+    "exclusion_rule",
+    "published_set",
     "is_benchmark_equivalent",
     "is_published",
 ]
+
+#: The published sets, as manifests and reasons name them: the paper's 70 (``--set paper``)
+#: and the extended set (``--set extended``).
+PAPER_SET = "paper"
+EXTENDED_SET = "extended"
 
 
 #: What exchanging the colours does to each gadget type of the (F,H) problem, read as an
@@ -87,6 +103,7 @@ def extended_keys() -> frozenset[ProblemKey]:
     return frozenset(problem_key(entry.problem) for entry in extended_problems())
 
 
+@lru_cache(maxsize=1)
 def published_keys() -> frozenset[ProblemKey]:
     """The canonical forms of every problem the project publishes: the 70 and the extended set."""
     return benchmark_keys() | extended_keys()
@@ -100,3 +117,34 @@ def is_benchmark_equivalent(problem: Problem) -> bool:
 def is_published(problem: Problem) -> bool:
     """Whether ``problem`` equals one of the 70 or an extended problem (see :func:`problem_key`)."""
     return problem_key(problem) in published_keys()
+
+
+def excluded_sets(include_extended: bool = False) -> tuple[str, ...]:
+    """The published sets a training source leaves out: the 70 always, the extended set unless
+    ``include_extended``."""
+    return (PAPER_SET,) if include_extended else (PAPER_SET, EXTENDED_SET)
+
+
+def excluded_keys(include_extended: bool = False) -> frozenset[ProblemKey]:
+    """The canonical forms a training source never holds (:func:`excluded_sets`)."""
+    return benchmark_keys() if include_extended else published_keys()
+
+
+def exclusion_rule(include_extended: bool = False) -> str:
+    """One sentence for a manifest: what a training source left out, and by which equivalence."""
+    sets = f"one of the {len(benchmark_keys())} benchmark problems (--set paper)"
+    if not include_extended:
+        sets += f" or one of the {len(extended_problems())} problems of --set extended"
+    return (
+        f"no problem equivalent to {sets}, up to isomorphism of the patterns and renaming the "
+        "colours (an (F,H) red-determiner is an (H,F) blue-determiner)"
+    )
+
+
+def published_set(problem: Problem) -> str | None:
+    """The published set ``problem`` is equivalent to a problem of: :data:`PAPER_SET` (one of
+    the 70; checked first), :data:`EXTENDED_SET`, or ``None``."""
+    key = problem_key(problem)
+    if key in benchmark_keys():
+        return PAPER_SET
+    return EXTENDED_SET if key in extended_keys() else None

@@ -169,6 +169,7 @@ def test_train_data_replaces_a_planted_link_to_its_folder_only_when_it_wrote_it(
     inside the dataset folder is dropped with the old folder, its target untouched."""
     out = tmp_path / "data"
     args = ["train-data", "--stream", "1", "--max-size", "5", "--out", str(out)]
+    args += ["--pool", "K1,4,K4"]  # an unpublished problem of minimal size 4, found at once
     assert runner.invoke(app, args).exit_code == 0
     target = victim(tmp_path)
     (out / "rows.jsonl").unlink()

@@ -34,7 +34,7 @@ runner = CliRunner()
 
 #: Each command with the arguments before ``--out DIR`` (small, a few seconds at most).
 COMMANDS: dict[str, list[str]] = {
-    "train-data": ["train-data", "--stream", "1", "--max-size", "5"],
+    "train-data": ["train-data", "--stream", "1", "--max-size", "5", "--pool", "K1,4,K4"],
     "generate": [
         "generate",
         *("--F", "P3", "--H", "K3", "--gadgets", "red-determiner"),

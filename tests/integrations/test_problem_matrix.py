@@ -115,7 +115,9 @@ def test_train_data_rows_and_the_trl_reward(problem_file, tmp_path) -> None:
 
     path, answers = problem_file
     out = tmp_path / "train"
-    result = runner.invoke(app, ["train-data", "--from", str(path), "--out", str(out), "--json"])
+    # (P3 | P3 | C4) is in the extended set: let it in (train-data leaves it out by default)
+    args = ["train-data", "--from", str(path), "--out", str(out), "--json", "--include-extended"]
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (out / "rows.jsonl").read_text().splitlines()]
     assert {r["problem_id"] for r in rows} == {p.id for p in PROBLEMS.values()}
@@ -137,7 +139,7 @@ def test_train_data_rows_and_the_trl_reward(problem_file, tmp_path) -> None:
     if importlib.util.find_spec("verifiers") is not None:
         from ramseygadgets.integrations.verifiers_env import ramsey_shaped_reward, training_split
 
-        for row in training_split(str(out)):
+        for row in training_split(str(out), include_extended=True):
             problem = Problem.from_json(row["info"])
             assert row["info"]["optimum_vertices"] == answers[problem.id]["n"]
             padded = answers[problem.id]["padded"]
@@ -259,7 +261,7 @@ def test_inspect_scores_a_correct_and_a_wrong_answer_over_the_file(problem_file,
         assert expected == [1.0, 0.0]
 
 
-@pytest.mark.parametrize("num_colors, pool", [(3, ("P3", "K3", "C4")), (2, ("K1,3", TADPOLE))])
+@pytest.mark.parametrize("num_colors, pool", [(3, ("P3", "K3", "TK3")), (2, ("K1,3", TADPOLE))])
 def test_reasoning_gym_scores_three_colours_and_generated_names(num_colors, pool) -> None:
     pytest.importorskip("reasoning_gym", reason="the train extra is not installed")
     import reasoning_gym

@@ -10,9 +10,10 @@ reasoning_gym = pytest.importorskip("reasoning_gym", reason="the train extra is 
 import ramseygadgets.integrations.reasoning_gym as rg_glue  # noqa: E402
 from ramseygadgets.harness.scoring import judge  # noqa: E402
 from ramseygadgets.problem import Problem  # noqa: E402
-from ramseygadgets.training import is_benchmark_equivalent  # noqa: E402
+from ramseygadgets.training import is_published  # noqa: E402
 
-SMALL = {"pool": ("P3", "C5", "K1,4", "K3"), "max_size": 6}
+#: Unpublished problems of minimal size 6 (P5 and the fork against P4 and each other), quick.
+SMALL = {"pool": ("P4", "P5", "fork", "K3"), "max_size": 6}
 
 
 def test_create_dataset_after_import_and_entries_are_deterministic() -> None:
@@ -23,7 +24,7 @@ def test_create_dataset_after_import_and_entries_are_deterministic() -> None:
     for entry in entries:
         meta = entry["metadata"]
         problem = Problem.from_json(meta)
-        assert meta["source_dataset"] == "ramsey_gadgets" and not is_benchmark_equivalent(problem)
+        assert meta["source_dataset"] == "ramsey_gadgets" and not is_published(problem)
         assert problem.title in entry["question"] and "# Definitions" in entry["question"]
         assert meta["min_vertices"] <= SMALL["max_size"]
 
@@ -63,7 +64,7 @@ def test_composite_mixes_it_in_and_curriculum_raises_the_size() -> None:
     for _ in range(3):
         sizes.append(curriculum.generate_configuration({"seed": 0}).max_size)
         curriculum.increment_attr_level("max_size")
-    assert sizes == [4, 5, 6]
+    assert sizes == [6, 7, 8]  # from 6: below it nearly every problem is published
 
 
 def test_bad_config_is_refused() -> None:

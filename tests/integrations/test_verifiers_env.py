@@ -119,3 +119,43 @@ def test_multiround_text_protocol_matches_eval(monkeypatch: pytest.MonkeyPatch) 
     expected = multiround_step(SOLVED, 1, request).followup
     assert seen[1][-1] == expected  # the tool output eval sends, in the same message
     assert seen[1][:-2] == build_prompt(SOLVED, "multiround").messages
+
+
+def test_a_training_split_with_published_problems_is_refused(tmp_path: Path) -> None:
+    """``train_data`` holding an extended problem (a dataset written with
+    ``--include-extended``, or before train-data left the extended set out) is refused unless
+    ``include_extended=True``; one holding one of the 70 is refused always."""
+    from datasets import Dataset, load_from_disk
+    from typer.testing import CliRunner
+
+    from ramseygadgets.cli import app
+    from ramseygadgets.integrations.verifiers_env import load_environment, training_split
+    from ramseygadgets.leakage import is_published
+    from ramseygadgets.problem import Problem
+
+    def train_data(out: Path, *args: str) -> None:
+        command = ["train-data", "--out", str(out), "--seed", "2", "--max-size", "6", *args]
+        result = CliRunner().invoke(app, command)
+        assert result.exit_code == 0, result.output
+
+    small = tmp_path / "small"
+    train_data(small, "--stream", "6", "--pool", "P3,K1,3,K3,P4", "--include-extended")
+    with pytest.raises(ValueError, match=r"equivalent to a published problem .*extended set"):
+        load_environment("zero-shot", problems=SOLVED.id, train_data=str(small))
+    env = load_environment(
+        "zero-shot", problems=SOLVED.id, train_data=str(small), include_extended=True
+    )
+    assert len(env.dataset) == 6
+    # one row turned into one of the 70 (the (P3, K3)-red-determiner, colours exchanged)
+    rows = load_from_disk(str(small)).to_list()
+    rows[0].update(colors=["K3", "P3"], F="K3", H="P3", gadget="blue-determiner")
+    leaky = tmp_path / "leaky"
+    Dataset.from_list(rows).save_to_disk(str(leaky))
+    with pytest.raises(ValueError, match=r"of the paper set\); write it again"):
+        training_split(str(leaky), include_extended=True)
+    # what train-data writes by default passes
+    clean = tmp_path / "clean"
+    train_data(clean, "--stream", "2", "--pool", "P4,P5")
+    split = training_split(str(clean))
+    assert len(split) == 2
+    assert not any(is_published(Problem.from_json(row["info"])) for row in split)

@@ -1,6 +1,6 @@
 """The leakage rule: canonical forms up to isomorphism and colour exchange, and no exported
 training problem equivalent to a benchmark problem (checked again with networkx's isomorphism,
-independently of nauty)."""
+independently of nauty).  The extended set: tests/training/test_published_apart.py."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from ramseygadgets.training import (
     benchmark_keys,
     is_benchmark_equivalent,
     problem_key,
+    published_keys,
 )
 
 
@@ -106,7 +107,8 @@ def test_hardness_gadgets_have_no_colour_exchanged_twin() -> None:
     )
 
 
-def test_the_pool_filter_removes_exactly_the_seventy() -> None:
+def test_the_pool_filter_removes_exactly_the_published_problems() -> None:
+    """By default the 70 and the extended set; with ``include_extended`` exactly the 70."""
     from ramseygadgets.problemsets import (
         ProblemSetPlan,
         expand_patterns,
@@ -121,12 +123,15 @@ def test_the_pool_filter_removes_exactly_the_seventy() -> None:
             pair_problems(F, H, None, load_polynomial_pairs(), unfiltered)
     keys = {problem_key(p) for p in unfiltered.problems}
     kept = {problem_key(p) for pair in pool_problems(StreamConfig()) for p in pair}
+    assert keys - kept == keys & published_keys()
+    with_extended = StreamConfig(include_extended=True)
+    kept = {problem_key(p) for pair in pool_problems(with_extended) for p in pair}
     assert keys - kept == set(benchmark_keys())
 
 
 def leaky_problem_set(path: Path) -> Path:
     """A problem set holding benchmark problems in disguise (relabelled, colours exchanged) and
-    two honest problems, each with a valid solution."""
+    two honest (unpublished) problems, each with a valid solution."""
     rng = random.Random(11)
     records = []
     for pid in ("p3_k3_red_determiner", "k13_c4_negative_sender", "k13_k4_clause_gadget"):
@@ -137,7 +142,7 @@ def leaky_problem_set(path: Path) -> Path:
     from ramseygadgets.search import solve
 
     for honest in (
-        Problem.make("P3", "C5", "red-determiner"),
+        Problem.make("P5", "P4", "red-determiner"),
         Problem.make("K1,4", "K4", "clause-gadget"),
     ):
         records.append(_record(honest, solve(honest, max_vertices=7, timeout=30).candidate))
@@ -178,7 +183,7 @@ def test_no_exported_training_problem_is_a_benchmark_problem(tmp_path: Path) -> 
             "--from",
             str(source),
             "--stream",
-            "25",
+            "12",
             "--seed",
             "5",
             "--max-size",
@@ -191,9 +196,9 @@ def test_no_exported_training_problem_is_a_benchmark_problem(tmp_path: Path) -> 
     manifest = json.loads((out / "manifest.json").read_text())
     assert [e["reason"] for e in manifest["excluded"]] == ["benchmark-equivalent"] * 3
     rows = load_from_disk(str(out))
-    assert len(rows) == 3 * (2 + 25)
+    assert len(rows) == 3 * (2 + 12)
     problems = {(r["F"], r["H"], r["gadget"]) for r in rows}
-    assert ("P3", "C5", "red-determiner") in problems
+    assert ("P5", "P4", "red-determiner") in problems
     for F, H, gadget in problems:
         exported = Problem.make(F, H, gadget)
         assert not any(equivalent_by_networkx(exported, b) for b in all_problems()), exported.title
@@ -209,7 +214,7 @@ def test_settings_that_cannot_be_training_data_are_refused(tmp_path: Path, setti
 
 
 def test_gadget_types_for_any_pair_follow_the_rules() -> None:
-    for pair in pool_problems(StreamConfig(pool=("P3", "K1,4", "C5", "K3"))):
+    for pair in pool_problems(StreamConfig(pool=("P3", "K1,4", "C5", "K3")), exclude=set()):
         for p in pair:
             if p.gadget.is_hardness:
                 assert p.F.star_k is not None and p.H.star_k is None

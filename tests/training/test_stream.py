@@ -15,7 +15,8 @@ from ramseygadgets.cli import app
 from ramseygadgets.training import ProblemStream, StreamConfig, StreamExhausted, TrainingDataError
 from ramseygadgets.verify import verify
 
-SMALL = StreamConfig(seed=3, pool=("P3", "C5", "K1,4", "K3"), max_size=6)
+#: Unpublished problems of minimal size 6 (P5 and the fork against P4 and each other), quick.
+SMALL = StreamConfig(seed=3, pool=("P4", "P5", "fork", "K3"), max_size=6)
 
 
 def titles(stream: ProblemStream, n: int) -> list[str]:
@@ -72,7 +73,7 @@ def test_train_data_errors_are_one_line(tmp_path: Path) -> None:
     ]
     (tmp_path / "file").write_text("x")
     cases.append((["train-data", "--out", str(tmp_path / "file" / "d"), "--stream", "1",
-                   "--pool", "P3,C5", "--max-size", "5"], "is a file"))  # fmt: skip
+                   "--pool", "K1,4,K4", "--max-size", "5"], "is a file"))  # fmt: skip
     for args, message in cases:
         result = runner.invoke(app, args)
         assert result.exit_code == 2, result.output
@@ -83,7 +84,7 @@ def test_train_data_replaces_its_own_output_but_nothing_else(tmp_path: Path) -> 
     from datasets import load_from_disk
 
     out = tmp_path / "train"
-    args = ["train-data", "--out", str(out), "--pool", "P3,C5", "--max-size", "5", "--json"]
+    args = ["train-data", "--out", str(out), "--pool", "P4,P5", "--max-size", "6", "--json"]
     first = CliRunner().invoke(app, [*args, "--stream", "2"])
     assert first.exit_code == 0, first.output
     second = CliRunner().invoke(app, [*args, "--stream", "3"])
@@ -94,3 +95,19 @@ def test_train_data_replaces_its_own_output_but_nothing_else(tmp_path: Path) -> 
     (other / "notes.txt").write_text("keep")
     refused = CliRunner().invoke(app, ["train-data", "--out", str(other), "--stream", "1"])
     assert refused.exit_code == 2 and (other / "notes.txt").read_text() == "keep"
+
+
+def test_an_equivalent_problem_drawn_later_is_named_as_drawn_and_solved() -> None:
+    """The (P5, P4)-red-determiner and the (P4, P5)-blue-determiner are one problem (solved
+    once); each draw names the problem drawn, with a solution the verifier accepts for it, so
+    that a draw does not depend on which of the two came first."""
+    from ramseygadgets.problem import Problem
+
+    stream = ProblemStream(SMALL)
+    red = Problem.make("P5", "P4", "red-determiner")
+    blue = Problem.make("P4", "P5", "blue-determiner")
+    first, second = stream.solve(red), stream.solve(blue)
+    assert first is not None and second is not None and len(stream.solved) == 1
+    assert (first.problem, second.problem) == (red, blue)
+    assert verify(blue, second.solution).correct and verify(red, first.solution).correct
+    assert stream.solve(red) == first

@@ -33,8 +33,14 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
+#: A pool with an unpublished problem of minimal size 4: the (K1,4, K4)-clause-gadget (the
+#: default pool's small problems are nearly all published, so finding one there takes seconds).
+QUICK_POOL = ("--pool", "K1,4,K4")
+
+
 def _stream(out: Path, *extra: str):
-    args = ["train-data", "--out", str(out), "--stream", "1", "--max-size", "5", *extra]
+    pool = () if "--pool" in extra else QUICK_POOL
+    args = ["train-data", "--out", str(out), "--stream", "1", "--max-size", "5", *pool, *extra]
     return runner.invoke(app, args)
 
 
@@ -125,23 +131,24 @@ def test_a_huge_stream_needs_force(tmp_path):
 
 
 def test_pool_names_with_commas_stay_whole(tmp_path):
-    """``--pool "P3,K1,4"`` is P3 and K1,4 (not K1 and 4)."""
+    """``--pool "K4,K1,4"`` is K4 and K1,4 (not K1 and 4)."""
     from ramseygadgets.cli.training import _pool
 
     assert _pool(["P3,K1,4"]) == ("P3", "K1,4")
     assert _pool(["K2,3", "C4"]) == ("K2,3", "C4")
     out = tmp_path / "data"
-    result = _stream(out, "--pool", "P3,K1,4", "--json")
+    result = _stream(out, "--pool", "K4,K1,4", "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads((out / "manifest.json").read_text())["stream"]["pool"] == ["P3", "K1,4"]
+    assert json.loads((out / "manifest.json").read_text())["stream"]["pool"] == ["K4", "K1,4"]
 
 
 # -- trust nothing read back: --from re-verifies solutions and checks proofs ---------------------
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A ``generate`` folder with two (P3, C5) problems, each with its solution and proof."""
+    """A ``generate`` folder with two (P5, P4) problems, each with its solution and proof (an
+    unpublished pair: a published one would be left out for that)."""
     out = tmp_path_factory.mktemp("from") / "set"
-    args = ["generate", "--F", "P3", "--H", "C5", "--gadgets", "red-determiner,positive-sender"]
+    args = ["generate", "--F", "P5", "--H", "P4", "--gadgets", "red-determiner,positive-sender"]
     result = runner.invoke(app, [*args, "--out", str(out)])
     assert result.exit_code == 0, result.output
     return out

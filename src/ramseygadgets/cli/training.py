@@ -25,6 +25,7 @@ from ramseygadgets.cli.app import (
 __all__ = [
     "COLORS_HELP",
     "GADGETS_HELP",
+    "INCLUDE_EXTENDED_HELP",
     "MAX_SIZE_HELP",
     "MIN_SIZE_HELP",
     "POOL_HELP",
@@ -39,7 +40,7 @@ TRAIN_DATA_HELP = """Write a Hugging Face training dataset (prompt messages plus
 
 Sources: generated problem sets (--from DIR, output of 'ramseygadgets generate') and/or --stream N problems drawn from a seeded procedural stream (pairs from --pool, gadget types by the spec's rules, difficulty by proven minimal size in --min-size..--max-size).
 
-Leakage rule: every problem equivalent to one of the 70 benchmark problems (isomorphic F and H, or the colour exchange: an (F,H) red-determiner is an (H,F) blue-determiner) is left out and listed in manifest.json.
+Leakage rule: every problem equivalent to a published one — one of the 70 benchmark problems or of the extended set (--set extended) — is left out (equivalent: isomorphic patterns, or renamed colours: an (F,H) red-determiner is an (H,F) blue-determiner); manifest.json lists the sets left out and every problem of --from left out. --include-extended leaves out only the 70 (then never evaluate on --set extended).
 
 OUT gets the dataset (datasets.load_from_disk(OUT)), rows.jsonl and manifest.json. Reward: ramseygadgets.training.ramsey_reward (TRL GRPOTrainer reward_funcs; exact 0/1), or opt-in ramsey_shaped_reward (graded by size against the min_vertices column: 1 minimal, 1/(1 + excess vertices) larger, 0 wrong).
 """
@@ -50,14 +51,18 @@ MAX_STREAM = 10**6
 
 #: Help of the stream's options, shared by ``train-data --stream`` and ``eval --fresh``.
 POOL_HELP = (
-    "Pattern pool of the stream (comma list, K1,4 stays one name; repeatable; default: "
-    "paper's 8 + K1,4, P5, C5)."
+    "Pattern pool of the stream (comma list, K1,4 stays one name; connected:k for every "
+    "connected graph on k vertices; repeatable; default: paper's 8 + connected:5)."
 )
 GADGETS_HELP = "all, or a comma list: determiners, senders, hardness, red-determiner, ..."
 MIN_SIZE_HELP = "Smallest minimal size (stream)."
 MAX_SIZE_HELP = "Largest minimal size (stream)."
 SOLVE_TIMEOUT_HELP = "Seconds to solve one stream problem."
 COLORS_HELP = "Colours of the stream's problems: 2 (pairs F, H) or 3."
+INCLUDE_EXTENDED_HELP = (
+    "Keep problems equivalent to an extended problem (--set extended); the 70 stay left out. "
+    "Only for models never evaluated on --set extended."
+)
 
 
 def _comma_list(values: list[str] | None) -> list[str]:
@@ -88,6 +93,7 @@ def stream_config(
     max_size: int | None = None,
     solve_timeout: float | None = None,
     colors: int | None = None,
+    include_extended: bool | None = None,
 ) -> Any:
     """The stream's options as ``train-data`` and ``eval --fresh`` read them (``None``: the
     stream's default), every one checked before any work: the limits and colours
@@ -103,6 +109,7 @@ def stream_config(
         "max_size": max_size,
         "solve_timeout": solve_timeout,
         "colors": colors,
+        "include_extended": include_extended,
     }
     config = StreamConfig(
         pool=_pool(pool), **{name: value for name, value in given.items() if value is not None}
@@ -129,6 +136,7 @@ def train_data(
     max_size: int = typer.Option(7, "--max-size", help=MAX_SIZE_HELP),
     solve_timeout: float = typer.Option(10.0, "--solve-timeout", help=SOLVE_TIMEOUT_HELP),
     colors: int = typer.Option(2, "--colors", help=COLORS_HELP),
+    include_extended: bool = typer.Option(False, "--include-extended", help=INCLUDE_EXTENDED_HELP),
     settings: list[str] | None = typer.Option(
         None,
         "--settings",
@@ -169,6 +177,7 @@ def train_data(
         max_size=max_size,
         solve_timeout=solve_timeout,
         colors=colors,
+        include_extended=include_extended,
     )
     started = None if as_json else time.monotonic()
     try:
@@ -220,7 +229,7 @@ def _collect(
 
     if sources:
         _step(started, f"reading {len(sources)} problem set(s), verifying every solution")
-    selection = problem_set_problems(sources)
+    selection = problem_set_problems(sources, include_extended=config.include_extended)
     items = list(selection.problems)
     if stream:
         _step(started, f"drawing {stream:,} problems from the stream (each solved with its proof)")
@@ -241,6 +250,8 @@ def _manifest(
     config: Any,
     selection: Any,
 ) -> dict[str, Any]:
+    from ramseygadgets.leakage import excluded_sets, exclusion_rule
+
     return {
         "command": "ramseygadgets " + shlex.join(sys.argv[1:]),
         "rows": len(rows),
@@ -255,6 +266,6 @@ def _manifest(
         },
         "excluded": selection.excluded,
         "min_vertices": sorted({it.min_vertices for it in items}),
-        "leakage_rule": "no problem equivalent to a benchmark problem up to isomorphism of F and "
-        "H and the colour exchange",
+        "excluded_sets": list(excluded_sets(config.include_extended)),
+        "leakage_rule": exclusion_rule(config.include_extended),
     }

@@ -22,7 +22,9 @@ a proven-minimal solution in the answer format (a reference: any correct gadget 
 with ``shaped=True`` in the config it is the size-shaped reward
 (:func:`ramseygadgets.training.shaped_reward` against the entry's proven ``min_vertices``: 1
 for a correct minimal answer, ``1 / (1 + excess vertices)`` for a larger correct one, 0 for a
-wrong one).  Benchmark-equivalent problems never occur (the leakage rule).
+wrong one).  Published problems never occur (the leakage rule,
+:mod:`ramseygadgets.leakage`): none is equivalent to one of the 70 or, unless
+``include_extended=True`` in the config, to a problem of the extended set (``--set extended``).
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ class RamseyGadgetsConfig:
     setting: str = "zero-shot"
     num_colors: int = 2
     shaped: bool = False
+    include_extended: bool = False
 
     def validate(self) -> None:
 
@@ -87,6 +90,7 @@ class RamseyGadgetsConfig:
             max_size=self.max_size,
             solve_timeout=self.solve_timeout,
             colors=self.num_colors,
+            include_extended=self.include_extended,
         )
 
 
@@ -129,7 +133,11 @@ class RamseyGadgetsDataset(ProceduralDataset):
 
 
 class RamseyGadgetsCurriculum(BaseCurriculum):
-    """Difficulty levels by the largest minimal size of the problems (4, 5, 6, 7 vertices)."""
+    """Difficulty levels by the largest minimal size of the problems (6, 7, 8, 9 vertices).
+
+    They start at 6: apart from the published problems the default pool holds only three
+    two-colour problems of minimal size at most 5 (the (K1,4, TK3/K4−e/K4)-clause gadgets,
+    docs/training.md), so levels 4 and 5 would repeat those three."""
 
     def __init__(self) -> None:
         super().__init__(RamseyGadgetsCurriculum.__name__, RamseyGadgetsConfig)
@@ -137,7 +145,7 @@ class RamseyGadgetsCurriculum(BaseCurriculum):
             ScalarAttributeDefinition(
                 name="max_size",
                 field_name="max_size",
-                levels=[4, 5, 6, 7],
+                levels=[6, 7, 8, 9],
                 description="Largest minimal solution size (vertices)",
             )
         )

@@ -19,7 +19,10 @@ messages), ``answer`` (empty: the verifier needs no reference answer) and ``info
 or null), from which the reward rebuilds the problem with any number of colours and any
 (generated) pattern names; a row it cannot read raises an error the caller sees, never a 0.  The evaluation split is the benchmark selection (``problems``: ``all``,
 ``easy``, ``hard`` or ids; ``dataset``: a problem-set file); a training split comes from
-``train_data`` (a ``ramseygadgets train-data`` directory, single-turn settings only).
+``train_data`` (a ``ramseygadgets train-data`` directory, single-turn settings only), checked
+against the leakage rule: a directory holding a problem equivalent to one of the 70 or to an
+extended problem (one written before ``train-data`` left out the extended set, or with
+``--include-extended``) is refused unless ``include_extended=True`` (the 70 are refused always).
 
     vf-eval ramseygadgets.integrations.verifiers_env -a '{"setting": "zero-shot"}' \\
         -m MODEL -b http://127.0.0.1:8000/v1 -k OPENAI_API_KEY -n 5 -r 1
@@ -30,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from ramseygadgets.integrations.common import split_problem_selection
+from ramseygadgets.leakage import PAPER_SET
 from ramseygadgets.problem import Problem
 from ramseygadgets.prompts import (
     MULTIROUND_ROUNDS,
@@ -39,6 +43,7 @@ from ramseygadgets.prompts import (
     settings_for,
 )
 from ramseygadgets.selection import Optimum, select_problems
+from ramseygadgets.training.data import leaked_problems
 from ramseygadgets.training.rewards import (
     OPTIMUM_COLUMN,
     PROBLEM_COLUMNS,
@@ -84,12 +89,30 @@ def benchmark_rows(
     return rows
 
 
-def training_split(path: str) -> Any:
+def training_split(path: str, include_extended: bool = False) -> Any:
     """A ``train-data`` directory as verifiers rows (``prompt``, ``answer``, ``info``; the
-    optimum is the row's ``min_vertices``, proven by ``train-data``)."""
+    optimum is the row's ``min_vertices``, proven by ``train-data``).  A ``ValueError`` when a
+    row's problem is equivalent to one of the 70 or, unless ``include_extended``, to an
+    extended problem (:func:`~ramseygadgets.training.data.leaked_problems`)."""
     from datasets import load_from_disk
 
     data = load_from_disk(path)
+    columns = [c for c in ("problem_id", *PROBLEM_COLUMNS) if c in data.column_names]
+    leaked = leaked_problems(data.select_columns(columns).to_list(), include_extended)
+    if leaked:
+        first, where = leaked[0]
+        sets = {name for _, name in leaked}
+        hint = (
+            "write it again with 'ramseygadgets train-data' (it leaves out the 70 and the "
+            "extended set)"
+            if PAPER_SET in sets
+            else "write it again with 'ramseygadgets train-data' (without --include-extended), "
+            "or pass include_extended=True if you never evaluate on --set extended"
+        )
+        raise ValueError(
+            f"train_data {path} holds {len(leaked)} problem(s) equivalent to a published "
+            f"problem (first: {first}, of the {where} set); {hint}"
+        )
     return data.map(
         lambda row: {
             "answer": "",
@@ -141,10 +164,12 @@ def load_environment(
     train_data: str | None = None,
     profile: str | None = None,
     shaped: bool = False,
+    include_extended: bool = False,
     **kwargs: Any,
 ) -> Any:
     """The environment of ``setting`` (module docs); ``shaped``: the size-shaped reward instead
-    of the exact one; extra ``kwargs`` go to the environment."""
+    of the exact one; ``include_extended``: accept a ``train_data`` directory holding extended
+    problems (:func:`training_split`); extra ``kwargs`` go to the environment."""
     import verifiers as vf
     from datasets import Dataset
 
@@ -157,7 +182,7 @@ def load_environment(
     if train_data is not None:
         if setting == "multiround":
             raise ValueError("train_data holds single-turn rows; use a single-turn setting")
-        splits["dataset"] = training_split(train_data)
+        splits["dataset"] = training_split(train_data, include_extended)
     if setting == "multiround":
         env_class = _multiround_env_class()
         return env_class(max_turns=MULTIROUND_ROUNDS, rubric=rubric, **splits, **kwargs)

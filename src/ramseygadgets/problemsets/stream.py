@@ -4,8 +4,15 @@ evaluation problems).
 
 Every item is a :class:`TrainingItem` (a problem with its proven minimal size, a minimal
 solution and the search's result).  Problems equivalent to a published problem are never
-candidates (:mod:`ramseygadgets.leakage`): by default the 70 benchmark problems; ``eval
---fresh`` also leaves out the extended set.
+candidates (:mod:`ramseygadgets.leakage`): by default neither the 70 benchmark problems nor the
+extended set (``--set extended``); ``StreamConfig(include_extended=True)`` (``train-data
+--include-extended``) leaves out only the 70.  ``eval --fresh`` always leaves out both.
+
+The default pool (:data:`DEFAULT_POOL`) is the paper's eight patterns (every connected graph on
+3 or 4 vertices) and every connected graph on 5 vertices: the published sets hold nearly every
+small problem of the eight (the atlas' pairs, the stars against 5-vertex graphs, the
+three-colour problems of P3, K1,3, K3, P4, C4), so the 5-vertex graphs are where unpublished
+problems of small minimal size are (the yield: ``bench/stream_yield.py``, docs/training.md).
 
 The stream (:class:`ProblemStream`) draws with replacement, from one seeded RNG:
 
@@ -26,17 +33,19 @@ of the pool is left.  :meth:`ProblemStream.distinct` draws without repeats.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 import random
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 
 from ramseygadgets.coloring_spec import ColoringSpec
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.leakage import ProblemKey, benchmark_keys, problem_key
+from ramseygadgets.leakage import ProblemKey, excluded_keys, excluded_sets, problem_key
 from ramseygadgets.minimal import MinimalResult, solve_minimal
+from ramseygadgets.patterns import Pattern
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets.patterns import expand_patterns, load_polynomial_pairs
 from ramseygadgets.problemsets.plan import (
@@ -54,6 +63,8 @@ __all__ = [
     "StreamExhausted",
     "TrainingItem",
     "StreamConfig",
+    "pattern_weights",
+    "pool_groups",
     "pool_problems",
     "ProblemStream",
 ]
@@ -63,7 +74,8 @@ STREAM_COLORS = (2, 3)
 #: The largest ``max_size`` solved on the fly.
 MAX_SIZE = 10
 
-#: Default pattern pool: the paper's eight patterns plus a few small families.
+#: Default pattern pool: the paper's eight patterns (every connected graph on 3 or 4 vertices)
+#: and every connected graph on 5 vertices (21, K1,4, P5 and C5 among them).
 DEFAULT_POOL: tuple[str, ...] = (
     "P3",
     "K1,3",
@@ -73,9 +85,7 @@ DEFAULT_POOL: tuple[str, ...] = (
     "C4",
     "K4-e",
     "K4",
-    "K1,4",
-    "P5",
-    "C5",
+    "connected:5",
 )
 
 
@@ -111,6 +121,8 @@ class StreamConfig:
     solve_timeout: float = 10.0
     polynomial_pairs: str = "builtin"
     colors: int = 2
+    #: Draw problems equivalent to an extended problem too (the 70 stay excluded).
+    include_extended: bool = False
 
     def __post_init__(self) -> None:
         if self.colors not in STREAM_COLORS:
@@ -137,42 +149,75 @@ def pool_problems(
 ) -> list[list[Problem]]:
     """Per ordered pair (F, H) of the pool, or per multiset of ``config.colors`` patterns, the
     problems the rules allow that are not equivalent to one of ``exclude`` (canonical forms,
-    :func:`~ramseygadgets.leakage.problem_key`; default: the 70 benchmark problems)."""
-    excluded = benchmark_keys() if exclude is None else exclude
+    :func:`~ramseygadgets.leakage.problem_key`; default: the published problems the config
+    leaves out, :func:`~ramseygadgets.leakage.excluded_keys`: the 70 and the extended set,
+    or only the 70 with ``include_extended``)."""
+    return [group for _, group in pool_groups(config, exclude)]
+
+
+def pattern_weights(patterns: Sequence[Pattern]) -> list[float]:
+    """The probability of drawing each pattern for one colour: a vertex count uniformly among
+    the pool's, then a pattern with that many vertices uniformly (so the paper's two 3-vertex
+    patterns are not swamped by the 21 on 5 vertices)."""
+    counts = collections.Counter(p.graph.n for p in patterns)
+    return [1 / (len(counts) * counts[p.graph.n]) for p in patterns]
+
+
+def pool_groups(
+    config: StreamConfig, exclude: Collection[ProblemKey] | None = None
+) -> list[tuple[float, list[Problem]]]:
+    """:func:`pool_problems` with each group's weight: the probability that the colours'
+    independent draws (:func:`pattern_weights`) give its patterns (in any colour order for a
+    multiset); groups left empty by the exclusion are dropped, so the stream draws the others
+    in proportion to their weights."""
+    excluded = excluded_keys(config.include_extended) if exclude is None else exclude
     patterns = expand_patterns(config.pool)
     if not patterns:
         raise TrainingDataError("the pattern pool is empty")
+    weight = pattern_weights(patterns)
     wanted = parse_gadgets(config.gadgets)
-    plans = []
+    plans: list[tuple[float, ProblemSetPlan]] = []
     if config.colors == 2:
         polynomial = load_polynomial_pairs(config.polynomial_pairs)
-        for F in patterns:
-            for H in patterns:
-                plans.append(ProblemSetPlan())
-                pair_problems(F, H, wanted, polynomial, plans[-1])
+        for f, F in enumerate(patterns):
+            for h, H in enumerate(patterns):
+                plans.append((weight[f] * weight[h], ProblemSetPlan()))
+                pair_problems(F, H, wanted, polynomial, plans[-1][1])
     else:
-        for chosen in itertools.combinations_with_replacement(patterns, config.colors):
-            plans.append(ProblemSetPlan())
-            spec_problems(ColoringSpec.of(*chosen), wanted, plans[-1])
-    groups = [[p for p in plan.problems if problem_key(p) not in excluded] for plan in plans]
-    return [g for g in groups if g]
+        for chosen in itertools.combinations_with_replacement(range(len(patterns)), config.colors):
+            orders = math.factorial(len(chosen))  # colour orders giving this multiset
+            for repeats in collections.Counter(chosen).values():
+                orders //= math.factorial(repeats)
+            plans.append((orders * math.prod(weight[i] for i in chosen), ProblemSetPlan()))
+            spec = ColoringSpec.of(*(patterns[i] for i in chosen))
+            spec_problems(spec, wanted, plans[-1][1])
+    groups = [
+        (w, [p for p in plan.problems if problem_key(p) not in excluded]) for w, plan in plans
+    ]
+    return [(w, g) for w, g in groups if g]
 
 
 class ProblemStream:
     """Seeded, unlimited stream of solved problems (module docs).  Iterate it.
 
-    ``exclude``: canonical forms of problems never drawn (default: the 70 benchmark problems;
-    :func:`~ramseygadgets.leakage.published_keys` adds the extended set)."""
+    ``exclude``: canonical forms of problems never drawn (default: the 70 and the extended
+    set, only the 70 with ``config.include_extended``; :func:`pool_problems`).
+
+    ``draws`` counts the problems drawn so far (those solved, dropped or drawn again), the
+    measure of the rejection sampling's cost (``bench/stream_yield.py``)."""
 
     def __init__(
         self, config: StreamConfig | None = None, exclude: Collection[ProblemKey] | None = None
     ) -> None:
         self.config = config or StreamConfig()
         self.rng = random.Random(self.config.seed)
-        self.pairs = pool_problems(self.config, exclude)
+        groups = pool_groups(self.config, exclude)
+        self.pairs = [group for _, group in groups]
+        self.cum_weights = list(itertools.accumulate(w for w, _ in groups))
         self.solved: dict[ProblemKey, TrainingItem] = {}
         self.dropped: dict[ProblemKey, str] = {}
         self.total = len({problem_key(p) for pair in self.pairs for p in pair})
+        self.draws = 0
 
     def __iter__(self) -> Iterator[TrainingItem]:
         while True:
@@ -204,20 +249,33 @@ class ProblemStream:
         depends only on ``rng`` (and on which problems solve within the limits), not on
         earlier draws.  Raises :class:`StreamExhausted` when no problem of the pool is left."""
         while len(self.dropped) < self.total:
-            pair = rng.choice(self.pairs)
+            pair = rng.choices(self.pairs, cum_weights=self.cum_weights)[0]
             problem = rng.choice(pair)
-            found = self._solve(problem)
+            self.draws += 1
+            found = self.solve(problem)
             if found is not None:
                 return found
+        cfg = self.config
         raise StreamExhausted(
-            f"no problem of the pool has a minimal size in {self.config.min_size}..{self.config.max_size} "
-            f"(solved within {self.config.solve_timeout:g} s); widen the pool or the size limits"
+            f"no problem of the pool has a minimal size in {cfg.min_size}..{cfg.max_size} "
+            f"(solved within {cfg.solve_timeout:g} s) and is apart from the published sets "
+            f"({' and '.join(excluded_sets(cfg.include_extended))}); widen the pool or the size "
+            f"limits"
         )
 
-    def _solve(self, problem: Problem) -> TrainingItem | None:
+    def solve(self, problem: Problem) -> TrainingItem | None:
+        """The stream's item for ``problem`` (``None``: dropped, its proven minimal size is not
+        within the limits or it was not solved in time); solved once per equivalence class and
+        remembered.  The item names ``problem`` itself even when an equivalent problem (colours
+        renamed: an (F,H) red-determiner and the (H,F) blue-determiner) was solved first: the
+        same graph with the same designated items is a solution of both, so a draw does not
+        depend on which of them came first."""
         key = problem_key(problem)
         if key in self.solved or key in self.dropped:
-            return self.solved.get(key)
+            found = self.solved.get(key)
+            if found is None or found.problem == problem:
+                return found
+            return replace(found, problem=problem)
         cfg = self.config
         result = solve_minimal(
             problem, max_vertices=cfg.max_size, timeout=cfg.solve_timeout, seed=0

@@ -1,5 +1,6 @@
-"""Train on RamseyGadgets: exact verifiable rewards, leakage-free training data, and a seeded
-procedural problem stream (docs/training.md).  The stream and the leakage rule live lower down
+"""Train on RamseyGadgets: exact verifiable rewards, leakage-free training data (none
+equivalent to one of the 70 or, by default, to the extended set), and a seeded procedural problem
+stream (docs/training.md).  The stream and the leakage rule live lower down
 (:mod:`ramseygadgets.problemsets.stream`, :mod:`ramseygadgets.leakage`: ``eval --fresh`` uses
 them too); their names are exported here as well.
 
@@ -15,8 +16,12 @@ from __future__ import annotations
 from ramseygadgets.leakage import (
     COLOUR_SWAP,
     benchmark_keys,
+    excluded_keys,
+    excluded_sets,
     is_benchmark_equivalent,
+    is_published,
     problem_key,
+    published_keys,
 )
 from ramseygadgets.problemsets.stream import (
     DEFAULT_POOL,
@@ -26,7 +31,12 @@ from ramseygadgets.problemsets.stream import (
     TrainingDataError,
     TrainingItem,
 )
-from ramseygadgets.training.data import TRAINING_SETTINGS, training_rows, write_dataset
+from ramseygadgets.training.data import (
+    TRAINING_SETTINGS,
+    leaked_problems,
+    training_rows,
+    write_dataset,
+)
 from ramseygadgets.training.rewards import (
     completion_reply,
     exact_reward,
@@ -51,8 +61,13 @@ __all__ = [
     "benchmark_keys",
     "completion_reply",
     "exact_reward",
+    "excluded_keys",
+    "excluded_sets",
     "is_benchmark_equivalent",
+    "is_published",
+    "leaked_problems",
     "problem_key",
+    "published_keys",
     "problem_set_problems",
     "ramsey_reward",
     "ramsey_shaped_reward",

@@ -22,7 +22,7 @@ import contextlib
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ from ramseygadgets.files import (
     make_output_dir,
     make_temp_dir,
 )
+from ramseygadgets.leakage import EXTENDED_SET, published_set
+from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets.stream import TrainingDataError, TrainingItem
 from ramseygadgets.prompts import build_prompt
 
@@ -42,6 +44,7 @@ __all__ = [
     "TRAINING_SETTINGS",
     "COLUMNS",
     "check_settings",
+    "leaked_problems",
     "training_row",
     "training_rows",
     "write_dataset",
@@ -119,6 +122,27 @@ def training_rows(
         for setting in chosen:
             row = training_row(item, setting, profile)
             yield {name: row[name] for name in COLUMNS}
+
+
+def leaked_problems(
+    rows: Iterable[Mapping[str, Any]], include_extended: bool = False
+) -> list[tuple[str, str]]:
+    """``(problem_id, published set)`` of each distinct problem of ``rows`` (dataset rows with
+    the problem columns ``colors`` or ``F``/``H``, and ``gadget``) that training data may not
+    hold: equivalent to one of the 70 (``paper``) or, unless ``include_extended``, to an
+    extended problem (``extended``); the leakage rule of :mod:`ramseygadgets.leakage`."""
+    out: list[tuple[str, str]] = []
+    seen: set[tuple[Any, ...]] = set()
+    for row in rows:
+        fields = (json.dumps(row.get("colors")), row.get("F"), row.get("H"), row.get("gadget"))
+        if fields in seen:
+            continue
+        seen.add(fields)
+        problem = Problem.from_json(row)
+        where = published_set(problem)
+        if where is not None and not (where == EXTENDED_SET and include_extended):
+            out.append((str(row.get("problem_id", problem.id)), where))
+    return out
 
 
 #: What the manifest of a ``train-data`` folder says it is (``kind``): the one folder it replaces.

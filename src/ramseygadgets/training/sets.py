@@ -1,6 +1,7 @@
 """Training problems from generated problem sets (``train-data --from``): every solution
 verified again, its minimal size used only with a proof that checks, and no problem equivalent
-to a benchmark problem (:mod:`ramseygadgets.leakage`).  The procedural stream is
+to a published problem (:mod:`ramseygadgets.leakage`: one of the 70, and by default one of the
+extended set).  The procedural stream is
 :mod:`ramseygadgets.problemsets.stream`."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.leakage import ProblemKey, is_benchmark_equivalent, problem_key
+from ramseygadgets.leakage import EXTENDED_SET, PAPER_SET, ProblemKey, problem_key, published_set
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import load_generated
 from ramseygadgets.problemsets.stream import TrainingDataError, TrainingItem
@@ -19,10 +20,15 @@ from ramseygadgets.proofs import proof_problem, proof_records
 from ramseygadgets.verify import verify
 
 __all__ = [
+    "EXCLUDED_REASONS",
     "SetSelection",
     "problem_set_problems",
     "untrusted",
 ]
+
+
+#: The reason a record equivalent to a published problem is left out with, per published set.
+EXCLUDED_REASONS = {PAPER_SET: "benchmark-equivalent", EXTENDED_SET: "extended-equivalent"}
 
 
 @dataclass
@@ -33,12 +39,15 @@ class SetSelection:
     excluded: list[dict[str, Any]] = field(default_factory=list)
 
 
-def problem_set_problems(paths: Sequence[str | Path]) -> SetSelection:
+def problem_set_problems(
+    paths: Sequence[str | Path], include_extended: bool = False
+) -> SetSelection:
     """The problems with a solution of generated problem sets (``generate`` output directories
     or their ``problems.jsonl``; any number of colours, one forbidden pattern per colour),
-    without benchmark-equivalent ones.  Nothing read back is trusted: every solution is verified
-    again and its minimal size is used only with a proof that checks (:func:`untrusted`);
-    every record left out is listed with its reason."""
+    without published ones: none equivalent to one of the 70 (``benchmark-equivalent``) nor,
+    unless ``include_extended``, to an extended problem (``extended-equivalent``).  Nothing read
+    back is trusted: every solution is verified again and its minimal size is used only with a
+    proof that checks (:func:`untrusted`); every record left out is listed with its reason."""
     out = SetSelection()
     seen: set[ProblemKey] = set()
     for path in paths:
@@ -48,8 +57,9 @@ def problem_set_problems(paths: Sequence[str | Path]) -> SetSelection:
         for problem, candidate, record in load_generated(path):
             why = untrusted(problem, candidate, record, proofs)
             key = problem_key(problem)
-            if why is None and is_benchmark_equivalent(problem):
-                why = "benchmark-equivalent"
+            published = published_set(problem) if why is None else None
+            if published == PAPER_SET or (published == EXTENDED_SET and not include_extended):
+                why = EXCLUDED_REASONS[published]
             elif why is None and key in seen:
                 why = "duplicate"
             if why is not None:
