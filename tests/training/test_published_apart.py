@@ -165,7 +165,7 @@ def test_three_colour_train_data_holds_no_published_problem(tmp_path: Path) -> N
     assert_apart(problems)
 
 
-@pytest.mark.parametrize("num_colors, size", [(2, 12), pytest.param(3, 12, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("num_colors, size", [(2, 12), (3, 12)])
 def test_reasoning_gym_items_are_no_published_problem(num_colors: int, size: int) -> None:
     reasoning_gym = pytest.importorskip("reasoning_gym")
     import ramseygadgets.integrations.reasoning_gym  # noqa: F401
