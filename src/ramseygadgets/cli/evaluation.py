@@ -61,8 +61,9 @@ MODEL: openai/<model> (any OpenAI-compatible server, --base-url or OPENAI_BASE_U
 """
 
 
-#: ``eval --fresh``'s default ``--max-size`` (``train-data``'s is 7): the default pool holds only
-#: 24 fresh problems of minimal size at most 7, 36 of at most 8 (solved in seconds each).
+#: ``eval --fresh``'s default ``--max-size`` (``train-data``'s is 7): room for a larger tier than
+#: training draws from (the default pool holds 99 two-colour problems of minimal size 3..7 apart
+#: from the published sets, bench/stream_yield.py; each solved in seconds).
 DEFAULT_FRESH_MAX_SIZE = 8
 
 
