@@ -20,6 +20,7 @@ made (one line, before the first request).  A conversation of one round (replay)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ramseygadgets.catalog import Problem
@@ -179,16 +180,12 @@ class Conversation:
     def _native_tool_turn(self, completion: Completion) -> list[dict[str, Any]] | None:
         if not completion.tool_calls:
             return None
-        turn: list[dict[str, Any]] = []
-        for index, call in enumerate(completion.tool_calls):
-            function = call.get("function") or {}
-            if index > 0:
-                result = "Tool error: only one coloring-tool call is answered per round; this call was ignored."
-            elif function.get("name") != TOOL_NAME:
-                result = f"Tool error: unknown tool {function.get('name')!r}; the only tool is {TOOL_NAME!r}."
-            else:
-                result = run_coloring_tool(self.problem, function.get("arguments") or "")
-            turn.append(tool_result_message(call.get("id") or f"call_{index}", result))
+        turn = answer_tool_calls(
+            completion.tool_calls,
+            TOOL_NAME,
+            "only one coloring-tool call is answered per round",
+            lambda arguments: run_coloring_tool(self.problem, arguments or ""),
+        )
         turn.append(followup_message(self.problem, self.round_no + 1, None, tool_mode="native"))
         return turn
 
@@ -204,15 +201,32 @@ class Conversation:
             return [python_followup_message(follow, self.max_rounds, text)]
         if not completion.tool_calls:
             return None
-        turn: list[dict[str, Any]] = []
-        for index, call in enumerate(completion.tool_calls):
-            function = call.get("function") or {}
-            if index > 0:
-                result = "Tool error: only one program is run per round; this call was ignored."
-            elif function.get("name") != PYTHON_TOOL_NAME:
-                result = f"Tool error: unknown tool {function.get('name')!r}; the only tool is {PYTHON_TOOL_NAME!r}."
-            else:
-                result = self.python.run(program_from_arguments(function.get("arguments")))
-            turn.append(tool_result_message(call.get("id") or f"call_{index}", result))
+        python = self.python
+        turn = answer_tool_calls(
+            completion.tool_calls,
+            PYTHON_TOOL_NAME,
+            "only one program is run per round",
+            lambda arguments: python.run(program_from_arguments(arguments)),
+        )
         turn.append(python_followup_message(follow, self.max_rounds, None, tool_mode="native"))
         return turn
+
+
+def answer_tool_calls(
+    calls: list[dict[str, Any]], name: str, one_per_round: str, run: Callable[[Any], str]
+) -> list[dict[str, Any]]:
+    """The tool messages answering one round's native tool calls: the first call of the tool
+    ``name`` is run (``run(arguments)``), any other is answered with a tool error."""
+    turn: list[dict[str, Any]] = []
+    for index, call in enumerate(calls):
+        function = call.get("function") or {}
+        if index > 0:
+            result = f"Tool error: {one_per_round}; this call was ignored."
+        elif function.get("name") != name:
+            result = (
+                f"Tool error: unknown tool {function.get('name')!r}; the only tool is {name!r}."
+            )
+        else:
+            result = run(function.get("arguments"))
+        turn.append(tool_result_message(call.get("id") or f"call_{index}", result))
+    return turn
