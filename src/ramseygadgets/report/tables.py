@@ -29,6 +29,8 @@ __all__ = [
     "Record",
     "Column",
     "Table",
+    "accuracy_columns",
+    "tokens_column",
     "FORMULA_START",
     "csv_value",
     "markdown_text",
@@ -214,7 +216,8 @@ def _count(title: str, key: str) -> Column:
     return Column(title, lambda r: str(r.get(key, 0)), lambda r: r.get(key, 0))
 
 
-def _accuracy_columns() -> list[Column]:
+def accuracy_columns() -> list[Column]:
+    """Mean accuracy ± sd, its 95% interval and pass@k, as Table 1 shows them."""
     return [
         Column("Accuracy % (mean ± sd)", fmt_mean_std, lambda r: r.get("mean_accuracy_pct")),
         Column("95% CI", fmt_ci, lambda r: r.get("ci_low_pct")),
@@ -224,6 +227,15 @@ def _accuracy_columns() -> list[Column]:
             lambda r: r.get("pass_at_k_pct"),
         ),
     ]
+
+
+def tokens_column() -> Column:
+    """The mean total tokens per sample."""
+    return Column(
+        "Avg total tokens",
+        lambda r: fmt_tokens(r.get("avg_total_tokens")),
+        lambda r: r.get("avg_total_tokens"),
+    )
 
 
 def _pass_title(records: Sequence[Record]) -> str:
@@ -258,13 +270,9 @@ def table1(stats: Sequence[CellStats]) -> Table:
         _text("setting"),
         _count("Problems", "problems"),
         _count("Runs", "runs"),
-        *_accuracy_columns(),
+        *accuracy_columns(),
         *unbiased,
-        Column(
-            "Avg total tokens",
-            lambda r: fmt_tokens(r.get("avg_total_tokens")),
-            lambda r: r.get("avg_total_tokens"),
-        ),
+        tokens_column(),
         _count("Missing", "samples_missing"),
     ]
     caption = (
@@ -331,12 +339,8 @@ def table2(cells: Sequence[Cell], **kwargs: Any) -> Table:
         _text("setting"),
         _count("Problems", "problems"),
         _count("Runs", "runs"),
-        *_accuracy_columns(),
-        Column(
-            "Avg total tokens",
-            lambda r: fmt_tokens(r.get("avg_total_tokens")),
-            lambda r: r.get("avg_total_tokens"),
-        ),
+        *accuracy_columns(),
+        tokens_column(),
         _count("Missing", "samples_missing"),
     ]
     caption = (
@@ -381,7 +385,7 @@ def breakdown_table(
         ),
         _count("Problems", "problems"),
         _count("Runs", "runs"),
-        *_accuracy_columns(),
+        *accuracy_columns(),
         _count("Missing", "samples_missing"),
     ]
     return Table(

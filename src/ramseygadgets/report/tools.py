@@ -27,12 +27,10 @@ from ramseygadgets.report.tables import (
     Column,
     Record,
     Table,
-    fmt_ci,
-    fmt_mean_std,
+    accuracy_columns,
     fmt_number,
-    fmt_pct,
-    fmt_tokens,
     stats_record,
+    tokens_column,
 )
 from ramseygadgets.runs.samples import MULTIROUND, PYTHON_SETTING, TOOL_SETTINGS, Sample
 
@@ -149,18 +147,8 @@ def tools_table(points: Sequence[ToolTier]) -> Table:
         _text("Setting", "setting"),
         _count("Problems", "problems"),
         _count("Runs", "runs"),
-        Column("Accuracy % (mean ± sd)", fmt_mean_std, lambda r: r.get("mean_accuracy_pct")),
-        Column("95% CI", fmt_ci, lambda r: r.get("ci_low_pct")),
-        Column(
-            "Pass@k %",
-            lambda r: f"{fmt_pct(r.get('pass_at_k_pct'))} (k={r['pass_k']})",
-            lambda r: r.get("pass_at_k_pct"),
-        ),
-        Column(
-            "Avg total tokens",
-            lambda r: fmt_tokens(r.get("avg_total_tokens")),
-            lambda r: r.get("avg_total_tokens"),
-        ),
+        *accuracy_columns(),
+        tokens_column(),
         _count("Missing", "samples_missing"),
     ]
     caption = (
