@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from gadget_search import found_answer, search_program  # tests/helpers (tests/conftest.py)
+
 SAMPLE_HEADER = "X-RamseyGadgets-Sample"
 
 
@@ -403,3 +405,21 @@ def main() -> None:  # pragma: no cover - used by bench/harness.py
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+def searching_model(problems: dict[str, Any], tool_mode: str) -> Callable[[RequestInfo], Reply]:
+    """A scripted model of the python setting: round 1 runs a search program for its problem
+    (``gadget_search.search_program``: networkx and PySAT), as a ``python run`` block or a
+    ``run_python`` call; round 2 answers with the graph the program printed."""
+
+    def script(info: RequestInfo) -> Reply:
+        problem = problems[info.label.split("/")[0]]
+        if info.round_no == 1:
+            code = search_program(problem)
+            if tool_mode == "native":
+                return Reply("Let me search.", tool_calls=[tool_call("run_python", {"code": code})])
+            return Reply(f"Let me search.\n\n```python run\n{code}```\n")
+        output = info.body["messages"][-2 if tool_mode == "native" else -1]["content"]
+        return Reply(found_answer(output))
+
+    return script

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from gadget_search import found_answer, search_program
-from openai_mock import Reply, RequestInfo, tool_call
+from openai_mock import searching_model
 from sandbox_helpers import need_sandbox
 from typer.testing import CliRunner
 
@@ -53,18 +53,7 @@ def write_dataset(path: Path) -> Path:
 
 def scripted_model(tool_mode: str):
     """Round 1: run the search program; round 2: answer with the graph it printed."""
-
-    def script(info: RequestInfo) -> Reply:
-        problem = PROBLEMS[info.label.split("/")[0]]
-        if info.round_no == 1:
-            code = search_program(problem)
-            if tool_mode == "native":
-                return Reply("Let me search.", tool_calls=[tool_call("run_python", {"code": code})])
-            return Reply(f"Let me search.\n\n```python run\n{code}```\n")
-        output = info.body["messages"][-2 if tool_mode == "native" else -1]["content"]
-        return Reply(found_answer(output))
-
-    return script
+    return searching_model(PROBLEMS, tool_mode)
 
 
 @pytest.fixture

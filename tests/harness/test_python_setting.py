@@ -10,8 +10,7 @@ import os
 from typing import Any
 
 import pytest
-from gadget_search import found_answer, search_program
-from openai_mock import Reply, RequestInfo, tool_call
+from openai_mock import searching_model, tool_call
 
 from ramseygadgets import sandbox as sandbox_module
 from ramseygadgets.catalog import get_problem
@@ -52,26 +51,9 @@ def need_sandbox(request: pytest.FixtureRequest) -> None:
         pytest.skip(str(exc))
 
 
-def last_output(body: dict[str, Any]) -> str:
-    """The program output the scripted model reads: the last tool or user message."""
-    return body["messages"][-1]["content"]
-
-
 def scripted_model(tool_mode: str):
-    """Round 1: run the search; round 2: answer with the graph it printed."""
-
-    def script(info: RequestInfo) -> Reply:
-        problem = PROBLEMS[info.label.split("/")[0]]
-        if info.round_no == 1:
-            code = search_program(problem)
-            if tool_mode == "native":
-                return Reply("Let me search.", tool_calls=[tool_call("run_python", {"code": code})])
-            return Reply(f"Let me search.\n\n```python run\n{code}```\n")
-        messages = info.body["messages"]
-        output = messages[-2]["content"] if tool_mode == "native" else last_output(info.body)
-        return Reply(found_answer(output))
-
-    return script
+    """Round 1: run the search program; round 2: answer with the graph it printed."""
+    return searching_model(PROBLEMS, tool_mode)
 
 
 def converse(conversation: Conversation, backend: Any) -> None:
