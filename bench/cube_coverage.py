@@ -9,7 +9,7 @@ layout, the cubes decided none, the share of the layout's prefix assignments the
 the layout (:func:`ramseygadgets.search.cubes.covered`, the check behind ``solve
 --assume-none-below``).  A covered layout holds no solution on n vertices; the level is none
 when every layout is covered by one engine's cubes.  A logged solution is verified
-(:func:`ramseygadgets.verify.verify`) before it is reported.  Exit code 0.
+(:func:`ramseygadgets.verifier.verify`) before it is reported.  Exit code 0.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ramseygadgets.catalog import Problem
 from ramseygadgets.search.cubelog import read_log
 from ramseygadgets.search.cubeproof import layout_covered, logged_candidate, none_cubes
 from ramseygadgets.search.spec import layouts
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 
 def main() -> int:

@@ -25,13 +25,13 @@ from rich.console import Console
 from rich.table import Table
 
 from ramseygadgets.catalog import all_problems
-from ramseygadgets.multicolor.search import solve_multi
+from ramseygadgets.executors import make_executor
 from ramseygadgets.problemsets import ProblemSetWriter, plan_problem_set
-from ramseygadgets.scaleout.executors import make_executor
 from ramseygadgets.scaleout.fanout import generate_problem_set, hardest_last
 from ramseygadgets.search import solve
+from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 
 def compare_pairs(console: Console) -> None:

@@ -189,7 +189,7 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from ramseygadgets.coloring_spec import split_pattern_list
+    from ramseygadgets.colorings.spec import split_pattern_list
 
     new_pool = tuple(split_pattern_list(args.pool)) if args.pool else DEFAULT_POOL
     results: dict[str, Any] = {

@@ -12,7 +12,7 @@ that type, on ``--n`` vertices (default 10):
 
 Each candidate is verified twice in the same process:
 
-* fast:  :func:`ramseygadgets.verify.verify` (specialised copy enumerators, one incremental
+* fast:  :func:`ramseygadgets.verifier.verify` (specialised copy enumerators, one incremental
   solver answering every question with assumptions);
 * naive: copies from networkx's GraphMatcher subgraph monomorphisms, and a fresh PySAT solver
   (same backend) built from scratch for every SAT question.
@@ -40,12 +40,12 @@ from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
 from ramseygadgets.catalog import Problem, all_problems
-from ramseygadgets.colorings import DEFAULT_SOLVER, GoodColorings
+from ramseygadgets.colorings.red_blue import DEFAULT_SOLVER, GoodColorings
 from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 DENSITIES = (0.25, 0.4, 0.55, 0.7)
 
@@ -64,7 +64,7 @@ def graphmatcher_copies(pattern: Pattern, graph: Graph) -> set[frozenset[int]]:
 
 
 class NaiveVerifier:
-    """The same questions as :mod:`ramseygadgets.verify`, each on a freshly built solver."""
+    """The same questions as :mod:`ramseygadgets.verifier`, each on a freshly built solver."""
 
     def __init__(self, graph: Graph, problem: Problem) -> None:
         self.graph = graph

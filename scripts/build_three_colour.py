@@ -27,13 +27,12 @@ from itertools import combinations_with_replacement
 from pathlib import Path
 from typing import Any
 
+from ramseygadgets.bruteforce_multi import MAX_BRUTE_FORCE_COLORINGS, brute_force_verify_multi
 from ramseygadgets.files import atomic_write
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.multicolor import brute_force_verify_multi
-from ramseygadgets.multicolor.bruteforce import MAX_BRUTE_FORCE_COLORINGS
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import problem_of_record, read_results
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 PATTERNS = ("P3", "K1,3", "K3", "P4", "C4")
 DATA_FILE = Path(__file__).resolve().parents[1] / "src/ramseygadgets/data/three_colour.json"

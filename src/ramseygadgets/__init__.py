@@ -6,12 +6,12 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from ramseygadgets.catalog import Problem, all_problems, get_problem
-from ramseygadgets.colorings import Coloring, GoodColorings
+from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
 from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph, parse_graph
 from ramseygadgets.patterns import Pattern, get_pattern
-from ramseygadgets.verify import Verdict, verify
+from ramseygadgets.verifier import Verdict, verify
 
 __all__ = [
     "__version__",

@@ -21,7 +21,7 @@ import difflib
 import re
 from functools import lru_cache
 
-from ramseygadgets.coloring_spec import split_pattern_list
+from ramseygadgets.colorings.spec import split_pattern_list
 from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.patterns import PAPER_PATTERNS, Pattern, get_pattern

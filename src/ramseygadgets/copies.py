@@ -13,7 +13,7 @@ other pattern goes through a generic backtracking search for edge-set-distinct e
 
 ``find_copies(pattern, graph, labels=...)`` returns each copy as the tuple of its edges'
 *labels* instead of indices (in no particular order): with ``labels[i] = ±(i + 1)`` the copies
-are directly the SAT clauses of :mod:`ramseygadgets.colorings`, with no second pass.
+are directly the SAT clauses of :mod:`ramseygadgets.colorings.red_blue`, with no second pass.
 :func:`count_copies` counts copies of the named patterns in O(m·Δ) without listing them.
 """
 

@@ -28,8 +28,8 @@ from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
-from ramseygadgets.python_tool import PYTHON_SETTING, PythonLimits
 from ramseygadgets.solutions import Solution, get_solution
+from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
 
 if TYPE_CHECKING:
     from ramseygadgets.selection import ProblemSet

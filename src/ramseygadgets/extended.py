@@ -27,7 +27,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from ramseygadgets.atlas import load_atlas
+from ramseygadgets.atlas_entries import load_atlas
 from ramseygadgets.catalog import in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate

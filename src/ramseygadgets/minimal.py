@@ -4,8 +4,8 @@ m − 1 edges when ``edges_minimal``)."""
 
 from __future__ import annotations
 
-from ramseygadgets.multicolor.search import MultiSearchResult, solve_multi
 from ramseygadgets.problem import Problem
+from ramseygadgets.search.multi import MultiSearchResult, solve_multi
 from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, SearchResult, solve
 
 __all__ = ["MinimalResult", "solve_minimal"]

@@ -1,7 +1,7 @@
 """The problem model: one class for every construction problem the project can pose.
 
 A :class:`Problem` is a colouring spec (c ≥ 2 colours; colour i forbids the patterns of its
-set, :mod:`ramseygadgets.coloring_spec`), a gadget kind and, for a determiner, the colour it
+set, :mod:`ramseygadgets.colorings.spec`), a gadget kind and, for a determiner, the colour it
 forces.  With the good colourings of G (no colour class holds one of its forbidden patterns in
 that colour) the gadget conditions are, for any c:
 
@@ -10,7 +10,7 @@ that colour) the gadget conditions are, for any c:
   at least two colours over the good colourings;
 * negative sender: e and f never share a colour, and e takes at least two colours;
 * clause and variable gadgets (c = 2, F = K1,k only): the paper's enforcement conditions
-  (:mod:`ramseygadgets.verify`).
+  (:mod:`ramseygadgets.verifier`).
 
 Two colours with one pattern each are the paper's (F,H) problems (``F`` and ``H`` are their
 aliases); ``red-determiner``/``blue-determiner`` are the determiners of colours 0 and 1.
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ramseygadgets.coloring_spec import MAX_COLORS, ColoringSpec, SpecError
+from ramseygadgets.colorings.spec import MAX_COLORS, ColoringSpec, SpecError
 from ramseygadgets.gadgets import COLOR_NAMES, GadgetKind, GadgetType
 from ramseygadgets.patterns import Pattern
 

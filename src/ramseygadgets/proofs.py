@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.atlas import load_atlas
+from ramseygadgets.atlas_entries import load_atlas
 from ramseygadgets.catalog import all_problems
 from ramseygadgets.extended import extended_problems
 from ramseygadgets.files import parse_json
@@ -39,7 +39,7 @@ from ramseygadgets.problemfile import (
     problem_of_record,
 )
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = [
     "LEVEL_OUTCOMES",

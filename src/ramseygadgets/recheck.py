@@ -2,7 +2,7 @@
 (a new best known construction, a solution claimed below a proof).
 
 The brute force over all c^m colourings (:func:`~ramseygadgets.bruteforce.brute_force_verify`
-for pairs, :func:`~ramseygadgets.multicolor.bruteforce.brute_force_verify_multi` otherwise)
+for pairs, :func:`~ramseygadgets.bruteforce_multi.brute_force_verify_multi` otherwise)
 when c^m ≤ 2^22; above that, for a determiner or sender, the other SAT encoding of the
 colourings (``verify(..., encoding="colors")``, one variable per edge and colour, against the
 pair encoding the verifier uses by default).  What remains (a large three-colour or hardness
@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ramseygadgets.bruteforce import brute_force_verify
+from ramseygadgets.bruteforce_multi import brute_force_verify_multi
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.multicolor.bruteforce import brute_force_verify_multi
 from ramseygadgets.problem import Problem
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = ["BRUTE_FORCE_COLORINGS", "Recheck", "recheck"]
 

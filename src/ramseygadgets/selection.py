@@ -38,7 +38,7 @@ from ramseygadgets.problemfile import (
 )
 from ramseygadgets.proofs import ShippedProof, proof_problem, proof_records, shipped_proof
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = [
     "MAX_PROBLEM_FILE_BYTES",

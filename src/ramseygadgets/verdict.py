@@ -9,8 +9,8 @@ from ramseygadgets.gadgets import Designated, GadgetForm
 from ramseygadgets.graphs import Graph
 
 if TYPE_CHECKING:
-    from ramseygadgets.colorings import Coloring
-    from ramseygadgets.multicolor.colorings import MultiColoring
+    from ramseygadgets.colorings.multi import MultiColoring
+    from ramseygadgets.colorings.red_blue import Coloring
 
 __all__ = ["Verdict", "check_designated", "edge_text"]
 

@@ -16,7 +16,7 @@ from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.search.exhaustive import nauty_available
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "atlas.md"
 TWIN = {

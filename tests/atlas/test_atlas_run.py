@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 from ramseygadgets.atlas import Atlas, AtlasError, load_atlas
 from ramseygadgets.atlas.run import AtlasOptions, run_atlas
 from ramseygadgets.cli import app
+from ramseygadgets.executors import Executor, LocalExecutor
 from ramseygadgets.problemsets import ProblemSetError, ProblemSetWriter, iter_records
-from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.search.exhaustive import nauty_available
 
 pytestmark = pytest.mark.skipif(not nauty_available(), reason="nauty (geng) is not installed")

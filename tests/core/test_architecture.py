@@ -1,10 +1,15 @@
-"""docs/architecture.md matches the code: every module is named once, in a layer, and no module
-imports a module of a higher layer (imports inside functions count; ``cli`` is the top)."""
+"""docs/architecture.md matches the code: every module is named once, in a layer; no module
+imports a module of a higher layer (imports inside functions count; ``cli`` is the top), a
+package's own submodules included; each folder is one layer; and importing a module of layers
+1–8 loads nothing of a higher layer."""
 
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +46,12 @@ def page_layers() -> dict[str, int]:
     return layers
 
 
+def deprecated_paths() -> dict[str, str]:
+    """Old module → new module, from the page's "Deprecated import paths" list."""
+    text = PAGE.read_text().split("## Deprecated import paths", 1)[1].split("\n## ", 1)[0]
+    return dict(re.findall(r"^- `([\w.]+)` → `([\w.]+)`", text, re.M))
+
+
 def imported(tree: ast.AST, modules: dict[str, Path]) -> set[str]:
     """The package's own modules a module imports, anywhere (``TYPE_CHECKING`` blocks excluded)."""
     found: set[str] = set()
@@ -69,7 +80,7 @@ def imported(tree: ast.AST, modules: dict[str, Path]) -> set[str]:
 
 
 def test_the_page_names_every_module_and_no_other() -> None:
-    code, page = set(code_modules()), set(page_layers())
+    code, page = set(code_modules()) - set(deprecated_paths()), set(page_layers())
     assert not code - page, f"modules the page does not name: {sorted(code - page)}"
     assert not page - code, f"the page names modules that do not exist: {sorted(page - code)}"
 
@@ -78,19 +89,82 @@ def test_layers_import_one_way() -> None:
     modules, layers = code_modules(), page_layers()
     upward = []
     for name, path in modules.items():
-        if name == "ramseygadgets":  # the facade re-exports from below; every module loads it
+        if name == "ramseygadgets" or name in deprecated_paths():  # the facade; old paths
             continue
         for target in imported(ast.parse(path.read_text()), modules):
-            if target.startswith(name + "."):  # a package's own submodules
-                continue
             if target in layers and layers[target] > layers[name]:
                 upward.append(f"{name} (layer {layers[name]}) imports {target} ({layers[target]})")
     assert not upward, "\n".join(upward)
 
 
 def test_the_check_sees_an_upward_import() -> None:
-    """The layer check is not vacuous: an import of the harness from ``verify`` is caught."""
+    """The layer check is not vacuous: an import of the harness from ``verifier`` is caught."""
     tree = ast.parse("def f():\n    from ramseygadgets.harness.runner import run_eval\n")
     modules = code_modules()
     assert imported(tree, modules) == {"harness.runner"}
-    assert page_layers()["harness.runner"] > page_layers()["verify"]
+    assert page_layers()["harness.runner"] > page_layers()["verifier"]
+
+
+def test_the_check_sees_a_package_import_its_own_upper_submodule() -> None:
+    """No exemption for a package's own submodules: ``atlas`` (the package) importing
+    ``atlas.run`` counts like any other import."""
+    tree = ast.parse("from ramseygadgets.atlas.run import run_atlas\n")
+    assert imported(tree, code_modules()) == {"atlas.run"}
+
+
+def test_each_folder_is_one_layer() -> None:
+    layers, old = page_layers(), deprecated_paths()
+    by_folder: dict[str, set[int]] = {}
+    for name in code_modules():
+        if "." in name and name not in old:
+            by_folder.setdefault(name.split(".")[0], set()).add(layers[name])
+        elif name in by_folder or (PACKAGE / name).is_dir():
+            by_folder.setdefault(name, set()).add(layers[name])
+    mixed = {folder: sorted(found) for folder, found in by_folder.items() if len(found) > 1}
+    assert not mixed, f"folders spanning layers: {mixed}"
+    assert old and all(new in layers for new in old.values())
+
+
+#: Run in a fresh interpreter: for each module named on stdin, fork, import it, and report the
+#: package's modules that came with it (beyond those the parent loaded: the facade's).
+_LOADS = """
+import json, os, sys
+import ramseygadgets
+base = set(sys.modules)
+for name in sys.stdin.read().split():
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.close(read)
+        __import__("ramseygadgets." + name if name != "ramseygadgets" else name)
+        new = [m for m in sys.modules if m.startswith("ramseygadgets.") and m not in base]
+        os.write(write, json.dumps(new).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        print(json.dumps([name, json.loads(pipe.read() or "[]")]))
+    os.wait()
+"""
+
+
+def test_lower_layers_load_nothing_above_them() -> None:
+    """What an import really loads (the static check above cannot see ``__init__`` chains)."""
+    layers = page_layers()
+    names = [n for n, layer in layers.items() if layer <= 8 and n != "ramseygadgets"]
+    out = subprocess.run(
+        [sys.executable, "-c", _LOADS],
+        input=" ".join(names),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
+    loaded = dict(json.loads(line) for line in out.splitlines())
+    assert set(loaded) == set(names)
+    upward = [
+        f"{name} (layer {layers[name]}) loads {module} ({layers[short]})"
+        for name, modules in loaded.items()
+        for module in modules
+        if (short := module.removeprefix("ramseygadgets.")) in layers
+        and layers[short] > layers[name]
+    ]
+    assert not upward, "\n".join(upward)

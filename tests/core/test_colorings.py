@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ramseygadgets.bruteforce import good_coloring_masks, red_degrees
-from ramseygadgets.colorings import Coloring, GoodColorings
+from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
 from ramseygadgets.errors import ColoringLimitExceeded, GraphTooLargeError
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import get_pattern

@@ -220,7 +220,7 @@ def test_ambiguous_compact_name_is_refused_the_same_in_every_command(args, tmp_p
 
 
 def test_records_with_any_name_read_back_to_the_same_problem() -> None:
-    from ramseygadgets.coloring_spec import ColoringSpec
+    from ramseygadgets.colorings.spec import ColoringSpec
     from ramseygadgets.gadgets import GadgetKind
     from ramseygadgets.problem import Problem
     from ramseygadgets.problemsets import problem_of_record

@@ -7,11 +7,11 @@ from itertools import combinations
 import pytest
 
 from ramseygadgets.catalog import Problem, get_problem
-from ramseygadgets.colorings import GoodColorings
+from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verify import (
+from ramseygadgets.verifier import (
     Verdict,
     check_designated,
     verify,

@@ -40,11 +40,11 @@ from ramseygadgets.bruteforce import (
     red_degrees,
 )
 from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem, all_problems
-from ramseygadgets.colorings import GoodColorings
+from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verify import Verdict, verify
+from ramseygadgets.verifier import Verdict, verify
 
 CASES_PER_PROBLEM = 16
 MAX_EDGES = 12  # 4,096 colorings per random case

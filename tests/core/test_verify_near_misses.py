@@ -18,7 +18,7 @@ from ramseygadgets.bruteforce import good_coloring_masks, red_degrees
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 PATTERNS = [
     p for p in product((True, False), repeat=3) if not all(p)

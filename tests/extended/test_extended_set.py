@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.bruteforce import brute_force_verify
+from ramseygadgets.bruteforce_multi import MAX_BRUTE_FORCE_COLORINGS, brute_force_verify_multi
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.cli import app
 from ramseygadgets.extended import (
@@ -21,10 +22,8 @@ from ramseygadgets.extended import (
     three_colour_entries,
     tier_counts,
 )
-from ramseygadgets.multicolor import brute_force_verify_multi
-from ramseygadgets.multicolor.bruteforce import MAX_BRUTE_FORCE_COLORINGS
 from ramseygadgets.selection import extended_problem_set
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 runner = CliRunner()
 

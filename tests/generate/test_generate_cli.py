@@ -9,7 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.harness import EvalOptions, load_problem_file, run_eval
+from ramseygadgets.executors import Executor
+from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.problemsets import (
     ProblemSetWriter,
     load_generated,
@@ -17,10 +18,10 @@ from ramseygadgets.problemsets import (
     read_results,
 )
 from ramseygadgets.scaleout import LocalExecutor
-from ramseygadgets.scaleout.executors import Executor
 from ramseygadgets.scaleout.fanout import generate_problem_set
 from ramseygadgets.search.exhaustive import nauty_available
-from ramseygadgets.verify import verify
+from ramseygadgets.selection import load_problem_file
+from ramseygadgets.verifier import verify
 
 runner = CliRunner()
 needs_nauty = pytest.mark.skipif(

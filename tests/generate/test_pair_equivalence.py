@@ -9,17 +9,17 @@ import random
 import pytest
 
 from ramseygadgets.catalog import all_problems, get_problem, paper_pairs
-from ramseygadgets.coloring_spec import ColoringSpec
-from ramseygadgets.colorings import GoodColorings
+from ramseygadgets.colorings.multi import MultiColorings
+from ramseygadgets.colorings.red_blue import GoodColorings
+from ramseygadgets.colorings.spec import ColoringSpec
+from ramseygadgets.gadget_census import gadgets_in_graph_multi
 from ramseygadgets.gadgets import Candidate, Designated, GadgetKind
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor import MultiColorings
-from ramseygadgets.multicolor.census import gadgets_in_graph_multi
-from ramseygadgets.multicolor.search import solve_multi
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
+from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 PAIR_PROBLEMS = [p for p in all_problems() if not p.kind.is_hardness]
 

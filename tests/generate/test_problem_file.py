@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.harness import EvalOptions, run_eval
+from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION, Problem
 from ramseygadgets.problemsets import (
     ProblemSetPlan,
@@ -28,7 +28,7 @@ from ramseygadgets.problemsets import (
 from ramseygadgets.scaleout.fanout import SolveTask, solve_task
 from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, select_problems
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 runner = CliRunner()
 SPEC = "P3 | P3 | K3"  # red and blue matchings (twins: no red or blue determiner), green K3-free

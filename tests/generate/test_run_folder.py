@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
+from ramseygadgets.executors import Executor
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import (
@@ -25,10 +26,9 @@ from ramseygadgets.problemsets import (
     read_results,
 )
 from ramseygadgets.scaleout import LocalExecutor
-from ramseygadgets.scaleout.executors import Executor
 from ramseygadgets.scaleout.fanout import SolveTask, generate_problem_set, solve_task
 from ramseygadgets.search.exhaustive import nauty_available
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 runner = CliRunner()
 RED = ["generate", "--F", "P3", "--H", "K3", "--gadgets", "red-determiner", "--jobs", "1"]

@@ -7,15 +7,16 @@ import random
 import numpy as np
 import pytest
 
-from ramseygadgets.coloring_spec import ColoringSpec, SpecError
+from ramseygadgets.bruteforce_multi import brute_force_verify_multi, good_colorings
+from ramseygadgets.colorings.multi import MultiColorings
+from ramseygadgets.colorings.spec import ColoringSpec, SpecError
+from ramseygadgets.gadget_census import gadgets_in_graph_multi
 from ramseygadgets.gadgets import Designated, GadgetKind
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor import MultiColorings, brute_force_verify_multi, good_colorings
-from ramseygadgets.multicolor.census import gadgets_in_graph_multi
-from ramseygadgets.multicolor.search import solve_multi
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import iter_graphs, nauty_available
-from ramseygadgets.verify import verify
+from ramseygadgets.search.multi import solve_multi
+from ramseygadgets.verifier import verify
 
 needs_nauty = pytest.mark.skipif(
     not nauty_available(), reason="nauty (geng, listg) is not installed"

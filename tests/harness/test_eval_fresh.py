@@ -26,7 +26,7 @@ from ramseygadgets.problemsets import stream as stream_module
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.selection import load_problem_file
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 #: 32 fresh problems of minimal size ≤ 7 (6 and 7 vertices), all solved in a few seconds.
 SMALL_POOL = "P3,K1,3,K3,P4,P6,C6"

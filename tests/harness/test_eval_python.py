@@ -23,8 +23,8 @@ from ramseygadgets import sandbox as sandbox_module
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.problem import Problem
-from ramseygadgets.python_tool import PythonLimits
 from ramseygadgets.sandbox import SandboxUnavailableError
+from ramseygadgets.tools.python import PythonLimits
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")
 GREEN_SOLUTION = {

@@ -21,13 +21,13 @@ from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey, Sampling
 from ramseygadgets.problem import Problem
 from ramseygadgets.prompts import build_prompt
-from ramseygadgets.python_tool import PythonLimits, PythonTool
 from ramseygadgets.sandbox import (
     Sandbox,
     SandboxLimits,
     SandboxUnavailableError,
     require_sandbox,
 )
+from ramseygadgets.tools.python import PythonLimits, PythonTool
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")
 PROBLEMS = {
@@ -147,7 +147,7 @@ def test_native_calls_one_program_per_round():
 
 def test_bad_native_arguments_get_one_line():
     tool = PythonTool(SMALL)
-    from ramseygadgets.python_tool import program_from_arguments
+    from ramseygadgets.tools.python import program_from_arguments
 
     assert tool.run(program_from_arguments("{not json")).startswith("Tool error: the arguments")
     assert 'only "code"' in tool.run(program_from_arguments({"code": "1", "x": 2}))

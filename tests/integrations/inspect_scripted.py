@@ -21,9 +21,9 @@ from inspect_ai.tool import ToolCall
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.coloring_tool import TOOL_NAME
 from ramseygadgets.prompts import build_prompt
 from ramseygadgets.solutions import get_solution
+from ramseygadgets.tools.coloring import TOOL_NAME
 
 MOCK = "mockllm/model"
 

@@ -10,12 +10,12 @@ import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.catalog import Problem
-from ramseygadgets.coloring_tool import run_coloring_tool
 from ramseygadgets.export import export_dataset
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.scoring import judge
 from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.selection import load_problem_file
+from ramseygadgets.tools.coloring import run_coloring_tool
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")
 SOLUTION = {

@@ -33,8 +33,8 @@ from ramseygadgets.integrations.inspect_python import python_limits, run_python 
 from ramseygadgets.integrations.inspect_task import build_samples, ramsey_gadgets  # noqa: E402
 from ramseygadgets.problem import Problem  # noqa: E402
 from ramseygadgets.prompts import build_prompt  # noqa: E402
-from ramseygadgets.python_tool import TOOL_NAME, PythonLimits  # noqa: E402
 from ramseygadgets.sandbox import SandboxError, SandboxLimits, SandboxUnavailableError  # noqa: E402
+from ramseygadgets.tools.python import TOOL_NAME, PythonLimits  # noqa: E402
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")  # three colours, extended set
 #: The task options of the runs below, and the limits they make.

@@ -31,7 +31,6 @@ from inspect_scripted import (  # noqa: E402
 
 from ramseygadgets.answers import format_answer, parse_answer  # noqa: E402
 from ramseygadgets.catalog import Problem, all_problems, get_problem  # noqa: E402
-from ramseygadgets.coloring_tool import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
 from ramseygadgets.gadgets import Candidate  # noqa: E402
 from ramseygadgets.graphs import Graph  # noqa: E402
 from ramseygadgets.integrations.inspect_task import (  # noqa: E402
@@ -43,7 +42,8 @@ from ramseygadgets.integrations.inspect_task import (  # noqa: E402
 from ramseygadgets.profiles import all_profiles, get_profile  # noqa: E402
 from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
 from ramseygadgets.solutions import get_solution  # noqa: E402
-from ramseygadgets.verify import verify  # noqa: E402
+from ramseygadgets.tools.coloring import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
+from ramseygadgets.verifier import verify  # noqa: E402
 
 
 def metrics_of(log: Any) -> dict[str, float]:

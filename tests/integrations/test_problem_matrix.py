@@ -20,12 +20,12 @@ from typer.testing import CliRunner
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
-from ramseygadgets.coloring_spec import SpecError
+from ramseygadgets.colorings.spec import SpecError
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.harness.scoring import judge
 from ramseygadgets.problem import Problem
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 runner = CliRunner()
 TADPOLE = "0-1 1-2 2-3 3-4 4-0 0-5"  # C5 with a pendant edge: no table or family name

@@ -14,7 +14,8 @@ pytest.importorskip("verifiers", reason="the train extra is not installed")
 
 from ramseygadgets.answers import format_answer  # noqa: E402
 from ramseygadgets.catalog import get_problem  # noqa: E402
-from ramseygadgets.prompts import build_prompt, multiround_step  # noqa: E402
+from ramseygadgets.harness.multiround import multiround_step
+from ramseygadgets.prompts import build_prompt
 from ramseygadgets.solutions import get_solution  # noqa: E402
 
 HARNESS_TESTS = Path(__file__).resolve().parents[1] / "harness"

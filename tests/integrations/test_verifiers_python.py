@@ -24,8 +24,8 @@ from ramseygadgets import sandbox as sandbox_module  # noqa: E402
 from ramseygadgets.catalog import get_problem  # noqa: E402
 from ramseygadgets.problem import Problem  # noqa: E402
 from ramseygadgets.prompts import build_prompt  # noqa: E402
-from ramseygadgets.python_tool import PythonLimits  # noqa: E402
 from ramseygadgets.sandbox import SandboxError, SandboxLimits, SandboxUnavailableError  # noqa: E402
+from ramseygadgets.tools.python import PythonLimits  # noqa: E402
 
 HARNESS_TESTS = Path(__file__).resolve().parents[1] / "harness"
 PAPER = get_problem("p3_k3_red_determiner")

@@ -9,7 +9,8 @@ import pytest
 
 from ramseygadgets.bruteforce import good_coloring_masks
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.coloring_tool import (
+from ramseygadgets.graphs import Graph
+from ramseygadgets.tools.coloring import (
     COUNT_CAP,
     MAX_OUTPUT_CHARS,
     TOOL_MAX_VERTICES,
@@ -18,7 +19,6 @@ from ramseygadgets.coloring_tool import (
     extract_tool_request,
     run_coloring_tool,
 )
-from ramseygadgets.graphs import Graph
 
 
 def report_numbers(text: str) -> tuple[int | None, set, set, set]:

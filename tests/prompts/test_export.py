@@ -14,8 +14,8 @@ from ramseygadgets.export import ExportError, export_dataset
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.prompts import SETTINGS, build_prompt
-from ramseygadgets.python_tool import PythonLimits
-from ramseygadgets.verify import verify
+from ramseygadgets.tools.python import PythonLimits
+from ramseygadgets.verifier import verify
 
 
 def test_jsonl_export_loads_with_datasets(tmp_path, solutions):

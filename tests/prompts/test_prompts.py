@@ -9,8 +9,8 @@ import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.catalog import Problem, all_problems, get_problem
-from ramseygadgets.coloring_tool import TOOL_NAME
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.harness.multiround import multiround_step
 from ramseygadgets.prompts import (
     MULTIROUND_ROUNDS,
     SETTINGS,
@@ -20,11 +20,11 @@ from ramseygadgets.prompts import (
     build_prompt,
     example_problem,
     followup_message,
-    multiround_step,
     settings_for,
     tool_result_message,
 )
-from ramseygadgets.verify import verify
+from ramseygadgets.tools.coloring import TOOL_NAME
+from ramseygadgets.verifier import verify
 
 
 def text_of(prompt) -> str:

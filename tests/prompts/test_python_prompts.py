@@ -18,12 +18,12 @@ from ramseygadgets.prompts import (
     python_followup_message,
     settings_for,
 )
-from ramseygadgets.python_tool import (
+from ramseygadgets.sandbox import SandboxError, SandboxLimits
+from ramseygadgets.tools.python import (
     PythonLimits,
     extract_program,
     program_from_arguments,
 )
-from ramseygadgets.sandbox import SandboxError, SandboxLimits
 
 PROBLEM = get_problem("p3_k3_red_determiner")
 

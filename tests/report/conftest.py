@@ -18,7 +18,7 @@ import pytest
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 K4_EDGES = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
 

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from ramseygadgets.runs.checkpoint import (
+from ramseygadgets.checkpoint import (
     CheckpointError,
     CheckpointLog,
     CheckpointWarning,

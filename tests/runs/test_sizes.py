@@ -21,7 +21,7 @@ from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, optimum_of, size_re
 from ramseygadgets.search import find_solution
 from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, named_problem_set
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 PROBLEM = "p3_k3_red_determiner"
 

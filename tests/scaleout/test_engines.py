@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.scaleout.executors import ScaleoutError
+from ramseygadgets.executors import ScaleoutError
 from ramseygadgets.scaleout.fanout import ENGINES, engine_function
 
 

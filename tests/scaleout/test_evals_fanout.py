@@ -7,8 +7,8 @@ import json
 import pytest
 
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.harness.evals import run_evaluations
 from ramseygadgets.scaleout import LocalExecutor
-from ramseygadgets.scaleout.evals import run_evaluations
 
 PROBLEMS = ["p3_k3_red_determiner", "p3_k3_positive_sender", "k13_k3_clause_gadget"]
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ramseygadgets.coloring_spec import ColoringSpec
+from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.gadgets import GadgetKind
 from ramseygadgets.problem import Problem
 from ramseygadgets.scaleout import LocalExecutor, ScaleoutError

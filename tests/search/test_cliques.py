@@ -7,13 +7,13 @@ from math import comb
 
 import pytest
 
+from ramseygadgets import bruteforce_multi as multi_bruteforce
 from ramseygadgets.bruteforce import good_coloring_masks
 from ramseygadgets.graphs import Graph
 from ramseygadgets.minimal import solve_minimal
-from ramseygadgets.multicolor import bruteforce as multi_bruteforce
-from ramseygadgets.multicolor import search as multi_search
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import cegar, find_solution, solve
+from ramseygadgets.search import multi as multi_search
 from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cliques import (
     MAX_CLIQUE_CLAUSES,

@@ -15,7 +15,7 @@ from ramseygadgets.search.exhaustive import (
     nauty_available,
 )
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 pytestmark = pytest.mark.skipif(
     not nauty_available(), reason="nauty (geng, listg) is not installed"

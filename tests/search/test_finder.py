@@ -15,7 +15,7 @@ from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 
 @pytest.fixture(scope="module")

@@ -20,10 +20,10 @@ from ramseygadgets.search.exhaustive import (
     gadgets_in_graph,
     nauty_available,
 )
-from ramseygadgets.search.minimality import MAX_VERTICES, LexMaxCheck, column_order, group_cosets
 from ramseygadgets.search.spec import Layout, layouts
+from ramseygadgets.search.symmetry import MAX_VERTICES, LexMaxCheck, column_order, group_cosets
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 
 def test_the_eager_engine_still_proves_every_shipped_minimum():

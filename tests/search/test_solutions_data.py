@@ -11,7 +11,7 @@ from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.search.dataset import SOLUTIONS_PATH
 from ramseygadgets.solutions import get_solution, load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 
 def test_one_solution_per_problem_in_catalog_order():

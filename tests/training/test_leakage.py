@@ -82,7 +82,7 @@ def test_relabelled_and_colour_exchanged_benchmark_problems_are_caught() -> None
 
 def test_colour_exchange_keeps_solutions_valid() -> None:
     """Why the rule is right: a benchmark solution solves the colour-exchanged problem."""
-    from ramseygadgets.verify import verify
+    from ramseygadgets.verifier import verify
 
     for problem in all_problems():
         if COLOUR_SWAP[problem.gadget] is None:

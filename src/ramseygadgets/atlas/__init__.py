@@ -1,13 +1,11 @@
 """The atlas: minimal gadgets of every small pair, with proofs and provenance (issue 14).
 
-The package exports the data (:mod:`.entries`, which the extended set reads); the plan, the
-table and the computation sit above the search and ``generate`` layers: import them from their
-modules.
+The package computes the atlas; its data (an entry's facts, the shipped ``data/atlas.json``) is
+:mod:`ramseygadgets.atlas_entries`, a layer below, which the extended set reads and the package
+re-exports.
 
 * :mod:`.plan`: the sections (every pair of the paper's eight graphs; stars against every
   connected 5-vertex graph), the colour-swap identification and the F = H facts;
-* :mod:`.entries`: an entry's facts (solution, lower bound, exhaustive check), merged so that
-  the strongest known result wins; the shipped ``data/atlas.json``;
 * :mod:`.run`: the computation (``ramseygadgets atlas run``): search fan-out, exhaustive
   cross-check, checkpoints;
 * :mod:`.table`: ``docs/atlas.md``.
@@ -15,7 +13,7 @@ modules.
 
 from __future__ import annotations
 
-from ramseygadgets.atlas.entries import Atlas, AtlasError, Entry, load_atlas
+from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, load_atlas
 
 __all__ = [
     "Atlas",

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ramseygadgets.atlas.entries import Atlas, AtlasError, Entry, rerun_count
+from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, rerun_count
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.recheck import Recheck, recheck
 from ramseygadgets.search.cubelog import read_numbered
@@ -50,7 +50,7 @@ from ramseygadgets.search.cubeproof import (
 )
 from ramseygadgets.search.solve import SearchError
 from ramseygadgets.verdict import Verdict
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = [
     "CUBE_METHOD",

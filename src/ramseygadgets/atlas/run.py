@@ -8,7 +8,7 @@ Output directory:
   :class:`~ramseygadgets.problemsets.ProblemSetWriter`); a re-run skips recorded problems, and
   with ``retry_unsolved`` re-runs the open ones from their proven lower bound;
 * ``crosscheck.jsonl``: one record per exhaustively re-checked problem (a
-  :class:`~ramseygadgets.runs.checkpoint.CheckpointLog`: appended and fsynced, a torn last line
+  :class:`~ramseygadgets.checkpoint.CheckpointLog`: appended and fsynced, a torn last line
   cut off on the next run, a corrupt line removed by the next run (the log rewritten atomically
   with every valid line, one warning naming what was removed) and its check re-derived);
 * ``atlas.json``: the base atlas (default: the shipped one) merged with every record above;
@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.atlas.entries import Atlas, AtlasError, Entry, check_fact, load_atlas
 from ramseygadgets.atlas.plan import (
     SECTIONS,
     AtlasPlan,
@@ -41,17 +40,18 @@ from ramseygadgets.atlas.plan import (
     plan_atlas,
 )
 from ramseygadgets.atlas.table import render_markdown
+from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, check_fact, load_atlas
 from ramseygadgets.catalog import Problem
+from ramseygadgets.checkpoint import CheckpointLog, ascii_json_line
+from ramseygadgets.executors import Executor, LocalExecutor
 from ramseygadgets.files import staged_directory
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problemsets import ProblemSetPlan, ProblemSetWriter
-from ramseygadgets.runs.checkpoint import CheckpointLog, ascii_json_line
-from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.scaleout.fanout import DEFAULT_ENGINE, generate_problem_set, hardest_last
 from ramseygadgets.search import smallest_vertex_count
 from ramseygadgets.search.exhaustive import exhaustive_minimums
 from ramseygadgets.solutions import Solution, load_solutions
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = [
     "ATLAS_JSON",

@@ -10,12 +10,12 @@ import re
 from collections import Counter
 from typing import Any
 
-from ramseygadgets.atlas.entries import Atlas, Entry
 from ramseygadgets.atlas.plan import SECTIONS, graph_label
+from ramseygadgets.atlas_entries import Atlas, Entry
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import get_pattern
 from ramseygadgets.search.cubeproof import CubeProof, Rerun, rests_on
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = [
     "DISPUTED",

@@ -22,7 +22,7 @@ from ramseygadgets.cli import (  # noqa: F401,E402
     training,
 )
 from ramseygadgets.cli.app import app
-from ramseygadgets.colorings import keyboard_interrupts
+from ramseygadgets.colorings.red_blue import keyboard_interrupts
 
 
 def main() -> None:

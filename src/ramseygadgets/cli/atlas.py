@@ -99,10 +99,10 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
     from ramseygadgets.atlas import load_atlas
-    from ramseygadgets.atlas.entries import Atlas
     from ramseygadgets.atlas.plan import parse_sections
     from ramseygadgets.atlas.run import AtlasOptions, run_atlas
-    from ramseygadgets.scaleout.executors import make_executor
+    from ramseygadgets.atlas_entries import Atlas
+    from ramseygadgets.executors import make_executor
     from ramseygadgets.scaleout.fanout import engine_function
 
     sections = tuple(s.name for s in parse_sections(section))
@@ -226,8 +226,8 @@ def table(
     as_json: bool = typer.Option(False, "--json", help="Print the entries as JSON instead."),
 ) -> None:
     from ramseygadgets.atlas import load_atlas
-    from ramseygadgets.atlas.entries import ATLAS_FILE, AtlasError
     from ramseygadgets.atlas.table import audit, entry_json, render_markdown
+    from ramseygadgets.atlas_entries import ATLAS_FILE, AtlasError
     from ramseygadgets.files import atomic_write
 
     if data is not None and Path(data).is_dir():

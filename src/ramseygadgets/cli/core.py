@@ -21,12 +21,12 @@ from ramseygadgets.cli.app import (
     print_json,
     read_text_input,
 )
-from ramseygadgets.colorings import GoodColorings
+from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetForm
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Graph, _check_label, load_json, parse_graph
 from ramseygadgets.patterns import get_pattern
-from ramseygadgets.verify import verify as verify_candidate
+from ramseygadgets.verifier import verify as verify_candidate
 
 if TYPE_CHECKING:
     from ramseygadgets.runs.grade import Grade

@@ -14,8 +14,8 @@ from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 from ramseygadgets.errors import RamseyGadgetsError
 
 if TYPE_CHECKING:
+    from ramseygadgets.executors import Executor
     from ramseygadgets.problemsets import ProblemSetPlan, ProblemSetWriter
-    from ramseygadgets.scaleout.executors import Executor
     from ramseygadgets.scaleout.fanout import GenerateOutcome
 
 __all__ = [
@@ -127,8 +127,8 @@ def generate(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
+    from ramseygadgets.executors import make_executor
     from ramseygadgets.problemsets import ProblemSetWriter
-    from ramseygadgets.scaleout.executors import make_executor
 
     show = not as_json
     request = _request(F or [], H or [], spec or [], gadgets, polynomial_pairs)

@@ -39,9 +39,9 @@ from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import ALL_SETTINGS, EXTRA_SETTINGS, build_prompt
-from ramseygadgets.python_tool import PYTHON_SETTING
 from ramseygadgets.terminal import terminal_text
-from ramseygadgets.verify import verify
+from ramseygadgets.tools.python import PYTHON_SETTING
+from ramseygadgets.verifier import verify
 
 __all__ = [
     "JSON_OPTION",

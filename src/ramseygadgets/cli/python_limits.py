@@ -10,7 +10,7 @@ import math
 import typer
 
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.python_tool import PythonLimits, python_limits
+from ramseygadgets.tools.python import PythonLimits, python_limits
 
 __all__ = [
     "PYTHON_SETTING_HELP",

@@ -19,12 +19,12 @@ from ramseygadgets.terminal import terminal_text
 
 if TYPE_CHECKING:
     from ramseygadgets.catalog import Problem
-    from ramseygadgets.colorings import Coloring
+    from ramseygadgets.colorings.multi import MultiColoring
+    from ramseygadgets.colorings.red_blue import Coloring
     from ramseygadgets.gadgets import Candidate
-    from ramseygadgets.multicolor.colorings import MultiColoring
     from ramseygadgets.report.metrics import CellStats
     from ramseygadgets.runs.regrade import Dispute
-    from ramseygadgets.verify import Verdict
+    from ramseygadgets.verifier import Verdict
 
 __all__ = [
     "JSON_OPTION",
@@ -202,7 +202,7 @@ def show(
     """Draw a graph with its designated items marked, to PNG or SVG: a correct answer with a good
     coloring (red/blue), an incorrect one with the verifier's counterexample coloring."""
     from ramseygadgets.report.drawing import graph_picture, save_picture
-    from ramseygadgets.verify import verify
+    from ramseygadgets.verifier import verify
 
     problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     target = Path(out) if out else Path(f"{problem.id}.png")
@@ -288,7 +288,7 @@ def drawn_coloring(
     """The coloring to draw, its kind and a caption phrase: a good coloring for a correct answer,
     the verifier's counterexample for an incorrect one (as report.html draws them), else a good
     coloring if the graph has one (the designated items are what is wrong), else none."""
-    from ramseygadgets.verify import good_coloring
+    from ramseygadgets.verifier import good_coloring
 
     if verdict.witness is not None and not verdict.correct:
         return verdict.witness, "counterexample", "the verifier's counterexample coloring"

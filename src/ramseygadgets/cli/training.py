@@ -71,9 +71,9 @@ def _comma_list(values: list[str] | None) -> list[str]:
 
 def _pool(values: list[str] | None) -> tuple[str, ...]:
     """``--pool`` names: commas separate patterns except inside names such as ``K1,4``, ``K2,3``
-    (:func:`~ramseygadgets.coloring_spec.split_pattern_list`); the option may repeat.  No
+    (:func:`~ramseygadgets.colorings.spec.split_pattern_list`); the option may repeat.  No
     option is the default pool; an option that names nothing is an error."""
-    from ramseygadgets.coloring_spec import split_pattern_list
+    from ramseygadgets.colorings.spec import split_pattern_list
     from ramseygadgets.training import DEFAULT_POOL
 
     if values is None:

@@ -6,14 +6,14 @@ and under batch engines (vLLM offline: every conversation's next call in one bat
 
 Multiround (three rounds, :data:`ramseygadgets.prompts.MULTIROUND_ROUNDS`): in rounds 1 and 2
 a reply that asks the coloring tool about a graph (text protocol: a tool request in the reply,
-read by :func:`ramseygadgets.coloring_tool.extract_tool_request`; native: an OpenAI tool call)
+read by :func:`ramseygadgets.tools.coloring.extract_tool_request`; native: an OpenAI tool call)
 is answered with the tool's output and the next round starts.  A reply without a tool request
 is the final answer, so a model may answer early.  Round 3 must answer: natively the tools stay
 declared but ``tool_choice`` is ``none``; a tool request there is not an answer (parse failure).
 
-Python (:data:`~ramseygadgets.python_tool.PYTHON_SETTING`, :class:`PythonLimits` rounds): the
+Python (:data:`~ramseygadgets.tools.python.PYTHON_SETTING`, :class:`PythonLimits` rounds): the
 same loop with a program instead of a graph (a ```` ```python run ```` block, or a
-``run_python`` call), run in the sandbox by :class:`~ramseygadgets.python_tool.PythonTool`,
+``run_python`` call), run in the sandbox by :class:`~ramseygadgets.tools.python.PythonTool`,
 which is made with the conversation: where the sandbox cannot run, the conversation is never
 made (one line, before the first request).  A conversation of one round (replay) runs nothing.
 """
@@ -24,23 +24,23 @@ from collections.abc import Callable
 from typing import Any
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.coloring_tool import TOOL_NAME, run_coloring_tool
+from ramseygadgets.harness.multiround import multiround_step
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Sampling, Usage
 from ramseygadgets.prompts import (
     MULTIROUND_ROUNDS,
     followup_message,
-    multiround_step,
     python_followup_message,
     tool_result_message,
 )
-from ramseygadgets.python_tool import (
+from ramseygadgets.tools.coloring import TOOL_NAME, run_coloring_tool
+from ramseygadgets.tools.python import (
     PYTHON_SETTING,
     PythonLimits,
     PythonTool,
     extract_program,
     program_from_arguments,
 )
-from ramseygadgets.python_tool import TOOL_NAME as PYTHON_TOOL_NAME
+from ramseygadgets.tools.python import TOOL_NAME as PYTHON_TOOL_NAME
 
 __all__ = [
     "MULTIROUND",

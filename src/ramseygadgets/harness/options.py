@@ -15,7 +15,7 @@ from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.types import Sampling
 from ramseygadgets.problemsets.fresh import FreshRequest
 from ramseygadgets.profiles import get_profile, profile_for_model
-from ramseygadgets.python_tool import PythonLimits
+from ramseygadgets.tools.python import PythonLimits
 
 __all__ = [
     "DEFAULT_BATCH",

@@ -55,7 +55,6 @@ from ramseygadgets.harness.types import Completion, SampleKey
 from ramseygadgets.harness.writer import GroupCommitWriter
 from ramseygadgets.problemsets.fresh import FRESH_SET, fresh_problem_set
 from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings_for
-from ramseygadgets.python_tool import PYTHON_SETTING, PythonLimits
 from ramseygadgets.runs.config import check_compatible, dataset_hash, make_config
 from ramseygadgets.runs.folder import RunFolder, RunLogError
 from ramseygadgets.runs.records import FieldError, check_runs
@@ -63,6 +62,7 @@ from ramseygadgets.runs.results import write_results
 from ramseygadgets.sandbox import require_sandbox
 from ramseygadgets.selection import ProblemSet, select_problems
 from ramseygadgets.terminal import terminal_text
+from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
 
 __all__ = [
     "DEFAULT_BATCH",

@@ -2,16 +2,16 @@
 Python programs in the project's sandbox while it works, then answers.
 
 The same tool as ``eval``'s: every program runs through
-:class:`~ramseygadgets.python_tool.PythonTool` (the bubblewrap sandbox of
+:class:`~ramseygadgets.tools.python.PythonTool` (the bubblewrap sandbox of
 :mod:`ramseygadgets.sandbox`, its per-program and per-problem limits), with the prompts'
 round messages (:func:`~ramseygadgets.prompts.python_followup_message`).
 
-* **Limits**: :func:`~ramseygadgets.python_tool.python_limits` (as ``eval``'s) from the task
+* **Limits**: :func:`~ramseygadgets.tools.python.python_limits` (as ``eval``'s) from the task
   options ``python_rounds``, ``python_total_seconds``, ``python_wall_s``, ``python_cpu_s`` and
-  ``python_memory_mb`` (defaults: :class:`~ramseygadgets.python_tool.PythonLimits`); the prompt
+  ``python_memory_mb`` (defaults: :class:`~ramseygadgets.tools.python.PythonLimits`); the prompt
   states them, and every sample's metadata holds them as ``python_limits``.
 * **Solver** (:func:`python_rounds`): up to ``rounds`` rounds.  ``tool_mode=text``: a reply
-  with a ```` ```python run ```` block (:func:`~ramseygadgets.python_tool.extract_program`) has
+  with a ```` ```python run ```` block (:func:`~ramseygadgets.tools.python.extract_program`) has
   its program run and the next round opens with its output; ``tool_mode=native``: the model
   calls the Inspect tool :func:`run_python` (one call answered per round).  A reply without a
   program is the final answer; in the last round tools stay declared but ``tool_choice`` is
@@ -20,7 +20,7 @@ round messages (:func:`~ramseygadgets.prompts.python_followup_message`).
 * **Refusal**: where the sandbox cannot run, the task raises :class:`SandboxRefusal` (a
   :class:`~ramseygadgets.sandbox.SandboxUnavailableError`, which ``inspect eval`` prints as its
   one line) when it is made, before the first request (and so does every
-  :class:`~ramseygadgets.python_tool.PythonTool`); model code never runs outside the sandbox.
+  :class:`~ramseygadgets.tools.python.PythonTool`); model code never runs outside the sandbox.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ from ramseygadgets.integrations.inspect_state import (
     chat_message,
 )
 from ramseygadgets.prompts import python_followup_message
-from ramseygadgets.python_tool import (
+from ramseygadgets.sandbox import SandboxUnavailableError, require_sandbox
+from ramseygadgets.tools.python import (
     TOOL_NAME,
     ProgramRequest,
     PythonLimits,
@@ -51,7 +52,6 @@ from ramseygadgets.python_tool import (
     python_limits,
     tool_spec,
 )
-from ramseygadgets.sandbox import SandboxUnavailableError, require_sandbox
 
 try:  # Inspect's CLI prints a PrerequisiteError as its message alone, without a traceback
     from inspect_ai._util.error import PrerequisiteError
@@ -111,10 +111,10 @@ def run_python(limits: dict[str, Any] | None = None) -> Tool:
     """The python setting's ``run_python`` tool for one sample, as an Inspect tool.
 
     ``limits`` are :meth:`PythonLimits.to_json`'s (default: the defaults).  Each call runs its
-    program through one :class:`~ramseygadgets.python_tool.PythonTool` (the sandbox; made here,
+    program through one :class:`~ramseygadgets.tools.python.PythonTool` (the sandbox; made here,
     so a tool is never made where the sandbox cannot run), which also counts the sample's
     program seconds.  The model-facing name, description and parameters are the project's
-    :func:`~ramseygadgets.python_tool.tool_spec`; unusable requests raise
+    :func:`~ramseygadgets.tools.python.tool_spec`; unusable requests raise
     :class:`~inspect_ai.tool.ToolError` (the model sees the message).  Inside
     :func:`python_rounds` only the first call of a round is answered.
     """

@@ -17,7 +17,7 @@ Run it with Inspect's own CLI, for example::
   :func:`coloring_tool` (one call answered per round).  ``-T setting=python``: up to
   ``python_rounds`` rounds in which the model runs Python programs in the project's sandbox
   (:mod:`~ramseygadgets.integrations.inspect_python`: the same
-  :class:`~ramseygadgets.python_tool.PythonTool` as ``eval``; limits as task options; refused in
+  :class:`~ramseygadgets.tools.python.PythonTool` as ``eval``; limits as task options; refused in
   one line where the sandbox cannot run).
 * **Scorer** (:func:`ramsey_scorer`): the project's parser and exact verifier
   (:func:`ramseygadgets.harness.scoring.grade`, run off the event loop); value ``C``/``I``, the
@@ -67,7 +67,7 @@ from inspect_ai.util import store
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, get_problem, in_catalog
-from ramseygadgets.coloring_tool import TOOL_NAME, run_coloring_tool, tool_spec
+from ramseygadgets.harness.multiround import multiround_step
 from ramseygadgets.harness.scoring import grade
 from ramseygadgets.integrations.common import (
     no_problems_message,
@@ -94,13 +94,13 @@ from ramseygadgets.prompts import (
     MULTIROUND_ROUNDS,
     build_prompt,
     followup_message,
-    multiround_step,
     settings_for,
 )
-from ramseygadgets.python_tool import PYTHON_SETTING, PythonLimits
 from ramseygadgets.report.metrics import pass_at_k, sample_std
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
 from ramseygadgets.selection import ProblemSet
+from ramseygadgets.tools.coloring import TOOL_NAME, run_coloring_tool, tool_spec
+from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
 
 MULTIROUND = "multiround"
 TOOL_MODES = ("text", "native")
@@ -207,7 +207,7 @@ def coloring_tool(
 
     Give a ``problem_id`` (a catalog id, or the id of a problem with three or more colours, whose
     tool shows the good k-colorings), or ``F`` and ``H`` (pattern names).  The model-facing name,
-    description and parameters are the project's :func:`~ramseygadgets.coloring_tool.tool_spec`.
+    description and parameters are the project's :func:`~ramseygadgets.tools.coloring.tool_spec`.
     Unusable requests raise :class:`~inspect_ai.tool.ToolError` (the model sees the message).
     Inside :func:`ramsey_solver` only the first call of a round is answered.
     """

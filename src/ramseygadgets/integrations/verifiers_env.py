@@ -9,14 +9,14 @@
   output ``eval`` sends; any other reply, and the reply of the last round, is final);
 * ``python`` (not one of the paper's five): a ``MultiTurnEnv`` in which the model runs Python
   programs in the project's sandbox, in the text protocol of ``eval``: a reply with a
-  ```` ```python run ```` block (:func:`~ramseygadgets.python_tool.extract_program`) has its
-  program run by the rollout's :class:`~ramseygadgets.python_tool.PythonTool` (in a worker
+  ```` ```python run ```` block (:func:`~ramseygadgets.tools.python.extract_program`) has its
+  program run by the rollout's :class:`~ramseygadgets.tools.python.PythonTool` (in a worker
   thread; the per-program and per-problem limits of ``eval``) and the next round opens with
   :func:`~ramseygadgets.prompts.python_followup_message` and its output; a reply without a
   program, and the reply of the last round, is final.  The limits are keyword arguments,
   ``python_rounds``, ``python_total_seconds``, ``python_wall_s``, ``python_cpu_s`` and
   ``python_memory_mb`` (as the Inspect task's options; defaults
-  :class:`~ramseygadgets.python_tool.PythonLimits`), stated in the prompt.  Where the sandbox
+  :class:`~ramseygadgets.tools.python.PythonLimits`), stated in the prompt.  Where the sandbox
   cannot run, ``load_environment`` raises
   :class:`~ramseygadgets.sandbox.SandboxUnavailableError` (one line) before any request.  A
   finished rollout's state holds ``programs`` (each program's record) and ``tool_seconds``
@@ -48,6 +48,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from ramseygadgets.harness.multiround import multiround_step
 from ramseygadgets.integrations.common import split_problem_selection
 from ramseygadgets.leakage import PAPER_SET
 from ramseygadgets.problem import Problem
@@ -55,19 +56,18 @@ from ramseygadgets.prompts import (
     ALL_SETTINGS,
     MULTIROUND_ROUNDS,
     build_prompt,
-    multiround_step,
     python_followup_message,
     settings_for,
 )
-from ramseygadgets.python_tool import (
+from ramseygadgets.sandbox import require_sandbox
+from ramseygadgets.selection import Optimum, select_problems
+from ramseygadgets.tools.python import (
     PYTHON_SETTING,
     PythonLimits,
     PythonTool,
     extract_program,
     python_limits,
 )
-from ramseygadgets.sandbox import require_sandbox
-from ramseygadgets.selection import Optimum, select_problems
 from ramseygadgets.training.data import leaked_problems
 from ramseygadgets.training.rewards import (
     OPTIMUM_COLUMN,
@@ -248,7 +248,7 @@ def load_environment(
     """The environment of ``setting`` (module docs); ``shaped``: the size-shaped reward instead
     of the exact one; ``include_extended``: accept a ``train_data`` directory holding extended
     problems (:func:`training_split`); ``python_*``: the python setting's limits
-    (:func:`~ramseygadgets.python_tool.python_limits`; ``None`` keeps a default); extra
+    (:func:`~ramseygadgets.tools.python.python_limits`; ``None`` keeps a default); extra
     ``kwargs`` go to the environment."""
     import verifiers as vf
     from datasets import Dataset

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import POLYNOMIAL_PAIRS
-from ramseygadgets.coloring_spec import MAX_COLORS, split_pattern_list
+from ramseygadgets.colorings.spec import MAX_COLORS, split_pattern_list
 from ramseygadgets.errors import UnknownPatternError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern, name_graph

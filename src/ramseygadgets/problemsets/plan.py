@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ramseygadgets.coloring_spec import ColoringSpec, SpecError
+from ramseygadgets.colorings.spec import ColoringSpec, SpecError
 from ramseygadgets.gadgets import COLOR_NAMES, GadgetKind, GadgetType
 from ramseygadgets.patterns import Pattern, canonical_graph6
 from ramseygadgets.problem import Problem

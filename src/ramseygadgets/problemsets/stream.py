@@ -40,7 +40,7 @@ import random
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from ramseygadgets.coloring_spec import ColoringSpec
+from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.leakage import ProblemKey, excluded_keys, excluded_sets, problem_key

@@ -20,22 +20,20 @@ import jinja2
 
 from ramseygadgets.answers import answer_object
 from ramseygadgets.catalog import Problem, all_problems, get_problem, in_catalog
-from ramseygadgets.coloring_tool import (
-    TOOL_MAX_VERTICES,
-    TOOL_NAME,
-    extract_tool_request,
-    run_coloring_tool,
-    tool_spec,
-)
 from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetForm
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.profiles import ModelProfile, get_profile
-from ramseygadgets.python_tool import PYTHON_SETTING, PythonLimits
-from ramseygadgets.python_tool import TOOL_NAME as PYTHON_TOOL_NAME
-from ramseygadgets.python_tool import tool_spec as python_tool_spec
 from ramseygadgets.solutions import get_solution
+from ramseygadgets.tools.coloring import (
+    TOOL_MAX_VERTICES,
+    TOOL_NAME,
+    tool_spec,
+)
+from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
+from ramseygadgets.tools.python import TOOL_NAME as PYTHON_TOOL_NAME
+from ramseygadgets.tools.python import tool_spec as python_tool_spec
 
 SETTINGS: tuple[str, ...] = (
     "zero-shot",
@@ -406,8 +404,6 @@ __all__ = [
     "PromptError",
     "UnknownSettingError",
     "SettingUnavailableError",
-    "MultiroundStep",
-    "multiround_step",
     "build_prompt",
     "settings_for",
     "followup_message",
@@ -419,42 +415,3 @@ __all__ = [
     "pattern_info",
     "render",
 ]
-
-
-@dataclass(frozen=True)
-class MultiroundStep:
-    """What happens after a model reply in a text-mode multiround conversation.
-
-    ``final`` replies are graded (no tool request, or round 3).  Otherwise ``request`` is the
-    graph asked about (or its parse error), ``tool_text`` the tool's output and ``followup``
-    the user message that opens the next round.
-    """
-
-    final: bool
-    request: Any = None
-    tool_text: str | None = None
-    followup: dict[str, Any] | None = None
-
-
-def multiround_step(
-    problem: Problem | str, round_no: int, reply_text: str | None
-) -> MultiroundStep:
-    """Apply the text protocol to the reply of ``round_no``: run the tool or end the conversation.
-
-    In rounds 1 and 2 a reply with a ``coloring_tool`` block gets the tool's output (an
-    unreadable request gets the tool's error text) in the message opening the next round; a
-    reply without one is final.  The reply of round :data:`MULTIROUND_ROUNDS` is always final.
-    """
-
-    problem = _resolve(problem)
-    if not 1 <= round_no <= MULTIROUND_ROUNDS:
-        raise PromptError(f"round {round_no} is outside 1..{MULTIROUND_ROUNDS}")
-    if round_no == MULTIROUND_ROUNDS:
-        return MultiroundStep(final=True)
-    request = extract_tool_request(reply_text)
-    if request is None:
-        return MultiroundStep(final=True)
-    tool_text = run_coloring_tool(problem, request)
-    return MultiroundStep(
-        False, request, tool_text, followup_message(problem, round_no + 1, tool_text)
-    )

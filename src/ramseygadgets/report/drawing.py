@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ramseygadgets.colorings import Coloring
+from ramseygadgets.colorings.red_blue import Coloring
 from ramseygadgets.files import atomic_path, make_output_dir
 from ramseygadgets.gadgets import COLOR_NAMES, Designated, GadgetForm
 from ramseygadgets.graphs import Graph
@@ -27,7 +27,7 @@ from ramseygadgets.graphs import Graph
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from ramseygadgets.multicolor.colorings import MultiColoring
+    from ramseygadgets.colorings.multi import MultiColoring
 
 __all__ = [
     "RED",

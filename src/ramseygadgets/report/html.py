@@ -31,7 +31,7 @@ from ramseygadgets.report.runs import Sample, problem_of_id, setting_sort_key
 from ramseygadgets.report.tables import Table
 from ramseygadgets.selection import ProblemSet
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verify import good_coloring
+from ramseygadgets.verifier import good_coloring
 
 __all__ = [
     "TEMPLATE_NAME",

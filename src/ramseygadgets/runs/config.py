@@ -3,7 +3,7 @@
 A run directory holds samples of exactly one configuration.  These fields must match to add
 samples to it: model, profile, settings, runs, problems, sampling, tool mode, the python
 setting's limits, package version and dataset hash.  ``python_limits`` is
-:meth:`~ramseygadgets.python_tool.PythonLimits.to_json` when ``python`` is among the settings,
+:meth:`~ramseygadgets.tools.python.PythonLimits.to_json` when ``python`` is among the settings,
 else ``null``; a configuration written before the field existed reads as ``null``, which
 matches a run without ``python`` (the limits do not apply) and refuses one with it (its limits
 are unknown).  Operational knobs (concurrency, retries, base URL) may change between
@@ -29,7 +29,6 @@ __all__ = [
     "FORMAT_VERSION",
     "IDENTITY_FIELDS",
     "ConfigMismatchError",
-    "package_version",
     "dataset_hash",
     "make_config",
     "differences",
@@ -55,10 +54,6 @@ IDENTITY_FIELDS = (
 
 class ConfigMismatchError(RamseyGadgetsError):
     """A run directory holds samples of a different configuration."""
-
-
-def package_version() -> str:
-    return __version__
 
 
 def _digest(parts: Iterable[Any]) -> str:
@@ -123,7 +118,7 @@ def make_config(
         "sampling": sampling,
         "tool_mode": tool_mode,
         "python_limits": python_limits,
-        "package_version": package_version(),
+        "package_version": __version__,
         "dataset_hash": dataset_hash,
         "dataset": dataset,
         "problem_set": problem_set,

@@ -5,7 +5,7 @@ with :func:`read_run_dir`; both read samples with :func:`read_samples`.
 
 Safety rules:
 
-* ``samples.jsonl`` is a :class:`~ramseygadgets.runs.checkpoint.CheckpointLog`: each batch of
+* ``samples.jsonl`` is a :class:`~ramseygadgets.checkpoint.CheckpointLog`: each batch of
   samples is one ``os.write`` of complete JSON lines to a file opened with ``O_APPEND |
   O_NOFOLLOW``, followed by ``fsync``; a failed write (disk full) is cut back off; a torn last
   line is cut off when the harness opens the folder (skipped, with a warning, by the reports);
@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ramseygadgets.checkpoint import CheckpointLog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import LOCK_FILE, atomic_write, lock_directory, make_output_dir
-from ramseygadgets.runs.checkpoint import CheckpointLog
 from ramseygadgets.runs.records import (
     FieldError,
     SampleKey,

@@ -24,7 +24,7 @@ from ramseygadgets.recheck import recheck
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import SizeGrade
 from ramseygadgets.selection import Optimum
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = ["grade", "grade_candidate", "judge", "size_fields"]
 

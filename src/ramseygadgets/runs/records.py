@@ -8,7 +8,7 @@ a field that would make a later step fail or grow without bound is refused with 
 * Token counts, retries and round counts are non-negative integers; latencies are finite
   non-negative numbers; texts are strings; ``correct`` is a boolean.
 
-Text written back is made encodable with :func:`encodable_json`: lone UTF-16 surrogates (half
+Text written back is made encodable by :func:`ramseygadgets.checkpoint.json_line`: lone UTF-16 surrogates (half
 an emoji, which servers emit when a token splits a code point) become U+FFFD and the record is
 flagged ``"replaced_surrogates": true``.
 """
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +25,6 @@ from ramseygadgets.files import JSONTooDeepError, parse_json
 
 __all__ = [
     "MAX_RUNS",
-    "SURROGATES_FLAG",
     "FieldError",
     "JSONTooDeepError",
     "SampleKey",
@@ -36,7 +34,6 @@ __all__ = [
     "check_runs",
     "check_sample_fields",
     "check_usage",
-    "encodable_json",
     "is_count",
     "is_duration",
     "is_integer",
@@ -46,9 +43,6 @@ __all__ = [
 
 #: Largest number of runs (repetitions) a configuration or a ``--runs`` option may ask for.
 MAX_RUNS = 1000
-#: Flag set on a record whose texts held lone surrogates (replaced by U+FFFD).
-SURROGATES_FLAG = "replaced_surrogates"
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: Sample fields and what they must be (``None`` is allowed for all but the key fields).
 _TEXT_FIELDS = ("model", "response", "reasoning", "finish_reason", "error", "error_kind")
@@ -162,20 +156,3 @@ def check_config(config: Mapping[str, Any]) -> None:
             raise FieldError(name, "must be a list of strings")
     for name in ("model", "model_label", "profile"):
         _check_optional(config, name, lambda v: isinstance(v, str), "a string")
-
-
-def encodable_json(record: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
-    """One JSON line for ``record`` as UTF-8 (without the newline), and the record it holds.
-
-    Lone surrogates become U+FFFD and the record gets :data:`SURROGATES_FLAG`; values JSON
-    cannot hold are written as text.
-    """
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-    try:
-        return text.encode("utf-8"), record
-    except UnicodeEncodeError:  # only lone surrogates fail to encode
-        pass
-    repaired = parse_json(_SURROGATE.sub("\ufffd", text))
-    repaired[SURROGATES_FLAG] = True
-    line = json.dumps(repaired, ensure_ascii=False, separators=(",", ":"))
-    return line.encode("utf-8"), repaired

@@ -15,10 +15,10 @@ from typing import Any
 from ramseygadgets.catalog import Problem, find_problem, parse_colored_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
-from ramseygadgets.python_tool import PYTHON_SETTING
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import DISCOVERY_KINDS, SizeGrade, optimum_of
 from ramseygadgets.selection import ProblemSet
+from ramseygadgets.tools.python import PYTHON_SETTING
 
 __all__ = [
     "EXAMPLE_HINT",

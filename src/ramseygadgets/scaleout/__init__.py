@@ -1,20 +1,18 @@
-"""Scale-out: local worker processes by default, a Ray cluster with ``--ray ADDRESS``.
+"""Scale-out of generated sets: many problems at once, on the executors of
+:mod:`ramseygadgets.executors` (local worker processes, or a Ray cluster with ``--ray ADDRESS``).
 
-* :mod:`.executors`: ``LocalExecutor`` / ``RayExecutor`` / ``make_executor`` — run tasks, yield
-  results as they finish, re-run the tasks of a lost worker;
 * :mod:`.fanout`: problems of a generated set as tasks (``generate``), one checkpointed record each;
 * :mod:`.census`: the exhaustive enumeration in geng ``res/mod`` slices, one atomic JSON file per
   slice, merged counts independent of the slicing;
 * :mod:`.crosscheck`: search results against the census;
-* :mod:`.evals`: several evaluations (models × settings) as tasks.
 
-The package exports the executors only (the search runs cubes on them); the census, the fan-out
-and the evaluations sit above the search and the harness: import them from their modules.
+The package re-exports the executors (``from ramseygadgets.scaleout import make_executor``); import
+the census, the fan-out and the cross-check from their modules.
 """
 
 from __future__ import annotations
 
-from ramseygadgets.scaleout.executors import (
+from ramseygadgets.executors import (
     Executor,
     LocalExecutor,
     RayExecutor,

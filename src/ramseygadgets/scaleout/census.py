@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.executors import Executor, LocalExecutor
 from ramseygadgets.files import atomic_write
+from ramseygadgets.gadget_census import gadgets_in_graph_multi
 from ramseygadgets.gadgets import Designated
-from ramseygadgets.multicolor.census import gadgets_in_graph_multi
-from ramseygadgets.multicolor.colorings import MultiColorings
 from ramseygadgets.problem import Problem
-from ramseygadgets.scaleout.executors import Executor, LocalExecutor
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs
 
 __all__ = [

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ramseygadgets.executors import Executor
 from ramseygadgets.problemsets import problem_of_record
 from ramseygadgets.scaleout.census import CensusResult, SliceTask, run_census
-from ramseygadgets.scaleout.executors import Executor
 
 __all__ = [
     "cross_check",

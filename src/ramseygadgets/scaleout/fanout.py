@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ramseygadgets.multicolor.search import MultiSearchResult, solve_multi
+from ramseygadgets.executors import Executor, LocalExecutor, ScaleoutError
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import (
     ProblemSetPlan,
@@ -25,8 +25,8 @@ from ramseygadgets.problemsets import (
     problem_json,
     problem_of_record,
 )
-from ramseygadgets.scaleout.executors import Executor, LocalExecutor, ScaleoutError
 from ramseygadgets.search.dataset import search_method, solution_record
+from ramseygadgets.search.multi import MultiSearchResult, solve_multi
 from ramseygadgets.search.solve import SearchResult
 from ramseygadgets.workers import sigint_gate
 

@@ -11,7 +11,7 @@ colour / red-degree constraints.  Lex-leader constraints G ≥_lex σ(G) for the
 permutations σ that preserve the problem keep one graph per orbit.
 
 *For-all part* (:func:`find_counterexample`): the candidate G's good colorings are queried with
-the core :class:`~ramseygadgets.colorings.GoodColorings` for each bad condition.  A bad good
+the core :class:`~ramseygadgets.colorings.red_blue.GoodColorings` for each bad condition.  A bad good
 coloring c becomes a *lemma*: extend c to a coloring c* of K_n (new edges at degree-bounded
 vertices blue, others by a greedy rule); every solution G' must contain a copy of F red under c*
 or a copy of H blue under c* (otherwise c* restricted to G' is a good coloring of G' that is
@@ -46,12 +46,11 @@ from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.colorings import keyboard_interrupts
+from ramseygadgets.colorings.red_blue import keyboard_interrupts
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.bitsets import disjoint, to_words, within
 from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
-from ramseygadgets.search.minimality import LexMaxCheck, column_order, group_cosets
 from ramseygadgets.search.oracle import (
     DEFAULT_SEARCH_SOLVER,
     ColoringOracle,
@@ -76,6 +75,7 @@ from ramseygadgets.search.spec import (
     RedDegree,
     gadget_spec,
 )
+from ramseygadgets.search.symmetry import LexMaxCheck, column_order, group_cosets
 
 __all__ = [  # the for-all side lives in .oracle; these names stay importable from here
     "DEFAULT_SEARCH_SOLVER",

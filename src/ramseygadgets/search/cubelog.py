@@ -1,5 +1,5 @@
 """The checkpoint of finished cubes (:mod:`.parallel`), ``DIR/cubes.jsonl``: nothing decided is
-lost.  It is the project's one append-only log (:class:`~ramseygadgets.runs.checkpoint.CheckpointLog`):
+lost.  It is the project's one append-only log (:class:`~ramseygadgets.checkpoint.CheckpointLog`):
 
 * each record is one complete JSON line written with a single ``write`` to a file opened with
   ``O_APPEND | O_NOFOLLOW``, then ``fsync``-ed: a kill loses at most the record in flight; a
@@ -23,9 +23,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ramseygadgets.checkpoint import CheckpointLog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import lock_directory, make_output_dir
-from ramseygadgets.runs.checkpoint import CheckpointLog
 
 __all__ = ["CUBES_FILE", "CubeLog", "CubeLogError", "cubes_by_node", "read_log", "read_numbered"]
 

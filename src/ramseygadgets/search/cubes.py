@@ -44,9 +44,9 @@ from typing import Any
 from ramseygadgets.catalog import Problem
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.cegar import DEFAULT_ENGINE, LayoutFinder
-from ramseygadgets.search.minimality import column_order
 from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
 from ramseygadgets.search.spec import Layout, layouts
+from ramseygadgets.search.symmetry import column_order
 
 __all__ = [
     "MAX_SHARED_LEMMAS",

@@ -2,9 +2,9 @@
 
 Shares no code with the CEGAR finder (:mod:`.cegar`): graphs come from nauty's ``geng`` (one
 per isomorphism class, split with ``res/mod``), converted to edge lists by nauty's ``listg``;
-each graph's good colorings are queried with the core :class:`~ramseygadgets.colorings.GoodColorings`
+each graph's good colorings are queried with the core :class:`~ramseygadgets.colorings.red_blue.GoodColorings`
 and every choice of designated items is tested (:func:`gadgets_in_graph`); reported minima are
-re-checked with :func:`ramseygadgets.verify.verify`.
+re-checked with :func:`ramseygadgets.verifier.verify`.
 
 Minimal (n, m) of a problem: scan n = smallest possible, n + 1, … and, within each n, edge
 counts m = n − 1, n, … ; the first (n, m) holding a solution is the answer.  The scan only
@@ -46,13 +46,13 @@ from dataclasses import dataclass, field
 from itertools import chain, combinations, product
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.colorings import GoodColorings
+from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.copies import find_copies
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 from ramseygadgets.workers import init_worker
 
 __all__ = [

@@ -27,7 +27,7 @@ import numpy as np
 from pysat.solvers import Solver
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.colorings import Coloring, GoodColorings
+from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
 from ramseygadgets.copies import find_copies
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.bitsets import (

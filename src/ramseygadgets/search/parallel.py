@@ -5,7 +5,7 @@ For n = ``min_vertices`` … ``max_vertices`` the level n is split into cubes
 local processes, Ray), at most ``slots`` at a time, in generation order.  The level is
 
 * **found** at the first cube that returns a solution — re-checked by
-  :func:`ramseygadgets.verify.verify` here, before anything else; the cubes still running are
+  :func:`ramseygadgets.verifier.verify` here, before anything else; the cubes still running are
   cancelled.  With ``minimize_edges`` the edge count is then lowered in this process with the
   single-process finder (:func:`.solve`'s level), which proves edge minimality as before;
 * **none** when every cube is UNSAT: the cubes and the prefixes refuted by propagation cover

@@ -14,7 +14,7 @@ cube whose worker died (killed, out of memory) — ``cancel_all()`` and ``close(
   SIGINT and die with their parent (:func:`ramseygadgets.workers.init_worker`); on Ctrl-C or
   an error the parent kills every live worker (no orphans).
 * :class:`RayRunner`: Ray tasks (``--ray auto|local|ADDRESS``, connection handling of
-  :class:`ramseygadgets.scaleout.executors.RayExecutor`); Ray re-runs a task whose worker died,
+  :class:`ramseygadgets.executors.RayExecutor`); Ray re-runs a task whose worker died,
   cancelled tasks are force-killed.
 
 A worker needs nothing but its task: the problem, the cube and the lemmas it starts with travel
@@ -37,7 +37,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_any
 from typing import Any
 
-from ramseygadgets.scaleout.executors import RayExecutor
+from ramseygadgets.executors import RayExecutor
 from ramseygadgets.search.cubes import (
     CubeTask,
     LemmaExchange,

@@ -8,7 +8,7 @@ of the finder at n − 1) proves that none has fewer than n.
 :func:`solve` tries n = smallest possible, n + 1, … up to ``max_vertices`` with the exact finder
 (:mod:`.cegar`), one run per placement of the designated items; at the first n with a solution it
 lowers the edge bound until UNSAT.  Every returned candidate is re-checked by
-:func:`ramseygadgets.verify.verify`.
+:func:`ramseygadgets.verifier.verify`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ramseygadgets.search.cegar import (
     SearchTimeout,
 )
 from ramseygadgets.search.spec import layouts
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = [
     "Status",

@@ -17,7 +17,7 @@ from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import load_generated
 from ramseygadgets.problemsets.stream import TrainingDataError, TrainingItem
 from ramseygadgets.proofs import proof_problem, proof_records
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = [
     "EXCLUDED_REASONS",

@@ -14,12 +14,12 @@ import json
 import threading
 from typing import Any
 
-from ramseygadgets import coloring_tool
 from ramseygadgets.answers import format_answer
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.types import ChatRequest, Completion
 from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
+from ramseygadgets.tools import coloring as coloring_tool
 
 __all__ = ["SEARCH_TIMEOUT_S", "SolverBackend"]
 
@@ -92,7 +92,7 @@ class SolverBackend:
                 "function": {"name": coloring_tool.TOOL_NAME, "arguments": json.dumps(arguments)},
             }
             return Completion(content=None, tool_calls=[call], finish_reason="tool_calls")
-        # The text protocol of ramseygadgets.coloring_tool: a ```coloring_tool block holding the graph.
+        # The text protocol of ramseygadgets.tools.coloring: a ```coloring_tool block holding the graph.
         text = (
             "Let me check the good colorings of my graph first.\n\n```coloring_tool\n"
             + json.dumps(arguments)

@@ -36,17 +36,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.files import atomic_write
-from ramseygadgets.runs.records import JSONTooDeepError, encodable_json, parse_json
+from ramseygadgets.files import JSONTooDeepError, atomic_write, parse_json
 
 __all__ = [
     "APPEND_FLAGS",
+    "SURROGATES_FLAG",
     "CheckpointError",
     "CheckpointLog",
     "CheckpointWarning",
@@ -64,10 +65,26 @@ Encoder = Callable[[dict[str, Any]], tuple[bytes, dict[str, Any]]]
 #: Checks a decoded record; raises ``ValueError`` (its text names the problem) to refuse it.
 Check = Callable[[dict[str, Any]], object]
 
+#: Flag set on a record whose texts held lone surrogates (replaced by U+FFFD).
+SURROGATES_FLAG = "replaced_surrogates"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def json_line(record: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
-    """Compact JSON (``ensure_ascii=False``); lone surrogates become U+FFFD, flagged."""
-    return encodable_json(record)
+    """One JSON line for ``record`` as UTF-8 (without the newline), and the record it holds.
+
+    Lone surrogates become U+FFFD and the record gets :data:`SURROGATES_FLAG`; values JSON
+    cannot hold are written as text.
+    """
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    try:
+        return text.encode("utf-8"), record
+    except UnicodeEncodeError:  # only lone surrogates fail to encode
+        pass
+    repaired = parse_json(_SURROGATE.sub("\ufffd", text))
+    repaired[SURROGATES_FLAG] = True
+    line = json.dumps(repaired, ensure_ascii=False, separators=(",", ":"))
+    return line.encode("utf-8"), repaired
 
 
 def ascii_json_line(record: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:

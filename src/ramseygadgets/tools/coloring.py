@@ -27,13 +27,13 @@ from typing import Any
 
 from pysat.solvers import Solver
 
-from ramseygadgets.coloring_spec import ColoringSpec
-from ramseygadgets.colorings import DEFAULT_SOLVER, GoodColorings
+from ramseygadgets.colorings.multi import MultiColorings
+from ramseygadgets.colorings.red_blue import DEFAULT_SOLVER, GoodColorings
+from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.copies import find_copies
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import COLOR_NAMES
 from ramseygadgets.graphs import Edge, Graph, graph_from_mapping, parse_edge_list
-from ramseygadgets.multicolor.colorings import MultiColorings
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.problem import Problem
 

@@ -2,7 +2,7 @@
 
 Literals: with two colours one variable per edge, ``r_i = i + 1`` true when edge i is red
 (colour 0) and false when blue (colour 1), exactly the core encoding of
-:mod:`ramseygadgets.colorings`.  With c ≥ 3 colours, one-hot variables ``x_{i,k} = i·c + k + 1``
+:mod:`ramseygadgets.colorings.red_blue`.  With c ≥ 3 colours, one-hot variables ``x_{i,k} = i·c + k + 1``
 with, per edge, "at least one colour" ``(x_{i,0} ∨ … ∨ x_{i,c-1})`` and "at most one"
 ``(¬x_{i,k} ∨ ¬x_{i,l})`` for k < l (gadget properties are not monotone, so an edge must
 have exactly one colour).  For every colour k and every copy C of a pattern forbidden in k the
@@ -17,8 +17,13 @@ from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
-from ramseygadgets.coloring_spec import ColoringSpec
-from ramseygadgets.colorings import DEFAULT_MAX_CLAUSES, DEFAULT_SOLVER, IncrementalCNF, new_solver
+from ramseygadgets.colorings.red_blue import (
+    DEFAULT_MAX_CLAUSES,
+    DEFAULT_SOLVER,
+    IncrementalCNF,
+    new_solver,
+)
+from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.copies import count_all_copies, find_copies
 from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Edge, Graph

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ramseygadgets.bruteforce import copy_masks
-from ramseygadgets.coloring_spec import ColoringSpec
+from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem

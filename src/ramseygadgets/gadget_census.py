@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ramseygadgets.coloring_spec import ColoringSpec
+from ramseygadgets.colorings.multi import MultiColorings
+from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor.colorings import MultiColorings
 from ramseygadgets.problem import Problem
 
 __all__ = [

@@ -31,10 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ramseygadgets.colorings.multi import MultiColoring, MultiColorings, literal
 from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
-from ramseygadgets.multicolor.colorings import MultiColoring, MultiColorings, literal
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.cegar import (
     DEFAULT_SEARCH_SOLVER,
@@ -45,7 +45,7 @@ from ramseygadgets.search.cegar import (
 from ramseygadgets.search.cliques import arrowing_clique
 from ramseygadgets.search.solve import CandidateResult
 from ramseygadgets.search.spec import Layout, layouts
-from ramseygadgets.verify import verify
+from ramseygadgets.verifier import verify
 
 __all__ = [
     "DEFAULT_MAX_VERTICES",
