@@ -5,8 +5,7 @@ The package loads nothing by itself: import what you need from its modules
 :mod:`.conversation`, :mod:`.multiround`, :mod:`.summary`, :mod:`.types`), so that a scorer or
 a reward that needs one module does not load every backend and ``openai``.
 
->>> from ramseygadgets.harness.runner import EvalOptions, run_eval
->>> outcome = run_eval(EvalOptions(out=Path("runs/solver")))          # doctest: +SKIP
-
-See docs/eval.md for the command line, the backends and the run-directory format.
+``run_eval(EvalOptions(out=Path("runs/solver")))`` (both from :mod:`.runner`) evaluates the
+exact solver and writes its run directory; docs/eval.md shows the command line, the backends
+and the run-directory format.
 """

@@ -1,12 +1,12 @@
 """Several evaluations (models × settings × datasets) fanned out as tasks, one run directory each.
 
-Each configuration is the keyword arguments of :class:`ramseygadgets.harness.EvalOptions` (plain
-JSON: ``out``, ``model``, ``settings``, ``runs``, ``dataset``, ...).  A task runs one evaluation
-with :func:`ramseygadgets.harness.run_eval`, which is itself resumable, so re-running the batch
-after a crash or on a different cluster continues every evaluation where it stopped.
-
->>> run_evaluations([{"out": "runs/a", "model": "solver"}, {"out": "runs/b", "model": "random"}],
-...                 make_executor(jobs=2))                                   # doctest: +SKIP
+Each configuration is the keyword arguments of :class:`ramseygadgets.harness.options.EvalOptions`
+(plain JSON: ``out``, ``model``, ``settings``, ``runs``, ``dataset``, ...).  A task runs one
+evaluation with :func:`ramseygadgets.harness.runner.run_eval`, which is itself resumable, so
+re-running the batch after a crash or on a different cluster continues every evaluation where it
+stopped.  ``run_evaluations(configs, make_executor(jobs=2))`` with the configurations
+``{"out": "runs/a", "model": "solver"}`` and ``{"out": "runs/b", "model": "random"}`` runs the
+two evaluations in two worker processes; docs/generate.md (section "Scale-out") shows a batch.
 """
 
 from __future__ import annotations
