@@ -26,6 +26,7 @@ from frontier import FRONTIER, second_check
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.search import find_solution
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 
 #: key:n — two levels with no solution and two found ones (docs/search.md, the frontier).
@@ -36,17 +37,19 @@ WAYS = ["single", "jobs2", "ray"]
 def decide(problem: Problem, n: int, way: str) -> tuple[str, object]:
     """(outcome, candidate) of level n, one of the three ways."""
     if way == "single":
-        result = find_solution(problem, n, engine="lazy")
+        result = find_solution(problem, n, SearchOptions(engine="lazy", minimize_edges=False))
         return result.levels[-1].outcome, result.candidate
     options = {"jobs": 2} if way == "jobs2" else {"jobs": 2, "ray": "local"}
     result = solve_cubes(
         problem,
-        min_vertices=n,
-        max_vertices=n,
-        engine="lazy",
-        minimize_edges=False,
-        split_after=1.0,
-        **options,
+        SearchOptions(
+            min_vertices=n,
+            max_vertices=n,
+            engine="lazy",
+            minimize_edges=False,
+            split_after=1.0,
+            **options,
+        ),
     )
     return result.levels[-1].outcome, result.candidate
 

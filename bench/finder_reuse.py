@@ -30,14 +30,15 @@ LEVEL = """
 import json, sys, time
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import cubes
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 cap, n, count = json.loads(sys.argv[1])
 cubes.MAX_KEPT_LEMMAS = cap
 problem = Problem.make("K3", "K4", "red-determiner")
 levels = []
 start = time.monotonic()
-result = solve_cubes(problem, min_vertices=n, max_vertices=n, jobs=1, cubes=count,
-                     minimize_edges=False, on_level=levels.append)
+options = SearchOptions(min_vertices=n, max_vertices=n, jobs=1, cubes=count, minimize_edges=False)
+result = solve_cubes(problem, options, on_level=levels.append)
 print(json.dumps({"wall_seconds": round(time.monotonic() - start, 2), "status": result.status,
                   "cube_cpu_seconds": round(levels[-1].cpu_seconds, 2)}))
 """
@@ -54,8 +55,8 @@ problem = Problem.make("K3", "K4", "red-determiner")
 layout = layouts(problem.gadget, 14)[0]
 rows = []
 for bits in bits_list:
-    task = CubeTask(problem, Cube(14, 0, layout.name, bits), engine="lazy", solver="cadical195",
-                    timeout=seconds, share=False)
+    task = CubeTask(problem=problem, cube=Cube(14, 0, layout.name, bits), engine="lazy",
+                    solver="cadical195", timeout=seconds, share=False)
     start = time.process_time()
     r = run_cube(task)
     rows.append({"bits": bits, "outcome": r["outcome"], "candidates": r["candidates"],

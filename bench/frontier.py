@@ -34,6 +34,7 @@ from ramseygadgets.gadgets import Candidate
 from ramseygadgets.search import find_solution, solve
 from ramseygadgets.search.cegar import ENGINES
 from ramseygadgets.search.exhaustive import gadgets_in_graph
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 
 #: The hardest pairs found so far (issue 14): F = K3 against K4−e and K4, four gadget types.
@@ -51,7 +52,9 @@ FRONTIER = {
 
 def run_level(problem: Problem, n: int, engine: str, timeout: float) -> dict:
     cpu, wall = time.process_time(), time.monotonic()
-    result = find_solution(problem, n, timeout=timeout, engine=engine)
+    result = find_solution(
+        problem, n, SearchOptions(timeout=timeout, engine=engine, minimize_edges=False)
+    )
     level = result.levels[-1]
     return {
         "problem": problem.title,
@@ -75,7 +78,7 @@ def warm_up(problem: Problem, engines: list[str], n: int = 7) -> None:
     """One untimed small level per engine first: one-time costs (imports, caches) would
     otherwise fall on whichever engine runs first."""
     for engine in engines:
-        find_solution(problem, n, timeout=60, engine=engine)
+        find_solution(problem, n, SearchOptions(timeout=60, engine=engine, minimize_edges=False))
 
 
 def second_check(problem: Problem, candidate: Candidate) -> bool:
@@ -167,7 +170,7 @@ def cube_scaling(
 
     load = os.getloadavg()
     cpu, wall = time.process_time(), time.monotonic()
-    single = find_solution(problem, n, engine="lazy")
+    single = find_solution(problem, n, SearchOptions(engine="lazy", minimize_edges=False))
     emit(
         {
             "mode": "single",
@@ -185,14 +188,16 @@ def cube_scaling(
         wall = time.monotonic()
         r = solve_cubes(
             problem,
-            min_vertices=n,
-            max_vertices=n,
-            jobs=jobs,
-            cubes=cubes,
-            engine="lazy",
-            minimize_edges=False,
+            SearchOptions(
+                min_vertices=n,
+                max_vertices=n,
+                jobs=jobs,
+                cubes=cubes,
+                engine="lazy",
+                minimize_edges=False,
+                split_after=split_after,
+            ),
             on_cube=cube_rows.append,
-            split_after=split_after,
         )
         times = [c["cpu_seconds"] for c in cube_rows]
         emit(
@@ -263,7 +268,7 @@ def compare_pairs() -> int:
             answers, seconds = {}, {}
             for engine in engines:
                 cpu = time.process_time()
-                r = solve(problem, engine=engine, max_vertices=10, timeout=120)
+                r = solve(problem, SearchOptions(engine=engine, max_vertices=10, timeout=120))
                 seconds[engine] = time.process_time() - cpu
                 answers[engine] = (r.status, r.n, r.m, r.lower_bound)
                 print(

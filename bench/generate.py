@@ -30,6 +30,7 @@ from ramseygadgets.problemsets import ProblemSetWriter, plan_problem_set
 from ramseygadgets.scaleout.fanout import generate_problem_set, hardest_last
 from ramseygadgets.search import solve
 from ramseygadgets.search.multi import solve_multi
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verifier import verify
 
@@ -52,11 +53,11 @@ def compare_pairs(console: Console) -> None:
     small = [p for p in problems if shipped[p.id].n <= 8]
     started = time.perf_counter()
     for p in small:
-        solve(p, max_vertices=shipped[p.id].n)
+        solve(p, SearchOptions(max_vertices=shipped[p.id].n))
     core_s = time.perf_counter() - started
     started = time.perf_counter()
     for p in small:
-        result = solve_multi(p, max_vertices=shipped[p.id].n)
+        result = solve_multi(p, SearchOptions(max_vertices=shipped[p.id].n))
         assert (result.n, result.m) == (shipped[p.id].n, shipped[p.id].m), p.id
     multi_s = time.perf_counter() - started
     console.print(

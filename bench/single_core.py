@@ -38,11 +38,18 @@ CHILD = """
 import json, sys, time
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import solve
+try:  # SearchOptions since issue 35; a baseline before it takes keywords
+    from ramseygadgets.search import SearchOptions
+    def search(problem, n):
+        return solve(problem, SearchOptions(max_vertices=n, minimize_edges=False))
+except ImportError:
+    def search(problem, n):
+        return solve(problem, max_vertices=n, minimize_edges=False)
 F, H, gadget, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 problem = Problem.make(F, H, gadget)
-solve(problem, max_vertices=7, minimize_edges=False)  # imports and caches, untimed
+search(problem, 7)  # imports and caches, untimed
 cpu = time.process_time()
-result = solve(problem, max_vertices=n, minimize_edges=False)
+result = search(problem, n)
 print(json.dumps({"cpu_seconds": time.process_time() - cpu, "status": result.status,
                   "lower_bound": result.lower_bound}))
 """

@@ -27,6 +27,7 @@ from ramseygadgets.search.batch import solve_many
 from ramseygadgets.search.cegar import DEFAULT_ENGINE, ENGINES
 from ramseygadgets.search.dataset import solution_record, write_solutions
 from ramseygadgets.search.exhaustive import exhaustive_minimums, nauty_available
+from ramseygadgets.search.options import SearchOptions
 
 #: Every gadget type, minimal sizes 6 to 9 (the 10-vertex ones take the scan ~15 min: see the slow tests).
 SUBSET = (
@@ -87,7 +88,7 @@ def main() -> int:
 
     console.print(f"machine: {os.cpu_count()} cores; jobs = {args.jobs}")
     problems = list(all_problems())
-    outcome = solve_many(problems, jobs=args.jobs, engine=args.engine)
+    outcome = solve_many(problems, SearchOptions(jobs=args.jobs, engine=args.engine))
     if outcome.interrupted:
         console.print("interrupted")
         return 130
@@ -202,7 +203,7 @@ def solve_beyond() -> None:
     for column in ("problem", "n", "m", "proof", "seconds"):
         table.add_column(column)
     for F, H, gadget in BEYOND:
-        r = solve(Problem.make(F, H, gadget), max_vertices=13, timeout=600)
+        r = solve(Problem.make(F, H, gadget), SearchOptions(max_vertices=13, timeout=600))
         proof = f"none on {r.lower_bound - 1} vertices" + (
             f"; none with {r.m - 1} edges" if r.edges_minimal else ""
         )
@@ -224,7 +225,7 @@ def compare_engines(problems: list[Problem]) -> None:
         cpu[engine] = {}
         for p in problems:
             t0 = time.process_time()
-            r = solve(p, engine=engine)
+            r = solve(p, SearchOptions(engine=engine))
             cpu[engine][p.id] = time.process_time() - t0
             sizes[p.id].add((r.n, r.m))
     disagree = [pid for pid, found in sizes.items() if len(found) != 1]

@@ -1,27 +1,15 @@
-"""The minimal solution of any problem: the two-colour search for (F,H) pairs, the c-colour
-search otherwise.  Both prove what they report: UNSAT on n − 1 vertices (and on n vertices with
-m − 1 edges when ``edges_minimal``)."""
+"""Deprecated: :mod:`ramseygadgets.search.minimal` (moved in 0.2; this path goes in the next release)."""
 
 from __future__ import annotations
 
-from ramseygadgets.problem import Problem
-from ramseygadgets.search.multi import MultiSearchResult, solve_multi
-from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, SearchResult, solve
+import warnings
 
-__all__ = ["MinimalResult", "solve_minimal"]
+from ramseygadgets.search.minimal import *  # noqa: F403
+from ramseygadgets.search.minimal import __all__ as __all__
 
-#: What :func:`solve_minimal` returns: both carry candidate, status, lower_bound, edges_minimal.
-MinimalResult = SearchResult | MultiSearchResult
-
-
-def solve_minimal(
-    problem: Problem,
-    *,
-    max_vertices: int = DEFAULT_MAX_VERTICES,
-    timeout: float | None = None,
-    seed: int | None = None,
-) -> MinimalResult:
-    """Search ``problem`` up to ``max_vertices`` vertices within ``timeout`` seconds."""
-    if problem.is_pair:
-        return solve(problem, max_vertices=max_vertices, timeout=timeout, seed=seed)
-    return solve_multi(problem, max_vertices=max_vertices, timeout=timeout, seed=seed)
+warnings.warn(
+    "ramseygadgets.minimal moved to ramseygadgets.search.minimal; "
+    "the old path goes in the next release",
+    DeprecationWarning,
+    stacklevel=2,
+)

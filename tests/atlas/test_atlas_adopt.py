@@ -17,6 +17,7 @@ from ramseygadgets.atlas.table import dispute
 from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
 from ramseygadgets.extended import extended_problems
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 
 runner = CliRunner()
@@ -27,7 +28,7 @@ P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # minimal: 5 vertices
 def log(tmp_path_factory) -> Path:
     """A cube log of every level of the (P3, K3)-red-determiner: none on 2..4, found on 5."""
     out = tmp_path_factory.mktemp("cubes") / "run"
-    solve_cubes(P3_K3_RED, max_vertices=6, cubes=4, out=out, minimize_edges=False)
+    solve_cubes(P3_K3_RED, SearchOptions(max_vertices=6, cubes=4, out=out, minimize_edges=False))
     return out / "cubes.jsonl"
 
 

@@ -24,6 +24,7 @@ from ramseygadgets.atlas.table import (
 )
 from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 
 runner = CliRunner()
@@ -35,7 +36,7 @@ P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # minimal: 5 vertices
 def level9(tmp_path_factory) -> Path:
     """A genuine log: level 9 of the (K3, K4)-red-determiner, none."""
     out = tmp_path_factory.mktemp("trust") / "run9"
-    r = solve_cubes(K3_K4_RED, min_vertices=9, max_vertices=9, cubes=4, out=out)
+    r = solve_cubes(K3_K4_RED, SearchOptions(min_vertices=9, max_vertices=9, cubes=4, out=out))
     assert r.status == "none-up-to-limit"
     return out / "cubes.jsonl"
 
@@ -43,7 +44,7 @@ def level9(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def p3_log(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("p3") / "run"
-    solve_cubes(P3_K3_RED, max_vertices=6, cubes=4, out=out, minimize_edges=False)
+    solve_cubes(P3_K3_RED, SearchOptions(max_vertices=6, cubes=4, out=out, minimize_edges=False))
     return out / "cubes.jsonl"
 
 

@@ -13,9 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs.sizes import SIZE_FIELDS
+from ramseygadgets.search.minimal import solve_minimal
+from ramseygadgets.search.options import SearchOptions
 
 runner = CliRunner()
 K4_EDGES = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
@@ -396,7 +397,7 @@ def test_check_and_verify_grade_a_file_problem_as_eval_does(tmp_path: Path) -> N
     """A problem-set file with a padded solution and no proof: the minimal answer has no
     ``minimal`` grade and is a rechecked new-best-known discovery, on every path."""
     problem = Problem.make("P3", "P6", "blue-determiner")  # in no shipped set
-    found = solve_minimal(problem, max_vertices=7, timeout=60)
+    found = solve_minimal(problem, SearchOptions(max_vertices=7, timeout=60))
     assert found.candidate is not None
     minimal = found.candidate.to_json(problem.kind)
     n = found.candidate.graph.n

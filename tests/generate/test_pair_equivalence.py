@@ -18,6 +18,7 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
 from ramseygadgets.search.multi import solve_multi
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verifier import verify
 
@@ -94,7 +95,7 @@ def test_search_finds_the_shipped_minimum_for_every_pair_problem_up_to_six_verti
     small = [p for p in PAIR_PROBLEMS if shipped[p.id].n <= 6]
     assert len(small) >= 25
     for p in small:
-        result = solve_multi(p, max_vertices=shipped[p.id].n)
+        result = solve_multi(p, SearchOptions(max_vertices=shipped[p.id].n))
         assert (
             result.status == "found" and result.edges_minimal and result.lower_bound == result.n
         ), p.id
@@ -105,7 +106,7 @@ def test_search_finds_the_shipped_minimum_for_every_pair_problem_up_to_six_verti
 def test_search_finds_the_shipped_minimum_for_all_52_pair_problems():
     shipped = load_solutions()
     for p in PAIR_PROBLEMS:
-        result = solve_multi(p, max_vertices=shipped[p.id].n)
+        result = solve_multi(p, SearchOptions(max_vertices=shipped[p.id].n))
         assert (result.n, result.m, result.lower_bound) == (
             shipped[p.id].n,
             shipped[p.id].m,

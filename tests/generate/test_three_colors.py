@@ -16,6 +16,7 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import iter_graphs, nauty_available
 from ramseygadgets.search.multi import solve_multi
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.verifier import verify
 
 needs_nauty = pytest.mark.skipif(
@@ -101,7 +102,7 @@ def test_good_colorings_and_counts_match_brute_force_on_random_graphs():
                 assert colors[i] == set(brute[:, i].tolist())
 
 
-def test_verifier_matches_brute_force_on_random_three_colour_candidates():
+def test_verifier_matches_brute_force_on_random_three_color_candidates():
     rng = random.Random(11)
     verdicts = {True: 0, False: 0}
     for _ in range(300):
@@ -124,7 +125,7 @@ def test_verifier_matches_brute_force_on_random_three_colour_candidates():
     # the random mix also holds planted solutions: every problem's minimal solution
     for text in SPECS:
         for problem in _problems(text):
-            result = solve_multi(problem, max_vertices=5)
+            result = solve_multi(problem, SearchOptions(max_vertices=5))
             if result.found:
                 assert brute_force_verify_multi(
                     problem, result.candidate.graph, result.candidate.designated
@@ -139,10 +140,10 @@ def test_search_minimum_equals_the_brute_force_minimum_over_all_graphs_up_to_fiv
     for problem in _problems(text):
         if not problem.is_possible_by_symmetry():
             assert (
-                solve_multi(problem, max_vertices=5).status == "none-up-to-limit"
+                solve_multi(problem, SearchOptions(max_vertices=5)).status == "none-up-to-limit"
             )  # symmetry: impossible
             continue
-        result = solve_multi(problem, max_vertices=5)
+        result = solve_multi(problem, SearchOptions(max_vertices=5))
         expected = _brute_force_minimum(problem, 5)
         got = (result.n, result.m) if result.found else None
         assert got == expected, problem.id
@@ -150,7 +151,7 @@ def test_search_minimum_equals_the_brute_force_minimum_over_all_graphs_up_to_fiv
             assert result.edges_minimal and result.lower_bound == result.n
 
 
-def test_a_three_colour_example_has_the_expected_minimal_gadgets():
+def test_a_three_color_example_has_the_expected_minimal_gadgets():
     """Red, blue and green all avoid P3 (proper 3-edge-colourings): a path of two edges is a
     negative sender, and positive senders need 4 vertices."""
     spec = ColoringSpec.parse("P3 | P3 | P3")
@@ -163,12 +164,12 @@ def test_a_three_colour_example_has_the_expected_minimal_gadgets():
     )
 
 
-def test_negative_sender_without_the_exchange_symmetry_in_three_colours():
+def test_negative_sender_without_the_exchange_symmetry_in_three_colors():
     """With three colours e may take two colours while f is always the third: e and f are not
     interchangeable, and the verifier does not treat them so."""
     spec = ColoringSpec.parse("P3 | P3 | P4")
     problem = Problem(spec, GadgetKind.NEGATIVE_SENDER)
-    result = solve_multi(problem, max_vertices=6)
+    result = solve_multi(problem, SearchOptions(max_vertices=6))
     assert result.found and verify(problem, result.candidate).correct
     # gadgets found inside a graph are verified designations
     found = gadgets_in_graph_multi(result.candidate.graph, [problem])

@@ -17,6 +17,7 @@ from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.harness.runner import EvalOptions, Evaluation
 from ramseygadgets.prompts import settings_for
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import get_solution
 
 
@@ -478,7 +479,7 @@ def test_problem_set_outside_the_catalog_gets_its_size_hint(tmp_path):
     from ramseygadgets.search import solve
 
     problem = Problem.make("P3", "C5", "red-determiner")
-    found = solve(problem, max_vertices=8)
+    found = solve(problem, SearchOptions(max_vertices=8))
     assert found.candidate is not None
     dataset = tmp_path / "set.jsonl"
     dataset.write_text(

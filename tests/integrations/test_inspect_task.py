@@ -41,6 +41,7 @@ from ramseygadgets.integrations.inspect_task import (  # noqa: E402
 )
 from ramseygadgets.profiles import all_profiles, get_profile  # noqa: E402
 from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
+from ramseygadgets.search.options import SearchOptions  # noqa: E402
 from ramseygadgets.solutions import get_solution  # noqa: E402
 from ramseygadgets.tools.coloring import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
 from ramseygadgets.verifier import verify  # noqa: E402
@@ -376,11 +377,11 @@ def unshipped() -> tuple[Problem, Candidate]:
     """A problem with no shipped proof (not one of the 70, not in the extended set or the atlas)
     and its minimal solution (6 vertices; found in under a second): a problem-set file's word is
     all there is about it, whereas a file keeps the shipped proof of any other."""
-    from ramseygadgets.minimal import solve_minimal
     from ramseygadgets.proofs import shipped_proof
+    from ramseygadgets.search.minimal import solve_minimal
 
     problem = Problem.make("P3", "P6", "blue-determiner")
-    found = solve_minimal(problem, max_vertices=7, timeout=60)
+    found = solve_minimal(problem, SearchOptions(max_vertices=7, timeout=60))
     assert shipped_proof(problem) is None and found.candidate is not None
     return problem, found.candidate
 

@@ -24,9 +24,10 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import select_for_framework
-from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.prompts import build_prompt
 from ramseygadgets.proofs import shipped_proof
+from ramseygadgets.search.minimal import solve_minimal
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import get_solution
 
 TASK_DIR = lm_eval_include_path() / "ramseygadgets"
@@ -169,7 +170,7 @@ def test_process_results_grades_the_size_against_a_proven_optimum(tmp_path: Path
     assert glue.process_results(doc, [reply]) == scores
     # a problem with no shipped proof (a file keeps the proof of one that has: commit 8539cb3)
     unshipped = Problem.make("P3", "P6", "blue-determiner")
-    found = solve_minimal(unshipped, max_vertices=7, timeout=60)
+    found = solve_minimal(unshipped, SearchOptions(max_vertices=7, timeout=60))
     assert shipped_proof(unshipped) is None and found.candidate is not None
     unproven = tmp_path / "set.jsonl"
     record = {**unshipped.to_json(), "solution": found.candidate.to_json(unshipped.kind)}
@@ -296,7 +297,7 @@ def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
 
 # -- a task without documents, and the documented commands on every kind of selection ------------
 NO_EXAMPLE_HINT = "p3_k3_red_determiner,p3_k13_negative_sender"  # paper problems without one
-THREE_COLOUR = "p3__p3__k13_negative_sender"  # of the extended set (problems --set extended)
+THREE_COLOR = "p3__p3__k13_negative_sender"  # of the extended set (problems --set extended)
 WITH_EXAMPLE_HINT = "p3_k3_red_determiner,k13_k3_red_determiner"
 SINGLE_TURN_TASKS = (
     "ramsey_gadgets_zero_shot,ramsey_gadgets_structural_hint,ramsey_gadgets_size_hint"
@@ -306,7 +307,7 @@ SINGLE_TURN_TASKS = (
 def test_a_task_without_documents_stops_with_a_clear_message(tmp_path: Path) -> None:
     """No IndexError from lm-eval: the task names the setting no problem has (Inspect's message)
     and the tasks that do have documents."""
-    for problems in (NO_EXAMPLE_HINT, THREE_COLOUR):
+    for problems in (NO_EXAMPLE_HINT, THREE_COLOR):
         assert glue.dataset_rows("example-hint", problems) == []
         with pytest.raises(glue.NoDocumentsError) as raised:
             glue.load_dataset("example-hint", problems, version=2.0)
@@ -324,8 +325,8 @@ def test_a_task_without_documents_stops_with_a_clear_message(tmp_path: Path) -> 
     unsolved.write_text(json.dumps(generated.to_json()) + "\n")
     with pytest.raises(glue.NoDocumentsError, match="the size-hint setting.*structural_hint$"):
         glue.load_dataset("size-hint", dataset=str(unsolved))
-    [row] = glue.load_dataset("zero-shot", problem_set="extended", problems=THREE_COLOUR)["test"]
-    assert row["problem_id"] == THREE_COLOUR and row["colors"] == ["P3", "P3", "K1,3"]
+    [row] = glue.load_dataset("zero-shot", problem_set="extended", problems=THREE_COLOR)["test"]
+    assert row["problem_id"] == THREE_COLOR and row["colors"] == ["P3", "P3", "K1,3"]
 
 
 def documented_commands() -> dict[str, list[str]]:
@@ -386,9 +387,9 @@ def _option(words: list[str], name: str, value: str) -> list[str]:
     [
         ("ramsey_gadgets", WITH_EXAMPLE_HINT),
         ("ramsey_gadgets", NO_EXAMPLE_HINT),
-        ("ramsey_gadgets", THREE_COLOUR),
+        ("ramsey_gadgets", THREE_COLOR),
         (SINGLE_TURN_TASKS, NO_EXAMPLE_HINT),
-        (SINGLE_TURN_TASKS, THREE_COLOUR),
+        (SINGLE_TURN_TASKS, THREE_COLOR),
     ],
     ids=[
         "tag-with-example-hint",

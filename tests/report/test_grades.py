@@ -16,11 +16,12 @@ import pytest
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
-from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.report.grades import Discovery, discoveries_table
 from ramseygadgets.runs.results import run_results
+from ramseygadgets.search.minimal import solve_minimal
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import get_solution
 
 OLD_RUNS = Path(__file__).parents[1] / "harness" / "data" / "old_runs"
@@ -46,7 +47,7 @@ def minimal_of(problem_id: str) -> tuple[Problem, Candidate]:
     """The problem and a minimal solution: the shipped one, or found (6 vertices, 0.1 s)."""
     if problem_id == UNSHIPPED:
         problem = Problem.make("P3", "P6", "blue-determiner")
-        found = solve_minimal(problem, max_vertices=7, timeout=60)
+        found = solve_minimal(problem, SearchOptions(max_vertices=7, timeout=60))
         assert problem.id == UNSHIPPED and found.candidate is not None
         return problem, found.candidate
     return get_problem(problem_id), get_solution(problem_id).candidate

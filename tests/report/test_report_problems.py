@@ -10,8 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
+from ramseygadgets.search.minimal import solve_minimal
+from ramseygadgets.search.options import SearchOptions
 
 runner = CliRunner()
 PROBLEMS = [
@@ -28,7 +29,7 @@ def run_of_a_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     path = root / "problems.jsonl"
     lines = []
     for problem in PROBLEMS:
-        solution = solve_minimal(problem, max_vertices=8, timeout=60).candidate
+        solution = solve_minimal(problem, SearchOptions(max_vertices=8, timeout=60)).candidate
         assert solution is not None
         lines.append(json.dumps({**problem.to_json(), "solution": solution.to_json(problem.kind)}))
     path.write_text("\n".join(lines) + "\n")

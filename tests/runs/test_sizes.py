@@ -9,17 +9,18 @@ import json
 import pytest
 
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.extended import extended_problems, three_colour_entries
+from ramseygadgets.extended import extended_problems, three_color_entries
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
-from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
 from ramseygadgets.proofs import shipped_proof
 from ramseygadgets.recheck import BRUTE_FORCE_COLORINGS, Recheck, recheck
 from ramseygadgets.runs import read_run_dir
 from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, optimum_of, size_reward
 from ramseygadgets.search import find_solution
-from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, named_problem_set
+from ramseygadgets.search.minimal import solve_minimal
+from ramseygadgets.search.options import SearchOptions
+from ramseygadgets.selection import Optimum, ProblemSetError, load_selection, named_problem_set
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verifier import verify
 
@@ -88,7 +89,7 @@ def _unshipped() -> tuple[Problem, Candidate]:
     """The unshipped problem and its minimal solution (6 vertices, 7 edges; found in 0.1 s)."""
     problem = Problem.make("P3", "P6", "blue-determiner")
     assert problem.id == UNSHIPPED and shipped_proof(problem) is None
-    found = solve_minimal(problem, max_vertices=7, timeout=60)
+    found = solve_minimal(problem, SearchOptions(max_vertices=7, timeout=60))
     assert found.candidate is not None and found.lower_bound == found.n == 6
     return problem, found.candidate
 
@@ -105,7 +106,7 @@ def test_an_unproven_problem_has_no_distance_and_a_smaller_answer_is_a_discovery
     padded_edges, e = _padded(minimal)
     known = {"solution": {"edges": padded_edges, "e": e}}  # a solution, but no proof
     dataset = _dataset(tmp_path, problem, known)
-    problems = load_problem_file(dataset)
+    problems = load_selection(dataset)
     assert problems.optimum(problems.problems[0]) is None
     minimal_edges = [list(x) for x in minimal.graph.edges]
     model = _replay(tmp_path, [_answer(minimal_edges, e), _answer(padded_edges, e)], UNSHIPPED)
@@ -124,13 +125,13 @@ def test_a_proof_claim_in_a_problem_file_is_used_only_when_it_checks(tmp_path):
     problem, minimal = _unshipped()
     n, m = minimal.graph.n, minimal.graph.m
     claim = {"solution": minimal.to_json(problem.kind), "proven_minimal": True, "lower_bound": n}
-    proven = load_problem_file(_dataset(tmp_path, problem, claim))
+    proven = load_selection(_dataset(tmp_path, problem, claim))
     assert proven.optimum(proven.problems[0]) == Optimum(n, m)
-    weaker = load_problem_file(_dataset(tmp_path, problem, {**claim, "lower_bound": n - 1}))
+    weaker = load_selection(_dataset(tmp_path, problem, {**claim, "lower_bound": n - 1}))
     assert weaker.optimum(weaker.problems[0]) is None
     wrong = {**claim, "solution": {"edges": [[0, 1], [1, 2]], "e": [0, 1]}, "lower_bound": 3}
     with pytest.raises(ProblemSetError, match="set.jsonl:1: its solution is not a"):
-        load_problem_file(_dataset(tmp_path, problem, wrong))
+        load_selection(_dataset(tmp_path, problem, wrong))
 
 
 def test_a_forged_proof_is_contradicted_by_a_smaller_correct_answer(tmp_path):
@@ -172,7 +173,7 @@ def test_recheck_falls_back_to_the_second_encoding_then_to_none():
         {"edges": [list(x) for x in shipped.graph.edges], "e": list(other)}, problem.kind
     )
     assert recheck(problem, moved) == Recheck("second-encoding", verify(problem, moved).correct)
-    entry = next(e for e in three_colour_entries() if 3**e.m > BRUTE_FORCE_COLORINGS)
+    entry = next(e for e in three_color_entries() if 3**e.m > BRUTE_FORCE_COLORINGS)
     assert recheck(entry.problem, entry.candidate) == Recheck("none", None)
 
 
@@ -213,7 +214,7 @@ def test_fewer_edges_than_an_unproven_edge_count_is_a_new_best_not_a_contradicti
     entry = next(e for e in extended_problems() if e.id == pid)
     assert (entry.m, entry.edges_minimal, entry.to_json()["min_edges"]) == (21, False, None)
     assert verify(entry.problem, entry.candidate).correct
-    better = find_solution(entry.problem, entry.n, minimize_edges=True, timeout=120)
+    better = find_solution(entry.problem, entry.n, SearchOptions(minimize_edges=True, timeout=120))
     assert better.n == entry.n and better.m is not None and better.m < entry.m
     assert better.candidate is not None
     answers = [better.candidate, entry.candidate]

@@ -1,5 +1,5 @@
 """fanout's engine registry names the search's own engines: ``lazy`` and ``eager`` reach
-``search.solve(engine=...)``, ``cegar`` lets the search choose."""
+``search.solve`` in its options, ``cegar`` lets the search choose."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 from ramseygadgets.catalog import Problem
 from ramseygadgets.executors import ScaleoutError
 from ramseygadgets.scaleout.fanout import ENGINES, engine_function
+from ramseygadgets.search.options import SearchOptions
 
 
 def test_lazy_and_eager_reach_the_search_with_their_engine(monkeypatch) -> None:
@@ -15,23 +16,25 @@ def test_lazy_and_eager_reach_the_search_with_their_engine(monkeypatch) -> None:
 
     seen: list[str] = []
 
-    def spy(problem, *, engine="auto", **options):
-        seen.append(engine)
-        return engine
+    def spy(problem, options):
+        seen.append(options.engine)
+        return options.engine
 
     monkeypatch.setattr(search, "solve", spy)
     problem = Problem.make("K3", "P4", "red-determiner")
-    assert [engine_function(name)(problem, max_vertices=7) for name in ("lazy", "eager")] == [
+    options = SearchOptions(max_vertices=7)
+    assert [engine_function(name)(problem, options) for name in ("lazy", "eager")] == [
         "lazy",
         "eager",
     ]
-    assert engine_function("cegar")(problem) == "auto"
+    assert engine_function("cegar")(problem, SearchOptions()) == "auto"
     assert seen == ["lazy", "eager", "auto"]
 
 
 def test_both_engines_find_the_same_minimum() -> None:
     problem = Problem.make("K3", "P4", "red-determiner")
-    lazy, eager = (engine_function(name)(problem, max_vertices=8) for name in ("lazy", "eager"))
+    options = SearchOptions(max_vertices=8)
+    lazy, eager = (engine_function(name)(problem, options) for name in ("lazy", "eager"))
     assert lazy.found and eager.found
     assert (lazy.n, lazy.lower_bound) == (eager.n, eager.lower_bound) == (7, 7)
 

@@ -29,6 +29,7 @@ import pytest
 
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.cubelog import CUBES_FILE, cubes_by_node, read_log
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 from ramseygadgets.search.runners import SerialRunner
 
@@ -247,7 +248,9 @@ def test_a_cube_task_carries_no_path(tmp_path, monkeypatch):
         SerialRunner, "submit", lambda self, k, t: (tasks.append(t), submit(self, k, t))
     )
     problem = Problem.make("K3", "K4-e", "red-determiner")
-    solve_cubes(problem, min_vertices=8, max_vertices=8, cubes=8, out=tmp_path / "out")
+    solve_cubes(
+        problem, SearchOptions(min_vertices=8, max_vertices=8, cubes=8, out=tmp_path / "out")
+    )
     assert len(tasks) >= 8 and any(t.lemmas for t in tasks)  # lemmas travel in the task
     for task in tasks:
         buffer = io.BytesIO()

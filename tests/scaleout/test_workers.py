@@ -87,8 +87,9 @@ def test_workers_of_a_killed_solve_jobs_die_with_it():
     code = (
         "from ramseygadgets.catalog import Problem\n"
         "from ramseygadgets.search.batch import solve_many\n"
+        "from ramseygadgets.search.options import SearchOptions\n"
         "slow = [Problem.make('K1,3', H, 'red-determiner') for H in ('K1,4', 'K5')]\n"
-        "solve_many(slow, jobs=2, timeout=120)\n"
+        "solve_many(slow, SearchOptions(jobs=2, timeout=120))\n"
     )
     process = subprocess.Popen(
         [sys.executable, "-c", code],

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.search.batch import solve_many
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import load_solutions
 
 runner = CliRunner()
@@ -122,7 +123,7 @@ def test_finished_results_survive_ctrl_c(jobs):
         if len(seen) == 2:
             raise KeyboardInterrupt
 
-    outcome = solve_many(problems, jobs=jobs, on_result=on_result)
+    outcome = solve_many(problems, SearchOptions(jobs=jobs), on_result=on_result)
     assert outcome.interrupted
     assert [r.problem_id for r in outcome.results] == [r.problem_id for r in seen] and len(
         seen

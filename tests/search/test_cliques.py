@@ -10,7 +10,6 @@ import pytest
 from ramseygadgets import bruteforce_multi as multi_bruteforce
 from ramseygadgets.bruteforce import good_coloring_masks
 from ramseygadgets.graphs import Graph
-from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import cegar, find_solution, solve
 from ramseygadgets.search import multi as multi_search
@@ -21,6 +20,8 @@ from ramseygadgets.search.cliques import (
     clique_free_clauses,
 )
 from ramseygadgets.search.dataset import METHOD, search_method
+from ramseygadgets.search.minimal import solve_minimal
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.oracle import (
     DEFAULT_SEARCH_SOLVER,
     LARGE_LEVEL,
@@ -33,7 +34,7 @@ from ramseygadgets.search.spec import layouts
 PAIRS = [("K3", "K3"), ("K3", "P3"), ("C4", "C4"), ("P3", "K4-e"), ("K1,3", "C4"), ("K1,3", "P4")]
 
 
-def _colourable_by_brute_force(problem: Problem, r: int) -> bool:
+def _colorable_by_brute_force(problem: Problem, r: int) -> bool:
     """Whether K_r has a good colouring, over all c^m colourings (independent of SAT)."""
     kr = Graph.complete(r)
     if problem.is_pair:
@@ -46,15 +47,15 @@ def test_the_least_arrowing_clique_agrees_with_brute_force(pair):
     problem = Problem.make(*pair, "red-determiner")
     r = arrowing_clique(problem, 6)
     assert r is not None, pair  # each of these has R(F, H) ≤ 6
-    assert not _colourable_by_brute_force(problem, r), pair
-    assert _colourable_by_brute_force(problem, r - 1), pair
+    assert not _colorable_by_brute_force(problem, r), pair
+    assert _colorable_by_brute_force(problem, r - 1), pair
 
 
-def test_three_colours_whose_classes_are_matchings():
+def test_three_colors_whose_classes_are_matchings():
     """Each colour avoids P3, so K_r needs a proper 3-edge-colouring: K4 has one, K5 not."""
     problem = Problem.of_colors("P3 | P3 | P3", "red-determiner")
     assert arrowing_clique(problem, 8) == 5
-    assert _colourable_by_brute_force(problem, 4) and not _colourable_by_brute_force(problem, 5)
+    assert _colorable_by_brute_force(problem, 4) and not _colorable_by_brute_force(problem, 5)
 
 
 def test_classical_ramsey_numbers():
@@ -92,9 +93,9 @@ def test_the_bound_removes_the_k9_arrowing_proofs(without_bound):
     """(K3,K4) red-determiner on 10 vertices: without the bound every arrowing lemma the lazy
     engine learns is a K9 proved again; with it there are none, and the verdict is the same."""
     problem = Problem.make("K3", "K4", "red-determiner")
-    bounded = find_solution(problem, 10, engine="lazy")
+    bounded = find_solution(problem, 10, SearchOptions(engine="lazy", minimize_edges=False))
     without_bound()
-    plain = find_solution(problem, 10, engine="lazy")
+    plain = find_solution(problem, 10, SearchOptions(engine="lazy", minimize_edges=False))
     assert bounded.status == plain.status == "none-up-to-limit"
     assert plain.levels[-1].arrowing > 0
     assert bounded.levels[-1].arrowing == 0
@@ -114,9 +115,9 @@ def test_the_bound_changes_no_minimum(colors, gadget, without_bound):
         if isinstance(colors, str)
         else Problem.make(*colors, gadget)
     )
-    bounded = solve_minimal(problem, max_vertices=9)
+    bounded = solve_minimal(problem, SearchOptions(max_vertices=9))
     without_bound()
-    plain = solve_minimal(problem, max_vertices=9)
+    plain = solve_minimal(problem, SearchOptions(max_vertices=9))
     assert bounded.status == plain.status == "found", (bounded.status, plain.status)
     assert (bounded.n, bounded.m) == (plain.n, plain.m)
     assert bounded.lower_bound == plain.lower_bound
@@ -151,8 +152,8 @@ def test_a_record_names_the_backends_its_levels_ran_on():
 )
 def test_cadical_as_the_exists_backend_gives_the_same_minimum(args):
     problem = Problem.make(*args)
-    default = solve_minimal(problem, max_vertices=9)
-    cadical = solve(problem, max_vertices=9, solver=LARGE_LEVEL_SOLVER)
+    default = solve_minimal(problem, SearchOptions(max_vertices=9))
+    cadical = solve(problem, SearchOptions(max_vertices=9, solver=LARGE_LEVEL_SOLVER))
     assert (default.n, default.m, default.lower_bound) == (
         cadical.n,
         cadical.m,

@@ -26,6 +26,7 @@ from ramseygadgets.search.cubeproof import (
     sample_cubes,
 )
 from ramseygadgets.search.cubes import generate_cubes
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 from ramseygadgets.search.solve import LevelRecord
 
@@ -39,7 +40,7 @@ BLUE_ARGS = ["--F", "K3", "--H", "K4-e", "--gadget", "blue-determiner"]
 def level8(tmp_path_factory) -> Path:
     """A genuine log: level 8 of the (K3, K4−e)-blue-determiner, none in 8 cubes."""
     out = tmp_path_factory.mktemp("trust") / "run8"
-    r = solve_cubes(K3_K4E_BLUE, min_vertices=8, max_vertices=8, cubes=8, out=out)
+    r = solve_cubes(K3_K4E_BLUE, SearchOptions(min_vertices=8, max_vertices=8, cubes=8, out=out))
     assert r.status == "none-up-to-limit" and r.levels[0].cubes >= 8
     return out / "cubes.jsonl"
 
@@ -70,7 +71,9 @@ def test_a_log_with_its_level_rewritten_is_refused_in_one_line(level8, tmp_path)
     with pytest.raises(CubeLogRefused, match=r"n9\.jsonl:1: a cube record of level 9 whose key"):
         check_none_below(forged, K3_K4E_BLUE, 9)
     with pytest.raises(CubeLogRefused, match="names level 8"):
-        solve_cubes(K3_K4E_BLUE, min_vertices=10, max_vertices=10, assume_none_below=forged)
+        solve_cubes(
+            K3_K4E_BLUE, SearchOptions(min_vertices=10, max_vertices=10, assume_none_below=forged)
+        )
     args = [*BLUE_ARGS, "--min-vertices", "10", "--max-vertices", "10"]
     result = cli.invoke(app, ["solve", *args, "--assume-none-below", str(forged)])
     assert result.exit_code == 2, result.output
@@ -97,7 +100,8 @@ def test_a_flipped_cube_outcome_is_caught_by_recheck_all(tmp_path):
     none) covers the level; re-running every cube finds the solution again."""
     out = tmp_path / "run9"
     r = solve_cubes(
-        K3_K4E_BLUE, min_vertices=9, max_vertices=9, cubes=8, out=out, minimize_edges=False
+        K3_K4E_BLUE,
+        SearchOptions(min_vertices=9, max_vertices=9, cubes=8, out=out, minimize_edges=False),
     )
     assert r.found and r.n == 9
     rows = [row for row in _rows(out / "cubes.jsonl") if row["kind"] == "cube"]
@@ -153,7 +157,9 @@ def test_a_log_read_back_by_solve_out_is_held_to_the_same_rules(level8, tmp_path
     out = tmp_path / "resume"
     out.mkdir()
     (out / "cubes.jsonl").write_text(level8.read_text())
-    again = solve_cubes(K3_K4E_BLUE, min_vertices=8, max_vertices=9, cubes=8, out=out)
+    again = solve_cubes(
+        K3_K4E_BLUE, SearchOptions(min_vertices=8, max_vertices=9, cubes=8, out=out)
+    )
     assert again.found and again.n == 9 and again.lower_bound == 9
     cubes = again.levels[0].cubes
     assert f"level 8: {cubes} of {cubes} cubes from the checkpoint log, taken on trust" in (
@@ -165,24 +171,27 @@ def test_a_log_read_back_by_solve_out_is_held_to_the_same_rules(level8, tmp_path
     bad.mkdir()
     _relevel(level8, bad / "cubes.jsonl", 9, key=False)
     with pytest.raises(CubeLogRefused, match=r"cubes\.jsonl:1: a cube record of level 9"):
-        solve_cubes(K3_K4E_BLUE, min_vertices=8, max_vertices=9, cubes=8, out=bad)
+        solve_cubes(K3_K4E_BLUE, SearchOptions(min_vertices=8, max_vertices=9, cubes=8, out=bad))
 
 
 def test_recheck_all_makes_the_bound_proven_and_says_so(level8):
     r = solve_cubes(
         K3_K4E_BLUE,
-        min_vertices=9,
-        max_vertices=9,
-        cubes=4,
-        assume_none_below=level8,
-        recheck="all",
-        minimize_edges=False,
+        SearchOptions(
+            min_vertices=9,
+            max_vertices=9,
+            cubes=4,
+            assume_none_below=level8,
+            recheck="all",
+            minimize_edges=False,
+        ),
     )
     assert r.found and r.lower_bound == 9 and not r.bound_on_trust()
     assert "none on 8: cube log, 8 cubes, all re-run (agree)" in r.proof()
     assert "minimal: no solution on fewer than 9 vertices" in r.proof()
     trusted = solve_cubes(
-        K3_K4E_BLUE, min_vertices=9, max_vertices=9, cubes=4, assume_none_below=level8
+        K3_K4E_BLUE,
+        SearchOptions(min_vertices=9, max_vertices=9, cubes=4, assume_none_below=level8),
     )
     assert trusted.bound_on_trust() and "(minimal as far as the cube log holds)" in (
         trusted.describe()
@@ -227,7 +236,7 @@ def test_cli_recheck_options(level8):
 def test_an_interrupted_single_problem_prints_its_proof_line(monkeypatch):
     """docs/search.md: every run prints a proof: line, an interrupted one too."""
 
-    def interrupted(problem, *, on_level, **options):
+    def interrupted(problem, options, *, on_level):
         for n in (2, 3):
             on_level(LevelRecord(n, "none", 0.0))
         raise KeyboardInterrupt

@@ -37,6 +37,7 @@ from ramseygadgets.search.cubes import (
     generate_cubes,
     run_cube,
 )
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 from ramseygadgets.search.spec import layouts
 
@@ -69,8 +70,8 @@ def test_cubes_and_refuted_prefixes_cover_each_level(problem, target):
 @pytest.mark.parametrize(("problem", "max_n"), [(P3_K3_RED, 7), (K13_K3_POS, 8), (K3_K4E_RED, 9)])
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_verdict_equals_the_single_process_search(problem, max_n, jobs):
-    one = solve(problem, max_vertices=max_n)
-    many = solve_cubes(problem, max_vertices=max_n, jobs=jobs, cubes=12)
+    one = solve(problem, SearchOptions(max_vertices=max_n))
+    many = solve_cubes(problem, SearchOptions(max_vertices=max_n, jobs=jobs, cubes=12))
     assert (many.status, many.n, many.m, many.lower_bound, many.edges_minimal) == (
         one.status,
         one.n,
@@ -85,16 +86,18 @@ def test_verdict_equals_the_single_process_search(problem, max_n, jobs):
 def test_cubes_split_at_run_time_keep_the_verdict(jobs):
     """A cube that runs past ``split_after`` is replaced by its halves: same verdict, and the
     cubes decided none still cover the level."""
-    one = solve(K3_K4E_RED, min_vertices=9, max_vertices=9, minimize_edges=False)
+    one = solve(K3_K4E_RED, SearchOptions(min_vertices=9, max_vertices=9, minimize_edges=False))
     cubes: list[dict] = []
     many = solve_cubes(
         K3_K4E_RED,
-        min_vertices=9,
-        max_vertices=9,
-        jobs=jobs,
-        cubes=2,
-        split_after=0.01,
-        minimize_edges=False,
+        SearchOptions(
+            min_vertices=9,
+            max_vertices=9,
+            jobs=jobs,
+            cubes=2,
+            split_after=0.01,
+            minimize_edges=False,
+        ),
         on_cube=cubes.append,
     )
     expected = ("none-up-to-limit", 10)
@@ -116,7 +119,7 @@ def test_workers_swap_lemmas_while_their_cubes_run(monkeypatch):
     monkeypatch.setattr(
         runners_module, "_send_if_room", lambda conn, m: (relayed.append(m), send(conn, m))
     )
-    r = solve_cubes(K3_K4E_RED, min_vertices=9, max_vertices=9, jobs=2, cubes=4)
+    r = solve_cubes(K3_K4E_RED, SearchOptions(min_vertices=9, max_vertices=9, jobs=2, cubes=4))
     assert r.status == "none-up-to-limit" and r.lower_bound == 10
     assert relayed and all(m[0] == "lemmas" and m[1] == (K3_K4E_RED.id, 9, 0) for m in relayed)
     assert all(kind in ("a", "c") for m in relayed for kind, _ in m[2])
@@ -134,7 +137,7 @@ def test_a_lemma_exchange_sends_what_the_cube_learned_and_adds_what_comes_in():
     inbox: list[tuple] = []
     exchange = LemmaExchange(sent.append, lambda: [inbox.pop() for _ in list(inbox)])
     try:
-        record = run_cube(CubeTask(K3_K4E_RED, cube), exchange)
+        record = run_cube(CubeTask(problem=K3_K4E_RED, cube=cube), exchange)
         learned = {_hashable(lemma) for lemma in record["learned"]}
         out = [_hashable(lemma) for m in sent for lemma in m[2]]
         assert out and set(out) <= learned and len(out) == len(set(out))
@@ -162,10 +165,10 @@ def test_a_finder_is_kept_from_cube_to_cube_until_it_holds_too_many_lemmas(monke
         for cap, replaced in ((None, False), (10**9, False), (0, True)):
             monkeypatch.setattr(cubes_module, "MAX_KEPT_LEMMAS", cap)
             clear_finders()
-            run_cube(CubeTask(K3_K4E_RED, first))
+            run_cube(CubeTask(problem=K3_K4E_RED, cube=first))
             kept = next(iter(cubes_module._FINDERS.values()))
             assert kept.known  # the first cube left lemmas in it
-            run_cube(CubeTask(K3_K4E_RED, second))
+            run_cube(CubeTask(problem=K3_K4E_RED, cube=second))
             now = next(iter(cubes_module._FINDERS.values()))
             assert (now is not kept) is replaced
             assert len(cubes_module._FINDERS) == 1
@@ -175,8 +178,8 @@ def test_a_finder_is_kept_from_cube_to_cube_until_it_holds_too_many_lemmas(monke
 
 def test_the_verdict_holds_with_a_fresh_finder_for_every_cube(monkeypatch):
     monkeypatch.setattr(cubes_module, "MAX_KEPT_LEMMAS", 0)
-    one = solve(K3_K4E_RED, max_vertices=9)
-    many = solve_cubes(K3_K4E_RED, max_vertices=9, jobs=1, cubes=12)
+    one = solve(K3_K4E_RED, SearchOptions(max_vertices=9))
+    many = solve_cubes(K3_K4E_RED, SearchOptions(max_vertices=9, jobs=1, cubes=12))
     assert (many.status, many.lower_bound) == (one.status, one.lower_bound)
     assert [lv.outcome for lv in many.levels] == [lv.outcome for lv in one.levels]
 
@@ -213,7 +216,7 @@ def _none_share(records: list[dict]) -> float:
 
 def test_each_cube_record_says_how_much_of_the_level_is_decided_log_included(tmp_path):
     opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 8, "minimize_edges": False}
-    solve_cubes(K3_K4E_RED, out=tmp_path / "first", **opts)
+    solve_cubes(K3_K4E_RED, SearchOptions(out=tmp_path / "first", **opts))
     cubes = [r for r in read_log(tmp_path / "first" / "cubes.jsonl") if r["kind"] == "cube"]
     shares = [r["decided_share"]["e=0-1"] for r in cubes]
     assert shares == sorted(shares) and shares[-1] == pytest.approx(_none_share(cubes))
@@ -222,7 +225,7 @@ def test_each_cube_record_says_how_much_of_the_level_is_decided_log_included(tmp
     (tmp_path / "second").mkdir()
     (tmp_path / "second" / "cubes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept))
     again: list[dict] = []
-    solve_cubes(K3_K4E_RED, out=tmp_path / "second", on_cube=again.append, **opts)
+    solve_cubes(K3_K4E_RED, SearchOptions(out=tmp_path / "second", **opts), on_cube=again.append)
     assert again and len(again) < len(cubes)
     first = again[0]
     assert first["decided_share"]["e=0-1"] == pytest.approx(_none_share([*kept, first]))
@@ -257,7 +260,9 @@ def test_solve_prints_a_heartbeat_while_cubes_finish(tmp_path, monkeypatch):
 
 def test_the_coverage_script_rederives_what_a_log_proves(tmp_path):
     """bench/cube_coverage.py: a complete level is none; without one of its cubes it is open."""
-    solve_cubes(K3_K4E_RED, min_vertices=9, max_vertices=9, cubes=6, out=tmp_path / "run")
+    solve_cubes(
+        K3_K4E_RED, SearchOptions(min_vertices=9, max_vertices=9, cubes=6, out=tmp_path / "run")
+    )
     log = tmp_path / "run" / "cubes.jsonl"
     script = Path(__file__).parents[2] / "bench" / "cube_coverage.py"
     problem = ["--F", "K3", "--H", "K4-e", "--gadget", "red-determiner"]
@@ -291,12 +296,14 @@ def test_a_small_decided_share_is_not_shown_as_zero(share, text):
 
 def test_a_rerun_reuses_the_halves_of_split_cubes(tmp_path):
     opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 2, "out": tmp_path / "run"}
-    first = solve_cubes(K3_K4E_RED, split_after=0.01, **opts)
+    first = solve_cubes(K3_K4E_RED, SearchOptions(split_after=0.01, **opts))
     assert first.levels[0].cubes > 2 and first.levels[0].cubes_from_log == 0
     records = [r for r in read_log(tmp_path / "run" / "cubes.jsonl") if r["kind"] == "cube"]
     assert records[-1]["planned_decided"] == [2, 2]  # both planned cubes, by their parts
     assert records[0]["planned_decided"][0] < 2
-    again = solve_cubes(K3_K4E_RED, **opts)  # the same 2 static cubes, no splitting now
+    again = solve_cubes(
+        K3_K4E_RED, SearchOptions(**opts)
+    )  # the same 2 static cubes, no splitting now
     assert again.status == "none-up-to-limit" and again.levels[0].cubes_searched == 0
     assert again.levels[0].cubes_from_log == first.levels[0].cubes
 
@@ -305,14 +312,16 @@ def test_a_rerun_goes_straight_to_the_halves_of_a_cube_logged_as_split(tmp_path)
     """A resumed frontier run must not search a cube for ``split_after`` seconds again only to
     split it again: the log says it splits, so its halves are searched at once."""
     opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 2, "out": tmp_path / "run"}
-    solve_cubes(K3_K4E_RED, split_after=0.01, **opts)
+    solve_cubes(K3_K4E_RED, SearchOptions(split_after=0.01, **opts))
     log = tmp_path / "run" / "cubes.jsonl"
     rows = [json.loads(ln) for ln in log.read_text().splitlines()]
     split = {r["bits"] for r in rows if r.get("outcome") == "split"}
     assert split
     kept = [r for r in rows if r.get("outcome") != "none"]
     log.write_text("".join(json.dumps(r) + "\n" for r in kept))
-    again = solve_cubes(K3_K4E_RED, **opts)  # no splitting now: every open cube runs to its end
+    again = solve_cubes(
+        K3_K4E_RED, SearchOptions(**opts)
+    )  # no splitting now: every open cube runs to its end
     assert again.status == "none-up-to-limit"
     new = [json.loads(ln) for ln in log.read_text().splitlines()][len(kept) :]
     searched = [r for r in new if r["kind"] == "cube"]
@@ -323,10 +332,15 @@ def test_a_rerun_goes_straight_to_the_halves_of_a_cube_logged_as_split(tmp_path)
 
 def test_a_known_none_level_is_none_in_every_cube():
     """(K3, K4−e)-red-determiner: none on 9 vertices (needs 11, docs/search.md)."""
-    assert find_solution(K3_K4E_RED, 9, engine="lazy").status == "none-up-to-limit"
+    assert (
+        find_solution(K3_K4E_RED, 9, SearchOptions(engine="lazy", minimize_edges=False)).status
+        == "none-up-to-limit"
+    )
     cubes: list[dict] = []
     r = solve_cubes(
-        K3_K4E_RED, min_vertices=9, max_vertices=9, jobs=2, cubes=10, on_cube=cubes.append
+        K3_K4E_RED,
+        SearchOptions(min_vertices=9, max_vertices=9, jobs=2, cubes=10),
+        on_cube=cubes.append,
     )
     assert r.status == "none-up-to-limit" and r.lower_bound == 10
     assert len(cubes) == r.levels[0].cubes >= 10 and {c["outcome"] for c in cubes} == {"none"}
@@ -334,28 +348,34 @@ def test_a_known_none_level_is_none_in_every_cube():
 
 
 def test_min_vertices_is_not_a_minimum_without_the_lower_levels(tmp_path):
-    r = solve_cubes(P3_K3_RED, min_vertices=5, max_vertices=6, cubes=4)
+    r = solve_cubes(P3_K3_RED, SearchOptions(min_vertices=5, max_vertices=6, cubes=4))
     assert r.found and r.n == 5 and r.lower_bound == 2
     assert "not proven minimal" in r.proof() and "levels below 5 not searched" in r.proof()
     assert "not proven minimal" in r.describe()
     # a checked record of level 4, its cubes run again, makes it minimal
-    solve_cubes(P3_K3_RED, min_vertices=4, max_vertices=4, cubes=6, out=tmp_path / "run")
+    solve_cubes(
+        P3_K3_RED, SearchOptions(min_vertices=4, max_vertices=4, cubes=6, out=tmp_path / "run")
+    )
     r = solve_cubes(
         P3_K3_RED,
-        min_vertices=5,
-        max_vertices=6,
-        assume_none_below=tmp_path / "run",
-        recheck="all",
-        cubes=4,
+        SearchOptions(
+            min_vertices=5,
+            max_vertices=6,
+            assume_none_below=tmp_path / "run",
+            recheck="all",
+            cubes=4,
+        ),
     )
     assert r.lower_bound == 5 and "(minimal)" in r.describe()
     assert "coverage re-derived" in r.proof() and "all re-run (agree)" in r.proof()
     # the plain search says which levels it did not search, too
-    assert "levels below 4 not searched" in solve(P3_K3_RED, min_vertices=4).proof()
+    assert "levels below 4 not searched" in solve(P3_K3_RED, SearchOptions(min_vertices=4)).proof()
 
 
 def test_a_proof_record_is_checked_not_trusted(tmp_path):
-    solve_cubes(P3_K3_RED, min_vertices=4, max_vertices=4, cubes=6, out=tmp_path / "run")
+    solve_cubes(
+        P3_K3_RED, SearchOptions(min_vertices=4, max_vertices=4, cubes=6, out=tmp_path / "run")
+    )
     log = tmp_path / "run" / "cubes.jsonl"
     lines = log.read_text().splitlines()
     cube_lines = [ln for ln in lines if json.loads(ln)["kind"] == "cube"]
@@ -386,20 +406,22 @@ def _relabel(log: Path, tmp_path: Path) -> Path:
 
 def test_resume_searches_only_undecided_cubes(tmp_path):
     out = tmp_path / "run"
-    first = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, cubes=8, out=out)
+    first = solve_cubes(K3_K4E_RED, SearchOptions(min_vertices=8, max_vertices=8, cubes=8, out=out))
     assert first.levels[0].cubes_searched == first.levels[0].cubes
     log = out / "cubes.jsonl"
     cube_lines = [ln for ln in log.read_text().splitlines() if '"kind":"cube"' in ln]
     # lose the last three cubes and tear the last line (a kill during a write)
     kept = [ln for ln in log.read_text().splitlines() if ln not in cube_lines[-3:]]
     log.write_text("\n".join(kept) + "\n" + cube_lines[-1][:25])
-    again = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, cubes=8, out=out)
+    again = solve_cubes(K3_K4E_RED, SearchOptions(min_vertices=8, max_vertices=8, cubes=8, out=out))
     assert again.status == first.status == "none-up-to-limit"
     assert again.levels[0].cubes_searched == 3
     records = read_log(log)  # the torn line was cut off, the log parses
     assert len([r for r in records if r["kind"] == "cube"]) == len(cube_lines)
     # a finer split later reuses the coarser decided cubes (their prefixes)
-    finer = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, cubes=20, out=out)
+    finer = solve_cubes(
+        K3_K4E_RED, SearchOptions(min_vertices=8, max_vertices=8, cubes=20, out=out)
+    )
     assert finer.levels[0].cubes_searched == 0 and finer.status == "none-up-to-limit"
 
 
@@ -408,7 +430,9 @@ def test_each_cube_record_names_where_it_ran_and_older_logs_without_it_resume(tm
     tests/scaleout/test_ray_cluster.py).  The fields are optional: a log written before them
     resumes like any other."""
     out = tmp_path / "run"
-    first = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, jobs=2, cubes=8, out=out)
+    first = solve_cubes(
+        K3_K4E_RED, SearchOptions(min_vertices=8, max_vertices=8, jobs=2, cubes=8, out=out)
+    )
     cubes = [r for r in read_log(out / "cubes.jsonl") if r["kind"] == "cube"]
     host = socket.gethostname()
     assert {(r["node"], r["host"], "ip" in r) for r in cubes} == {(host, host, False)}
@@ -417,15 +441,19 @@ def test_each_cube_record_names_where_it_ran_and_older_logs_without_it_resume(tm
     old = [{k: v for k, v in r.items() if k not in ("node", "host", "pid")} for r in cubes]
     (out / "cubes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old[:-2]))
     assert cubes_by_node(old) == {"?": {"none": len(old)}}
-    again = solve_cubes(K3_K4E_RED, min_vertices=8, max_vertices=8, cubes=8, out=out)
+    again = solve_cubes(K3_K4E_RED, SearchOptions(min_vertices=8, max_vertices=8, cubes=8, out=out))
     assert again.status == "none-up-to-limit" and again.levels[0].cubes_searched == 2
     assert [r["node"] for r in read_log(out / "cubes.jsonl")[-3:-1]] == [host, host]
 
 
 def test_a_found_level_resumes_from_its_logged_solution(tmp_path):
     out = tmp_path / "run"
-    first = solve_cubes(P3_K3_RED, max_vertices=6, cubes=4, out=out, minimize_edges=False)
-    again = solve_cubes(P3_K3_RED, max_vertices=6, cubes=4, out=out, minimize_edges=False)
+    first = solve_cubes(
+        P3_K3_RED, SearchOptions(max_vertices=6, cubes=4, out=out, minimize_edges=False)
+    )
+    again = solve_cubes(
+        P3_K3_RED, SearchOptions(max_vertices=6, cubes=4, out=out, minimize_edges=False)
+    )
     assert again.n == first.n == 5 and again.levels[-1].cubes_searched == 0
     assert again.candidate is not None and again.candidate.graph == first.candidate.graph
 
@@ -463,11 +491,7 @@ def test_a_killed_worker_costs_only_its_cube(tmp_path, monkeypatch):
     cubes: list[dict] = []
     r = solve_cubes(
         K3_K4E_RED,
-        min_vertices=8,
-        max_vertices=8,
-        jobs=2,
-        cubes=8,
-        out=tmp_path / "run",
+        SearchOptions(min_vertices=8, max_vertices=8, jobs=2, cubes=8, out=tmp_path / "run"),
         on_cube=cubes.append,
     )
     assert marker.exists() and r.status == "none-up-to-limit"
@@ -557,8 +581,8 @@ def test_ctrl_c_stops_every_worker(target, sig, exit_code):
 @pytest.mark.slow
 def test_cubes_on_ray_give_the_same_verdict():
     pytest.importorskip("ray")
-    one = solve(K13_K3_POS, max_vertices=8)
-    many = solve_cubes(K13_K3_POS, max_vertices=8, ray="local", jobs=2, cubes=8)
+    one = solve(K13_K3_POS, SearchOptions(max_vertices=8))
+    many = solve_cubes(K13_K3_POS, SearchOptions(max_vertices=8, ray="local", jobs=2, cubes=8))
     assert (many.status, many.n, many.m, many.lower_bound) == (
         one.status,
         one.n,

@@ -14,6 +14,7 @@ from ramseygadgets.search.exhaustive import (
     iter_graphs,
     nauty_available,
 )
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verifier import verify
 
@@ -80,7 +81,9 @@ def test_exhaustive_scan_confirms_the_ten_vertex_k13_k4_minima():
     """(K1,3, K4) problems needing 10 vertices: none on 9 (previous test), and on 10 the scan's
     first hit has exactly the finder's edge count."""
     big = [
-        p for p in all_problems() if p.pair == ("K1,3", "K4") and solve(p, max_vertices=10).n == 10
+        p
+        for p in all_problems()
+        if p.pair == ("K1,3", "K4") and solve(p, SearchOptions(max_vertices=10)).n == 10
     ]
     assert {p.gadget.value for p in big} >= {"red-determiner", "blue-determiner"}
     results = {p.id: solve(p) for p in big}

@@ -13,6 +13,7 @@ from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verifier import verify
@@ -49,17 +50,17 @@ def test_minimal_sizes_agree_with_the_paper(solved):
 
 def test_find_solution_decides_one_vertex_count():
     p = get_problem("p3_k3_red_determiner")
-    below = find_solution(p, 4)
+    below = find_solution(p, 4, SearchOptions(minimize_edges=False))
     assert below.status == "none-up-to-limit" and below.candidate is None and below.lower_bound == 5
-    at = find_solution(p, 5)
+    at = find_solution(p, 5, SearchOptions(minimize_edges=False))
     assert at.status == "found" and at.n == 5 and verify(p, at.candidate).correct
-    above = find_solution(p, 7, minimize_edges=True)  # solutions are monotone in n
+    above = find_solution(p, 7, SearchOptions(minimize_edges=True))  # solutions are monotone in n
     assert above.status == "found" and above.n == 7 and above.edges_minimal
     assert above.m == solve(p).m  # extra vertices never help with edges: isolated vertices
 
 
 def test_none_up_to_limit_reports_the_proven_bound():
-    result = solve("k13_k4_red_determiner", max_vertices=8)
+    result = solve("k13_k4_red_determiner", SearchOptions(max_vertices=8))
     assert result.status == "none-up-to-limit" and result.candidate is None
     assert result.lower_bound == 9
     assert "not found within limits" in result.describe()
@@ -67,7 +68,7 @@ def test_none_up_to_limit_reports_the_proven_bound():
 
 def test_timeout_gives_a_clear_result():
     problem = Problem.make("K1,3", "K5", "negative-sender")
-    result = solve(problem, timeout=0.5, max_vertices=14)
+    result = solve(problem, SearchOptions(timeout=0.5, max_vertices=14))
     assert result.status == "timeout"
     assert result.seconds < 5
     assert "time limit" in result.describe()
@@ -75,9 +76,9 @@ def test_timeout_gives_a_clear_result():
 
 def test_bad_limits_are_refused():
     with pytest.raises(SearchError):
-        solve("p3_k3_red_determiner", max_vertices=0)
+        solve("p3_k3_red_determiner", SearchOptions(max_vertices=0))
     with pytest.raises(SearchError):
-        solve("p3_k3_red_determiner", timeout=-1)
+        solve("p3_k3_red_determiner", SearchOptions(timeout=-1))
 
 
 def test_pairs_outside_the_catalog():
@@ -87,7 +88,7 @@ def test_pairs_outside_the_catalog():
         ("K1,4", "K3", "variable-gadget"),
     ):
         problem = Problem.make(F, H, gadget)
-        result = solve(problem, max_vertices=9, timeout=60)
+        result = solve(problem, SearchOptions(max_vertices=9, timeout=60))
         assert result.status == "found", problem.title
         assert verify(problem, result.candidate).correct
 
@@ -125,7 +126,7 @@ def test_random_symmetry_seeds_never_yield_a_rejected_graph():
     for pid in SEEDED:
         problem = get_problem(pid)
         for _ in range(6):
-            result = solve(problem, seed=rng.randrange(1 << 30))
+            result = solve(problem, SearchOptions(seed=rng.randrange(1 << 30)))
             runs += 1
             assert verify(problem, result.candidate).correct, pid
             assert (result.n, result.m) == (shipped[pid].n, shipped[pid].m), pid
@@ -270,7 +271,7 @@ def test_lemmas_hold_for_every_placement_of_known_solutions(pid):
 def test_a_twelve_vertex_minimum_beyond_enumeration():
     """(K1,4, K4)-variable gadget: no solution on 11 vertices, one on 12 (about 3 s)."""
     problem = Problem.make("K1,4", "K4", "variable-gadget")
-    result = solve(problem, timeout=120)
+    result = solve(problem, SearchOptions(timeout=120))
     assert result.status == "found" and result.n == 12 and result.lower_bound == 12
     assert verify(problem, result.candidate).correct
 
@@ -283,6 +284,6 @@ def test_eleven_and_thirteen_vertex_minima():
         ("K1,3", "K5", "red-determiner", 13),
     ):
         problem = Problem.make(F, H, gadget)
-        result = solve(problem, max_vertices=13, timeout=600)
+        result = solve(problem, SearchOptions(max_vertices=13, timeout=600))
         assert result.status == "found" and result.n == n and result.lower_bound == n, problem.title
         assert verify(problem, result.candidate).correct

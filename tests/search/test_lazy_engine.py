@@ -20,6 +20,7 @@ from ramseygadgets.search.exhaustive import (
     gadgets_in_graph,
     nauty_available,
 )
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.search.symmetry import MAX_VERTICES, LexMaxCheck, column_order, group_cosets
 from ramseygadgets.solutions import load_solutions
@@ -29,14 +30,14 @@ from ramseygadgets.verifier import verify
 def test_the_eager_engine_still_proves_every_shipped_minimum():
     shipped = load_solutions()
     for p in all_problems():
-        result = solve(p, engine="eager")
+        result = solve(p, SearchOptions(engine="eager"))
         assert (result.n, result.m) == (shipped[p.id].n, shipped[p.id].m), p.id
         assert result.lower_bound == result.n and result.edges_minimal, p.id
 
 
 def test_an_unknown_engine_is_refused():
     with pytest.raises(SearchError, match="unknown search engine"):
-        solve("p3_k3_red_determiner", engine="fast")
+        solve("p3_k3_red_determiner", SearchOptions(engine="fast"))
 
 
 def test_auto_runs_lazy_unless_f_is_a_star():
@@ -50,7 +51,7 @@ def test_auto_runs_lazy_unless_f_is_a_star():
 def test_the_lazy_engine_proves_every_shipped_minimum():
     shipped = load_solutions()
     for p in all_problems():
-        result = solve(p, engine="lazy")
+        result = solve(p, SearchOptions(engine="lazy"))
         assert (result.n, result.m) == (shipped[p.id].n, shipped[p.id].m), p.id
         assert result.lower_bound == result.n and result.edges_minimal, p.id
 
@@ -180,8 +181,8 @@ def test_engines_and_the_exhaustive_scan_agree_beyond_the_catalog():
     scanned = exhaustive_minimums(problems, 7)
     agreed = 0
     for p in problems:
-        lazy = solve(p, max_vertices=7, engine="lazy")
-        eager = solve(p, max_vertices=7, engine="eager")
+        lazy = solve(p, SearchOptions(max_vertices=7, engine="lazy"))
+        eager = solve(p, SearchOptions(max_vertices=7, engine="eager"))
         assert (lazy.n, lazy.m, lazy.lower_bound) == (eager.n, eager.m, eager.lower_bound), p.title
         assert (scanned[p.id].n, scanned[p.id].m) == (lazy.n, lazy.m), p.title
         agreed += lazy.found
@@ -197,8 +198,8 @@ def test_engines_agree_on_the_frontier_problems_up_to_nine_vertices():
             if gadget in (GadgetType.CLAUSE, GadgetType.VARIABLE):
                 continue
             p = Problem.make("K3", H, gadget)
-            lazy = solve(p, max_vertices=9, minimize_edges=False, engine="lazy")
-            eager = solve(p, max_vertices=9, minimize_edges=False, engine="eager")
+            lazy = solve(p, SearchOptions(max_vertices=9, minimize_edges=False, engine="lazy"))
+            eager = solve(p, SearchOptions(max_vertices=9, minimize_edges=False, engine="eager"))
             assert (lazy.status, lazy.n, lazy.lower_bound) == (
                 eager.status,
                 eager.n,
@@ -211,10 +212,17 @@ def test_the_lazy_engine_decides_small_frontier_problems():
     red-determiner on 9 (the eager engine agrees in the slow test below, about 8× slower)."""
     for gadget in ("blue-determiner", "positive-sender"):
         p = Problem.make("K3", "K4-e", gadget)
-        below, at = find_solution(p, 8, engine="lazy"), find_solution(p, 9, engine="lazy")
+        below, at = (
+            find_solution(p, 8, SearchOptions(engine="lazy", minimize_edges=False)),
+            find_solution(p, 9, SearchOptions(engine="lazy", minimize_edges=False)),
+        )
         assert below.status == "none-up-to-limit" and at.status == "found", gadget
         assert verify(p, at.candidate).correct
-    red = find_solution(Problem.make("K3", "K4-e", "red-determiner"), 9, engine="lazy")
+    red = find_solution(
+        Problem.make("K3", "K4-e", "red-determiner"),
+        9,
+        SearchOptions(engine="lazy", minimize_edges=False),
+    )
     assert red.status == "none-up-to-limit" and red.lower_bound == 10
     assert red.levels[-1].engine == "lazy" and red.levels[-1].pruned > 0
 
@@ -279,7 +287,9 @@ def test_a_solver_without_interrupts_runs_under_a_deadline(engine: str) -> None:
     """CaDiCaL cannot be interrupted: the deadline is checked between its calls instead of the
     timer raising NotImplementedError from ``interrupt``/``clear_interrupt``."""
     problem = Problem.make("K3", "P4", "red-determiner")
-    result = solve(problem, engine=engine, solver="cadical195", timeout=60, max_vertices=8)
+    result = solve(
+        problem, SearchOptions(engine=engine, solver="cadical195", timeout=60, max_vertices=8)
+    )
     assert (result.status, result.n) == ("found", 7)
     assert verify(problem, result.candidate).correct
 

@@ -18,9 +18,10 @@ from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import canonical_graph6
 from ramseygadgets.problemsets.stream import pool_problems
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.training import (
-    COLOUR_SWAP,
+    COLOR_SWAP,
     StreamConfig,
     benchmark_keys,
     is_benchmark_equivalent,
@@ -42,7 +43,7 @@ def equivalent_by_networkx(a: Problem, b: Problem) -> bool:
     fa, ha, fb, hb = (nx_graph(p.graph) for p in (a.F, a.H, b.F, b.H))
     if a.gadget == b.gadget and iso(fa, fb) and iso(ha, hb):
         return True
-    return COLOUR_SWAP[a.gadget] == b.gadget and iso(fa, hb) and iso(ha, fb)
+    return COLOR_SWAP[a.gadget] == b.gadget and iso(fa, hb) and iso(ha, fb)
 
 
 def relabelled(problem: Problem, rng: random.Random, swap: bool) -> Problem:
@@ -56,38 +57,38 @@ def relabelled(problem: Problem, rng: random.Random, swap: bool) -> Problem:
     F, H = shuffled(problem.F.graph), shuffled(problem.H.graph)
     if swap:
         F, H = H, F
-    gadget = COLOUR_SWAP[problem.gadget] if swap else problem.gadget
+    gadget = COLOR_SWAP[problem.gadget] if swap else problem.gadget
     return Problem.make(F, H, gadget)
 
 
-def test_colour_exchange_table_is_an_involution_on_the_two_colour_types() -> None:
-    for gadget, image in COLOUR_SWAP.items():
+def test_color_exchange_table_is_an_involution_on_the_two_color_types() -> None:
+    for gadget, image in COLOR_SWAP.items():
         if image is None:
             assert gadget.is_hardness
         else:
-            assert COLOUR_SWAP[image] == gadget
+            assert COLOR_SWAP[image] == gadget
 
 
 def test_the_seventy_have_seventy_distinct_keys() -> None:
     assert len(benchmark_keys()) == 70
 
 
-def test_relabelled_and_colour_exchanged_benchmark_problems_are_caught() -> None:
+def test_relabelled_and_color_exchanged_benchmark_problems_are_caught() -> None:
     rng = random.Random(7)
     for problem in all_problems():
         assert is_benchmark_equivalent(relabelled(problem, rng, swap=False))
-        if COLOUR_SWAP[problem.gadget] is not None:
+        if COLOR_SWAP[problem.gadget] is not None:
             assert is_benchmark_equivalent(relabelled(problem, rng, swap=True))
 
 
-def test_colour_exchange_keeps_solutions_valid() -> None:
+def test_color_exchange_keeps_solutions_valid() -> None:
     """Why the rule is right: a benchmark solution solves the colour-exchanged problem."""
     from ramseygadgets.verifier import verify
 
     for problem in all_problems():
-        if COLOUR_SWAP[problem.gadget] is None:
+        if COLOR_SWAP[problem.gadget] is None:
             continue
-        swapped = Problem.make(problem.H, problem.F, COLOUR_SWAP[problem.gadget])
+        swapped = Problem.make(problem.H, problem.F, COLOR_SWAP[problem.gadget])
         assert verify(swapped, get_solution(problem.id).candidate).correct, problem.id
 
 
@@ -99,7 +100,7 @@ def test_keys_decide_the_relation_exactly_on_the_default_pool() -> None:
             assert (problem_key(a) == problem_key(b)) == equivalent_by_networkx(a, b)
 
 
-def test_hardness_gadgets_have_no_colour_exchanged_twin() -> None:
+def test_hardness_gadgets_have_no_color_exchanged_twin() -> None:
     clause = Problem.make("K1,3", "K4", "clause-gadget")
     assert is_benchmark_equivalent(clause)
     assert problem_key(Problem.make("K1,3", "K4", "clause-gadget")) != problem_key(
@@ -136,7 +137,7 @@ def leaky_problem_set(path: Path) -> Path:
     records = []
     for pid in ("p3_k3_red_determiner", "k13_c4_negative_sender", "k13_k4_clause_gadget"):
         problem = Problem.make(*_names(pid))
-        disguised = relabelled(problem, rng, swap=COLOUR_SWAP[problem.gadget] is not None)
+        disguised = relabelled(problem, rng, swap=COLOR_SWAP[problem.gadget] is not None)
         solution = get_solution(problem.id).candidate
         records.append(_record(disguised, solution))
     from ramseygadgets.search import solve
@@ -145,7 +146,9 @@ def leaky_problem_set(path: Path) -> Path:
         Problem.make("P5", "P4", "red-determiner"),
         Problem.make("K1,4", "K4", "clause-gadget"),
     ):
-        records.append(_record(honest, solve(honest, max_vertices=7, timeout=30).candidate))
+        records.append(
+            _record(honest, solve(honest, SearchOptions(max_vertices=7, timeout=30)).candidate)
+        )
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
 

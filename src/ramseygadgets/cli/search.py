@@ -19,11 +19,19 @@ from ramseygadgets.cli.app import (
     print_json,
     sigterm_raises,
 )
-from ramseygadgets.cli.core import DATASET_OPTION, SET_OPTION, resolve_problem
+from ramseygadgets.cli.core import resolve_problem
+from ramseygadgets.cli.options import (
+    DatasetOption,
+    JsonOption,
+    RayOption,
+    RecheckTimeoutOption,
+    SetOption,
+)
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import canonical_graph6
 from ramseygadgets.search.batch import BatchOutcome, solve_many
 from ramseygadgets.search.cegar import DEFAULT_ENGINE
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.solve import (
     DEFAULT_MAX_VERTICES,
     LevelRecord,
@@ -184,13 +192,7 @@ def solve(
         "log's UNSAT cubes (a random sample of ceil(F * N), drawn with --seed) before they count; "
         "any disagreement is an error.",
     ),
-    recheck_timeout: float | None = typer.Option(
-        None,
-        "--recheck-timeout",
-        min=0.001,
-        help="Seconds a re-run cube may take; one that does not finish is an error (default: "
-        "no limit).",
-    ),
+    recheck_timeout: RecheckTimeoutOption = None,
     cubes: int | None = typer.Option(
         None,
         "--cubes",
@@ -200,9 +202,7 @@ def solve(
         "so it gets fewer cubes than asked (one per placement of the designated items on the "
         "smallest levels); prefixes refuted by propagation are dropped, not counted.",
     ),
-    ray: str | None = typer.Option(
-        None, "--ray", help="Run the cubes on Ray: auto, local, or a cluster address."
-    ),
+    ray: RayOption = None,
     split_after: float | None = typer.Option(
         None,
         "--split-after",
@@ -215,9 +215,9 @@ def solve(
         "--out",
         help="Checkpoint directory: every finished cube is logged; a rerun resumes there.",
     ),
-    set_name: str | None = SET_OPTION,
-    dataset: str | None = DATASET_OPTION,
-    as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
+    set_name: SetOption = None,
+    dataset: DatasetOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Find minimal gadgets (fewest vertices, then fewest edges) with a proof that none is smaller.
 
@@ -225,13 +225,6 @@ def solve(
     """
     check_engine(engine)
     problems = _problems(problem_id, all_, F, H, gadget, set_name, dataset)
-    options = {
-        "engine": engine,
-        "max_vertices": max_vertices,
-        "timeout": timeout,
-        "minimize_edges": minimize_edges,
-        "seed": seed,
-    }
     cube_options = {
         "jobs": jobs,
         "ray": ray,
@@ -246,16 +239,29 @@ def solve(
         raise RamseyGadgetsError("--recheck and --recheck-timeout go with --assume-none-below")
     single = problem_id is not None or F is not None
     cube_mode = _check_single_problem_options(single, cube_options, min_vertices, max_vertices)
+    options = SearchOptions(
+        engine=engine,
+        max_vertices=max_vertices,
+        min_vertices=min_vertices,
+        timeout=timeout,
+        minimize_edges=minimize_edges,
+        seed=seed,
+        jobs=jobs,
+        ray=ray,
+        out=out,
+        cubes=cubes,
+        split_after=split_after,
+        assume_none_below=assume_none_below,
+        recheck=recheck,
+        recheck_timeout=recheck_timeout,
+    )
     with sigterm_raises():
         if single and (cube_mode or jobs > 1):
-            outcome = _solve_single(
-                problems[0], {**options, "min_vertices": min_vertices}, not as_json, cube_options
-            )
+            outcome = _solve_single(problems[0], options, not as_json, cubes=True)
         elif len(problems) == 1:
-            options["min_vertices"] = min_vertices
             outcome = _solve_single(problems[0], options, show=not as_json)
         else:
-            outcome = _solve_batch(problems, options, jobs, show=not as_json)
+            outcome = _solve_batch(problems, options, show=not as_json)
     _report_outcome(outcome, len(problems), as_json)
     if outcome.interrupted:
         raise typer.Exit(143 if isinstance(outcome.interruption, Terminated) else 130)
@@ -357,9 +363,9 @@ def _percent(share: float) -> str:
 
 
 def _solve_single(
-    problem: Problem, options: dict, show: bool, cube_options: dict | None = None
+    problem: Problem, options: SearchOptions, show: bool, cubes: bool = False
 ) -> BatchOutcome:
-    """One problem, level by level (with ``cube_options``: by cube-and-conquer, :mod:`.parallel`)."""
+    """One problem, level by level (with ``cubes``: by cube-and-conquer, :mod:`.parallel`)."""
     levels: list[LevelRecord] = []
 
     def on_level(level: LevelRecord) -> None:
@@ -380,15 +386,13 @@ def _solve_single(
         console.print(f"solving {problem.title} ({problem.id})", highlight=False)
     outcome = BatchOutcome()
     try:
-        if cube_options is not None:
+        if cubes:
             from ramseygadgets.search.parallel import solve_cubes
 
             on_cube = CubeHeartbeat() if show else None
-            result = solve_cubes(
-                problem, on_level=on_level, on_cube=on_cube, **options, **cube_options
-            )
+            result = solve_cubes(problem, options, on_level=on_level, on_cube=on_cube)
         else:
-            result = solve_problem(problem, on_level=on_level, **options)
+            result = solve_problem(problem, options, on_level=on_level)
     except KeyboardInterrupt as exc:
         outcome.interruption = exc
         outcome.unfinished = [problem.id]
@@ -399,7 +403,7 @@ def _solve_single(
             "lower_bound": max(proven) + 1 if proven else None,
         }
         if show:
-            _print_interrupted_proof(problem, levels, options.get("min_vertices"))
+            _print_interrupted_proof(problem, levels, options.min_vertices)
         return outcome
     outcome.results.append(result)
     outcome.seconds = result.seconds
@@ -433,9 +437,9 @@ def _print_interrupted_proof(
     )
 
 
-def _solve_batch(problems: list[Problem], options: dict, jobs: int, show: bool) -> BatchOutcome:
+def _solve_batch(problems: list[Problem], options: SearchOptions, show: bool) -> BatchOutcome:
     if not show:
-        return solve_many(problems, jobs=jobs, **options)
+        return solve_many(problems, options)
     columns = (
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -444,7 +448,7 @@ def _solve_batch(problems: list[Problem], options: dict, jobs: int, show: bool) 
     )
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task(
-            f"solving ({jobs} job{'s' if jobs > 1 else ''})", total=len(problems)
+            f"solving ({options.jobs} job{'s' if options.jobs > 1 else ''})", total=len(problems)
         )
 
         def on_start(problem: Problem) -> None:
@@ -454,4 +458,4 @@ def _solve_batch(problems: list[Problem], options: dict, jobs: int, show: bool) 
             progress.console.print(_result_line(result))
             progress.advance(task)
 
-        return solve_many(problems, jobs=jobs, on_start=on_start, on_result=on_result, **options)
+        return solve_many(problems, options, on_start=on_start, on_result=on_result)

@@ -23,7 +23,7 @@ The stream (:class:`ProblemStream`) draws with replacement, from one seeded RNG:
    (:func:`ramseygadgets.problemsets.pair_problems`, :func:`~ramseygadgets.problemsets.spec_problems`)
    and the requested types;
 3. the problem is kept when its proven minimal size lies in ``[min_size, max_size]`` (the
-   difficulty); it is solved once (:func:`ramseygadgets.minimal.solve_minimal`) and
+   difficulty); it is solved once (:func:`ramseygadgets.search.minimal.solve_minimal`) and
    remembered, so the stream costs one search per distinct problem.
 
 Problems without a solution within ``max_size`` (or not solved within ``solve_timeout``) are
@@ -44,7 +44,6 @@ from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.leakage import ProblemKey, excluded_keys, excluded_sets, problem_key
-from ramseygadgets.minimal import MinimalResult, solve_minimal
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets.patterns import expand_patterns, load_polynomial_pairs
@@ -54,6 +53,9 @@ from ramseygadgets.problemsets.plan import (
     parse_gadgets,
     spec_problems,
 )
+from ramseygadgets.search.minimal import solve_minimal
+from ramseygadgets.search.options import SearchOptions
+from ramseygadgets.search.solve import SearchResult
 
 __all__ = [
     "DEFAULT_POOL",
@@ -106,7 +108,7 @@ class TrainingItem:
     min_vertices: int
     solution: Candidate
     source: str
-    result: MinimalResult | None = field(default=None, compare=False, repr=False)
+    result: SearchResult | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -277,9 +279,8 @@ class ProblemStream:
                 return found
             return replace(found, problem=problem)
         cfg = self.config
-        result = solve_minimal(
-            problem, max_vertices=cfg.max_size, timeout=cfg.solve_timeout, seed=0
-        )
+        options = SearchOptions(max_vertices=cfg.max_size, timeout=cfg.solve_timeout, seed=0)
+        result = solve_minimal(problem, options)
         size = result.candidate.graph.n if result.candidate is not None else None
         if (
             result.candidate is None

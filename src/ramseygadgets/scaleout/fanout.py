@@ -14,7 +14,7 @@ import importlib
 import json
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ramseygadgets.executors import Executor, LocalExecutor, ScaleoutError
@@ -26,7 +26,8 @@ from ramseygadgets.problemsets import (
     problem_of_record,
 )
 from ramseygadgets.search.dataset import search_method, solution_record
-from ramseygadgets.search.multi import MultiSearchResult, solve_multi
+from ramseygadgets.search.multi import solve_multi
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.solve import SearchResult
 from ramseygadgets.workers import sigint_gate
 
@@ -43,11 +44,10 @@ __all__ = [
 ]
 
 
-#: Two-colour search engines: name -> (``"module:function"``, fixed keyword options); the
-#: function has the signature of :func:`ramseygadgets.search.solve` (``problem, *, max_vertices,
-#: timeout, min_vertices`` -> :class:`~ramseygadgets.search.SearchResult`).  ``cegar`` lets
-#: ``solve`` pick its engine (``auto``); ``lazy`` and ``eager`` fix it.  A new engine registers
-#: with one line.
+#: Two-colour search engines: name -> (``"module:function"``, fixed fields of the options); the
+#: function has the signature of :func:`ramseygadgets.search.solve` (``problem, options`` ->
+#: :class:`~ramseygadgets.search.SearchResult`).  ``cegar`` lets ``solve`` pick its engine
+#: (``auto``); ``lazy`` and ``eager`` fix it.  A new engine registers with one line.
 ENGINES: dict[str, tuple[str, dict[str, Any]]] = {
     "cegar": ("ramseygadgets.search:solve", {}),
     "lazy": ("ramseygadgets.search:solve", {"engine": "lazy"}),
@@ -58,13 +58,24 @@ DEFAULT_ENGINE = "cegar"
 MULTI_METHOD = "cegar-sat, c colours (ramseygadgets.multicolor)"
 
 
-def engine_function(name: str) -> Callable[..., Any]:
-    """The search function of a registered engine (unknown names are a clear error)."""
+def engine_function(name: str) -> Callable[[Problem, SearchOptions], SearchResult]:
+    """The search function of a registered engine, its fixed options applied (unknown names are
+    a clear error)."""
     if name not in ENGINES:
         raise ScaleoutError(f"unknown search engine {name!r}; known: {', '.join(sorted(ENGINES))}")
-    target, options = ENGINES[name]
+    target, fixed = ENGINES[name]
     module, _, function = target.partition(":")
-    return functools.partial(getattr(importlib.import_module(module), function), **options)
+    search = getattr(importlib.import_module(module), function)
+    return functools.partial(_with_fixed, search, fixed)
+
+
+def _with_fixed(
+    search: Callable[[Problem, SearchOptions], SearchResult],
+    fixed: dict[str, Any],
+    problem: Problem,
+    options: SearchOptions,
+) -> SearchResult:
+    return search(problem, replace(options, **fixed))
 
 
 @dataclass(frozen=True)
@@ -91,16 +102,12 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
     problem to :func:`~ramseygadgets.multicolor.solve_multi`."""
     problem = problem_of_record(json.loads(task.problem))
     started = time.monotonic()
-    result: MultiSearchResult | SearchResult
+    options = SearchOptions(max_vertices=task.max_vertices, timeout=task.timeout)
     if problem.is_pair:
-        result = engine_function(task.engine)(
-            problem,
-            max_vertices=task.max_vertices,
-            timeout=task.timeout,
-            min_vertices=task.min_vertices,
-        )
+        pair_options = replace(options, min_vertices=task.min_vertices)
+        result = engine_function(task.engine)(problem, pair_options)
     else:
-        result = solve_multi(problem, max_vertices=task.max_vertices, timeout=task.timeout)
+        result = solve_multi(problem, options)
     record = result_record(
         problem,
         result,
@@ -110,14 +117,14 @@ def solve_task(task: SolveTask) -> dict[str, Any]:
         engine=task.engine,
         min_vertices=task.min_vertices,
     )
-    if record["proven_minimal"] and isinstance(result, SearchResult):
+    if record["proven_minimal"] and problem.is_pair:
         record["shipped"] = solution_record(result)
     return record
 
 
 def result_record(
     problem: Problem,
-    result: MultiSearchResult | SearchResult,
+    result: SearchResult,
     *,
     max_vertices: int,
     timeout: float | None,
@@ -149,7 +156,7 @@ def result_record(
             "method": method,
             "engine": engine if problem.is_pair else "multicolor",
             "min_vertices": min_vertices,
-            "levels": [lv if isinstance(lv, dict) else lv.to_json() for lv in result.levels],
+            "levels": [lv.to_json() for lv in result.levels],
             "solution": (
                 result.candidate.to_json(problem.kind) if result.candidate is not None else None
             ),

@@ -7,10 +7,9 @@
 
 from __future__ import annotations
 
+from ramseygadgets.search.options import DEFAULT_MAX_VERTICES, SearchError, SearchOptions
 from ramseygadgets.search.solve import (
-    DEFAULT_MAX_VERTICES,
     LevelRecord,
-    SearchError,
     SearchResult,
     find_solution,
     smallest_vertex_count,
@@ -21,6 +20,7 @@ __all__ = [
     "DEFAULT_MAX_VERTICES",
     "LevelRecord",
     "SearchError",
+    "SearchOptions",
     "SearchResult",
     "find_solution",
     "smallest_vertex_count",

@@ -1,23 +1,23 @@
-"""Solve many problems, in parallel worker processes, keeping every finished result on Ctrl-C.
+"""Solve many problems, in parallel on :mod:`ramseygadgets.executors`, keeping every finished
+result on Ctrl-C.
 
-Workers ignore SIGINT; the parent catches it, terminates the pool and returns what finished.
-Workers die with the parent if it is killed (:mod:`ramseygadgets.workers`).
+Workers ignore SIGINT; the parent catches it, stops the pool and returns what finished.
+Workers die with the parent if it is killed (:mod:`ramseygadgets.workers`); a worker that dies
+costs only its problem, which runs again (:class:`~ramseygadgets.executors.LocalExecutor`).
 Each problem's own time limit is enforced inside :func:`~ramseygadgets.search.solve.solve`.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.search.cegar import DEFAULT_ENGINE
-from ramseygadgets.search.solve import DEFAULT_MAX_VERTICES, SearchResult, solve
-from ramseygadgets.workers import init_worker
+from ramseygadgets.executors import make_executor
+from ramseygadgets.search.options import SearchOptions
+from ramseygadgets.search.solve import SearchResult, solve
 
 __all__ = [
     "BatchOutcome",
@@ -41,35 +41,26 @@ class BatchOutcome:
         return self.interruption is not None
 
 
-def _solve_one(args: tuple[Problem, dict[str, Any]]) -> SearchResult:
+def _solve_one(args: tuple[Problem, SearchOptions]) -> SearchResult:
     problem, options = args
-    return solve(problem, **options)
+    return solve(problem, options)
 
 
 def solve_many(
     problems: Iterable[Problem],
+    options: SearchOptions = SearchOptions(),
     *,
-    jobs: int = 1,
-    max_vertices: int = DEFAULT_MAX_VERTICES,
-    timeout: float | None = None,
-    minimize_edges: bool = True,
-    seed: int | None = None,
-    engine: str = DEFAULT_ENGINE,
     on_start: Callable[[Problem], None] | None = None,
     on_result: Callable[[SearchResult], None] | None = None,
 ) -> BatchOutcome:
-    """Solve every problem (``timeout`` is per problem); ``on_result`` is called as each finishes.
+    """Solve every problem (``options.timeout`` is per problem) on ``options.jobs`` worker
+    processes or ``options.ray`` (:func:`ramseygadgets.executors.make_executor`); ``on_result``
+    is called as each finishes.
 
-    ``on_start`` is called before each problem when ``jobs`` is 1 (workers give no such signal).
+    ``on_start`` is called before each problem when they run in this process (workers give no
+    such signal).
     """
     todo = list(problems)
-    options: dict[str, Any] = {
-        "max_vertices": max_vertices,
-        "timeout": timeout,
-        "minimize_edges": minimize_edges,
-        "seed": seed,
-        "engine": engine,
-    }
     outcome = BatchOutcome()
     start = time.monotonic()
     done: set[str] = set()
@@ -81,29 +72,22 @@ def solve_many(
             on_result(result)
 
     try:
-        if jobs <= 1 or len(todo) <= 1:
+        if options.ray is None and (options.jobs <= 1 or len(todo) <= 1):
             for problem in todo:
                 if on_start is not None:
                     on_start(problem)
-                record(solve(problem, **options))
+                record(solve(problem, options))
         else:
-            ctx = (
-                mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-            )
-            pool = ctx.Pool(
-                processes=min(jobs, len(todo)), initializer=init_worker, initargs=(os.getpid(),)
-            )
-            try:
-                for result in pool.imap_unordered(
-                    _solve_one, [(p, options) for p in todo], chunksize=1
-                ):
+            with make_executor(options.jobs, options.ray) as executor:
+                items = [(p, options) for p in todo]
+                for _, result in executor.run(_solve_one, items, describe=_problem_id):
                     record(result)
-                pool.close()
-            finally:
-                pool.terminate()
-                pool.join()
     except KeyboardInterrupt as exc:
         outcome.interruption = exc
     outcome.unfinished = [p.id for p in todo if p.id not in done]
     outcome.seconds = time.monotonic() - start
     return outcome
+
+
+def _problem_id(item: tuple[Problem, SearchOptions]) -> str:
+    return item[0].id

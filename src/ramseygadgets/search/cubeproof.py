@@ -439,7 +439,9 @@ def _rerun_one(
     if name not in index:
         raise CubeLogRefused(f"{at}: cube {key}: no layout {name!r} on {proof.n} vertices")
     cube = Cube(proof.n, index[name], name, bits)
-    task = CubeTask(proof.problem, cube, proof.engine, timeout=timeout, share=False)
+    task = CubeTask(
+        problem=proof.problem, cube=cube, engine=proof.engine, timeout=timeout, share=False
+    )
     result = run_cube(task)
     if result["outcome"] == "found":
         m = len(result["edges"] or ())

@@ -173,7 +173,7 @@ def decided_by(bits: str, decided: set[str]) -> bool:
     return any(bits[:k] in decided for k in range(len(bits) + 1))
 
 
-@dataclass
+@dataclass(kw_only=True)
 class CubeTask:
     """One cube to search, with the lemmas other cubes of its level and layout learned."""
 

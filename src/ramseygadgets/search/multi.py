@@ -28,8 +28,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from ramseygadgets.colorings.multi import MultiColoring, MultiColorings, literal
 from ramseygadgets.copies import find_copies
@@ -43,25 +42,25 @@ from ramseygadgets.search.cegar import (
     interrupt_at,
 )
 from ramseygadgets.search.cliques import arrowing_clique
-from ramseygadgets.search.solve import CandidateResult
+from ramseygadgets.search.options import SearchOptions
+from ramseygadgets.search.solve import (
+    LevelRecord,
+    SearchResult,
+    checked,
+    first_level,
+    smallest_vertex_count,
+)
 from ramseygadgets.search.spec import Layout, layouts
-from ramseygadgets.verifier import verify
 
 __all__ = [
-    "DEFAULT_MAX_VERTICES",
     "KnColorCopies",
     "MultiCandidateModel",
     "extend_to_kn",
     "MultiFinderStats",
     "MultiLayoutFinder",
     "multi_layouts",
-    "MultiSearchResult",
-    "smallest_vertex_count",
     "solve_multi",
 ]
-
-#: Default largest vertex count tried by :func:`solve_multi`.
-DEFAULT_MAX_VERTICES = 10
 
 
 def _mask(edges: tuple[int, ...]) -> int:
@@ -106,7 +105,7 @@ class MultiCandidateModel(ExistsModel):
         solver: str = DEFAULT_SEARCH_SOLVER,
     ) -> None:
         self.multi = problem
-        self.colour_copies = copies
+        self.color_copies = copies
         self.y: dict[tuple[int, int], int] = {}
         clique = arrowing_clique(problem, n)  # every gadget asks for a good colouring
         super().__init__(n, layout, copies.kn, seed=seed, solver=solver, clique=clique)
@@ -126,7 +125,7 @@ class MultiCandidateModel(ExistsModel):
                 lits = [w(t, k) for k in range(c)]
                 self.clauses.append(lits)
                 self.clauses += [[-a, -b] for i, a in enumerate(lits) for b in lits[i + 1 :]]
-        for k, per in enumerate(self.colour_copies.copies):
+        for k, per in enumerate(self.color_copies.copies):
             for copy in per:
                 self.clauses.append([-x[t] for t in copy] + [-w(t, k) for t in copy])
         return w
@@ -152,7 +151,7 @@ class MultiCandidateModel(ExistsModel):
     def add_coloring_lemma(self, colors: list[int]) -> int:
         """Every solution contains a forbidden copy monochromatic in its colour under ``colors`` (K_n)."""
         lits = []
-        for k, masks in enumerate(self.colour_copies.masks):
+        for k, masks in enumerate(self.color_copies.masks):
             colored = sum(1 << t for t, col in enumerate(colors) if col == k)
             for i, mask in enumerate(masks):
                 if mask & ~colored == 0:
@@ -164,7 +163,7 @@ class MultiCandidateModel(ExistsModel):
         var = self.y.get((color, index))
         if var is None:
             var = self.y[(color, index)] = self.new_var()
-            for t in self.colour_copies.copies[color][index]:
+            for t in self.color_copies.copies[color][index]:
                 self.solver.add_clause([-var, self.x[t]])
         return var
 
@@ -280,124 +279,85 @@ def multi_layouts(problem: Problem, n: int) -> list[Layout]:
     return fixed
 
 
-@dataclass
-class MultiSearchResult(CandidateResult):
-    """Outcome of :func:`solve_multi` (same fields and statuses as the core ``SearchResult``)."""
-
-    problem: Problem
-    status: str  # found | none-up-to-limit | timeout
-    candidate: Candidate | None
-    lower_bound: int
-    seconds: float
-    edges_minimal: bool = False
-    max_vertices: int | None = None
-    levels: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def problem_id(self) -> str:
-        return self.problem.id
-
-    def to_json(self) -> dict[str, Any]:
-        solution = None
-        if self.candidate is not None:
-            solution = self.candidate.to_json(self.problem.kind)
-        return {
-            "problem_id": self.problem.id,
-            "title": self.problem.title,
-            "status": self.status,
-            "n": self.n,
-            "m": self.m,
-            "lower_bound": self.lower_bound,
-            "edges_minimal": self.edges_minimal,
-            "seconds": round(self.seconds, 4),
-            "max_vertices": self.max_vertices,
-            "solution": solution,
-            "levels": self.levels,
-        }
-
-
-def _checked(problem: Problem, candidate: Candidate) -> Candidate:
-    verdict = verify(problem, candidate)
-    if not verdict.correct:
-        raise AssertionError(
-            f"multi-colour search produced a candidate the verifier rejects for {problem.id}: "
-            f"{verdict.reason}"
-        )
-    return candidate
-
-
-def smallest_vertex_count(problem: Problem) -> int:
-    return 2 if problem.kind == "determiner" else 3
-
-
 def solve_multi(
     problem: Problem,
+    options: SearchOptions = SearchOptions(),
     *,
-    max_vertices: int = DEFAULT_MAX_VERTICES,
-    timeout: float | None = None,
-    minimize_edges: bool = True,
-    seed: int | None = None,
-    solver: str = DEFAULT_SEARCH_SOLVER,
-) -> MultiSearchResult:
+    on_level: Callable[[LevelRecord], None] | None = None,
+) -> SearchResult:
     """The minimal solution (fewest vertices, then fewest edges) with the proof that none is smaller.
 
     Solutions are monotone in n (an isolated vertex changes nothing), so UNSAT at n − 1 proves
-    that no solution has fewer than n vertices.
+    that no solution has fewer than n vertices.  Reads the vertex bounds, ``timeout``,
+    ``minimize_edges``, ``seed`` and ``solver`` from ``options``.
     """
     start = time.monotonic()
-    deadline = start + timeout if timeout is not None else None
-    first = smallest_vertex_count(problem)
-    result = MultiSearchResult(
-        problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices
+    deadline = start + options.timeout if options.timeout is not None else None
+    begin = first_level(problem, options)
+    result = SearchResult(
+        problem.id,
+        problem,
+        "none-up-to-limit",
+        None,
+        smallest_vertex_count(problem),
+        0.0,
+        max_vertices=options.max_vertices,
     )
-    for n in range(first, max_vertices + 1):
-        t0 = time.monotonic()
-        copies = KnColorCopies(problem, n)
-        finders = [
-            MultiLayoutFinder(problem, n, lay, copies, seed=seed, solver=solver)
-            for lay in multi_layouts(problem, n)
-        ]
-        outcome = "timeout"
-        try:
-            best: tuple[MultiLayoutFinder, Candidate] | None = None
-            for finder in finders:
-                graph = finder.find(deadline=deadline)
-                if graph is not None:
-                    best = (finder, _checked(problem, Candidate(graph, finder.layout.designated)))
-                    break
-            if best is None:
-                outcome = "none"
-                result.lower_bound = n + 1
-                continue
-            outcome = "found"
-            result.status, result.candidate = "found", best[1]
-            if minimize_edges:
-                for finder in finders:
-                    while True:
-                        graph = finder.find(
-                            max_edges=result.candidate.graph.m - 1, deadline=deadline
-                        )
-                        if graph is None:
-                            break
-                        result.candidate = _checked(
-                            problem, Candidate(graph, finder.layout.designated)
-                        )
-                result.edges_minimal = True
+    result.searched_from = begin
+    for n in range(begin, options.max_vertices + 1):
+        done = _multi_level(problem, n, deadline, options, result)
+        if on_level is not None:
+            on_level(result.levels[-1])
+        if done:
             break
-        except SearchTimeout:
-            result.status = "found" if result.candidate is not None else "timeout"
-            break
-        finally:
-            result.levels.append(
-                {
-                    "n": n,
-                    "outcome": outcome,
-                    "seconds": round(time.monotonic() - t0, 4),
-                    "candidates": sum(f.stats.candidates for f in finders),
-                    "lemmas": sum(f.stats.lemmas for f in finders),
-                }
-            )
-            for f in finders:
-                f.close()
     result.seconds = time.monotonic() - start
     return result
+
+
+def _multi_level(
+    problem: Problem, n: int, deadline: float | None, options: SearchOptions, result: SearchResult
+) -> bool:
+    """Decide level ``n`` into ``result``; True when a solution was found (or time ran out)."""
+    t0 = time.monotonic()
+    copies = KnColorCopies(problem, n)
+    finders = [
+        MultiLayoutFinder(problem, n, lay, copies, seed=options.seed, solver=options.solver)
+        for lay in multi_layouts(problem, n)
+    ]
+    record = LevelRecord(n, "timeout", 0.0, engine="multi")
+    result.levels.append(record)
+    try:
+        for finder in finders:
+            graph = finder.find(deadline=deadline)
+            if graph is not None:
+                _keep(result, problem, finder, graph)
+                break
+        else:
+            record.outcome = "none"
+            result.lower_bound = n + 1
+            return False
+        record.outcome = result.status = "found"
+        if options.minimize_edges:
+            assert result.candidate is not None
+            for finder in finders:
+                while (
+                    graph := finder.find(max_edges=result.candidate.graph.m - 1, deadline=deadline)
+                ) is not None:
+                    _keep(result, problem, finder, graph)
+            result.edges_minimal = True
+        return True
+    except SearchTimeout:
+        result.status = "found" if result.candidate is not None else "timeout"
+        return True
+    finally:
+        record.seconds = time.monotonic() - t0
+        record.candidates = sum(f.stats.candidates for f in finders)
+        record.lemmas = sum(f.stats.lemmas for f in finders)
+        for f in finders:
+            f.close()
+
+
+def _keep(result: SearchResult, problem: Problem, finder: MultiLayoutFinder, graph: Graph) -> None:
+    """Make ``graph`` (verified) the result's solution, placed as ``finder``'s layout."""
+    result.candidate = checked(problem, Candidate(graph, finder.layout.designated))
+    result.layout = finder.layout.name

@@ -46,12 +46,11 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.search.cegar import DEFAULT_ENGINE, resolve_engine
+from ramseygadgets.search.cegar import resolve_engine
 from ramseygadgets.search.cubelog import CubeLog
 from ramseygadgets.search.cubeproof import (
     check_records,
@@ -68,16 +67,15 @@ from ramseygadgets.search.cubes import (
     decided_by,
     generate_cubes,
 )
-from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
+from ramseygadgets.search.options import SearchError, SearchOptions
+from ramseygadgets.search.oracle import SearchTimeout
 from ramseygadgets.search.runners import Runner, make_runner
 from ramseygadgets.search.solve import (
-    DEFAULT_MAX_VERTICES,
     LevelRecord,
-    SearchError,
     SearchResult,
-    _checked,
     _Level,
-    check_engine,
+    checked,
+    first_level,
     resolve_problem,
     smallest_vertex_count,
 )
@@ -165,15 +163,15 @@ class _LevelRun:
         pool = self.pools.get(cube.layout, []) if s.share else []
         split = None if cube.key in self.no_split else s.split_after
         return CubeTask(
-            s.problem,
-            cube,
-            s.engine,
-            s.solver,
-            s.seed,
-            left,
-            pool[-MAX_SHARED_LEMMAS:],
-            s.share,
-            split,
+            problem=s.problem,
+            cube=cube,
+            engine=s.engine,
+            solver=s.solver,
+            seed=s.seed,
+            timeout=left,
+            lemmas=pool[-MAX_SHARED_LEMMAS:],
+            share=s.share,
+            split_after=split,
         )
 
     def _lost(self, cube: Cube, todo: list[Cube]) -> None:
@@ -286,16 +284,21 @@ class _LevelRun:
 class CubeScheduler:
     """The state of one :func:`solve_cubes` call (see the module docstring)."""
 
-    def __init__(self, problem: Problem, runner: Runner, log: CubeLog | None, **opts: Any) -> None:
+    def __init__(
+        self,
+        problem: Problem,
+        runner: Runner,
+        log: CubeLog | None,
+        options: SearchOptions,
+        start: float,
+        on_cube: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.problem, self.runner, self.log = problem, runner, log
-        self.engine: str = opts["engine"]
-        self.solver: str = opts["solver"]
-        self.seed: int | None = opts["seed"]
-        self.share: bool = opts["share"]
-        self.deadline: float | None = opts["deadline"]
-        self.target: int = opts["target"] or CUBES_PER_SLOT * runner.slots
-        self.on_cube: Callable[[dict[str, Any]], None] | None = opts["on_cube"]
-        self.split_after: float | None = opts["split_after"]
+        self.engine, self.solver, self.seed = options.engine, options.solver, options.seed
+        self.share, self.split_after = options.share, options.split_after
+        self.deadline = start + options.timeout if options.timeout is not None else None
+        self.target: int = options.cubes or CUBES_PER_SLOT * runner.slots
+        self.on_cube = on_cube
         self.ran = _engine_for(problem, self.engine)
         if log is not None:  # a log read back is held to the same rules as any other
             check_records(log.path, zip(log.lines, log.read()), problem)
@@ -322,7 +325,7 @@ class CubeScheduler:
 
     def candidate_from(self, record: dict[str, Any]) -> Candidate:
         """The solution of a cube record, verified (never trusted)."""
-        return _checked(self.problem, logged_candidate(self.problem, record))
+        return checked(self.problem, logged_candidate(self.problem, record))
 
 
 def _same_level(record: dict[str, Any], problem: Problem, n: int) -> bool:
@@ -335,77 +338,53 @@ def _same_level(record: dict[str, Any], problem: Problem, n: int) -> bool:
 
 def solve_cubes(
     problem: Problem | str,
+    options: SearchOptions = SearchOptions(),
     *,
-    max_vertices: int = DEFAULT_MAX_VERTICES,
-    min_vertices: int | None = None,
-    jobs: int = 1,
-    ray: str | None = None,
-    out: str | Path | None = None,
-    cubes: int | None = None,
-    timeout: float | None = None,
-    minimize_edges: bool = True,
-    seed: int | None = None,
-    solver: str = DEFAULT_SEARCH_SOLVER,
-    engine: str = DEFAULT_ENGINE,
-    share: bool = True,
-    assume_none_below: str | Path | None = None,
-    recheck: float | str | None = None,
-    recheck_timeout: float | None = None,
-    split_after: float | None = None,
     on_level: Callable[[LevelRecord], None] | None = None,
     on_cube: Callable[[dict[str, Any]], None] | None = None,
 ) -> SearchResult:
     """:func:`.solve` by cube-and-conquer (module docstring): same verdict, many workers.
 
-    ``cubes``: at least this many cubes per level (default :data:`CUBES_PER_SLOT` per worker);
-    ``out``: the checkpoint directory; ``assume_none_below``: a cube log proving level
-    ``min_vertices − 1`` none (checked; ``recheck``: ``all`` or the share of its none-cubes
-    run again, drawn with ``seed``, each within ``recheck_timeout`` seconds); ``split_after``: a cube still running after this many
+    From ``options``: ``cubes``: at least this many cubes per level (default
+    :data:`CUBES_PER_SLOT` per worker); ``out``: the checkpoint directory;
+    ``assume_none_below``: a cube log proving level ``min_vertices − 1`` none (checked;
+    ``recheck``: ``all`` or the share of its none-cubes run again, drawn with ``seed``, each
+    within ``recheck_timeout`` seconds); ``split_after``: a cube still running after this many
     seconds is stopped and replaced by its two children (balances the cubes at run time; the
-    worker keeps what it learned, so little is lost).
+    worker keeps what it learned, so little is lost).  ``on_level`` gets each level's record,
+    ``on_cube`` each finished cube's.
     """
     problem = resolve_problem(problem)
-    check_engine(engine)
+    begin = first_level(problem, options)
     first = smallest_vertex_count(problem)
-    begin = first if min_vertices is None else max(first, min_vertices)
-    if begin > max_vertices:
-        raise SearchError(f"--min-vertices {begin} is above --max-vertices {max_vertices}")
-    if timeout is not None and timeout <= 0:
-        raise SearchError(f"timeout must be positive, got {timeout}")
     start = time.monotonic()
     result = SearchResult(
-        problem.id, problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices
+        problem.id,
+        problem,
+        "none-up-to-limit",
+        None,
+        first,
+        0.0,
+        max_vertices=options.max_vertices,
     )
     result.searched_from = begin
-    if assume_none_below is not None and begin > first:
+    if options.assume_none_below is not None and begin > first:
         result.assumed, result.assumed_rerun = none_below(
-            assume_none_below,
+            options.assume_none_below,
             problem,
             begin - 1,
-            recheck=recheck,
-            seed=seed,
-            timeout=recheck_timeout,
+            recheck=options.recheck,
+            seed=options.seed,
+            timeout=options.recheck_timeout,
         )
         result.lower_bound = begin
-    log = CubeLog(out) if out is not None else None
+    log = CubeLog(options.out) if options.out is not None else None
     runner: Runner | None = None
     try:
-        runner = make_runner(jobs, ray)
-        sched = CubeScheduler(
-            problem,
-            runner,
-            log,
-            engine=engine,
-            solver=solver,
-            seed=seed,
-            share=share,
-            deadline=start + timeout if timeout is not None else None,
-            target=cubes,
-            on_cube=on_cube,
-            split_after=split_after,
-        )
-        for n in range(begin, max_vertices + 1):
-            done = _level(sched, n, result, minimize_edges)
+        runner = make_runner(options.jobs, options.ray)
+        sched = CubeScheduler(problem, runner, log, options, start, on_cube)
+        for n in range(begin, options.max_vertices + 1):
+            done = _level(sched, n, result, options.minimize_edges)
             if on_level is not None:
                 on_level(result.levels[-1])
             if done:
@@ -463,10 +442,10 @@ def _minimize(sched: CubeScheduler, n: int, result: SearchResult) -> None:
     try:
 
         def improve(c: Candidate) -> None:
-            result.candidate = _checked(sched.problem, c)
+            result.candidate = checked(sched.problem, c)
 
         best = level.minimize((level.finders[0], result.candidate), sched.deadline, improve)
-        result.candidate, result.layout = _checked(sched.problem, best[1]), best[0].layout.name
+        result.candidate, result.layout = checked(sched.problem, best[1]), best[0].layout.name
         result.edges_minimal = True
     except SearchTimeout:  # the best solution so far stays, not proven edge-minimal
         pass

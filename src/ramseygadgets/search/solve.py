@@ -19,15 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ramseygadgets.catalog import Problem, get_problem
-from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.search.cegar import (
-    DEFAULT_ENGINE,
-    DEFAULT_SEARCH_SOLVER,
-    ENGINES,
-    KnCopies,
-    LayoutFinder,
-    SearchTimeout,
+from ramseygadgets.search.cegar import KnCopies, LayoutFinder, SearchTimeout
+from ramseygadgets.search.options import (
+    DEFAULT_MAX_VERTICES,
+    SearchError,
+    SearchOptions,
+    check_engine,
 )
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.verifier import verify
@@ -36,29 +34,26 @@ __all__ = [
     "Status",
     "DEFAULT_MAX_VERTICES",
     "SearchError",
+    "SearchOptions",
     "LevelRecord",
     "CandidateResult",
     "SearchResult",
     "resolve_problem",
     "smallest_vertex_count",
     "check_engine",
+    "checked",
+    "first_level",
     "find_solution",
     "solve",
 ]
 
 Status = Literal["found", "none-up-to-limit", "timeout"]
 
-#: Default largest vertex count tried by :func:`solve`.
-DEFAULT_MAX_VERTICES = 12
-
-
-class SearchError(RamseyGadgetsError):
-    """The search was asked something it cannot answer (bad limits, unsupported problem)."""
-
 
 @dataclass
 class LevelRecord:
-    """What happened at one vertex count: ``none`` (proven), ``found`` or ``timeout``."""
+    """What happened at one vertex count: ``none`` (proven), ``found`` or ``timeout``;
+    ``engine``: ``eager`` or ``lazy`` (:mod:`.cegar`), ``multi`` (:mod:`.multi`)."""
 
     n: int
     outcome: str
@@ -121,7 +116,8 @@ class CandidateResult:
 
 @dataclass
 class SearchResult(CandidateResult):
-    """Outcome of :func:`solve` / :func:`find_solution`.
+    """Outcome of every search (:func:`solve`, :func:`find_solution`, cube-and-conquer, the
+    k-colour search).
 
     ``lower_bound``: proven that no solution has fewer vertices.  ``edges_minimal``: the
     candidate has the fewest edges among solutions on ``n`` vertices (proven).
@@ -221,7 +217,7 @@ class SearchResult(CandidateResult):
             "seconds": round(self.seconds, 4),
             "max_vertices": self.max_vertices,
             "layout": self.layout,
-            "solution": self.candidate.to_json(self.problem.gadget)
+            "solution": self.candidate.to_json(self.problem.kind)
             if self.candidate is not None
             else None,
             "levels": [lv.to_json() for lv in self.levels],
@@ -249,19 +245,17 @@ def resolve_problem(problem: Problem | str) -> Problem:
 
 
 def smallest_vertex_count(problem: Problem) -> int:
-    """The fewest vertices on which the designated items fit (every smaller n is trivially impossible)."""
+    """The fewest vertices on which the designated items fit (every smaller n is trivially
+    impossible), for any number of colours."""
     n = 1
-    while not layouts(problem.gadget, n):
+    while not layouts(problem.kind, n):
         n += 1
     return n
 
 
-def check_engine(engine: str) -> None:
-    if engine not in ENGINES:
-        raise SearchError(f"unknown search engine {engine!r}; choose one of {', '.join(ENGINES)}")
-
-
-def _checked(problem: Problem, candidate: Candidate) -> Candidate:
+def checked(problem: Problem, candidate: Candidate) -> Candidate:
+    """``candidate``, after :func:`~ramseygadgets.verifier.verify` accepts it (a search never
+    hands out a wrong answer: a rejection is a bug, raised as ``AssertionError``)."""
     verdict = verify(problem, candidate)
     if not verdict.correct:  # never hand out a wrong answer
         raise AssertionError(
@@ -319,46 +313,40 @@ class _Level:
 
 
 def find_solution(
-    problem: Problem | str,
-    n: int,
-    *,
-    timeout: float | None = None,
-    minimize_edges: bool = False,
-    seed: int | None = None,
-    solver: str = DEFAULT_SEARCH_SOLVER,
-    engine: str = DEFAULT_ENGINE,
+    problem: Problem | str, n: int, options: SearchOptions = SearchOptions()
 ) -> SearchResult:
     """A solution on ``n`` vertices, or the proof that there is none (status ``none-up-to-limit``).
 
-    With ``minimize_edges`` the solution has the fewest edges among solutions on ``n`` vertices.
+    Reads ``timeout``, ``seed``, ``solver``, ``engine`` and ``minimize_edges`` (then the
+    solution has the fewest edges among solutions on ``n`` vertices) from ``options``.
     """
     problem = resolve_problem(problem)
-    check_engine(engine)
     if n < 1:
         raise SearchError(f"vertex count must be positive, got {n}")
     start = time.monotonic()
-    deadline = start + timeout if timeout is not None else None
+    deadline = _deadline(start, options)
     result = SearchResult(
         problem.id, problem, "timeout", None, smallest_vertex_count(problem), 0.0, max_vertices=n
     )
-    _run_level(problem, n, deadline, minimize_edges, seed, solver, engine, result)
+    _run_level(problem, n, deadline, options, result)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _deadline(start: float, options: SearchOptions) -> float | None:
+    return start + options.timeout if options.timeout is not None else None
 
 
 def _run_level(
     problem: Problem,
     n: int,
     deadline: float | None,
-    minimize_edges: bool,
-    seed: int | None,
-    solver: str,
-    engine: str,
+    options: SearchOptions,
     result: SearchResult,
 ) -> bool:
     """Decide level ``n`` into ``result``; True when a solution was found (or time ran out)."""
     t0 = time.monotonic()
-    level = _Level(problem, n, seed, solver, engine)
+    level = _Level(problem, n, options.seed, options.solver, options.engine)
     record = LevelRecord(n, "timeout", 0.0)
     result.levels.append(record)
     try:
@@ -369,15 +357,15 @@ def _run_level(
             result.lower_bound = max(result.lower_bound, n + 1)  # monotone in n
             return False
         result.status = "found"
-        result.candidate, result.layout = _checked(problem, best[1]), best[0].layout.name
+        result.candidate, result.layout = checked(problem, best[1]), best[0].layout.name
         record.outcome = "found"
-        if minimize_edges:
+        if options.minimize_edges:
 
             def improve(c: Candidate) -> None:
-                result.candidate = _checked(problem, c)
+                result.candidate = checked(problem, c)
 
             best = level.minimize(best, deadline, improve)
-            result.candidate, result.layout = _checked(problem, best[1]), best[0].layout.name
+            result.candidate, result.layout = checked(problem, best[1]), best[0].layout.name
             result.edges_minimal = True
         return True
     except SearchTimeout:
@@ -390,46 +378,48 @@ def _run_level(
         level.close()
 
 
+def first_level(problem: Problem, options: SearchOptions) -> int:
+    """The first vertex count a search of ``problem`` tries: ``min_vertices``, but never below
+    :func:`smallest_vertex_count`; refused when above ``max_vertices``."""
+    begin = max(smallest_vertex_count(problem), options.min_vertices or 0)
+    if begin > options.max_vertices:
+        raise SearchError(
+            f"max-vertices {options.max_vertices} is below the first vertex count to try ({begin})"
+        )
+    return begin
+
+
 def solve(
     problem: Problem | str,
+    options: SearchOptions = SearchOptions(),
     *,
-    max_vertices: int = DEFAULT_MAX_VERTICES,
-    timeout: float | None = None,
-    minimize_edges: bool = True,
-    seed: int | None = None,
-    min_vertices: int | None = None,
-    solver: str = DEFAULT_SEARCH_SOLVER,
-    engine: str = DEFAULT_ENGINE,
     on_level: Callable[[LevelRecord], None] | None = None,
 ) -> SearchResult:
     """The minimal solution of ``problem`` (fewest vertices, then fewest edges) with its proof.
 
-    Tries n = ``min_vertices`` (default: the smallest n the designated items fit on) up to
-    ``max_vertices``.  ``timeout`` (seconds) bounds the whole call; on timeout the result says
-    how far the proof got (``lower_bound``) and carries any solution found so far.  ``engine``:
-    ``auto`` (lazy unless F is a star), ``lazy`` or ``eager`` (:mod:`.cegar`); all give the same
-    answer, and each level records which one ran and what it enumerated.
+    Tries n = ``options.min_vertices`` (default: the smallest n the designated items fit on) up
+    to ``options.max_vertices``.  ``timeout`` (seconds) bounds the whole call; on timeout the
+    result says how far the proof got (``lower_bound``) and carries any solution found so far.
+    ``engine``: ``auto`` (lazy unless F is a star), ``lazy`` or ``eager`` (:mod:`.cegar`); all
+    give the same answer, and each level records which one ran and what it enumerated.
+    ``on_level`` is called with each level's record as it is decided.
     """
     problem = resolve_problem(problem)
-    check_engine(engine)
-    if max_vertices < 1:
-        raise SearchError(f"--max-vertices must be positive, got {max_vertices}")
-    if timeout is not None and timeout <= 0:
-        raise SearchError(f"timeout must be positive, got {timeout}")
     start = time.monotonic()
-    deadline = start + timeout if timeout is not None else None
-    first = smallest_vertex_count(problem)
-    begin = first if min_vertices is None else max(first, min_vertices)
-    if begin > max_vertices:
-        raise SearchError(
-            f"max-vertices {max_vertices} is below the first vertex count to try ({begin})"
-        )
+    deadline = _deadline(start, options)
+    begin = first_level(problem, options)
     result = SearchResult(
-        problem.id, problem, "none-up-to-limit", None, first, 0.0, max_vertices=max_vertices
+        problem.id,
+        problem,
+        "none-up-to-limit",
+        None,
+        smallest_vertex_count(problem),
+        0.0,
+        max_vertices=options.max_vertices,
     )
     result.searched_from = begin
-    for n in range(begin, max_vertices + 1):
-        done = _run_level(problem, n, deadline, minimize_edges, seed, solver, engine, result)
+    for n in range(begin, options.max_vertices + 1):
+        done = _run_level(problem, n, deadline, options, result)
         if on_level is not None:
             on_level(result.levels[-1])
         if done:

@@ -1,7 +1,7 @@
 """``solver``: the reference solver, answering like a perfect model.
 
 It answers each problem with its minimal solution — the shipped one (``data/solutions.json``)
-or, for problems outside it, one found by :func:`ramseygadgets.minimal.solve_minimal` — written in the
+or, for problems outside it, one found by :func:`ramseygadgets.search.minimal.solve_minimal` — written in the
 documented answer format by :func:`ramseygadgets.answers.format_answer`.  In multiround it
 first asks the coloring tool about that graph (a text-protocol request or a native tool call)
 and gives its answer in the next round, so the whole pipeline runs offline.
@@ -17,8 +17,9 @@ from typing import Any
 from ramseygadgets.answers import format_answer
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.types import ChatRequest, Completion
-from ramseygadgets.minimal import solve_minimal
 from ramseygadgets.problem import Problem
+from ramseygadgets.search.minimal import solve_minimal
+from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.tools import coloring as coloring_tool
 
 __all__ = ["SEARCH_TIMEOUT_S", "SolverBackend"]
@@ -30,7 +31,7 @@ SEARCH_TIMEOUT_S = 120.0
 def _search(problem: Problem, timeout: float) -> Candidate | None:
     """A minimal solution by the search (:func:`~ramseygadgets.multicolor.solve_multi` for three
     or more colours), or ``None`` when none is found in time."""
-    return solve_minimal(problem, timeout=timeout).candidate
+    return solve_minimal(problem, SearchOptions(timeout=timeout)).candidate
 
 
 class SolverBackend:
