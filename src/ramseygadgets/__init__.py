@@ -1,17 +1,44 @@
 """RamseyGadgets: graph-construction problems on (F,H)-good colorings, an exact verifier,
-a minimal-gadget search engine and an evaluation harness for language models."""
+a minimal-gadget search engine and an evaluation harness for language models.
+
+The names below load on first use (a module ``__getattr__``), so that importing a submodule,
+such as the command line's ``ramseygadgets.cli.app``, does not load the SAT solver.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from ramseygadgets.catalog import Problem, all_problems, get_problem
-from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
-from ramseygadgets.copies import find_copies
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-from ramseygadgets.graphs import Graph, parse_graph
-from ramseygadgets.patterns import Pattern, get_pattern
-from ramseygadgets.verifier import Verdict, verify
+if TYPE_CHECKING:
+    from ramseygadgets.catalog import Problem, all_problems, get_problem
+    from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
+    from ramseygadgets.copies import find_copies
+    from ramseygadgets.gadgets import Candidate, Designated, GadgetType
+    from ramseygadgets.graphs import Graph, parse_graph
+    from ramseygadgets.patterns import Pattern, get_pattern
+    from ramseygadgets.verifier import Verdict, verify
+
+#: Each public name and the module that defines it.
+_EXPORTS = {
+    "Graph": "ramseygadgets.graphs",
+    "parse_graph": "ramseygadgets.graphs",
+    "Pattern": "ramseygadgets.patterns",
+    "get_pattern": "ramseygadgets.patterns",
+    "find_copies": "ramseygadgets.copies",
+    "Coloring": "ramseygadgets.colorings.red_blue",
+    "GoodColorings": "ramseygadgets.colorings.red_blue",
+    "Candidate": "ramseygadgets.gadgets",
+    "Designated": "ramseygadgets.gadgets",
+    "GadgetType": "ramseygadgets.gadgets",
+    "Problem": "ramseygadgets.catalog",
+    "all_problems": "ramseygadgets.catalog",
+    "get_problem": "ramseygadgets.catalog",
+    "Verdict": "ramseygadgets.verifier",
+    "verify": "ramseygadgets.verifier",
+}
 
 __all__ = [
     "__version__",
@@ -31,3 +58,17 @@ __all__ = [
     "Verdict",
     "verify",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use (and keep it)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ramseygadgets' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

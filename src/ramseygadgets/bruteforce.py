@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
+from ramseygadgets.errors import InputError
 from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
@@ -53,7 +54,7 @@ def good_coloring_masks(graph: Graph, F: Pattern, H: Pattern) -> np.ndarray:
     blue (``mask & c == 0``).
     """
     if graph.m > MAX_BRUTE_FORCE_EDGES:
-        raise ValueError(
+        raise InputError(
             f"brute force is limited to {MAX_BRUTE_FORCE_EDGES} edges, graph has {graph.m}"
         )
     masks = np.arange(1 << graph.m, dtype=np.int64)
@@ -103,14 +104,14 @@ def gadget_holds(
             return bool(red[0].all())
         if gadget is GadgetType.BLUE_DETERMINER:
             return bool((~red[0]).all())
-        both_colours = bool(red[0].any() and (~red[0]).any())
+        both_colors = bool(red[0].any() and (~red[0]).any())
         if gadget is GadgetType.POSITIVE_SENDER:
-            return both_colours and bool((red[0] == red[1]).all())
-        return both_colours and bool((red[0] != red[1]).all())
+            return both_colors and bool((red[0] == red[1]).all())
+        return both_colors and bool((red[0] != red[1]).all())
 
     k = F.star_k
     if k is None:
-        raise ValueError("hardness gadgets need F = K1,k")
+        raise InputError("hardness gadgets need F = K1,k")
     degrees = [red_degrees(graph, good, v) for v in designated.vertices]
     if gadget is GadgetType.CLAUSE:  # enforced = no red edge
         codes = (degrees[0] == 0) * 4 + (degrees[1] == 0) * 2 + (degrees[2] == 0) * 1

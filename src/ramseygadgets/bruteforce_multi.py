@@ -12,6 +12,7 @@ import numpy as np
 
 from ramseygadgets.bruteforce import copy_masks
 from ramseygadgets.colorings.spec import ColoringSpec
+from ramseygadgets.errors import InputError
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
@@ -29,7 +30,7 @@ MAX_BRUTE_FORCE_COLORINGS = 1 << 22
 def all_colorings(c: int, m: int) -> np.ndarray:
     """Every colouring of m edges with c colours: shape (c^m, m), entry [r, i] = colour of edge i."""
     if c**m > MAX_BRUTE_FORCE_COLORINGS:
-        raise ValueError(
+        raise InputError(
             f"brute force is limited to {MAX_BRUTE_FORCE_COLORINGS} colourings, {c}^{m} is more"
         )
     rows = np.arange(c**m, dtype=np.int64)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "RamseyGadgetsError",
+    "InputError",
     "GraphFormatError",
     "GraphTooLargeError",
     "UnknownPatternError",
@@ -15,6 +16,11 @@ __all__ = [
 
 class RamseyGadgetsError(Exception):
     """Base class; the CLI prints ``str(err)`` on one line and exits with code 2."""
+
+
+class InputError(RamseyGadgetsError, ValueError):
+    """A value given as input (an option, a field of a record) that the code cannot take; also a
+    ``ValueError``, for callers that catch that."""
 
 
 class GraphFormatError(RamseyGadgetsError, ValueError):

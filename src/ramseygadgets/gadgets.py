@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ramseygadgets.errors import DesignatedItemError, GraphFormatError
+from ramseygadgets.errors import DesignatedItemError, GraphFormatError, InputError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Edge, Graph, _check_label, _edge_pair
 
 __all__ = [
@@ -120,7 +120,7 @@ class GadgetType(str, Enum):
             if key in (g.value, g.value.removesuffix("-gadget")):
                 return g
         names = ", ".join(g.value for g in cls)
-        raise ValueError(f"unknown gadget type {text!r}; expected one of {names}")
+        raise InputError(f"unknown gadget type {text!r}; expected one of {names}")
 
 
 #: Anything that names a gadget's designated items: its kind, or one of the six names.

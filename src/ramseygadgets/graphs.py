@@ -189,9 +189,22 @@ class Graph:
         return g
 
     def to_graph6(self) -> str:
-        import networkx as nx
-
-        return nx.to_graph6_bytes(self.to_networkx(), header=False).decode().strip()
+        """graph6 without header: the vertex count, then the upper triangle's bits column by
+        column (pair (i, j), i < j, is bit j(j-1)/2 + i), six to a character, each + 63."""
+        n, total = self.n, self.n * (self.n - 1) // 2
+        if n <= 62:
+            head = [n]
+        else:
+            shifts = range(12, -1, -6) if n <= 258047 else range(30, -1, -6)
+            head = [63] * (1 if n <= 258047 else 2) + [(n >> s) & 63 for s in shifts]
+        value = 0
+        for u, v in self.edges:
+            i, j = min(u, v), max(u, v)
+            value |= 1 << (total - 1 - (j * (j - 1) // 2 + i))
+        chunks = -(-total // 6)
+        value <<= 6 * chunks - total
+        data = [(value >> (6 * (chunks - 1 - k))) & 63 for k in range(chunks)]
+        return bytes(x + 63 for x in head + data).decode("ascii")
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "edges": [list(e) for e in self.edges]}

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from ramseygadgets.colorings.multi import MultiColoring, MultiColorings
 from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
+from ramseygadgets.errors import InputError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetKind
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
@@ -149,7 +150,7 @@ def verify_sender(
 def _star_k(sat: GoodColorings) -> int:
     k = sat.F.star_k
     if k is None:
-        raise ValueError(f"hardness gadgets are defined only for F = K1,k; F = {sat.F.name}")
+        raise InputError(f"hardness gadgets are defined only for F = K1,k; F = {sat.F.name}")
     return k
 
 
@@ -269,7 +270,7 @@ def colorings_of(
     """The good colourings of ``graph``: the two-colour encoding for pairs (the hardness
     gadgets' red-degree switches need it), the c-colour one otherwise."""
     if encoding not in ("auto", "colors"):
-        raise ValueError(f"unknown encoding {encoding!r}; expected auto or colors")
+        raise InputError(f"unknown encoding {encoding!r}; expected auto or colors")
     if problem.is_pair and (encoding == "auto" or problem.kind.is_hardness):
         return GoodColorings(graph, problem.F, problem.H)
     return MultiColorings(graph, problem.spec)

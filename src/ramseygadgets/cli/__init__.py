@@ -21,14 +21,13 @@ from ramseygadgets.cli import (  # noqa: F401,E402
     search,
     training,
 )
-from ramseygadgets.cli.app import app
-from ramseygadgets.colorings.red_blue import keyboard_interrupts
+from ramseygadgets.cli.app import app, solver_interrupts
 
 
 def main() -> None:
     """Console-script entry point: usage errors become one ``error:`` line and exit code 2."""
     try:
-        with keyboard_interrupts():  # Ctrl-C inside a PySAT call arrives as pysolvers.error
+        with solver_interrupts():  # Ctrl-C inside a PySAT call arrives as pysolvers.error
             code = app(standalone_mode=False)
     except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("interrupted\n")

@@ -1,7 +1,8 @@
 """The Typer application shared by every command module, and its error handling.
 
-Every known failure (:class:`~ramseygadgets.errors.RamseyGadgetsError`, bad option values)
-becomes one line on stderr and exit code 2; Ctrl-C exits with 130 without a traceback.
+Every user error (:class:`~ramseygadgets.errors.RamseyGadgetsError`, bad option values)
+becomes one line on stderr and exit code 2; any other exception is a bug: its traceback and a
+line asking to report it, exit code 1; Ctrl-C exits with 130 without a traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -32,6 +34,8 @@ __all__ = [
     "F",
     "fail",
     "guarded",
+    "report_bug",
+    "solver_interrupts",
     "read_text_input",
     "sigterm_raises",
     "signals_stop_solvers",
@@ -101,16 +105,50 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 def guarded(func: F) -> F:
-    """Turn known errors into one clear line and exit code 2."""
+    """Run a command: a user error (:class:`~ramseygadgets.errors.RamseyGadgetsError`) becomes one
+    ``error:`` line and exit code 2; any other exception is a bug: its traceback, then one line
+    asking to report it, and exit code 1 (Click's code for an uncaught exception)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
-        except (RamseyGadgetsError, ValueError) as exc:
+            with solver_interrupts():
+                return func(*args, **kwargs)
+        except RamseyGadgetsError as exc:
             fail(str(exc))
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
+        except Exception:
+            report_bug()
 
     return wrapper  # type: ignore[return-value]
+
+
+def report_bug() -> NoReturn:
+    """Print the exception being handled with its traceback, then one line asking to report it,
+    to stderr, and exit with code 1."""
+    traceback.print_exc(file=sys.stderr)
+    sys.stderr.write(
+        f"ramseygadgets {package_version()}: this is a bug; "
+        "please report it with the traceback above\n"
+    )
+    raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def solver_interrupts() -> Iterator[None]:
+    """A Ctrl-C that PySAT caught inside a solver call arrives as ``KeyboardInterrupt``
+    (:func:`~ramseygadgets.colorings.red_blue.keyboard_interrupts`, loaded only where PySAT
+    was: only PySAT raises that error)."""
+    try:
+        yield
+    except Exception:
+        if "pysat" not in sys.modules:
+            raise
+        from ramseygadgets.colorings.red_blue import keyboard_interrupts
+
+        with keyboard_interrupts():
+            raise
 
 
 class Terminated(KeyboardInterrupt):

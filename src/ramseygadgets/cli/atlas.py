@@ -9,6 +9,11 @@ from typing import Any
 import typer
 
 from ramseygadgets.cli.app import HELP_MARKUP, app, console, err_console, guarded, print_json
+from ramseygadgets.cli.options import (
+    JsonOption,
+    RayOption,
+    RecheckTimeoutOption,
+)
 
 __all__ = [
     "ADOPT_HELP",
@@ -81,9 +86,7 @@ def run(
     jobs: int | None = typer.Option(
         None, "--jobs", "-j", min=1, help="Local worker processes (default: all cores)."
     ),
-    ray: str | None = typer.Option(
-        None, "--ray", help="Run on Ray: auto, local, or a cluster address."
-    ),
+    ray: RayOption = None,
     retry_unsolved: bool = typer.Option(
         False, "--retry-unsolved", help="Re-run recorded open problems."
     ),
@@ -96,7 +99,7 @@ def run(
         help="Also search minimal entries whose edge count is not proven ('≤ m'), to lower it "
         "and prove it minimal.",
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+    as_json: JsonOption = False,
 ) -> None:
     from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.plan import parse_sections
@@ -183,14 +186,8 @@ def adopt(
     seed: int | None = typer.Option(
         None, "--seed", help="Seed of the --recheck sample (default: a fresh random one, recorded)."
     ),
-    recheck_timeout: float | None = typer.Option(
-        None,
-        "--recheck-timeout",
-        min=0.001,
-        help="Seconds a re-run cube may take; one that does not finish refuses the log "
-        "(default: no limit).",
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print what was adopted as JSON."),
+    recheck_timeout: RecheckTimeoutOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.adopt import CubeRecheck, adopt_cube_log
@@ -223,7 +220,7 @@ def table(
         None, "--data", help="An atlas.json or an atlas run folder (default: the shipped one)."
     ),
     out: Path | None = typer.Option(None, "--out", "-o", help="Write to this file instead."),
-    as_json: bool = typer.Option(False, "--json", help="Print the entries as JSON instead."),
+    as_json: JsonOption = False,
 ) -> None:
     from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.table import audit, entry_json, render_markdown

@@ -21,21 +21,24 @@ from ramseygadgets.cli.app import (
     print_json,
     read_text_input,
 )
-from ramseygadgets.colorings.red_blue import GoodColorings
+from ramseygadgets.cli.options import (
+    DatasetOption,
+    EdgeEOption,
+    EdgeFOption,
+    JsonOption,
+    SetOption,
+    VerticesOption,
+)
 from ramseygadgets.errors import DesignatedItemError, GraphFormatError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetForm
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Graph, _check_label, load_json, parse_graph
 from ramseygadgets.patterns import get_pattern
-from ramseygadgets.verifier import verify as verify_candidate
 
 if TYPE_CHECKING:
     from ramseygadgets.runs.grade import Grade
-    from ramseygadgets.selection import ProblemSet
+    from ramseygadgets.selection import Selection
 
 __all__ = [
-    "JSON_OPTION",
-    "SET_OPTION",
-    "DATASET_OPTION",
     "resolve_problem",
     "size_grade",
     "size_text",
@@ -49,20 +52,9 @@ __all__ = [
 ]
 
 
-JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
-SET_OPTION = typer.Option(
-    None,
-    "--set",
-    help="Problem set: paper (the 70 problems, the default) or extended (docs/extended.md).",
-)
-DATASET_OPTION = typer.Option(
-    None, "--dataset", help="Problem-set file (JSONL, e.g. from 'generate') instead of --set."
-)
-
-
 def resolve_problem(
     problem_id: str, set_name: str | None, dataset: str | None
-) -> tuple[Problem, ProblemSet]:
+) -> tuple[Problem, Selection]:
     """The problem ``problem_id`` of the chosen set (``--set``, default paper, or ``--dataset``),
     and that set; an unknown id names the set and suggests close ids. The paper's set (the
     default) also finds an extended-set id, as ``eval --problems`` does."""
@@ -74,7 +66,7 @@ def resolve_problem(
     return find_in_set(problem_set, problem_id), problem_set
 
 
-def size_grade(problem: Problem, problem_set: ProblemSet, grade: Grade) -> dict[str, Any]:
+def size_grade(problem: Problem, problem_set: Selection, grade: Grade) -> dict[str, Any]:
     """The size grade of an answer exactly as ``eval`` records it
     (:func:`~ramseygadgets.harness.scoring.size_fields`: ``minimal``, the excesses over the
     problem's proven optimum, ``discovery``, and the ``recheck`` of a discovery), against the
@@ -104,7 +96,7 @@ def size_text(fields: dict[str, Any]) -> str | None:
     return f"{n} vertices, {m} edges: {grade}"
 
 
-def problem_record(problem: Problem, problem_set: ProblemSet | None = None) -> dict[str, Any]:
+def problem_record(problem: Problem, problem_set: Selection | None = None) -> dict[str, Any]:
     """The JSON description of a problem, with its minimal solution (the shipped one for the
     paper's 70, else the set's).
 
@@ -130,6 +122,10 @@ def problem_record(problem: Problem, problem_set: ProblemSet | None = None) -> d
 def set_records(set_name: str | None, dataset: str | None) -> list[dict[str, Any]]:
     """The records ``problems`` lists: the extended set with every colour count, size tier and
     proof; any other set with the fields of :func:`problem_record`."""
+    if dataset is None and set_name in (None, "paper"):  # the catalog alone: no SAT solver
+        from ramseygadgets.catalog import all_problems
+
+        return [problem_record(p) for p in all_problems()]
     from ramseygadgets.selection import base_problem_set
 
     problem_set = base_problem_set(dataset, set_name)
@@ -170,9 +166,9 @@ def _pattern_column(record: dict[str, Any]) -> tuple[str, str]:
 @app.command()
 @guarded
 def problems(
-    set_name: str | None = SET_OPTION,
-    dataset: str | None = DATASET_OPTION,
-    as_json: bool = JSON_OPTION,
+    set_name: SetOption = None,
+    dataset: DatasetOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """List the problems of a set (default: the paper's 70) with id, F, H, gadget type and tier.
 
@@ -281,27 +277,22 @@ def verify(
     file: str | None = typer.Argument(
         None, help="Answer file (JSON, edge list or graph6); '-' or omitted: stdin."
     ),
-    set_name: str | None = SET_OPTION,
-    dataset: str | None = DATASET_OPTION,
-    e: str | None = typer.Option(
-        None, "--e", help="Designated edge e, e.g. 0-1 (determiners and senders)."
-    ),
-    f: str | None = typer.Option(None, "--f", help="Designated edge f, e.g. 2-3 (senders)."),
-    vertices: str | None = typer.Option(
-        None,
-        "--vertices",
-        help="Designated vertices i1,i2,i3 (clause gadget) or u1,u2,n1 (variable gadget), e.g. 0,1,2.",
-    ),
+    set_name: SetOption = None,
+    dataset: DatasetOption = None,
+    e: EdgeEOption = None,
+    f: EdgeFOption = None,
+    vertices: VerticesOption = None,
     max_vertices: int = typer.Option(
         DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."
     ),
-    as_json: bool = JSON_OPTION,
+    as_json: JsonOption = False,
 ) -> None:
     r"""Verify an answer to a problem. Exit 0: correct, 1: incorrect, 2: unusable input.
 
     The answer is a JSON object {"edges": \[\[0,1], \[1,2], ...], "e": \[0,1], "f": \[1,2], "vertices": \[0,1,2]} with the designated items the gadget needs, or an edge list (0-1, 1-2 or one "0 1" per line) or graph6 string with the designated items given by --e, --f and --vertices.
     """
     from ramseygadgets.runs.grade import Grade
+    from ramseygadgets.verifier import verify as verify_candidate
 
     problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     candidate = read_candidate(read_text_input(file), problem.kind, e, f, vertices, max_vertices)
@@ -355,12 +346,14 @@ def colorings(
     max_vertices: int = typer.Option(
         DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."
     ),
-    as_json: bool = JSON_OPTION,
+    as_json: JsonOption = False,
 ) -> None:
     """Count and list the (F,H)-good colorings of a graph, with its forced and free edges.
 
     A coloring is (F,H)-good when it has no red F and no blue H. Forced edges have the same colour in every good coloring; free edges lie in no copy of F or H and take both colours.
     """
+    from ramseygadgets.colorings.red_blue import GoodColorings
+
     f_pattern, h_pattern = get_pattern(F), get_pattern(H)
     graph = parse_graph(read_text_input(file), max_vertices=max_vertices)
     with GoodColorings(graph, f_pattern, h_pattern) as sat:

@@ -22,6 +22,11 @@ from ramseygadgets.cli.app import (
     signals_stop_solvers,
     sigterm_raises,
 )
+from ramseygadgets.cli.options import (
+    JsonOption,
+    ProfilesFileOption,
+    ToolModeOption,
+)
 from ramseygadgets.cli.python_limits import (
     CPU_SECONDS_OPTION,
     MEMORY_MB_OPTION,
@@ -242,18 +247,11 @@ def eval_command(
     model_profile: str | None = typer.Option(
         None, "--model-profile", help="Model profile (prompt quirks + sampling)."
     ),
-    profiles_file: str | None = typer.Option(
-        None, "--profiles-file", help="TOML/YAML file with more profiles."
-    ),
+    profiles_file: ProfilesFileOption = None,
     base_url: str | None = typer.Option(
         None, "--base-url", help="OpenAI-compatible server URL; default $OPENAI_BASE_URL."
     ),
-    tool_mode: str = typer.Option(
-        "text",
-        "--tool-mode",
-        help="The tool of multiround (color_graph) and python (run_python): text protocol or "
-        "native tool calls.",
-    ),
+    tool_mode: ToolModeOption = "text",
     python_rounds: int | None = ROUNDS_OPTION,
     python_total_seconds: float | None = TOTAL_SECONDS_OPTION,
     python_wall_seconds: float | None = WALL_SECONDS_OPTION,
@@ -275,7 +273,7 @@ def eval_command(
         None, "--engine-arg", help="vllm/: LLM(...) argument KEY=VALUE (repeatable)."
     ),
     no_progress: bool = typer.Option(False, "--no-progress", help="Hide the live progress bar."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: JsonOption = False,
 ) -> None:
     from ramseygadgets.harness.retry import RetryPolicy
     from ramseygadgets.harness.runner import (

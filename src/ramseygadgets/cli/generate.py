@@ -11,6 +11,10 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
+from ramseygadgets.cli.options import (
+    JsonOption,
+    RayOption,
+)
 from ramseygadgets.errors import RamseyGadgetsError
 
 if TYPE_CHECKING:
@@ -100,9 +104,7 @@ def generate(
     oversubscribe: bool = typer.Option(
         False, "--oversubscribe", help="Allow --jobs above the number of CPU cores."
     ),
-    ray: str | None = typer.Option(
-        None, "--ray", help="Run on Ray: auto, local, or a cluster address."
-    ),
+    ray: RayOption = None,
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Output directory (created; resumed if it exists)."
     ),
@@ -125,7 +127,7 @@ def generate(
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Only list the problems that would be solved."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+    as_json: JsonOption = False,
 ) -> None:
     from ramseygadgets.executors import make_executor
     from ramseygadgets.problemsets import ProblemSetWriter

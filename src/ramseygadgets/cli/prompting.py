@@ -9,7 +9,6 @@ from typing import Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.cli.app import (
     app,
     console,
@@ -20,11 +19,19 @@ from ramseygadgets.cli.app import (
     read_text_input,
 )
 from ramseygadgets.cli.core import (
-    DATASET_OPTION,
-    SET_OPTION,
     resolve_problem,
     size_grade,
     size_text,
+)
+from ramseygadgets.cli.options import (
+    EXTRA_SETTING_NAMES,
+    SETTING_NAMES,
+    DatasetOption,
+    JsonOption,
+    ModelProfileOption,
+    ProfilesFileOption,
+    SetOption,
+    ToolModeOption,
 )
 from ramseygadgets.cli.python_limits import (
     CPU_SECONDS_OPTION,
@@ -37,21 +44,14 @@ from ramseygadgets.cli.python_limits import (
 )
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
-from ramseygadgets.profiles import get_profile
-from ramseygadgets.prompts import ALL_SETTINGS, EXTRA_SETTINGS, build_prompt
 from ramseygadgets.terminal import terminal_text
 from ramseygadgets.tools.python import PYTHON_SETTING
-from ramseygadgets.verifier import verify
 
 __all__ = [
-    "JSON_OPTION",
     "prompt",
     "check",
     "export",
 ]
-
-
-JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
 
 @app.command()
@@ -62,28 +62,19 @@ def prompt(
         "zero-shot",
         "--setting",
         "-s",
-        help=f"One of: {', '.join(ALL_SETTINGS)} ({PYTHON_SETTING_HELP}).",
+        help=f"One of: {', '.join(SETTING_NAMES)} ({PYTHON_SETTING_HELP}).",
     ),
-    model_profile: str | None = typer.Option(
-        None,
-        "--model-profile",
-        "-p",
-        help="Model profile name or model id (default: the neutral profile 'default').",
-    ),
-    profiles_file: Path | None = typer.Option(
-        None, "--profiles-file", help="TOML/YAML file with extra profiles."
-    ),
-    tool_mode: str = typer.Option(
-        "text", "--tool-mode", help="Multiround and python tool protocol: text or native."
-    ),
+    model_profile: ModelProfileOption = None,
+    profiles_file: ProfilesFileOption = None,
+    tool_mode: ToolModeOption = "text",
     python_rounds: int | None = ROUNDS_OPTION,
     python_total_seconds: float | None = TOTAL_SECONDS_OPTION,
     python_wall_seconds: float | None = WALL_SECONDS_OPTION,
     python_cpu_seconds: int | None = CPU_SECONDS_OPTION,
     python_memory_mb: int | None = MEMORY_MB_OPTION,
-    set_name: str | None = SET_OPTION,
-    dataset: str | None = DATASET_OPTION,
-    as_json: bool = JSON_OPTION,
+    set_name: SetOption = None,
+    dataset: DatasetOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Print the exact messages a model sees for a problem in a setting (as 'eval' sends them; python: with the limits of the --python-* options, as eval states them)."""
     python = limits_from_options(
@@ -95,6 +86,9 @@ def prompt(
     )
     if python is not None and setting != PYTHON_SETTING:
         fail("the --python-* limits go with --setting python only")
+    from ramseygadgets.profiles import get_profile
+    from ramseygadgets.prompts import build_prompt
+
     problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     profile = get_profile(model_profile, profiles_file=profiles_file)
     built = build_prompt(
@@ -133,9 +127,9 @@ def check(
     max_vertices: int = typer.Option(
         DEFAULT_MAX_VERTICES, min=1, help="Answers with more vertices are parse failures."
     ),
-    set_name: str | None = SET_OPTION,
-    dataset: str | None = DATASET_OPTION,
-    as_json: bool = JSON_OPTION,
+    set_name: SetOption = None,
+    dataset: DatasetOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Parse a raw model reply and verify its answer. Exit 0: correct, 1: wrong or unparsable, 2: unusable input.
 
@@ -167,6 +161,9 @@ def check(
 def _print_check(problem: Problem, reply: str, max_vertices: int, result: dict[str, Any]) -> None:
     """``check``'s console output: the answer read (where from, the parser's notes), the verdict,
     the witness coloring of a wrong answer and the size grade of a correct one."""
+    from ramseygadgets.answers import format_answer, parse_answer
+    from ramseygadgets.verifier import verify
+
     parsed = parse_answer(reply, problem.kind, max_vertices=max_vertices)
     if parsed.candidate is not None:
         console.print(
@@ -197,25 +194,22 @@ def _print_check(problem: Problem, reply: str, max_vertices: int, result: dict[s
 def export(
     fmt: str = typer.Option("jsonl", "--format", "-f", help="jsonl or parquet."),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory (created if needed)."),
-    model_profile: str | None = typer.Option(
-        None, "--model-profile", "-p", help="Profile whose quirks shape the exported messages."
-    ),
-    profiles_file: Path | None = typer.Option(
-        None, "--profiles-file", help="TOML/YAML file with extra profiles."
-    ),
-    set_name: str | None = SET_OPTION,
-    dataset: str | None = DATASET_OPTION,
+    model_profile: ModelProfileOption = None,
+    profiles_file: ProfilesFileOption = None,
+    set_name: SetOption = None,
+    dataset: DatasetOption = None,
     setting: list[str] | None = typer.Option(
         None,
         "--setting",
         "-s",
         help=f"Settings whose prompts are exported, comma-separated (default: the paper's five; "
-        f"also: {', '.join(EXTRA_SETTINGS)}).",
+        f"also: {', '.join(EXTRA_SETTING_NAMES)}).",
     ),
-    as_json: bool = JSON_OPTION,
+    as_json: JsonOption = False,
 ) -> None:
     """Write the problems, their prompts for the paper's five settings (or those of --setting) and their minimal solutions, with a dataset card."""
     from ramseygadgets.export import export_dataset
+    from ramseygadgets.profiles import get_profile
     from ramseygadgets.selection import base_problem_set
 
     problem_set = base_problem_set(dataset, set_name)

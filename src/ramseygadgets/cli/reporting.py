@@ -12,7 +12,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table as RichTable
 
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json, read_text_input
-from ramseygadgets.cli.core import DATASET_OPTION, SET_OPTION, resolve_problem
+from ramseygadgets.cli.core import resolve_problem
+from ramseygadgets.cli.options import (
+    DatasetOption,
+    EdgeEOption,
+    EdgeFOption,
+    JsonOption,
+    SetOption,
+    VerticesOption,
+)
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.terminal import terminal_text
@@ -27,7 +35,6 @@ if TYPE_CHECKING:
     from ramseygadgets.verifier import Verdict
 
 __all__ = [
-    "JSON_OPTION",
     "report",
     "disputed_line",
     "table1_console",
@@ -35,9 +42,6 @@ __all__ = [
     "read_answer",
     "drawn_coloring",
 ]
-
-
-JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
 
 @app.command()
@@ -72,7 +76,7 @@ def report(
         help="Problem-set file of the runs (default: as recorded in their config.json): names "
         "and draws their problems and shipped solutions.",
     ),
-    as_json: bool = JSON_OPTION,
+    as_json: JsonOption = False,
 ) -> None:
     """Tables (Markdown, CSV), figures (PNG, SVG) and an HTML report from evaluation runs."""
     from ramseygadgets.report import ReportOptions, build_report, load_runs
@@ -185,19 +189,15 @@ def show(
     out: str | None = typer.Option(
         None, "--out", "-o", help="Output .png or .svg (default PROBLEM_ID.png)."
     ),
-    e: str | None = typer.Option(
-        None, "--e", help="Designated edge e, e.g. 0-1 (for edge-list input)."
-    ),
-    f: str | None = typer.Option(None, "--f", help="Designated edge f (senders)."),
-    vertices: str | None = typer.Option(
-        None, "--vertices", help="Designated vertices, e.g. 0,1,2."
-    ),
+    e: EdgeEOption = None,
+    f: EdgeFOption = None,
+    vertices: VerticesOption = None,
     max_vertices: int = typer.Option(
         DEFAULT_MAX_VERTICES, min=1, help="Refuse graphs with more vertices."
     ),
-    set_name: str | None = SET_OPTION,
-    dataset: str | None = DATASET_OPTION,
-    as_json: bool = JSON_OPTION,
+    set_name: SetOption = None,
+    dataset: DatasetOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Draw a graph with its designated items marked, to PNG or SVG: a correct answer with a good
     coloring (red/blue), an incorrect one with the verifier's counterexample coloring."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,6 +22,8 @@ from ramseygadgets.cli.app import (
 )
 from ramseygadgets.cli.core import resolve_problem
 from ramseygadgets.cli.options import (
+    SEARCH_ENGINE,
+    SEARCH_MAX_VERTICES,
     DatasetOption,
     JsonOption,
     RayOption,
@@ -29,19 +32,11 @@ from ramseygadgets.cli.options import (
 )
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import canonical_graph6
-from ramseygadgets.search.batch import BatchOutcome, solve_many
-from ramseygadgets.search.cegar import DEFAULT_ENGINE
-from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.search.solve import (
-    DEFAULT_MAX_VERTICES,
-    LevelRecord,
-    SearchResult,
-    check_engine,
-    smallest_vertex_count,
-)
-from ramseygadgets.search.solve import (
-    solve as solve_problem,
-)
+
+if TYPE_CHECKING:
+    from ramseygadgets.search.batch import BatchOutcome
+    from ramseygadgets.search.options import SearchOptions
+    from ramseygadgets.search.solve import LevelRecord, SearchResult
 
 
 def _problems(
@@ -141,7 +136,7 @@ def solve(
         None, "--gadget", help="Gadget type, e.g. red-determiner (with --F, --H)."
     ),
     max_vertices: int = typer.Option(
-        DEFAULT_MAX_VERTICES, "--max-vertices", min=1, max=40, help="Largest vertex count tried."
+        SEARCH_MAX_VERTICES, "--max-vertices", min=1, max=40, help="Largest vertex count tried."
     ),
     timeout: float | None = typer.Option(
         None, "--timeout", min=0.001, help="Seconds per problem (default: none)."
@@ -165,7 +160,7 @@ def solve(
         "(default: a fresh random one, printed in the proof).",
     ),
     engine: str = typer.Option(
-        DEFAULT_ENGINE,
+        SEARCH_ENGINE,
         "--engine",
         help="Finder engine: auto (default: lazy unless F is a star), lazy (witnesses checked "
         "by a coloring oracle) or eager (witnesses encoded in the SAT model).",
@@ -223,6 +218,9 @@ def solve(
 
     Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted by Ctrl-C, 143: by SIGTERM (the finished results are still printed, and with --out every finished cube is in the log). Solutions are printed as JSON answers that 'ramseygadgets verify PROBLEM_ID -' reads.
     """
+    from ramseygadgets.search.options import SearchOptions
+    from ramseygadgets.search.solve import check_engine
+
     check_engine(engine)
     problems = _problems(problem_id, all_, F, H, gadget, set_name, dataset)
     cube_options = {
@@ -366,6 +364,9 @@ def _solve_single(
     problem: Problem, options: SearchOptions, show: bool, cubes: bool = False
 ) -> BatchOutcome:
     """One problem, level by level (with ``cubes``: by cube-and-conquer, :mod:`.parallel`)."""
+    from ramseygadgets.search.batch import BatchOutcome
+    from ramseygadgets.search.solve import solve as solve_problem
+
     levels: list[LevelRecord] = []
 
     def on_level(level: LevelRecord) -> None:
@@ -421,6 +422,8 @@ def _print_interrupted_proof(
 ) -> None:
     """The ``proof:`` line of the levels decided before an interruption (docs/search.md: every
     run prints one), and the lower bound they prove."""
+    from ramseygadgets.search.solve import SearchResult, smallest_vertex_count
+
     first = smallest_vertex_count(problem)
     partial = SearchResult(problem.id, problem, "timeout", None, first, 0.0, levels=levels)
     partial.searched_from = max(first, min_vertices or first)
@@ -438,6 +441,8 @@ def _print_interrupted_proof(
 
 
 def _solve_batch(problems: list[Problem], options: SearchOptions, show: bool) -> BatchOutcome:
+    from ramseygadgets.search.batch import solve_many
+
     if not show:
         return solve_many(problems, options)
     columns = (

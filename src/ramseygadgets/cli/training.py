@@ -21,6 +21,10 @@ from ramseygadgets.cli.app import (
     signals_stop_solvers,
     sigterm_raises,
 )
+from ramseygadgets.cli.options import (
+    JsonOption,
+)
+from ramseygadgets.errors import RamseyGadgetsError
 
 __all__ = [
     "COLORS_HELP",
@@ -80,7 +84,7 @@ def _pool(values: list[str] | None) -> tuple[str, ...]:
         return DEFAULT_POOL
     names = tuple(name for value in values for name in split_pattern_list(value))
     if not names:
-        raise ValueError(f"--pool names no pattern (got {', '.join(map(repr, values))})")
+        raise RamseyGadgetsError(f"--pool names no pattern (got {', '.join(map(repr, values))})")
     return names
 
 
@@ -148,7 +152,7 @@ def train_data(
     force: bool = typer.Option(
         False, "--force", help=f"Allow --stream above {MAX_STREAM:,} problems."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the manifest as JSON."),
+    as_json: JsonOption = False,
 ) -> None:
     from ramseygadgets.profiles import get_profile
     from ramseygadgets.training import (

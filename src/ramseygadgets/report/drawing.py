@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ramseygadgets.colorings.red_blue import Coloring
+from ramseygadgets.errors import InputError
 from ramseygadgets.files import atomic_path, make_output_dir
 from ramseygadgets.gadgets import COLOR_NAMES, Designated, GadgetForm
 from ramseygadgets.graphs import Graph
@@ -374,7 +375,7 @@ def save_picture(
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".png", ".svg"):
-        raise ValueError(f"output must end in .png or .svg, got {path.name!r}")
+        raise InputError(f"output must end in .png or .svg, got {path.name!r}")
     fig = Figure(figsize=(5, 5.4 if caption else 5))
     FigureCanvasAgg(fig)
     ax = fig.add_axes((0.02, 0.08 if caption else 0.02, 0.96, 0.86 if title else 0.94))
