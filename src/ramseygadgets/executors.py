@@ -1,38 +1,54 @@
-"""Run independent tasks in parallel: in this process, in local worker processes, or on Ray.
+"""Run tasks in parallel: in this process, in local worker processes, or on Ray.
 
-Every executor has one method, :meth:`Executor.run`, that applies a module-level function to
-each item and yields ``(index, result)`` as tasks finish (completion order).  The caller records
-each result as it arrives (a checkpoint), so a crash or Ctrl-C keeps everything finished.
+Every executor gives a task pool (:meth:`Executor.pool`): at most ``slots`` tasks of one
+module-level function in flight, ``submit(key, item)``, ``wait()`` — the ``(key, result)``
+pairs of the tasks that ended, at least one, ``result`` :data:`LOST` (``None``) for a task
+whose worker died — ``cancel_all()`` and ``close()``.  :meth:`Executor.run` applies a function
+to each item on a pool and yields ``(index, result)`` as tasks finish (completion order), each
+lost task run again (at most ``retries`` more times).  The caller records each result as it
+arrives (a checkpoint), so a crash or Ctrl-C keeps everything finished.
 
-* :class:`LocalExecutor` (``jobs`` processes, default): a worker that dies (killed, out of
-  memory) breaks the pool; the pool is rebuilt and only the unfinished tasks run again (each at
-  most ``retries`` more times).  Workers ignore SIGINT; on Ctrl-C the parent stops them; a
-  killed parent takes its workers with it (:mod:`ramseygadgets.workers`).  The pool never has
-  more processes than tasks.
+* :class:`LocalExecutor` (``jobs`` processes, default): :class:`ProcessPool`, forked workers
+  kept between tasks, each fed one task at a time through its own pipe; a worker that dies
+  (killed, out of memory) costs only its task (a new worker is forked for the next one), which
+  a ``ProcessPoolExecutor`` cannot give (one dead worker breaks the whole pool).  Workers may
+  send messages while a task runs (:func:`worker_channel`), which the parent relays to the
+  other workers (the cube search's lemma exchange).  Workers ignore SIGINT; on Ctrl-C or an
+  error the parent kills them; a killed parent takes its workers with it
+  (:mod:`ramseygadgets.workers`).  A pool never has more processes than tasks.
 * :class:`RayExecutor` (``--ray ADDRESS``): each item is a Ray task; Ray re-runs a task whose
-  worker died (``max_retries``).  ``ADDRESS`` is ``auto`` (the cluster this machine belongs to),
-  ``local`` (start a single-node cluster here, even where another one runs), or a cluster
-  address (``ray://head:10001`` or ``head:6379``).  Every node needs ``ramseygadgets`` (and
-  nauty for enumerations) installed (a cube search's tasks carry all they need and no
-  paths: :mod:`ramseygadgets.search.runners`).
+  worker died (``max_retries``), cancelled tasks are force-killed.  ``ADDRESS`` is ``auto``
+  (the cluster this machine belongs to), ``local`` (start a single-node cluster here, even
+  where another one runs), or a cluster address (``ray://head:10001`` or ``head:6379``).
+  Every node needs ``ramseygadgets`` (and nauty for enumerations) installed (a cube search's
+  tasks carry all they need and no paths: :mod:`ramseygadgets.search.runners`).
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import select
 import socket
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.connection import wait as wait_any
 from typing import Any
 
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.workers import init_worker, usable_cores
 
 __all__ = [
+    "LOST",
     "Task",
     "ScaleoutError",
+    "TaskFailed",
+    "TaskPool",
+    "ProcessPool",
+    "RayPool",
+    "Channel",
+    "worker_channel",
     "Executor",
     "LocalExecutor",
     "RayExecutor",
@@ -41,23 +57,248 @@ __all__ = [
 
 
 Task = Callable[[Any], Any]
+#: What :meth:`TaskPool.wait` reports for a task whose worker died.
+LOST = None
 
 
 class ScaleoutError(RamseyGadgetsError):
     """A task failed for good, or the cluster cannot be reached."""
 
 
+class TaskFailed(ScaleoutError):
+    """A Ray task raised: ``key`` names it, ``cause`` is what it raised."""
+
+    def __init__(self, key: Any, cause: BaseException) -> None:
+        super().__init__(f"task {key} failed: {cause!r}")
+        self.key, self.cause = key, cause
+
+
+class TaskPool:
+    """Tasks of ``fn`` in this process, one at a time (run when :meth:`wait` is called)."""
+
+    slots = 1
+
+    def __init__(self, fn: Task) -> None:
+        self.fn = fn
+        self.queue: list[tuple[Any, Any]] = []
+
+    def submit(self, key: Any, item: Any) -> None:
+        self.queue.append((key, item))
+
+    def wait(self) -> list[tuple[Any, Any]]:
+        key, item = self.queue.pop(0)
+        return [(key, self.fn(item))]
+
+    def cancel_all(self) -> None:
+        self.queue.clear()
+
+    def close(self) -> None:
+        self.cancel_all()
+
+
+class Channel:
+    """A worker's pipe to its parent, for messages while a task runs."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def send(self, message: Any) -> None:
+        self.conn.send(message)
+
+    def pending(self) -> list[Any]:
+        """The messages waiting now (none: an empty list, at once)."""
+        out = []
+        while self.conn.poll():
+            out.append(self.conn.recv())
+        return out
+
+
+_channel: Channel | None = None
+
+
+def worker_channel() -> Channel | None:
+    """This process's channel to its parent when it is a :class:`ProcessPool` worker, else None."""
+    return _channel
+
+
+@dataclass(frozen=True)
+class _Job:
+    item: Any
+
+
+@dataclass(frozen=True)
+class _Done:
+    result: Any = None
+    error: BaseException | None = None
+
+
+def _worker(
+    parent: int, conn: Connection, fn: Task, on_message: Callable[[Any], None] | None
+) -> None:
+    """A worker's loop: jobs in, results out, until the pipe closes or ``None`` comes; other
+    messages between jobs go to ``on_message``."""
+    global _channel
+    init_worker(parent)
+    _channel = Channel(conn)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        if not isinstance(message, _Job):
+            if on_message is not None:
+                on_message(message)
+            continue
+        try:
+            done = _Done(fn(message.item))
+        except Exception as exc:  # raised again in the parent
+            done = _Done(error=exc)
+        conn.send(done)
+
+
+def _send_if_room(conn: Connection, message: Any) -> None:
+    """Send a relayed message unless the pipe is full (then it is dropped: a message between
+    workers only saves time) or the worker is gone."""
+    try:
+        if select.select([], [conn.fileno()], [], 0)[1]:
+            conn.send(message)
+    except (OSError, ValueError):  # the worker is gone: wait() sees it
+        pass
+
+
+class ProcessPool(TaskPool):
+    """At most ``slots`` forked worker processes, each running one task at a time and kept from
+    task to task (module docstring); ``relay``: pass each message a worker sends on to the
+    others; ``on_message``: what a worker does with a message that comes between tasks."""
+
+    def __init__(
+        self,
+        fn: Task,
+        slots: int,
+        *,
+        relay: bool = False,
+        on_message: Callable[[Any], None] | None = None,
+    ) -> None:
+        self.fn, self.slots, self.relay, self.on_message = fn, slots, relay, on_message
+        methods = mp.get_all_start_methods()
+        self.ctx = mp.get_context("fork") if "fork" in methods else mp.get_context()
+        self.idle: list[tuple[Any, Connection]] = []
+        self.busy: dict[Any, tuple[Any, Connection]] = {}
+
+    def submit(self, key: Any, item: Any) -> None:
+        while self.idle:
+            proc, conn = self.idle.pop()
+            if proc.is_alive():
+                break
+            conn.close()
+        else:
+            conn, child = self.ctx.Pipe(duplex=True)
+            args = (os.getpid(), child, self.fn, self.on_message)
+            proc = self.ctx.Process(target=_worker, args=args, daemon=True)
+            proc.start()
+            child.close()
+        try:
+            conn.send(_Job(item))
+        except OSError:  # the worker died while idle: wait() reports the task lost
+            pass
+        self.busy[key] = (proc, conn)
+
+    def wait(self) -> list[tuple[Any, Any]]:
+        out: list[tuple[Any, Any]] = []
+        failed: BaseException | None = None
+        while not out:
+            waitables: list[Any] = []
+            for proc, conn in self.busy.values():
+                waitables += [conn, proc.sentinel]
+            ready = set(wait_any(waitables))
+            for key, (proc, conn) in list(self.busy.items()):
+                if conn not in ready and proc.sentinel not in ready:
+                    continue
+                done = self._done(conn)
+                if done is None and proc.is_alive():
+                    continue  # messages only, or a spurious wake-up: nothing yet
+                del self.busy[key]
+                if done is None:
+                    proc.join()
+                    conn.close()
+                    out.append((key, LOST))
+                    continue
+                self.idle.append((proc, conn))
+                failed = failed or done.error
+                out.append((key, done.result))
+        if failed is not None:
+            raise failed
+        return out
+
+    def _done(self, conn: Connection) -> _Done | None:
+        """The result waiting in ``conn``, if any, after relaying the messages before it to the
+        other workers; ``None`` also when the worker died before sending."""
+        try:
+            while conn.poll():
+                message = conn.recv()
+                if isinstance(message, _Done):
+                    return message
+                if self.relay:
+                    for _proc, other in [*self.busy.values(), *self.idle]:
+                        if other is not conn:
+                            _send_if_room(other, message)
+        except (EOFError, OSError):
+            pass
+        return None
+
+    def cancel_all(self) -> None:
+        """Kill the busy workers (a task cannot be stopped otherwise); idle ones stay."""
+        _kill(list(self.busy.values()))
+        self.busy.clear()
+
+    def close(self) -> None:
+        _kill(list(self.busy.values()) + self.idle)
+        self.busy.clear()
+        self.idle.clear()
+
+
+def _kill(workers: list[tuple[Any, Connection]]) -> None:
+    for proc, _conn in workers:
+        if proc.is_alive():
+            proc.kill()
+    for proc, conn in workers:
+        proc.join(timeout=10)
+        conn.close()
+
+
 class Executor:
-    """Base class: ``run(fn, items)`` yields ``(index, fn(items[index]))`` in completion order."""
+    """Base class: this process.  ``run(fn, items)`` yields ``(index, fn(items[index]))`` in
+    completion order; :meth:`pool` gives the task pool it runs on."""
 
     name = "serial"
     workers = 1
+    retries = 0
+
+    def pool(
+        self,
+        fn: Task,
+        slots: int | None = None,
+        *,
+        relay: bool = False,
+        on_message: Callable[[Any], None] | None = None,
+    ) -> TaskPool:
+        """A pool of at most ``slots`` (default :attr:`workers`) tasks of ``fn`` in flight;
+        ``relay`` and ``on_message``: messages between local workers (:class:`ProcessPool`)."""
+        return TaskPool(fn)
 
     def run(
         self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str
     ) -> Iterator[tuple[int, Any]]:
-        for index, item in enumerate(items):
-            yield index, fn(item)
+        pool = self.pool(fn, min(self.workers, len(items)))
+        try:
+            yield from _run_on(pool, items, self.retries, describe)
+        except TaskFailed as exc:
+            item = items[int(exc.key)]
+            raise ScaleoutError(f"task {describe(item)} failed: {exc.cause!r}") from None
+        finally:
+            pool.close()
 
     def close(self) -> None:
         pass
@@ -73,6 +314,34 @@ class Executor:
         return "this process"
 
 
+def _run_on(
+    pool: TaskPool, items: Sequence[Any], retries: int, describe: Callable[[Any], str]
+) -> Iterator[tuple[int, Any]]:
+    """Every item's result on ``pool``, in completion order; a lost task is run again, at most
+    ``retries`` more times."""
+    attempts = [0] * len(items)
+    todo = list(range(len(items)))
+    in_flight = 0
+    while todo or in_flight:
+        while todo and in_flight < pool.slots:
+            index = todo.pop(0)
+            pool.submit(index, items[index])
+            in_flight += 1
+        for key, result in pool.wait():
+            index = int(key)
+            in_flight -= 1
+            if result is LOST:
+                attempts[index] += 1
+                if attempts[index] > retries:
+                    raise ScaleoutError(
+                        f"task {describe(items[index])} lost its worker "
+                        f"{attempts[index]} times; giving up"
+                    )
+                todo.insert(0, index)
+                continue
+            yield index, result
+
+
 class LocalExecutor(Executor):
     """``jobs`` worker processes (``jobs = 1``: run in this process, no pickling)."""
 
@@ -86,63 +355,53 @@ class LocalExecutor(Executor):
         workers = self.workers if tasks is None else min(self.workers, tasks)
         return f"{workers} local processes" if workers > 1 else "this process"
 
-    def _pool(self, tasks: int) -> ProcessPoolExecutor:
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        return ProcessPoolExecutor(
-            max_workers=min(self.workers, tasks),
-            mp_context=ctx,
-            initializer=init_worker,
-            initargs=(os.getpid(),),
-        )
+    def pool(
+        self,
+        fn: Task,
+        slots: int | None = None,
+        *,
+        relay: bool = False,
+        on_message: Callable[[Any], None] | None = None,
+    ) -> TaskPool:
+        size = self.workers if slots is None else min(self.workers, slots)
+        if size <= 1:
+            return TaskPool(fn)
+        return ProcessPool(fn, size, relay=relay, on_message=on_message)
 
-    def run(
-        self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str
-    ) -> Iterator[tuple[int, Any]]:
-        if self.workers <= 1 or len(items) <= 1:
-            yield from Executor.run(self, fn, items)
-            return
-        attempts = [0] * len(items)
-        todo = list(range(len(items)))
-        while todo:
-            pool = self._pool(len(todo))
-            futures: dict[Future, int] = {pool.submit(fn, items[i]): i for i in todo}
-            todo = []
-            broken = False
+
+class RayPool(TaskPool):
+    """Tasks of ``fn`` on a Ray cluster (:class:`RayExecutor`); a task that raised is
+    :class:`TaskFailed`, one lost beyond Ray's retries :data:`LOST`."""
+
+    def __init__(self, executor: RayExecutor, fn: Task, slots: int) -> None:
+        self.ray, self.slots = executor.ray, slots
+        self.remote = self.ray.remote(max_retries=executor.retries, retry_exceptions=False)(fn)
+        self.refs: dict[Any, Any] = {}
+
+    def submit(self, key: Any, item: Any) -> None:
+        self.refs[self.remote.remote(item)] = key
+
+    def wait(self) -> list[tuple[Any, Any]]:
+        ray = self.ray
+        done, _ = ray.wait(list(self.refs), num_returns=1)
+        out: list[tuple[Any, Any]] = []
+        for ref in done:
+            key = self.refs.pop(ref)
             try:
-                pending = set(futures)
-                while pending:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        index = futures[future]
-                        try:
-                            result = future.result()
-                        except BrokenProcessPool:
-                            broken = True
-                            attempts[index] += 1
-                            if attempts[index] > self.retries:
-                                raise ScaleoutError(
-                                    f"task {describe(items[index])} lost its worker "
-                                    f"{attempts[index]} times; giving up"
-                                ) from None
-                            todo.append(index)
-                            continue
-                        yield index, result
-            finally:
-                if broken or todo:
-                    pool.shutdown(wait=True, cancel_futures=True)
-                else:
-                    _stop(pool)
+                out.append((key, ray.get(ref)))
+            except ray.exceptions.RayTaskError as exc:  # the task itself raised
+                raise TaskFailed(key, exc.cause) from None
+            except ray.exceptions.RayError:  # worker or node lost beyond Ray's retries
+                out.append((key, LOST))
+        return out
 
+    def cancel_all(self) -> None:
+        for ref in self.refs:
+            self.ray.cancel(ref, force=True)
+        self.refs.clear()
 
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Shut a pool down now, ending workers that are still busy (after Ctrl-C or an error)."""
-    processes = list(getattr(pool, "_processes", {}).values())  # no public handle on the workers
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(timeout=5)
+    def close(self) -> None:
+        self.cancel_all()
 
 
 #: Ray starts its workers at nice 15, so beside any other work they get only what is left
@@ -202,32 +461,17 @@ class RayExecutor(Executor):
     def describe(self, tasks: int | None = None) -> str:
         return f"Ray cluster {self.address!r} ({self.workers} CPUs)"
 
-    def run(
-        self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str
-    ) -> Iterator[tuple[int, Any]]:
-        ray = self.ray
-        remote = ray.remote(max_retries=self.retries, retry_exceptions=False)(fn)
-        refs = {remote.remote(item): i for i, item in enumerate(items)}
-        pending = list(refs)
-        try:
-            while pending:
-                done, pending = ray.wait(pending, num_returns=1)
-                for ref in done:
-                    index = refs[ref]
-                    try:
-                        result = ray.get(ref)
-                    except ray.exceptions.RayTaskError as exc:  # the task itself raised
-                        raise ScaleoutError(
-                            f"task {describe(items[index])} failed: {exc.cause!r}"
-                        ) from None
-                    except ray.exceptions.RayError as exc:  # worker or node lost beyond the retries
-                        raise ScaleoutError(
-                            f"task {describe(items[index])} was lost: {type(exc).__name__}"
-                        ) from None
-                    yield index, result
-        finally:
-            for ref in pending:
-                ray.cancel(ref, force=True)
+    def pool(
+        self,
+        fn: Task,
+        slots: int | None = None,
+        *,
+        relay: bool = False,
+        on_message: Callable[[Any], None] | None = None,
+    ) -> TaskPool:
+        """Ray tasks, at most ``slots`` (default: the cluster's CPUs) in flight; no messages
+        between them (``relay`` and ``on_message`` are for local workers)."""
+        return RayPool(self, fn, max(1, slots or self.workers))
 
     def close(self) -> None:
         if self._started and self.ray.is_initialized():

@@ -31,7 +31,7 @@ from ramseygadgets.problem import Problem
 from ramseygadgets.search.cubelog import CUBES_FILE, cubes_by_node, read_log
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
-from ramseygadgets.search.runners import SerialRunner
+from ramseygadgets.search.runners import CubeRunner
 
 #: The environment variables of the audit hook (set for the cluster's nodes only).
 FORBID_ENV = "RAMSEYGADGETS_TEST_FORBID_DIR"
@@ -243,9 +243,9 @@ def test_a_cube_task_carries_no_path(tmp_path, monkeypatch):
     import io
 
     tasks: list[Any] = []
-    submit = SerialRunner.submit
+    submit = CubeRunner.submit
     monkeypatch.setattr(
-        SerialRunner, "submit", lambda self, k, t: (tasks.append(t), submit(self, k, t))
+        CubeRunner, "submit", lambda self, k, t: (tasks.append(t), submit(self, k, t))
     )
     problem = Problem.make("K3", "K4-e", "red-determiner")
     solve_cubes(

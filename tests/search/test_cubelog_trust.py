@@ -5,6 +5,7 @@ says what the fact rests on.  Each forgery starts from a genuine log of a tiny s
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from pathlib import Path
@@ -14,7 +15,6 @@ from typer.testing import CliRunner
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
-from ramseygadgets.cli import search as cli_search
 from ramseygadgets.search import SearchError
 from ramseygadgets.search.cubeproof import (
     CubeLogRefused,
@@ -241,7 +241,8 @@ def test_an_interrupted_single_problem_prints_its_proof_line(monkeypatch):
             on_level(LevelRecord(n, "none", 0.0))
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_search, "solve_problem", interrupted)
+    solve_module = importlib.import_module("ramseygadgets.search.solve")  # not the function
+    monkeypatch.setattr(solve_module, "solve", interrupted)  # the CLI imports it when it runs
     result = cli.invoke(app, ["solve", "p3_k3_red_determiner"])
     assert result.exit_code == 130
     assert "proof: none on 2..3 vertices" in result.output

@@ -18,6 +18,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from ramseygadgets import executors
 from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
 from ramseygadgets.cli import search as cli_search
@@ -115,9 +116,9 @@ def test_cubes_split_at_run_time_keep_the_verdict(jobs):
 def test_workers_swap_lemmas_while_their_cubes_run(monkeypatch):
     """The parent relays the lemmas a running cube learned to the other worker (same verdict)."""
     relayed: list[tuple] = []
-    send = runners_module._send_if_room
+    send = executors._send_if_room
     monkeypatch.setattr(
-        runners_module, "_send_if_room", lambda conn, m: (relayed.append(m), send(conn, m))
+        executors, "_send_if_room", lambda conn, m: (relayed.append(m), send(conn, m))
     )
     r = solve_cubes(K3_K4E_RED, SearchOptions(min_vertices=9, max_vertices=9, jobs=2, cubes=4))
     assert r.status == "none-up-to-limit" and r.lower_bound == 10
@@ -191,7 +192,7 @@ def test_a_lemma_message_to_a_full_pipe_is_dropped_not_waited_for():
         while select.select([], [ours.fileno()], [], 0)[1]:
             ours.send_bytes(filler)
         t0 = time.monotonic()
-        runners_module._send_if_room(ours, ("lemmas", ("p", 9, 0), [("c", 1)]))
+        executors._send_if_room(ours, ("lemmas", ("p", 9, 0), [("c", 1)]))
         assert time.monotonic() - t0 < 1
         received = []
         while theirs.poll():
@@ -205,9 +206,9 @@ def test_a_lemma_message_to_a_full_pipe_is_dropped_not_waited_for():
 def test_a_lemma_message_to_a_worker_that_is_gone_is_dropped_quietly():
     ours, theirs = mp.Pipe(duplex=True)
     theirs.close()  # the worker's end: its process died
-    runners_module._send_if_room(ours, ("lemmas", ("p", 9, 0), [("c", 1)]))
+    executors._send_if_room(ours, ("lemmas", ("p", 9, 0), [("c", 1)]))
     ours.close()  # and a connection this process already closed
-    runners_module._send_if_room(ours, ("lemmas", ("p", 9, 0), [("c", 1)]))
+    executors._send_if_room(ours, ("lemmas", ("p", 9, 0), [("c", 1)]))
 
 
 def _none_share(records: list[dict]) -> float:

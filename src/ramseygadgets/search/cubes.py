@@ -60,7 +60,6 @@ __all__ = [
     "CubeTask",
     "clear_finders",
     "LemmaExchange",
-    "is_lemmas",
     "take_lemmas",
     "run_cube",
 ]
@@ -267,11 +266,6 @@ class LemmaExchange:
         self.sent = len(learned)
         for message in self.receive():
             take_lemmas(message)
-
-
-def is_lemmas(message: object) -> bool:
-    """Whether a worker message is a :class:`LemmaExchange` one."""
-    return isinstance(message, tuple) and len(message) == 3 and message[0] == "lemmas"
 
 
 def take_lemmas(message: tuple[str, tuple[Any, ...], list[tuple[str, object]]]) -> None:

@@ -15,7 +15,7 @@ local processes, Ray), at most ``slots`` at a time, in generation order.  The le
 **Lemma sharing.**  A finished cube returns its lemmas; cubes submitted later on the same level
 and layout start with the most recent :data:`.cubes.MAX_SHARED_LEMMAS` of them (sound: every
 lemma holds for every solution of the level, :mod:`.cubes`).  Local workers also swap them while
-their cubes run (:class:`.cubes.LemmaExchange`, relayed by :class:`.runners.LocalRunner`).
+their cubes run (:class:`.cubes.LemmaExchange`, relayed by the local task pool, :class:`ramseygadgets.executors.ProcessPool`).
 
 **Checkpoints** (``out``): every finished cube is appended to ``OUT/cubes.jsonl``
 (:mod:`.cubelog`) by this process (the driver) with the problem, the engine that ran, the
