@@ -67,11 +67,11 @@ def generate(work: Path, cross_check: int) -> list[list[str]]:
 
 def brute_force(problem: Problem, candidate: Candidate) -> dict[str, Any]:
     """The independent check over all 3^m colourings, where it is small enough."""
-    colourings = problem.spec.c**candidate.graph.m
-    if colourings > MAX_BRUTE_FORCE_COLORINGS:
+    colorings = problem.spec.c**candidate.graph.m
+    if colorings > MAX_BRUTE_FORCE_COLORINGS:
         return {"checked": False, "why": f"{problem.spec.c}^{candidate.graph.m} colourings"}
     ok = brute_force_verify_multi(problem, candidate.graph, candidate.designated)
-    return {"checked": True, "agree": ok, "colourings": colourings}
+    return {"checked": True, "agree": ok, "colourings": colorings}
 
 
 def entry(record: dict[str, Any], census: dict[str, Any]) -> dict[str, Any] | None:

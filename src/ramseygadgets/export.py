@@ -1,7 +1,7 @@
 """Export the dataset (problems, prompts for every setting, minimal solutions) as JSONL or Parquet.
 
 ``export_dataset(out_dir, fmt)`` writes ``problems.<ext>`` (one row per problem; the paper's 70,
-or any :class:`~ramseygadgets.selection.ProblemSet` such as ``--set extended``, whose rows
+or any :class:`~ramseygadgets.selection.Selection` such as ``--set extended``, whose rows
 add ``size_tier``),
 ``prompts.<ext>`` (one row per problem and applicable setting: by default the paper's five,
 :data:`~ramseygadgets.prompts.SETTINGS`; ``settings`` chooses others, e.g. ``python``, whose
@@ -32,7 +32,7 @@ from ramseygadgets.solutions import Solution, get_solution
 from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
 
 if TYPE_CHECKING:
-    from ramseygadgets.selection import ProblemSet
+    from ramseygadgets.selection import Selection
     from ramseygadgets.solutions import Solution
 
 FORMATS = ("jsonl", "parquet")
@@ -56,7 +56,7 @@ class ExportResult:
         }
 
 
-def _solution(problem: Problem, problem_set: ProblemSet | None = None) -> Solution:
+def _solution(problem: Problem, problem_set: Selection | None = None) -> Solution:
     """The minimal solution ``problem_set`` holds (method: the set's name), else the shipped one
     (the paper's 70 in the paper's set)."""
 
@@ -93,7 +93,7 @@ def _settings_of(problem: Problem, size: int, settings: Sequence[str] | None) ->
 
 def problem_row(
     problem: Problem,
-    problem_set: ProblemSet | None = None,
+    problem_set: Selection | None = None,
     settings: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One row of ``problems``: the problem (:meth:`Problem.fields`), every colour's pattern as
@@ -132,7 +132,7 @@ def problem_row(
 def prompt_rows(
     problem: Problem,
     profile: ModelProfile,
-    problem_set: ProblemSet | None = None,
+    problem_set: Selection | None = None,
     settings: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The rows of ``prompts`` for one problem: one per applicable setting of ``settings``
@@ -187,7 +187,7 @@ def export_dataset(
     *,
     profile: ModelProfile | str | None = None,
     problems: Sequence[Problem] | None = None,
-    problem_set: ProblemSet | None = None,
+    problem_set: Selection | None = None,
     progress: Callable[[int, int], None] | None = None,
     settings: Sequence[str] | None = None,
 ) -> ExportResult:

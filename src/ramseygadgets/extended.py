@@ -22,6 +22,8 @@ atlas' and :meth:`Problem.of_colors <ramseygadgets.catalog.Problem.of_colors>` i
 from __future__ import annotations
 
 import json
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -33,7 +35,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.problem import Problem
 
-THREE_COLOUR_FILE = "three_colour.json"
+THREE_COLOR_FILE = "three_colour.json"
 #: Size tiers by minimal vertex count, easiest first.
 SIZE_TIERS = ("≤6", "7-8", "9-10", "≥11")
 
@@ -131,9 +133,9 @@ def atlas_problems() -> list[ExtendedEntry]:
 # ---------------------------------------------------------------------------------------------
 # Three colours: data/three_colour.json
 # ---------------------------------------------------------------------------------------------
-def three_colour_entries() -> list[ExtendedEntry]:
+def three_color_entries() -> list[ExtendedEntry]:
     """The shipped three-colour problems: (problem, minimal Candidate, proof) each."""
-    data = _three_colour_data()
+    data = _three_color_data()
     found = []
     for record in data.get("entries", []):
         try:
@@ -141,7 +143,7 @@ def three_colour_entries() -> list[ExtendedEntry]:
             candidate = Candidate.from_json(record["solution"], problem.kind, max_vertices=None)
         except (RamseyGadgetsError, ValueError, KeyError, TypeError) as exc:
             raise ExtendedSetError(
-                f"data/{THREE_COLOUR_FILE}: unusable entry {record.get('id', '?')}: {exc}"
+                f"data/{THREE_COLOR_FILE}: unusable entry {record.get('id', '?')}: {exc}"
             ) from None
         proof = record["proof"]
         edges_minimal = proof.get("edges_minimal") is True
@@ -150,14 +152,14 @@ def three_colour_entries() -> list[ExtendedEntry]:
 
 
 @lru_cache(maxsize=1)
-def _three_colour_data() -> dict[str, Any]:
+def _three_color_data() -> dict[str, Any]:
     try:
-        text = resources.files("ramseygadgets.data").joinpath(THREE_COLOUR_FILE).read_text("utf-8")
+        text = resources.files("ramseygadgets.data").joinpath(THREE_COLOR_FILE).read_text("utf-8")
         data = json.loads(text)
     except (FileNotFoundError, ValueError) as exc:
-        raise ExtendedSetError(f"cannot read data/{THREE_COLOUR_FILE}: {exc}") from None
+        raise ExtendedSetError(f"cannot read data/{THREE_COLOR_FILE}: {exc}") from None
     if not isinstance(data, dict):
-        raise ExtendedSetError(f"data/{THREE_COLOUR_FILE} must hold a JSON object")
+        raise ExtendedSetError(f"data/{THREE_COLOR_FILE} must hold a JSON object")
     return data
 
 
@@ -167,7 +169,7 @@ def _three_colour_data() -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def extended_problems() -> tuple[ExtendedEntry, ...]:
     """Every problem of the extended set (two and three colours), in listing order."""
-    return (*atlas_problems(), *three_colour_entries())
+    return (*atlas_problems(), *three_color_entries())
 
 
 def tier_counts(problems: tuple[ExtendedEntry, ...] | None = None) -> dict[str, dict[str, int]]:
@@ -202,6 +204,20 @@ __all__ = [
     "extended_problems",
     "parse_size_tier",
     "size_tier",
-    "three_colour_entries",
+    "three_color_entries",
     "tier_counts",
 ]
+
+
+def __getattr__(name: str) -> Callable[[], list[ExtendedEntry]]:
+    """``three_colour_entries``: the old name of :func:`three_color_entries` (deprecated in 0.2,
+    goes in the next release)."""
+    if name == "three_colour_entries":
+        warnings.warn(
+            "ramseygadgets.extended.three_colour_entries is now three_color_entries; "
+            "the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return three_color_entries
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,7 +41,7 @@ from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.patterns import canonical_graph6
 
 __all__ = [
-    "COLOUR_SWAP",
+    "COLOR_SWAP",
     "EXTENDED_SET",
     "PAPER_SET",
     "ProblemKey",
@@ -65,7 +65,7 @@ EXTENDED_SET = "extended"
 
 #: What exchanging the colours does to each gadget type of the (F,H) problem, read as an
 #: (H,F) problem; ``None``: no gadget type of the (H,F) problem is equivalent.
-COLOUR_SWAP: dict[GadgetType, GadgetType | None] = {
+COLOR_SWAP: dict[GadgetType, GadgetType | None] = {
     GadgetType.RED_DETERMINER: GadgetType.BLUE_DETERMINER,
     GadgetType.BLUE_DETERMINER: GadgetType.RED_DETERMINER,
     GadgetType.POSITIVE_SENDER: GadgetType.POSITIVE_SENDER,
@@ -87,7 +87,7 @@ def problem_key(problem: Problem) -> ProblemKey:
         return ("colors", "|".join([forced, *sorted(colors)]), problem.kind.value)
     f, h = canonical_graph6(problem.F.graph), canonical_graph6(problem.H.graph)
     own = (f, h, problem.gadget.value)
-    swapped = COLOUR_SWAP[problem.gadget]
+    swapped = COLOR_SWAP[problem.gadget]
     return own if swapped is None else min(own, (h, f, swapped.value))
 
 

@@ -1,6 +1,9 @@
 """Problem-set files: the one reader behind ``eval --dataset`` (and every other ``--dataset``
-option, through :func:`ramseygadgets.selection.load_problem_file`) and ``train-data --from``
-(:func:`ramseygadgets.problemsets.load_generated`).
+option) and ``train-data --from``.  What is read is judged by the caller:
+:func:`ramseygadgets.selection.load_selection` (a :class:`~ramseygadgets.selection.Selection`
+to evaluate: a wrong solution refuses the file) and
+:func:`ramseygadgets.problemsets.load_generated` (the records as read, for
+:mod:`ramseygadgets.training.sets`, which leaves out what it cannot trust).
 
 A problem-set file is JSON Lines (or a JSON list, or ``{"problems": [...]}``) of records with
 ``F``, ``H``, ``gadget`` (or, for any number of colours, ``colors`` — one forbidden pattern, or

@@ -14,7 +14,7 @@ of a minimal solution counts, and the proofs the project ships.
   paper's 70 and the extended set with their proven minimal solutions, the atlas' other entries
   with their proven lower bounds and best known solutions.  A problem-set file never overrides
   a shipped proof, and one that contradicts it is refused
-  (:func:`ramseygadgets.selection.load_problem_file`).
+  (:func:`ramseygadgets.selection.load_selection`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the default; ``extended``, :mod:`ramseygadgets.extended`) or a problem-set file 
 optionally filtered, with each problem's known minimal solution and its *proven* optimum.
 
 A problem-set file (formats: :mod:`ramseygadgets.problemfile`) is trusted only as far as it
-proves (:func:`load_problem_file`):
+proves (:func:`load_selection`):
 
 * every solution it gives must pass the exact verifier, or the file is refused;
 * a problem that has a shipped proof (the paper's 70, the extended set, the atlas; matched up to
@@ -47,7 +47,7 @@ __all__ = [
     "GADGET_TIERS",
     "Optimum",
     "ProblemSetError",
-    "ProblemSet",
+    "Selection",
     "merge_problem_sets",
     "named_problem_set",
     "check_set_name",
@@ -55,7 +55,7 @@ __all__ = [
     "find_in_set",
     "with_extended_ids",
     "select_problems",
-    "load_problem_file",
+    "load_selection",
 ]
 
 #: The named problem sets (``--set``); the first is the default.
@@ -76,14 +76,15 @@ class Optimum:
 
 
 @dataclass
-class ProblemSet:
-    """Problems in evaluation order with their minimal solutions where known.
+class Selection:
+    """The problems a command runs, in evaluation order, with their minimal solutions where
+    known.
 
     ``size_tiers``: problem id → tier by minimal size (``≤6`` .. ``≥11``), for sets that
     have them (``extended``).  ``proven``: the ids whose solution is *proven* minimal (fewest
     vertices, then fewest edges at that vertex count): every shipped catalog and extended
     solution (in a problem-set file too, matched up to equivalence), and a problem-set record
-    whose claim counts (:func:`load_problem_file`).  Only these give an :meth:`optimum`.
+    whose claim counts (:func:`load_selection`).  Only these give an :meth:`optimum`.
     ``edges_unproven``: those of ``proven`` whose vertex count is proven minimal but not their
     edge count (extended entries shown as "≤ m"): their optimum has no edge count.
     """
@@ -131,16 +132,16 @@ class ProblemSet:
         edges = None if problem.id in self.edges_unproven else found.graph.m
         return Optimum(found.graph.n, edges)
 
-    def first(self, limit: int | None) -> ProblemSet:
+    def first(self, limit: int | None) -> Selection:
         """The first ``limit`` problems (all of them for ``None``), as ``eval --limit`` runs."""
         if limit is None:
             return self
         return self.subset(self.problems[:limit])
 
-    def subset(self, problems: list[Problem]) -> ProblemSet:
+    def subset(self, problems: list[Problem]) -> Selection:
         """These problems of the set, with their solutions and tiers."""
         keep = {p.id for p in problems}
-        return ProblemSet(
+        return Selection(
             problems,
             {pid: c for pid, c in self.solutions.items() if pid in keep},
             self.source,
@@ -166,19 +167,19 @@ def _catalog_solutions(problems: Iterable[Problem]) -> dict[str, Candidate]:
     return found
 
 
-def named_problem_set(name: str = "paper") -> ProblemSet:
+def named_problem_set(name: str = "paper") -> Selection:
     """A named set: ``paper`` (the 70, with their shipped solutions) or ``extended``."""
     if check_set_name(name) == "extended":
         return extended_problem_set()
     solutions = _catalog_solutions(all_problems())
-    return ProblemSet(list(all_problems()), solutions, proven=frozenset(solutions))
+    return Selection(list(all_problems()), solutions, proven=frozenset(solutions))
 
 
-def extended_problem_set() -> ProblemSet:
+def extended_problem_set() -> Selection:
     """The extended set (:mod:`ramseygadgets.extended`; two and three colours) with its
     minimal solutions and size tiers."""
     chosen = extended_problems()
-    return ProblemSet(
+    return Selection(
         [p.problem for p in chosen],
         {p.id: p.candidate for p in chosen},
         source="extended",
@@ -196,20 +197,18 @@ def check_set_name(name: str) -> str:
     return name
 
 
-def base_problem_set(dataset: str | Path | None = None, set_name: str | None = None) -> ProblemSet:
+def base_problem_set(dataset: str | Path | None = None, set_name: str | None = None) -> Selection:
     """The problem-set file ``dataset`` or the named set (default ``paper``); not both."""
     if dataset is not None and set_name is not None:
         raise ProblemSetError(
             f"give either --set or --dataset, not both (--set {set_name}, --dataset {dataset})"
         )
     return (
-        load_problem_file(dataset)
-        if dataset is not None
-        else named_problem_set(set_name or "paper")
+        load_selection(dataset) if dataset is not None else named_problem_set(set_name or "paper")
     )
 
 
-def find_in_set(base: ProblemSet, problem_id: str) -> Problem:
+def find_in_set(base: Selection, problem_id: str) -> Problem:
     """A problem of ``base`` by id; the paper's set also takes titles and suggests close ids."""
     if base.source == "catalog":
         try:
@@ -230,7 +229,7 @@ def select_problems(
     tier: str | None = None,
     dataset: str | Path | None = None,
     set_name: str | None = None,
-) -> ProblemSet:
+) -> Selection:
     """A named set (default ``paper``) or a ``dataset`` file, restricted to ``ids`` and/or a
     ``tier`` (``easy``/``hard``, or a size tier such as ``9-10`` in a set that has them)."""
     base = base_problem_set(dataset, set_name)
@@ -247,7 +246,7 @@ def select_problems(
     return base.subset(problems)
 
 
-def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
+def merge_problem_sets(sets: Sequence[Selection]) -> Selection:
     """One set with the problems of ``sets`` in order (the first of equal ids wins), their
     solutions and size tiers; the source is the first set's."""
     problems: dict[str, Problem] = {}
@@ -268,7 +267,7 @@ def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
                 if p.id in s.edges_unproven:
                     edges_unproven.add(p.id)
     first = sets[0]
-    return ProblemSet(
+    return Selection(
         list(problems.values()),
         solutions,
         first.source,
@@ -279,7 +278,7 @@ def merge_problem_sets(sets: Sequence[ProblemSet]) -> ProblemSet:
     )
 
 
-def with_extended_ids(base: ProblemSet, ids: Iterable[str]) -> ProblemSet:
+def with_extended_ids(base: Selection, ids: Iterable[str]) -> Selection:
     """The paper's set plus the problems of the extended set that ``ids`` name by id (an extended
     id used without ``--set extended``), with their minimal solutions and size tiers."""
     wanted = {raw.strip().lower() for raw in ids} - set(base.ids)
@@ -293,7 +292,7 @@ def with_extended_ids(base: ProblemSet, ids: Iterable[str]) -> ProblemSet:
     return merge_problem_sets([base, extended.subset(found)])
 
 
-def _in_tier(base: ProblemSet, problems: list[Problem], tier: str) -> list[Problem]:
+def _in_tier(base: Selection, problems: list[Problem], tier: str) -> list[Problem]:
     if tier in GADGET_TIERS:
         return [p for p in problems if p.tier == tier]
     size_tiers = [t for t in SIZE_TIERS if t in base.size_tiers.values()]
@@ -317,7 +316,7 @@ class _Trusted:
     edges_proven: bool = False
 
 
-def load_problem_file(path: str | Path) -> ProblemSet:
+def load_selection(path: str | Path) -> Selection:
     """The problems of a problem-set file (or ``generate`` folder) with their solutions and the
     optima they prove (module docs): every solution verified, shipped proofs kept, other claims
     counted only under :func:`~ramseygadgets.proofs.proof_problem`."""
@@ -326,7 +325,7 @@ def load_problem_file(path: str | Path) -> ProblemSet:
         raise ProblemSetError(f"problem set {path} holds no problems")
     proofs = proof_records(path)
     trusted = [_trusted(entry, proofs) for entry in read.records]
-    return ProblemSet(
+    return Selection(
         [t.problem for t in trusted],
         {t.problem.id: t.solution for t in trusted if t.solution is not None},
         str(path),

@@ -43,7 +43,7 @@ def test_the_atlas_has_every_problem_of_both_sections_in_order():
     assert len(plan.ids) == 144 + 372  # 128 + 16 impossible; 370 + 2 impossible
 
 
-def test_every_solution_passes_the_verifier_for_its_problem_and_its_colour_swap_twin():
+def test_every_solution_passes_the_verifier_for_its_problem_and_its_color_swap_twin():
     solved = _solved()
     assert len(solved) >= 300
     for e in solved:

@@ -7,7 +7,7 @@ import pytest
 from ramseygadgets.atlas.plan import (
     PAPER_GRAPHS,
     SECTIONS,
-    colour_swap,
+    color_swap,
     graph_label,
     parse_sections,
     plan_atlas,
@@ -62,12 +62,12 @@ def test_the_star_section_covers_every_connected_five_vertex_graph():
     assert [i.id for i in plan.impossible] == ["k14_k14_red_determiner", "k14_k14_blue_determiner"]
 
 
-def test_colour_swap_names_the_twin_problem():
+def test_color_swap_names_the_twin_problem():
     red = Problem.make("K3", "C4", "red-determiner")
-    assert colour_swap(red) == "(C4, K3)-blue-determiner"
-    assert colour_swap(Problem.make("K3", "C4", "blue-determiner")) == "(C4, K3)-red-determiner"
-    assert colour_swap(Problem.make("P4", "K4", "negative-sender")) == "(K4, P4)-negative-sender"
-    assert colour_swap(Problem.make("K1,3", "C4", "clause-gadget")) is None
+    assert color_swap(red) == "(C4, K3)-blue-determiner"
+    assert color_swap(Problem.make("K3", "C4", "blue-determiner")) == "(C4, K3)-red-determiner"
+    assert color_swap(Problem.make("P4", "K4", "negative-sender")) == "(K4, P4)-negative-sender"
+    assert color_swap(Problem.make("K1,3", "C4", "clause-gadget")) is None
 
 
 @needs_nauty

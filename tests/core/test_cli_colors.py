@@ -31,7 +31,7 @@ def one_line_error(result, *words: str) -> None:
 
 
 @pytest.mark.parametrize("name", [GREEN_ID, GREEN_TITLE])
-def test_verify_a_three_colour_answer(name):
+def test_verify_a_three_color_answer(name):
     result = run("verify", name, "-", stdin=json.dumps(ANSWER))
     assert result.exit_code == 0, result.output
     assert f"CORRECT {GREEN_TITLE}: G is good and edge e = 0-1 is green" in result.stdout
@@ -48,7 +48,7 @@ def test_check_a_raw_reply():
     assert result.exit_code == 0 and "CORRECT (P3, P3, C4)-green-determiner" in result.stdout
 
 
-def test_show_draws_a_three_colour_coloring(tmp_path):
+def test_show_draws_a_three_color_coloring(tmp_path):
     out = tmp_path / "green.svg"
     result = run("show", GREEN_TITLE, "-", "--out", str(out), "--json", stdin=json.dumps(ANSWER))
     assert result.exit_code == 0, result.output
@@ -58,7 +58,7 @@ def test_show_draws_a_three_colour_coloring(tmp_path):
     assert "#2ca02c" in out.read_text()  # green edges are drawn green
 
 
-def test_prompt_of_a_three_colour_problem():
+def test_prompt_of_a_three_color_problem():
     result = run("prompt", GREEN_ID, "--setting", "structural-hint")
     assert result.exit_code == 0, result.output
     assert "There are 3 colors, red, blue and green." in result.stdout

@@ -21,7 +21,7 @@ from ramseygadgets.verifier import verify
 GREEN = Graph(6, ((0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 2), (1, 3), (1, 4), (1, 5)))
 
 
-def test_three_colour_ids_titles_and_records():
+def test_three_color_ids_titles_and_records():
     p = Problem.of_colors("P3 | P3 | C4", "green-determiner")
     assert (p.c, p.color_names, p.determined_color) == (3, ("red", "blue", "green"), 2)
     assert p.id == "p3__p3__c4_green_determiner"
@@ -43,7 +43,7 @@ def test_three_colour_ids_titles_and_records():
     assert sender.title == "(K1,3, P3, K3)-negative-sender" and sender.tier == "hard"
 
 
-def test_two_colours_are_the_same_problems_unchanged():
+def test_two_colors_are_the_same_problems_unchanged():
     for p in all_problems():
         assert Problem.of_colors([p.F, p.H], p.gadget) == p
         assert Problem.from_json(p.to_json()) == p
@@ -71,12 +71,12 @@ def test_lookup_by_id_or_title_and_the_spec_form_agree():
         ("(P3, P3, K9x)-green-determiner", "unknown pattern 'K9x'"),
     ],
 )
-def test_unusable_three_colour_problems_are_one_clear_error(text, message):
+def test_unusable_three_color_problems_are_one_clear_error(text, message):
     with pytest.raises(UnknownProblemError, match="problem .*" + message.replace("(", r"\(")):
         get_problem(text)
 
 
-def test_hardness_gadgets_and_bad_colour_counts_are_refused():
+def test_hardness_gadgets_and_bad_color_counts_are_refused():
     with pytest.raises(ValueError, match="defined for two colours only"):
         Problem.of_colors("K1,3 | K3 | K3", "variable-gadget")
     with pytest.raises(ValueError, match="2 to 8 colours"):
@@ -88,7 +88,7 @@ def test_hardness_gadgets_and_bad_colour_counts_are_refused():
         Problem(ColoringSpec.of(p3, p3, p3), GadgetKind.DETERMINER, 3)
 
 
-def test_pattern_sets_per_colour_are_problems_too():
+def test_pattern_sets_per_color_are_problems_too():
     """A colour may forbid several patterns (generate --spec): same class, same verifier."""
     p = Problem.from_json({"colors": [["P3"], ["K3", "C4"], ["K4"]], "gadget": "red-determiner"})
     assert not p.is_pair and not p.spec.is_simple and p.c == 3
@@ -143,7 +143,7 @@ def test_verdicts_agree_with_the_brute_force(colors):
     assert brute_force_verify_multi(green, GREEN, Designated(((0, 1),)))
 
 
-def test_a_three_colour_counterexample_names_the_colours():
+def test_a_three_color_counterexample_names_the_colors():
     red = Problem.of_colors("P3 | P3 | C4", "red-determiner")
     verdict = verify(red, GREEN, Designated(((0, 1),)))
     assert not verdict.correct and verdict.check == "gadget"

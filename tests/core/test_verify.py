@@ -55,7 +55,7 @@ def test_clause_gadget_with_an_isolated_vertex_misses_patterns() -> None:
     assert all(wrong.witness.red_degree(v) == 0 for v in (0, 1, 4))
 
 
-def test_determiner_witness_shows_the_edge_in_the_other_colour() -> None:
+def test_determiner_witness_shows_the_edge_in_the_other_color() -> None:
     problem = get_problem("k13_k3_red_determiner")
     verdict = verify(problem, TRIANGLE, Designated(((0, 1),)))
     assert not verdict.correct and verdict.check == "gadget"
@@ -148,7 +148,7 @@ def test_verdict_json_fields() -> None:
     }
 
 
-def test_sender_needs_both_colours_of_e() -> None:
+def test_sender_needs_both_colors_of_e() -> None:
     # (P3, K3) on a triangle: exactly one edge is red in every good coloring (red matching, no
     # blue triangle), so e and f are never both red but e is red in some and blue in others.
     problem = get_problem("p3_k3_negative_sender")
@@ -180,7 +180,7 @@ def test_variable_gadget_reasons_name_the_enforcer_degree() -> None:
         assert not verdict.correct and "red degree 2" in verdict.reason
 
 
-def test_the_colour_encoding_agrees_and_an_unknown_encoding_is_refused() -> None:
+def test_the_color_encoding_agrees_and_an_unknown_encoding_is_refused() -> None:
     """``encoding="colors"`` runs the determiner and sender checks on the c-colour encoding (the
     same verdict); the hardness gadgets stay on the two-colour one; a typo is a clear error."""
     problem = get_problem("p3_k3_red_determiner")

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
-from ramseygadgets.extended import SIZE_TIERS, three_colour_entries
+from ramseygadgets.extended import SIZE_TIERS, three_color_entries
 from ramseygadgets.selection import extended_problem_set
 
 runner = CliRunner()
@@ -222,17 +222,17 @@ def test_problem_id_errors_are_one_line(tmp_path: Path, command: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["prompt", "show"])
-def test_a_three_colour_problem_of_the_set_is_reachable(command: str) -> None:
-    three = three_colour_entries()[0]
+def test_a_three_color_problem_of_the_set_is_reachable(command: str) -> None:
+    three = three_color_entries()[0]
     result = run(command, three.id, "--set", "extended")
     assert result.exit_code == 0, result.output
     assert "green" in result.output or "positive-sender" in result.output
 
 
-def test_a_three_colour_problem_of_the_set_checks_its_own_solution() -> None:
+def test_a_three_color_problem_of_the_set_checks_its_own_solution() -> None:
     from ramseygadgets.answers import format_answer
 
-    three = three_colour_entries()[0]
+    three = three_color_entries()[0]
     answer = format_answer(three.candidate, three.problem.kind)
     result = run("check", three.id, "-", "--set", "extended", stdin=answer)
     assert result.exit_code == 0, result.output

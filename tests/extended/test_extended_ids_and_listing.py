@@ -14,7 +14,7 @@ from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
 from ramseygadgets.cli import core as cli_core
 from ramseygadgets.cli.core import _pattern_column
-from ramseygadgets.extended import three_colour_entries
+from ramseygadgets.extended import three_color_entries
 from ramseygadgets.selection import extended_problem_set
 
 runner = CliRunner()
@@ -58,8 +58,8 @@ def test_a_typo_of_a_paper_id_still_suggests_close_ids() -> None:
     assert result.exit_code == 2 and "did you mean" in result.stderr
 
 
-def test_a_three_colour_problem_lists_its_patterns_not_characters() -> None:
-    three = three_colour_entries()[0].problem
+def test_a_three_color_problem_lists_its_patterns_not_characters() -> None:
+    three = three_color_entries()[0].problem
     record = three.to_json()
     f_column, h_column = _pattern_column(record)
     assert f_column == ", ".join(record["colors"]) and h_column == ""

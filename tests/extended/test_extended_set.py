@@ -19,7 +19,7 @@ from ramseygadgets.extended import (
     extended_problems,
     parse_size_tier,
     size_tier,
-    three_colour_entries,
+    three_color_entries,
     tier_counts,
 )
 from ramseygadgets.selection import extended_problem_set
@@ -54,8 +54,8 @@ def test_problems_set_extended_json_lists_200_with_solutions() -> None:
         assert r["solution"]["edges"] and r["min_vertices"] >= 2
         assert r["size_tier"] == size_tier(r["min_vertices"])
         assert r["proof"], r["id"]
-    colours = Counter(r["num_colors"] for r in records)
-    assert colours[3] >= 30
+    colors = Counter(r["num_colors"] for r in records)
+    assert colors[3] >= 30
     assert len({r["size_tier"] for r in records}) >= 3
     assert {r["source"] for r in records} == {"atlas:paper", "atlas:stars", "three-colour"}
 
@@ -88,12 +88,12 @@ def test_every_atlas_proof_names_its_prover_and_time() -> None:
         assert bound["proof"].startswith(f"no solution on {p.n - 1} vertices")
 
 
-def test_every_two_colour_solution_passes_verify() -> None:
+def test_every_two_color_solution_passes_verify() -> None:
     for p in atlas_problems():
         assert verify(p.problem, p.candidate).correct, p.id
 
 
-def test_sampled_two_colour_solutions_pass_the_brute_force() -> None:
+def test_sampled_two_color_solutions_pass_the_brute_force() -> None:
     """Every 7th atlas problem with at most 20 edges: the brute force over all colorings agrees."""
     for p in atlas_problems()[::7]:
         problem, candidate = p.problem, p.candidate
@@ -104,8 +104,8 @@ def test_sampled_two_colour_solutions_pass_the_brute_force() -> None:
             ), p.id
 
 
-def test_three_colour_solutions_and_proofs() -> None:
-    entries = three_colour_entries()
+def test_three_color_solutions_and_proofs() -> None:
+    entries = three_color_entries()
     assert len(entries) >= 30
     for p in entries:
         multi = p.problem
@@ -120,10 +120,10 @@ def test_three_colour_solutions_and_proofs() -> None:
         assert census["confirms_lower_bound"] == (p.n - 1 <= census["up_to"])
 
 
-def test_three_colour_solutions_pass_the_brute_force_where_feasible() -> None:
+def test_three_color_solutions_pass_the_brute_force_where_feasible() -> None:
     """The independent check over all 3^m colourings, for every solution with 3^m ≤ 2^22."""
     checked = 0
-    for p in three_colour_entries():
+    for p in three_color_entries():
         if 3**p.m <= MAX_BRUTE_FORCE_COLORINGS:
             multi = p.problem
             assert brute_force_verify_multi(multi, p.candidate.graph, p.candidate.designated)
@@ -131,8 +131,8 @@ def test_three_colour_solutions_pass_the_brute_force_where_feasible() -> None:
     assert checked >= 20
 
 
-def test_three_colour_entries_are_distinct_up_to_colour_renaming() -> None:
-    multis = [p.problem for p in three_colour_entries()]
+def test_three_color_entries_are_distinct_up_to_color_renaming() -> None:
+    multis = [p.problem for p in three_color_entries()]
     keys = [
         (m.spec.key, m.kind, m.spec.colors[m.color].key)
         if m.kind == "determiner" and m.color is not None
@@ -145,7 +145,7 @@ def test_three_colour_entries_are_distinct_up_to_colour_renaming() -> None:
 def test_eval_set_holds_every_problem_with_its_tier() -> None:
     problem_set = extended_problem_set()
     assert problem_set.ids == [p.id for p in extended_problems()]
-    assert len(problem_set.problems) == len(atlas_problems()) + len(three_colour_entries())
+    assert len(problem_set.problems) == len(atlas_problems()) + len(three_color_entries())
     for p in problem_set.problems:
         assert problem_set.size_tiers[p.id] == size_tier(problem_set.min_vertices(p))
 

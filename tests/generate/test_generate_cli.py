@@ -20,7 +20,7 @@ from ramseygadgets.problemsets import (
 from ramseygadgets.scaleout import LocalExecutor
 from ramseygadgets.scaleout.fanout import generate_problem_set
 from ramseygadgets.search.exhaustive import nauty_available
-from ramseygadgets.selection import load_problem_file
+from ramseygadgets.selection import load_selection
 from ramseygadgets.verifier import verify
 
 runner = CliRunner()
@@ -103,7 +103,7 @@ def test_generate_writes_an_eval_ready_set_and_resumes(tmp_path):
     )
     assert len(_lines(out / "results.jsonl")) == 13  # nothing solved twice
 
-    problem_set = load_problem_file(out / "problems.jsonl")
+    problem_set = load_selection(out / "problems.jsonl")
     assert len(problem_set.problems) == 13 and len(problem_set.solutions) == 13
     outcome = run_eval(
         EvalOptions(

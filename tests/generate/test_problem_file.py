@@ -26,7 +26,7 @@ from ramseygadgets.problemsets import (
     plan_problem_set,
 )
 from ramseygadgets.scaleout.fanout import SolveTask, solve_task
-from ramseygadgets.selection import Optimum, ProblemSetError, load_problem_file, select_problems
+from ramseygadgets.selection import Optimum, ProblemSetError, load_selection, select_problems
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verifier import verify
 
@@ -50,7 +50,7 @@ def spec_set(tmp_path_factory) -> Path:
     return out
 
 
-def test_a_spec_set_writes_three_colour_rows_with_colors_and_the_schema_version(spec_set):
+def test_a_spec_set_writes_three_color_rows_with_colors_and_the_schema_version(spec_set):
     rows = _lines(spec_set / "problems.jsonl")
     assert [r["id"] for r in rows] == [Problem.of_colors(SPEC, g).id for g in GADGETS]
     for row in rows:
@@ -217,7 +217,7 @@ def test_a_paper_problem_in_a_file_keeps_its_shipped_proof(tmp_path):
     problem = get_problem(PAPER)
     row = {**problem.to_json(), "solution": _padded(shipped.candidate, 2)}
     dataset = _write_rows(tmp_path / "set.jsonl", [row])
-    loaded = load_problem_file(dataset)
+    loaded = load_selection(dataset)
     assert loaded.optimum(problem) == Optimum(5, 7)
     assert loaded.solution(problem).graph.n == 5  # the shipped one: smaller than the file's
     sample = _replayed(tmp_path, dataset, PAPER, shipped.candidate)
@@ -239,7 +239,7 @@ def test_a_file_that_contradicts_a_shipped_proof_is_refused_naming_the_record(tm
     }
     dataset = _write_rows(tmp_path / "set.jsonl", [other, forged])
     with pytest.raises(ProblemSetError, match="set.jsonl:2: p3_k3_red_determiner contradicts"):
-        load_problem_file(dataset)
+        load_selection(dataset)
     result = runner.invoke(
         app, ["eval", "--dataset", str(dataset), "--runs", "1", "--out", str(tmp_path / "run")]
     )
@@ -250,15 +250,15 @@ def test_a_file_that_contradicts_a_shipped_proof_is_refused_naming_the_record(tm
     # a lower bound above the shipped minimum is the same lie
     bound = {**problem.to_json(), "lower_bound": 6}
     with pytest.raises(ProblemSetError, match="claims no solution has fewer than 6 vertices"):
-        load_problem_file(_write_rows(tmp_path / "bound.jsonl", [bound]))
+        load_selection(_write_rows(tmp_path / "bound.jsonl", [bound]))
 
 
-def test_a_shipped_proof_is_found_up_to_renaming_the_colours_and_relabelling(tmp_path):
+def test_a_shipped_proof_is_found_up_to_renaming_the_colors_and_relabelling(tmp_path):
     """(K3, P3)-blue-determiner is the (P3, K3)-red-determiner with the colours exchanged; K3
     given as an edge list is K3: the file's problem gets the paper's optimum and solution."""
     swapped = Problem.make("K3", "P3", "blue-determiner")
     row = {**swapped.to_json(), "F": "0-1 1-2 2-0"}
-    loaded = load_problem_file(_write_rows(tmp_path / "set.jsonl", [row]))
+    loaded = load_selection(_write_rows(tmp_path / "set.jsonl", [row]))
     (problem,) = loaded.problems
     assert problem.id != PAPER and loaded.optimum(problem) == Optimum(5, 7)
     assert verify(problem, loaded.solution(problem)).correct
@@ -280,13 +280,13 @@ def test_a_claim_without_a_checked_proof_record_proves_nothing(tmp_path):
     assert result.exit_code == 0, result.output
     rows = _lines(out / "problems.jsonl")
     assert len(rows) >= 3 and all(r["proven_minimal"] for r in rows)
-    honest = load_problem_file(out / "problems.jsonl")
+    honest = load_selection(out / "problems.jsonl")
     assert honest.proven == set(honest.ids)
     results = [r for r in _lines(out / "results.jsonl") if r["id"] != rows[0]["id"]]
     second = next(r for r in results if r["id"] == rows[1]["id"])
     second["levels"] = [level for level in second["levels"] if level["n"] != second["n"] - 1]
     _write_rows(out / "results.jsonl", results)
-    loaded = load_problem_file(out / "problems.jsonl")
+    loaded = load_selection(out / "problems.jsonl")
     assert loaded.proven == set(loaded.ids) - {rows[0]["id"], rows[1]["id"]}
     for row in rows[:2]:
         problem = loaded.get(row["id"])

@@ -39,7 +39,7 @@ def test_the_paper_lists_give_the_70_catalog_problems_plus_senders_of_the_symmet
     assert any("two stars" in r for r in reasons)
 
 
-def test_pairs_are_deduplicated_up_to_colour_swap_and_isomorphism():
+def test_pairs_are_deduplicated_up_to_color_swap_and_isomorphism():
     plan = plan_problem_set(["K3,C3", "0-1 1-2 2-0"], ["P4", "K3"], gadgets="determiners")
     titles = [p.title for p in plan.problems]
     assert titles == [
@@ -117,7 +117,7 @@ def test_hardness_gadgets_follow_the_polynomial_list(tmp_path):
         load_polynomial_pairs(str(bad))
 
 
-def test_multi_colour_specs_get_determiners_for_colours_without_a_twin():
+def test_multi_color_specs_get_determiners_for_colors_without_a_twin():
     plan = plan_problem_set(specs=["P3 | P3 | K3", "K3 | P3 | P3", "P3 | K3"])
     multi = [p for p in plan.problems if not p.is_pair]
     assert [p.gadget_name for p in multi] == [

@@ -42,7 +42,7 @@ def records(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
 
 
-def test_solver_and_report_with_a_table_per_colour_count(tmp_path):
+def test_solver_and_report_with_a_table_per_color_count(tmp_path):
     dataset = write_dataset(tmp_path / "set.jsonl")
     out = tmp_path / "run"
     result = run("--dataset", str(dataset), "--out", str(out))
@@ -74,7 +74,7 @@ def test_solver_and_report_with_a_table_per_colour_count(tmp_path):
     assert "(P3, P3, C4)-green-determiner" in (report / "report.html").read_text()
 
 
-def test_two_colour_reports_have_no_colour_table(tmp_path):
+def test_two_color_reports_have_no_color_table(tmp_path):
     out = tmp_path / "run"
     assert run("--problems", "p3_k3_red_determiner", "--out", str(out)).exit_code == 0
     report = tmp_path / "report"
@@ -82,7 +82,7 @@ def test_two_colour_reports_have_no_colour_table(tmp_path):
     assert not (report / "by_colors.md").exists() and (report / "by_pair.md").exists()
 
 
-def test_random_baseline_answers_three_colour_problems(tmp_path):
+def test_random_baseline_answers_three_color_problems(tmp_path):
     out = tmp_path / "run"
     result = run("--model", "random", "--problems", GREEN.title, "--runs", "4", "--out", str(out))
     assert result.exit_code == 0, result.output

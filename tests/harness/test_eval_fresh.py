@@ -24,7 +24,7 @@ from ramseygadgets.leakage import is_published, problem_key
 from ramseygadgets.problemsets import export_row
 from ramseygadgets.problemsets import stream as stream_module
 from ramseygadgets.report import ReportOptions, build_report, load_runs
-from ramseygadgets.selection import load_problem_file
+from ramseygadgets.selection import load_selection
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verifier import verify
 
@@ -112,7 +112,7 @@ def test_fresh_30_asks_30_unpublished_problems_each_with_its_proof(fresh_run) ->
         "polynomial_pairs": "builtin",
     }
     published = published_pairs()
-    problems = load_problem_file(out / "problems.jsonl")
+    problems = load_selection(out / "problems.jsonl")
     for row, problem in zip(drawn, problems.problems, strict=True):
         assert not equivalent_to_published(problem, published), problem.id
         assert not is_published(problem)
@@ -397,13 +397,13 @@ def test_too_few_fresh_problems_in_the_pool_is_a_clear_error(tmp_path) -> None:
     assert not (tmp_path / "run" / "problems.jsonl").exists()
 
 
-def test_three_colour_fresh_problems(tmp_path) -> None:
+def test_three_color_fresh_problems(tmp_path) -> None:
     """``--colors 3``: (P3, P3, P5) and (P3, P5, P5) problems outside the extended set's."""
     out = tmp_path / "run"
     args = ["--fresh", "3", "--colors", "3", "--pool", "P3,P5", "--max-size", "6", "--seed", "1"]
     result = run_eval(*args, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
-    problems = load_problem_file(out / "problems.jsonl")
+    problems = load_selection(out / "problems.jsonl")
     assert len(problems.problems) == 3 and set(problems.ids) == problems.proven
     assert all(p.c == 3 and not is_published(p) for p in problems.problems)
     three = {problem_key(e.problem) for e in extended_problems() if e.problem.c == 3}
@@ -418,7 +418,7 @@ def test_fresh_30_with_the_default_sizes(tmp_path) -> None:
     result = run_eval("--fresh", "30", "--seed", "7", *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
     published = published_pairs()
-    problems = load_problem_file(out / "problems.jsonl")
+    problems = load_selection(out / "problems.jsonl")
     assert len(problems.problems) == 30 and set(problems.ids) == problems.proven
     assert not any(equivalent_to_published(p, published) for p in problems.problems)
 

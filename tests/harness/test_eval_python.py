@@ -87,7 +87,7 @@ def solved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("tool_mode", ["text", "native"])
-def test_the_scripted_model_solves_two_and_three_colours(solved, tool_mode):
+def test_the_scripted_model_solves_two_and_three_colors(solved, tool_mode):
     out = solved[tool_mode]
     recs = records(out)
     assert sorted((r["problem_id"], r["run"]) for r in recs) == sorted(

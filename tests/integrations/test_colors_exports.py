@@ -14,7 +14,7 @@ from ramseygadgets.export import export_dataset
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.scoring import judge
 from ramseygadgets.integrations import lm_eval as glue
-from ramseygadgets.selection import load_problem_file
+from ramseygadgets.selection import load_selection
 from ramseygadgets.tools.coloring import run_coloring_tool
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")
@@ -34,8 +34,8 @@ def dataset(tmp_path: Path) -> Path:
     return path
 
 
-def test_hf_export_carries_colours_prompts_and_solutions(dataset, tmp_path):
-    problem_set = load_problem_file(dataset)
+def test_hf_export_carries_colors_prompts_and_solutions(dataset, tmp_path):
+    problem_set = load_selection(dataset)
     result = export_dataset(tmp_path / "out", problem_set=problem_set)
     problems = [json.loads(x) for x in result.files["problems"].read_text().splitlines()]
     prompts = [json.loads(x) for x in result.files["prompts"].read_text().splitlines()]
@@ -99,7 +99,7 @@ def test_inspect_zero_shot_samples(dataset):
 
 
 @pytest.mark.filterwarnings("ignore:The .initial. parameter is deprecated:DeprecationWarning")
-def test_inspect_multiround_native_tool_on_three_colours(dataset, tmp_path):
+def test_inspect_multiround_native_tool_on_three_colors(dataset, tmp_path):
     pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
     from inspect_scripted import Calls, ScriptedModel, Text, run_task
 

@@ -33,7 +33,7 @@ from ramseygadgets.runs.config import dataset_hash  # noqa: E402
 from ramseygadgets.selection import select_problems  # noqa: E402
 
 ZERO_SHOT_IDS = [ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE]  # as run_task asks them
-THREE_COLOUR = (
+THREE_COLOR = (
     "p3__p3__k13_negative_sender"  # of the extended set (ramseygadgets problems --set extended)
 )
 EXTENDED_PAIR = "p3_p3_negative_sender"  # a two-colour problem of the extended set
@@ -194,9 +194,9 @@ def _no_answer(problems: list[Any]) -> ScriptedModel:
 @pytest.mark.parametrize(
     "task_args,label",
     [
-        ({"problems": THREE_COLOUR}, "extended"),  # an extended id without problem_set
+        ({"problems": THREE_COLOR}, "extended"),  # an extended id without problem_set
         ({"problems": EXTENDED_PAIR, "problem_set": "extended"}, "extended"),
-        ({"problems": f"{ZERO_SHOT_CORRECT},{THREE_COLOUR}"}, "paper+extended"),
+        ({"problems": f"{ZERO_SHOT_CORRECT},{THREE_COLOR}"}, "paper+extended"),
         ({"dataset": "problems.jsonl"}, "file"),
     ],
     ids=["three-colour", "extended-set", "mixed", "dataset-file"],
@@ -206,8 +206,8 @@ def test_report_labels_every_selection_with_the_set_and_hash_it_ran(
 ) -> None:
     if "dataset" in task_args:  # a problem-set file with a three-colour problem
         path = tmp_path / task_args["dataset"]
-        path.write_text(json.dumps(get_problem(THREE_COLOUR).to_json()) + "\n")
-        task_args = {"dataset": str(path), "problems": THREE_COLOUR}
+        path.write_text(json.dumps(get_problem(THREE_COLOR).to_json()) + "\n")
+        task_args = {"dataset": str(path), "problems": THREE_COLOR}
     selected = select_problems(
         task_args["problems"].split(","),
         None,
@@ -239,7 +239,7 @@ def test_logs_written_before_the_task_recorded_its_set(
     [row] = leaderboard([str(tmp_path / "old.eval")], tmp_path / "report")
     assert (row["problem_set"], row["dataset_hash"]) == ("paper", None)
     none = {"dataset": None, "dataset_hash": None}
-    assert problem_set_of({}, {}, [THREE_COLOUR]) == {"problem_set": "extended", **none}
+    assert problem_set_of({}, {}, [THREE_COLOR]) == {"problem_set": "extended", **none}
     assert problem_set_of({}, {}, [ZERO_SHOT_CORRECT, EXTENDED_PAIR]) == {
         "problem_set": "paper+extended",
         **none,
@@ -247,7 +247,7 @@ def test_logs_written_before_the_task_recorded_its_set(
     assert problem_set_of({}, {"problem_set": "extended"}, [EXTENDED_PAIR])["problem_set"] == (
         "extended"
     )
-    assert problem_set_of({}, {"dataset": "set.jsonl"}, [THREE_COLOUR]) == {
+    assert problem_set_of({}, {"dataset": "set.jsonl"}, [THREE_COLOR]) == {
         "problem_set": None,
         "dataset": "set.jsonl",
         "dataset_hash": None,

@@ -131,7 +131,7 @@ def test_text_protocol_search_then_answer(sandbox: None, tmp_path: Path) -> None
     json.dumps(meta)  # the log holds it
 
 
-def test_native_run_python_on_a_paper_and_a_three_colour_problem(
+def test_native_run_python_on_a_paper_and_a_three_color_problem(
     sandbox: None, tmp_path: Path
 ) -> None:
     paper = "p3_k3_red_determiner"

@@ -262,7 +262,7 @@ def test_inspect_scores_a_correct_and_a_wrong_answer_over_the_file(problem_file,
 
 
 @pytest.mark.parametrize("num_colors, pool", [(3, ("P3", "K3", "TK3")), (2, ("K1,3", TADPOLE))])
-def test_reasoning_gym_scores_three_colours_and_generated_names(num_colors, pool) -> None:
+def test_reasoning_gym_scores_three_colors_and_generated_names(num_colors, pool) -> None:
     pytest.importorskip("reasoning_gym", reason="the train extra is not installed")
     import reasoning_gym
 

@@ -40,7 +40,7 @@ def text_of(prompt) -> str:
     return "\n".join(m["content"] for m in prompt.messages)
 
 
-def test_settings_of_a_three_colour_problem():
+def test_settings_of_a_three_color_problem():
     assert settings_for(GREEN) == ["zero-shot", "structural-hint", "multiround"]
     assert settings_for(GREEN, min_vertices=6) == [
         "zero-shot",
@@ -56,7 +56,7 @@ def test_settings_of_a_three_colour_problem():
 
 @pytest.mark.parametrize("setting", ["zero-shot", "structural-hint", "size-hint", "multiround"])
 @pytest.mark.parametrize("tool_mode", ["text", "native"])
-def test_every_setting_states_the_k_colour_definitions(setting, tool_mode):
+def test_every_setting_states_the_k_color_definitions(setting, tool_mode):
     prompt = build_prompt(GREEN, setting, tool_mode=tool_mode, min_vertices=6)
     text = text_of(prompt)
     for sentence in DEFINITIONS:
@@ -79,7 +79,7 @@ def test_every_setting_states_the_k_colour_definitions(setting, tool_mode):
 
 
 @pytest.mark.parametrize("kind", ["positive-sender", "negative-sender"])
-def test_sender_definitions_for_k_colours(kind):
+def test_sender_definitions_for_k_colors(kind):
     text = text_of(build_prompt(Problem.of_colors("P3 | P3 | C4", kind), "zero-shot"))
     relation = "the same color" if kind == "positive-sender" else "different colors"
     assert f"in every (P3, P3, C4)-good coloring of G, the edges e and f have {relation};" in text
@@ -90,7 +90,7 @@ def test_sender_definitions_for_k_colours(kind):
     assert "one red, the other blue" not in text and "in which e is blue" not in text
 
 
-def test_four_colours_name_every_colour():
+def test_four_colors_name_every_color():
     p = Problem.of_colors(["K1,3", "P3", "C4", "K3"], "yellow-determiner")
     text = text_of(build_prompt(p, "zero-shot"))
     assert (
@@ -100,13 +100,13 @@ def test_four_colours_name_every_colour():
     assert "e is yellow in every (K1,3, P3, C4, K3)-good coloring of G" in text
 
 
-def test_two_colour_prompts_keep_their_words():
+def test_two_color_prompts_keep_their_words():
     text = text_of(build_prompt(get_problem("p3_k3_red_determiner"), "multiround"))
     assert "A red/blue coloring of G is (P3, K3)-good if G contains no red copy of P3" in text
     assert "There are 3 colors" not in text and "colors and forbidden graphs" not in text
 
 
-def test_parser_reads_three_colour_answers_and_verify_judges_them():
+def test_parser_reads_three_color_answers_and_verify_judges_them():
     reply = "Here it is.\n\n" + format_answer(SOLUTION, GREEN.kind)
     parsed = parse_answer(reply, GREEN)
     assert parsed.ok and parsed.candidate == SOLUTION
@@ -173,13 +173,13 @@ def test_tool_report_matches_the_brute_force(colors, graph):
         assert [colors_of[e] for e in graph.edges] in good
 
 
-def test_tool_counts_are_capped_for_k_colours():
+def test_tool_counts_are_capped_for_k_colors():
     path = Graph.from_edges([(i, i + 1) for i in range(14)])
     text = run_coloring_tool(Problem.of_colors("P4 | P4 | P4", "positive-sender"), path)
     assert f"more than {COUNT_CAP}" in text and "A sample of 12 of the more than" in text
 
 
-def test_multiround_text_protocol_runs_the_k_colour_tool():
+def test_multiround_text_protocol_runs_the_k_color_tool():
     reply = 'Let me look.\n```coloring_tool\n{"edges": [[0, 1], [1, 2]]}\n```'
     step = multiround_step(GREEN, 1, reply)
     assert not step.final and step.tool_text is not None

@@ -103,10 +103,10 @@ def test_export_leaves_no_temporary_files(tmp_path, solutions):
 
 def test_a_set_problem_without_a_minimal_solution_is_named(tmp_path):
     from ramseygadgets.catalog import Problem
-    from ramseygadgets.selection import ProblemSet
+    from ramseygadgets.selection import Selection
 
     problem = Problem.make("K3", "P4", "red-determiner")
-    unsolved = ProblemSet([problem], {}, source="mine")
+    unsolved = Selection([problem], {}, source="mine")
     with pytest.raises(
         ExportError, match="k3_p4_red_determiner has no minimal solution in the set"
     ):

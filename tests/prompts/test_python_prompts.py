@@ -63,7 +63,7 @@ def test_native_prompt_declares_run_python():
     assert "```python run" not in prompt.messages[0]["content"]
 
 
-def test_three_colours():
+def test_three_colors():
     green = Problem.of_colors("P3 | P3 | C4", "green-determiner")
     system = build_prompt(green, "python").messages[0]["content"]
     assert "green" in system and "# Running Python" in system

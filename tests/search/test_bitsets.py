@@ -64,7 +64,7 @@ def _python_extension(copies: KnCopies, decided: int, red: int) -> int:
 
 
 @pytest.mark.parametrize("F, H, n", [("K3", "K4-e", 9), ("K3", "K4", 12), ("C4", "K1,3", 8)])
-def test_the_compiled_extension_colours_as_the_python_loop(F, H, n):
+def test_the_compiled_extension_colors_as_the_python_loop(F, H, n):
     copies = KnCopies(Problem.make(F, H, "red-determiner"), n)
     rng = random.Random(n)
     for _ in range(40):

@@ -11,7 +11,7 @@ from ramseygadgets.gadgets import GadgetKind
 from ramseygadgets.leakage import is_benchmark_equivalent, is_published, problem_key
 
 
-def test_three_colour_problems_never_match_the_benchmark():
+def test_three_color_problems_never_match_the_benchmark():
     # red and blue as in the catalog's (P3, K3)-red-determiner, plus a green colour
     three = Problem.of_colors("P3 | K3 | K3", "red-determiner")
     assert is_benchmark_equivalent(get_problem("p3_k3_red_determiner"))
@@ -19,7 +19,7 @@ def test_three_colour_problems_never_match_the_benchmark():
     assert problem_key(three) != problem_key(Problem.of_colors("P3 | K3 | C4", "red-determiner"))
 
 
-def test_colour_permuted_three_colour_problems_are_published() -> None:
+def test_color_permuted_three_color_problems_are_published() -> None:
     """The leakage rule with three colours: renaming the colours of an extended problem (a
     determiner's colour moves with its pattern) gives a published problem; another pattern does
     not."""

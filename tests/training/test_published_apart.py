@@ -147,7 +147,7 @@ def assert_apart(problems: list[Problem]) -> None:
     assert (by_rule, by_networkx) == ([], [])
 
 
-def test_two_colour_train_data_holds_no_published_problem(tmp_path: Path) -> None:
+def test_two_color_train_data_holds_no_published_problem(tmp_path: Path) -> None:
     manifest = train_data(tmp_path / "two", "--stream", "20")
     problems = row_problems(tmp_path / "two")
     assert all(p.c == 2 for p in problems) and len(problems) >= 12
@@ -158,7 +158,7 @@ def test_two_colour_train_data_holds_no_published_problem(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
-def test_three_colour_train_data_holds_no_published_problem(tmp_path: Path) -> None:
+def test_three_color_train_data_holds_no_published_problem(tmp_path: Path) -> None:
     train_data(tmp_path / "three", "--stream", "20", "--colors", "3")
     problems = row_problems(tmp_path / "three")
     assert all(p.c == 3 for p in problems) and len(problems) >= 10
@@ -260,7 +260,7 @@ def test_the_pool_leaves_out_exactly_the_published_problems(colors: int) -> None
     assert everything & extended_keys() - benchmark_keys()  # the pool does meet the extended set
 
 
-def test_each_colour_draws_a_vertex_count_uniformly_then_a_pattern() -> None:
+def test_each_color_draws_a_vertex_count_uniformly_then_a_pattern() -> None:
     patterns = expand_patterns(DEFAULT_POOL)
     weights = pattern_weights(patterns)
     by_n: dict[int, float] = {}

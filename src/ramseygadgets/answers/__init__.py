@@ -63,7 +63,12 @@ from ramseygadgets.answers.formats import (
     format_answer,
 )
 from ramseygadgets.answers.parse import parse_answer
-from ramseygadgets.answers.values import Label, parse_edge_list, parse_edge_value, parse_label_list
+from ramseygadgets.answers.values import (
+    Label,
+    parse_edge_value,
+    parse_label_list,
+    parse_label_pairs,
+)
 
 __all__ = [
     "ERROR_KINDS",
@@ -77,7 +82,7 @@ __all__ = [
     "answer_object",
     "format_answer",
     "parse_answer",
-    "parse_edge_list",
+    "parse_label_pairs",
     "parse_edge_value",
     "parse_label_list",
     "strip_reasoning",

@@ -9,7 +9,7 @@ from typing import Any
 
 from ramseygadgets.answers.formats import MALFORMED, AnswerError
 from ramseygadgets.answers.objects import EDGES_KEY, normalize_keys, object_dict
-from ramseygadgets.answers.values import parse_edge_list, parse_edge_value, parse_label_list
+from ramseygadgets.answers.values import parse_edge_value, parse_label_list, parse_label_pairs
 from ramseygadgets.gadgets import GadgetForm
 
 __all__ = [
@@ -127,7 +127,7 @@ def labelled_dict(text: str, gadget: GadgetForm, max_pairs: int | None = None) -
 
     for group, label, value in _assignments(text):
         if group == "edges":
-            put("edges", [list(p) for p in parse_edge_list(value, max_pairs)])
+            put("edges", [list(p) for p in parse_label_pairs(value, max_pairs)])
         elif group == "n":
             count = parse_label_list(value)
             if len(count) != 1 or not isinstance(count[0], int):
@@ -175,6 +175,6 @@ def boxed_dict(content: str, gadget: GadgetForm, max_pairs: int | None = None) -
     if text.startswith("{") and EDGES_KEY.search(text):
         return normalize_keys(object_dict(text), gadget)
     try:
-        return {"edges": [list(p) for p in parse_edge_list(text, max_pairs)]}
+        return {"edges": [list(p) for p in parse_label_pairs(text, max_pairs)]}
     except AnswerError as exc:
         raise AnswerError(MALFORMED, f"the \\boxed{{}} answer is not a graph: {exc}") from None

@@ -12,9 +12,9 @@ from typing import Any
 from ramseygadgets.answers.formats import MALFORMED, MISSING_ITEM, TOO_LARGE, AnswerError
 from ramseygadgets.answers.values import (
     Label,
-    parse_edge_list,
     parse_edge_value,
     parse_label_list,
+    parse_label_pairs,
     read_label,
 )
 from ramseygadgets.gadgets import GadgetForm
@@ -178,7 +178,7 @@ def structured_fields(
 def _edge_pairs(edges: Any, max_pairs: int | None) -> list[list[Label]]:
     """The ``"edges"`` field (a list of pairs or a string edge list) as raw label pairs."""
     if isinstance(edges, str):
-        return [list(p) for p in parse_edge_list(edges, max_pairs)]
+        return [list(p) for p in parse_label_pairs(edges, max_pairs)]
     if not isinstance(edges, (list, tuple)):
         raise AnswerError(MALFORMED, f'"edges" must be a list of pairs, got {type(edges).__name__}')
     if max_pairs is not None and len(edges) > max_pairs:

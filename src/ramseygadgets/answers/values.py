@@ -10,7 +10,7 @@ from ramseygadgets.answers.formats import MALFORMED, TOO_LARGE, AnswerError
 __all__ = [
     "Label",
     "read_label",
-    "parse_edge_list",
+    "parse_label_pairs",
     "parse_edge_value",
     "parse_label_list",
 ]
@@ -89,7 +89,7 @@ def _strip_outer(tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return tokens
 
 
-def parse_edge_list(value: str, max_pairs: int | None = None) -> list[tuple[Label, Label]]:
+def parse_label_pairs(value: str, max_pairs: int | None = None) -> list[tuple[Label, Label]]:
     """Read ``(0,1), (1,2)`` / ``0-1, 1-2`` / ``[[0,1],[1,2]]`` / ``{a,b}`` exactly."""
     tokens = _strip_outer(_tokens(value, _EDGE_TOKEN, ranges=False, max_pairs=max_pairs))
     closing = _closing(tokens)
@@ -123,7 +123,7 @@ def parse_edge_list(value: str, max_pairs: int | None = None) -> list[tuple[Labe
 
 def parse_edge_value(value: str) -> tuple[Label, Label]:
     """One designated edge: ``(0, 1)`` / ``0-1`` / ``[0, 1]`` / ``{0,1}``."""
-    pairs = parse_edge_list(value)
+    pairs = parse_label_pairs(value)
     if len(pairs) != 1:
         raise AnswerError(
             MALFORMED, f"a designated edge must be one pair of vertices, got {value[:80]!r}"

@@ -34,7 +34,7 @@ __all__ = [
     "Impossible",
     "AtlasPlan",
     "graph_label",
-    "colour_swap",
+    "color_swap",
     "parse_sections",
     "plan_atlas",
 ]
@@ -133,7 +133,7 @@ def graph_label(pattern: Pattern) -> str:
     return name_graph(pattern.graph).name
 
 
-def colour_swap(problem: Problem) -> str | None:
+def color_swap(problem: Problem) -> str | None:
     """The title of the same problem with the colours exchanged (``None``: no counterpart)."""
     twin = {
         GadgetType.RED_DETERMINER: GadgetType.BLUE_DETERMINER,

@@ -35,7 +35,7 @@ from ramseygadgets.atlas.plan import (
     AtlasPlan,
     AtlasTask,
     Impossible,
-    colour_swap,
+    color_swap,
     graph_label,
     plan_atlas,
 )
@@ -147,7 +147,7 @@ def new_entry(item: AtlasTask | Impossible) -> Entry:
         H=p.H.name,
         gadget=p.gadget.value,
         title=f"({graph_label(p.F)}, {graph_label(p.H)})-{p.gadget.value}",
-        swap=colour_swap(p),
+        swap=color_swap(p),
     )
     if isinstance(item, Impossible):
         entry.impossible = item.reason

@@ -60,7 +60,7 @@ from ramseygadgets.runs.folder import RunFolder, RunLogError
 from ramseygadgets.runs.records import FieldError, check_runs
 from ramseygadgets.runs.results import write_results
 from ramseygadgets.sandbox import require_sandbox
-from ramseygadgets.selection import ProblemSet, select_problems
+from ramseygadgets.selection import Selection, select_problems
 from ramseygadgets.terminal import terminal_text
 from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
 
@@ -111,7 +111,7 @@ class EvalOutcome:
         return self.stats.recorded >= self.total
 
 
-def sample_keys(problem_set: ProblemSet, settings: list[str], runs: int) -> list[SampleKey]:
+def sample_keys(problem_set: Selection, settings: list[str], runs: int) -> list[SampleKey]:
     """Every sample in run-major order (run 0 of everything first), skipping settings a problem
     does not have (example-hint exists for 30 problems; every problem has ``python``)."""
     applicable = {
@@ -174,7 +174,7 @@ class Evaluation:
             o.max_concurrency = DEFAULT_BATCH if batch else DEFAULT_CONCURRENCY
         self.config = self._make_config()
 
-    def _choose_problems(self, replay: ReplayData | None) -> ProblemSet:
+    def _choose_problems(self, replay: ReplayData | None) -> Selection:
         """The fresh problems (``--fresh``: drawn and solved now, or read back from the run
         folder), else the named set or dataset with the ids and tier asked for (default: the
         replay file's problems)."""

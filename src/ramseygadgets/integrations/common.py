@@ -8,7 +8,7 @@ from typing import Any
 from ramseygadgets.catalog import in_catalog, split_problem_ids
 from ramseygadgets.extended import parse_size_tier
 from ramseygadgets.runs.config import dataset_hash
-from ramseygadgets.selection import GADGET_TIERS, ProblemSet, select_problems
+from ramseygadgets.selection import GADGET_TIERS, Selection, select_problems
 
 __all__ = [
     "split_problem_selection",
@@ -44,7 +44,7 @@ def select_for_framework(
     problems: str | Sequence[str] | None = None,
     dataset: str | None = None,
     problem_set: str | None = None,
-) -> ProblemSet:
+) -> Selection:
     """The problems a framework task runs: its ``problems`` option (ids or a tier) from the
     problem-set file ``dataset`` or the named set ``problem_set`` (default ``paper``; an id of
     the extended set is found without it, as in ``eval``)."""
@@ -60,7 +60,7 @@ def no_problems_message(setting: str) -> str:
     )
 
 
-def problem_set_name(selected: ProblemSet, dataset: str | None = None) -> str | None:
+def problem_set_name(selected: Selection, dataset: str | None = None) -> str | None:
     """The problem set a framework run asked, as ``eval`` records it in ``config.json``
     (``problem_set``): ``None`` for a problem-set file (its ``dataset`` names it), else
     ``paper`` (all of the paper's 70), ``extended`` (all of the extended set) or the sources of
@@ -80,7 +80,7 @@ def problem_set_name(selected: ProblemSet, dataset: str | None = None) -> str | 
 
 
 def problem_set_record(
-    selected: ProblemSet, settings: Iterable[str], dataset: str | None = None
+    selected: Selection, settings: Iterable[str], dataset: str | None = None
 ) -> dict[str, Any]:
     """What a framework task records about its problems for ``ramseygadgets report``, in the
     keys of a run's ``config.json``: ``problem_set`` (:func:`problem_set_name`), ``dataset``

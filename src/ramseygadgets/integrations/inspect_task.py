@@ -98,7 +98,7 @@ from ramseygadgets.prompts import (
 )
 from ramseygadgets.report.metrics import pass_at_k, sample_std
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
-from ramseygadgets.selection import ProblemSet
+from ramseygadgets.selection import Selection
 from ramseygadgets.tools.coloring import TOOL_NAME, run_coloring_tool, tool_spec
 from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
 
@@ -145,7 +145,7 @@ def _check_options(setting: str, tool_mode: str) -> None:
 
 
 def samples_of(
-    selected: ProblemSet,
+    selected: Selection,
     setting: str,
     *,
     profile: Any = None,

@@ -22,7 +22,7 @@ which lm-eval's single-request ``generate_until`` cannot express; use Inspect or
 * :func:`process_results` parses the generation with the project's parser and verifies it
   exactly: ``acc`` (1 when correct) and ``parse_failure`` (1 when no answer could be read); for
   a correct answer on a problem with a proven optimum (the row's ``optimum_vertices`` and
-  ``optimum_edges``, :meth:`~ramseygadgets.selection.ProblemSet.optimum`) also ``minimal`` (1
+  ``optimum_edges``, :meth:`~ramseygadgets.selection.Selection.optimum`) also ``minimal`` (1
   when it has the optimum's vertex count) and ``excess_vertices`` (its vertices above it), the
   size grade of ``eval``'s samples (:class:`~ramseygadgets.runs.sizes.SizeGrade`).  Other
   documents leave these two keys out: lm-eval averages each metric over the documents that
@@ -46,7 +46,7 @@ from ramseygadgets.problem import Problem
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
-from ramseygadgets.selection import ProblemSet
+from ramseygadgets.selection import Selection
 
 __all__ = [
     "LM_EVAL_SETTINGS",
@@ -110,7 +110,7 @@ def _check_setting(setting: str) -> None:
         )
 
 
-def _rows(selected: ProblemSet, setting: str, chosen: Any) -> list[dict[str, Any]]:
+def _rows(selected: Selection, setting: str, chosen: Any) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for problem in selected.problems:
         size = selected.min_vertices(problem)
@@ -135,7 +135,7 @@ def _rows(selected: ProblemSet, setting: str, chosen: Any) -> list[dict[str, Any
     return rows
 
 
-def tasks_with_documents(selected: ProblemSet) -> list[str]:
+def tasks_with_documents(selected: Selection) -> list[str]:
     """The task names whose setting at least one problem of ``selected`` has."""
     found = {
         s
@@ -177,7 +177,7 @@ def load_dataset(
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
-def _no_documents(setting: str, selected: ProblemSet) -> str:
+def _no_documents(setting: str, selected: Selection) -> str:
     others = tasks_with_documents(selected)
     advice = (
         f"; lm-eval cannot run a task without documents, so name the tasks that have them "

@@ -48,7 +48,7 @@ from ramseygadgets.problemsets.stream import (
 )
 from ramseygadgets.runs.folder import CONFIG_FILE, read_config
 from ramseygadgets.scaleout.fanout import result_record
-from ramseygadgets.selection import ProblemSet, load_problem_file
+from ramseygadgets.selection import Selection, load_selection
 from ramseygadgets.workers import sigint_gate
 
 __all__ = [
@@ -275,10 +275,10 @@ def write_fresh(
     return directory / PROBLEMS_FILE
 
 
-def load_fresh(path: str | Path) -> ProblemSet:
+def load_fresh(path: str | Path) -> Selection:
     """The fresh problems of ``path`` (a ``problems.jsonl`` :func:`fresh_problems` wrote) with
     their size tiers; each one must come with its proof (it is in ``proven``)."""
-    loaded = load_problem_file(path)
+    loaded = load_selection(path)
     unproven = [pid for pid in loaded.ids if pid not in loaded.proven]
     if unproven:
         raise FreshError(
@@ -342,7 +342,7 @@ def check_fresh(path: Path, request: FreshRequest, rows: list[dict[str, Any]]) -
 
 def fresh_problem_set(
     directory: str | Path, request: FreshRequest, line: Callable[[str], None]
-) -> tuple[ProblemSet, Path]:
+) -> tuple[Selection, Path]:
     """The fresh problems of a run folder and their file: drawn, solved and written
     (:func:`write_fresh`); or, when the folder holds this draw already, checked (module docs:
     the leakage check again, then drawn again and compared row by row).  ``line`` gets one
@@ -394,7 +394,7 @@ def request_of(data: dict[str, Any], where: str) -> FreshRequest:
         raise FreshError(f"{where}: not a record of a fresh draw ({exc})") from None
 
 
-def checked_fresh_problems(directory: str | Path) -> ProblemSet:
+def checked_fresh_problems(directory: str | Path) -> Selection:
     """The fresh problems of a run folder read back by a reader that did not draw them
     (``report``): the request its ``fresh.json`` records, the file's sha256, the leakage check
     and the problems drawn again and compared row by row, as a resumed run checks them

@@ -1,6 +1,8 @@
 """Reading a generated problem set back (``train-data --from``): ``problems.jsonl`` rows of every
 schema version, and the ``multicolor.jsonl`` of releases before schema version 2, through the one
-reader of problem-set files (:func:`ramseygadgets.problemfile.read_problem_set`)."""
+reader of problem-set files (:func:`ramseygadgets.problemfile.read_problem_set`), as read: nothing
+judged (:mod:`ramseygadgets.training.sets` judges each row;
+:func:`ramseygadgets.selection.load_selection` is the judged read for evaluation)."""
 
 from __future__ import annotations
 

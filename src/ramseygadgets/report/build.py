@@ -65,7 +65,7 @@ from ramseygadgets.report.tools import (
 from ramseygadgets.runs.regrade import Dispute
 from ramseygadgets.selection import (
     SIZE_TIERED_SETS,
-    ProblemSet,
+    Selection,
     base_problem_set,
     check_set_name,
     merge_problem_sets,
@@ -143,7 +143,7 @@ class ReportResult:
     files: list[Path] = field(default_factory=list)
     by_size: list[tuple[CellStats, object, CellStats]] = field(default_factory=list, repr=False)
     by_tier: list[tuple[CellStats, object, CellStats]] = field(default_factory=list, repr=False)
-    problems: ProblemSet | None = field(default=None, repr=False)  # names and shipped solutions
+    problems: Selection | None = field(default=None, repr=False)  # names and shipped solutions
     discoveries: list[Discovery] = field(default_factory=list)
     disputes: list[Dispute] = field(default_factory=list)
     #: No tool, coloring tool and Python per size tier (empty: no run has the python setting).
@@ -285,7 +285,7 @@ def compute_report(
     return result
 
 
-def report_problems(runs: Sequence[Run], options: ReportOptions) -> ProblemSet:
+def report_problems(runs: Sequence[Run], options: ReportOptions) -> Selection:
     """The problems the report names and draws, with their shipped solutions: ``--dataset``, or
     ``--set``, else the runs' own problem sets (``run.problem_set``: their problem-set files
     where still readable, their named sets) and always the paper's 70."""

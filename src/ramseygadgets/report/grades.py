@@ -27,7 +27,7 @@ from typing import Any
 from ramseygadgets.report.metrics import CellStats, problem_sort_key, row_label
 from ramseygadgets.report.runs import Run, Sample, setting_sort_key
 from ramseygadgets.report.tables import Column, Record, Table, fmt_ci, fmt_number, stats_record
-from ramseygadgets.selection import ProblemSet
+from ramseygadgets.selection import Selection
 
 __all__ = [
     "DISCOVERIES_FILE",
@@ -165,7 +165,7 @@ def _recheck(sample: Sample) -> tuple[str | None, bool | None]:
     )
 
 
-def _best_known(problem_id: str, sets: Sequence[ProblemSet]) -> tuple[int, int] | None:
+def _best_known(problem_id: str, sets: Sequence[Selection]) -> tuple[int, int] | None:
     """The best known solution's size in the first set that has the problem."""
     for problems in sets:
         problem = problems.by_id.get(problem_id)
@@ -175,7 +175,7 @@ def _best_known(problem_id: str, sets: Sequence[ProblemSet]) -> tuple[int, int] 
     return None
 
 
-def find_discoveries(runs: Sequence[Run], problems: ProblemSet | None) -> list[Discovery]:
+def find_discoveries(runs: Sequence[Run], problems: Selection | None) -> list[Discovery]:
     """Every sample of ``runs`` with a ``discovery`` (as the report re-derived it,
     :mod:`.regrade`); the best known sizes are those of the problem set the run was asked from
     (``run.problem_set``), else of ``problems`` (the report's problem set)."""

@@ -29,7 +29,7 @@ from ramseygadgets.report.figures import FigureFiles
 from ramseygadgets.report.metrics import Cell, problem_info, problem_sort_key
 from ramseygadgets.report.runs import Sample, problem_of_id, setting_sort_key
 from ramseygadgets.report.tables import Table
-from ramseygadgets.selection import ProblemSet
+from ramseygadgets.selection import Selection
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verifier import good_coloring
 
@@ -105,7 +105,7 @@ def representative(samples: Sequence[Sample]) -> Sample | None:
     return None
 
 
-def known_problem(problem_id: str, problems: ProblemSet | None = None) -> Problem | None:
+def known_problem(problem_id: str, problems: Selection | None = None) -> Problem | None:
     """The problem an id names: from ``problems`` (the report's problem set: a ``--dataset``
     file, the extended set), else the catalog or a three-colour id, else ``None``."""
     if problems is not None:
@@ -123,7 +123,7 @@ def _kind_of_name(gadget: str) -> GadgetKind:
 
 
 def draw_sample(
-    sample: Sample, problem_id: str, problems: ProblemSet | None = None
+    sample: Sample, problem_id: str, problems: Selection | None = None
 ) -> tuple[Markup | None, str]:
     """SVG of the sample's answer and a caption; ``(None, note)`` when it cannot be drawn."""
     if sample.candidate is None:
@@ -150,7 +150,7 @@ def draw_sample(
     ), f"{graph.n} vertices, {graph.m} edges; {caption}".rstrip("; ")
 
 
-def reference_drawing(problem_id: str, problems: ProblemSet | None = None) -> Markup | None:
+def reference_drawing(problem_id: str, problems: Selection | None = None) -> Markup | None:
     """The problem's shipped minimal solution (the paper's 70, the report's problem set: the
     extended set, a ``--dataset`` file) with a good coloring, or ``None`` when none is known."""
     problem = known_problem(problem_id, problems)
@@ -175,7 +175,7 @@ def problem_sections(
     *,
     drawings: bool = True,
     advance: Callable[[], None] | None = None,
-    problems: ProblemSet | None = None,
+    problems: Selection | None = None,
 ) -> list[ProblemSection]:
     """One section per problem (catalog order), one card per model and setting, titled by the
     problem's readable title; ``problems`` names the problems outside the catalog and gives

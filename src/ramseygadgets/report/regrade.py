@@ -8,7 +8,7 @@ problem set (table ``disputed``).
 2. **Its own problem set.** The problem set a run was asked from is read from what its
    ``config.json`` records (:class:`SetLoader`): the named set (``paper``, with any extended ids
    it ran, or ``extended``; an Inspect log's ``paper+extended`` too), its ``--dataset`` file
-   (read by :func:`~ramseygadgets.selection.load_problem_file`, which keeps only the optima it
+   (read by :func:`~ramseygadgets.selection.load_selection`, which keeps only the optima it
    can prove), or the ``problems.jsonl`` of a fresh run's folder, checked by drawing it again
    (:func:`~ramseygadgets.problemsets.fresh.checked_fresh_problems`).  One that cannot be read falls back to ``report --dataset/--set``, else to the
    paper's set (a warning says so).  Runs of one model label over different problem sets are
@@ -37,9 +37,9 @@ from ramseygadgets.report.tables import Column, Record, Table
 from ramseygadgets.runs.regrade import Dispute, Regrader
 from ramseygadgets.runs.stats import row_label
 from ramseygadgets.selection import (
-    ProblemSet,
+    Selection,
     base_problem_set,
-    load_problem_file,
+    load_selection,
     named_problem_set,
     with_extended_ids,
 )
@@ -71,7 +71,7 @@ class RunSet:
     group: str
     key: str
     tag: str
-    problems: ProblemSet | None
+    problems: Selection | None
 
 
 @dataclass
@@ -144,24 +144,24 @@ class SetLoader:
 
     def __init__(self, dataset: str | None = None, set_name: str | None = None) -> None:
         self.dataset, self.set_name = dataset, set_name
-        self._files: dict[str, ProblemSet | str] = {}
-        self._named: dict[str, ProblemSet] = {}
+        self._files: dict[str, Selection | str] = {}
+        self._named: dict[str, Selection] = {}
 
-    def named(self, name: str) -> ProblemSet:
+    def named(self, name: str) -> Selection:
         if name not in self._named:
             self._named[name] = named_problem_set(name)
         return self._named[name]
 
-    def file(self, path: str) -> ProblemSet | str:
+    def file(self, path: str) -> Selection | str:
         """The problem-set file, or why it cannot be read."""
         if path not in self._files:
             try:
-                self._files[path] = load_problem_file(path)
+                self._files[path] = load_selection(path)
             except RamseyGadgetsError as exc:
                 self._files[path] = str(exc)
         return self._files[path]
 
-    def fresh(self, directory: str) -> ProblemSet | str:
+    def fresh(self, directory: str) -> Selection | str:
         """A fresh run's problems, checked by drawing them again (seconds per folder), or why
         they do not check."""
         key = f"fresh:{directory}"

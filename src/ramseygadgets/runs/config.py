@@ -23,7 +23,7 @@ from ramseygadgets import __version__
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.runs.samples import USAGE_NULLS
-from ramseygadgets.selection import ProblemSet
+from ramseygadgets.selection import Selection
 
 __all__ = [
     "FORMAT_VERSION",
@@ -64,7 +64,7 @@ def _digest(parts: Iterable[Any]) -> str:
     return h.hexdigest()
 
 
-def dataset_hash(problem_set: ProblemSet, settings: Iterable[str]) -> str:
+def dataset_hash(problem_set: Selection, settings: Iterable[str]) -> str:
     """sha256 over the problem list, their minimal solutions and the prompt texts.
 
     The prompts are rendered (default profile, text tool protocol, the python setting's

@@ -9,7 +9,7 @@ A recorded sample claims a grade (``correct``, the optimum, ``minimal``, ``exces
    ``candidate`` (read back and verified exactly); a sample with a backend ``error`` has no
    answer;
 2. ``minimal`` and the excess come from the proven optimum of the problem set the run used
-   (:meth:`~ramseygadgets.selection.ProblemSet.optimum`), never from the record;
+   (:meth:`~ramseygadgets.selection.Selection.optimum`), never from the record;
 3. a discovery is rechecked again by the independent method (:mod:`ramseygadgets.recheck`).
 
 A sample of a problem the run's problem set does not know cannot be verified: it counts as not
@@ -40,7 +40,7 @@ from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.grading import grade, grade_candidate, size_fields
 from ramseygadgets.runs.samples import Run, Sample, problem_of_id
 from ramseygadgets.runs.sizes import SizeGrade
-from ramseygadgets.selection import Optimum, ProblemSet
+from ramseygadgets.selection import Optimum, Selection
 
 __all__ = ["COMPARED_FIELDS", "Answer", "Dispute", "Regrader"]
 
@@ -90,7 +90,7 @@ class Dispute:
 class _Context:
     """What grading one run's samples needs: its problem set and the key of that set."""
 
-    problems: ProblemSet | None
+    problems: Selection | None
     key: str
     model: str
     source: str

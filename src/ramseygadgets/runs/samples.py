@@ -17,7 +17,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import DISCOVERY_KINDS, SizeGrade, optimum_of
-from ramseygadgets.selection import ProblemSet
+from ramseygadgets.selection import Selection
 from ramseygadgets.tools.python import PYTHON_SETTING
 
 __all__ = [
@@ -367,7 +367,7 @@ class Run:
     #: The problem set the run was asked from, as the report resolved it (``None``: not yet,
     #: or unreadable); ``set_tag`` tells it apart in the label where one label has runs of
     #: several problem sets (e.g. ``extended``), empty otherwise.
-    problem_set: ProblemSet | None = field(default=None, repr=False, compare=False)
+    problem_set: Selection | None = field(default=None, repr=False, compare=False)
     set_tag: str = ""
 
     @property

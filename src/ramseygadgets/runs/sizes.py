@@ -1,8 +1,8 @@
 """Grades beyond pass/fail: how far a correct answer is from the proven optimum.
 
 For a problem with a proven optimum (n*, m*) — no solution on fewer than n* vertices, and none
-on n* vertices with fewer than m* edges (:meth:`ProblemSet.optimum
-<ramseygadgets.selection.ProblemSet.optimum>`) — a correct candidate on n vertices and m edges has
+on n* vertices with fewer than m* edges (:meth:`Selection.optimum
+<ramseygadgets.selection.Selection.optimum>`) — a correct candidate on n vertices and m edges has
 
 * ``minimal`` = (n = n*),
 * ``excess_vertices`` = n − n* ≥ 0 and ``excess_edges`` = m − m* (negative only when n > n*: a

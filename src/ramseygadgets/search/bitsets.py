@@ -62,13 +62,13 @@ def disjoint(table: np.ndarray, row: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _completed(start, rest, t, colour):  # noqa: ANN001, ANN202
+def _completed(start, rest, t, color):  # noqa: ANN001, ANN202
     """How many of the sets ``rest[start[t]:start[t + 1]]`` lie inside ``colour`` (a row)."""
     count = 0
     for k in range(start[t], start[t + 1]):
         inside = True
-        for w in range(colour.shape[0]):
-            if rest[k, w] & ~colour[w]:
+        for w in range(color.shape[0]):
+            if rest[k, w] & ~color[w]:
                 inside = False
                 break
         count += inside

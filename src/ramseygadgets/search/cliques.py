@@ -43,16 +43,16 @@ def arrowing_clique(problem: Problem, limit: int, conflicts: int = CLIQUE_CONFLI
     """The least r ≤ ``limit`` with K_r → the problem's colours, or ``None`` (K_limit has a good
     colouring, or a query ran out of ``conflicts``)."""
     for r in range(2, limit + 1):
-        colourable = _complete_graph_colourable(problem, r, conflicts)
-        if colourable is None:
+        colorable = _complete_graph_colorable(problem, r, conflicts)
+        if colorable is None:
             return None
-        if not colourable:
+        if not colorable:
             return r
     return None
 
 
 @lru_cache(maxsize=1024)
-def _complete_graph_colourable(problem: Problem, r: int, conflicts: int) -> bool | None:
+def _complete_graph_colorable(problem: Problem, r: int, conflicts: int) -> bool | None:
     """Whether K_r has a good colouring; ``None``: undecided within ``conflicts``."""
     with colorings_of(problem, Graph.complete(r)) as sat:
         sat.solver.conf_budget(conflicts)

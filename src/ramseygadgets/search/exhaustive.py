@@ -151,7 +151,7 @@ class _Colorings:
         self.sat = GoodColorings(graph, F, H)
         self.k = F.star_k
         self.red_masks: list[int] = []
-        self.edge_colours = [0] * graph.m  # bit k set: the edge is red in sample k
+        self.edge_colors = [0] * graph.m  # bit k set: the edge is red in sample k
         self.enforced: list[int] = []
         self.non_enforcers: list[int] = []
         self._switches: dict[tuple[int, int | None, int | None], int] = {}
@@ -167,7 +167,7 @@ class _Colorings:
         for i, ((u, v), red) in enumerate(zip(self.graph.edges, found.red)):
             if red:
                 mask |= 1 << i
-                self.edge_colours[i] |= bit
+                self.edge_colors[i] |= bit
                 degree[u] += 1
                 degree[v] += 1
         self.red_masks.append(mask)
@@ -199,7 +199,7 @@ def _sender(col: _Colorings, unforced: list[int], positive: bool) -> tuple[int, 
         full = (1 << len(col.red_masks)) - 1
         groups: dict[int, list[int]] = {}
         for i in unforced:
-            groups.setdefault(col.edge_colours[i], []).append(i)
+            groups.setdefault(col.edge_colors[i], []).append(i)
         pair = None
         for sig, members in groups.items():
             if positive and len(members) >= 2:

@@ -14,7 +14,7 @@ Nothing here imports TRL, ``datasets`` or the search engine at package import ti
 from __future__ import annotations
 
 from ramseygadgets.leakage import (
-    COLOUR_SWAP,
+    COLOR_SWAP,
     benchmark_keys,
     excluded_keys,
     excluded_sets,
@@ -50,7 +50,7 @@ from ramseygadgets.training.rewards import (
 from ramseygadgets.training.sets import problem_set_problems
 
 __all__ = [
-    "COLOUR_SWAP",
+    "COLOR_SWAP",
     "DEFAULT_POOL",
     "ProblemStream",
     "StreamConfig",

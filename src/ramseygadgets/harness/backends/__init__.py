@@ -27,7 +27,7 @@ from ramseygadgets.harness.backends.vllm_backend import VLLMBackend
 if TYPE_CHECKING:
     from ramseygadgets.harness.backends.replay import ReplayData
     from ramseygadgets.harness.retry import RetryPolicy
-    from ramseygadgets.selection import ProblemSet
+    from ramseygadgets.selection import Selection
 
 SPEC_HELP = "openai/<model>, vllm/<model>, solver, random or replay:<file>"
 
@@ -35,7 +35,7 @@ SPEC_HELP = "openai/<model>, vllm/<model>, solver, random or replay:<file>"
 def make_backend(
     spec: str,
     *,
-    problem_set: ProblemSet,
+    problem_set: Selection,
     base_url: str | None = None,
     retry: RetryPolicy | None = None,
     on_retry: RetryCallback | None = None,
