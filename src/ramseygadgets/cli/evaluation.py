@@ -23,8 +23,10 @@ from ramseygadgets.cli.app import (
     sigterm_raises,
 )
 from ramseygadgets.cli.options import (
+    DatasetOption,
     JsonOption,
     ProfilesFileOption,
+    SetOption,
     ToolModeOption,
 )
 from ramseygadgets.cli.python_limits import (
@@ -196,14 +198,8 @@ def eval_command(
     limit: int | None = typer.Option(
         None, "--limit", help="Only the first N problems (after --problems/--tier)."
     ),
-    set_name: str | None = typer.Option(
-        None,
-        "--set",
-        help="Problem set: paper (the 70 problems, the default) or extended (docs/extended.md).",
-    ),
-    dataset: str | None = typer.Option(
-        None, "--dataset", help="Problem-set file (JSONL) instead of --set."
-    ),
+    set_name: SetOption = None,
+    dataset: DatasetOption = None,
     fresh: int | None = typer.Option(
         None,
         "--fresh",

@@ -23,6 +23,7 @@ from ramseygadgets.cli.app import (
 )
 from ramseygadgets.cli.options import (
     JsonOption,
+    ModelProfileOption,
 )
 from ramseygadgets.errors import RamseyGadgetsError
 
@@ -146,9 +147,7 @@ def train_data(
         "--settings",
         help="zero-shot, structural-hint, size-hint (comma list; default zero-shot).",
     ),
-    profile: str | None = typer.Option(
-        None, "--model-profile", help="Model profile that shapes the prompts (default: neutral)."
-    ),
+    profile: ModelProfileOption = None,
     force: bool = typer.Option(
         False, "--force", help=f"Allow --stream above {MAX_STREAM:,} problems."
     ),

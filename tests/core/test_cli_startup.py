@@ -1,0 +1,68 @@
+"""Start-up: registering the commands loads nothing heavy (timed by ``bench/startup.py``, not
+here), and ``problems`` lists the paper's set without the SAT solver or numpy."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import networkx as nx
+import pytest
+
+from ramseygadgets.graphs import Graph
+
+HEAVY = ("numpy", "numba", "pysat", "networkx", "scipy")
+
+
+def loaded_after(code: str) -> list[str]:
+    """The heavy top-level packages in ``sys.modules`` after running ``code`` in a fresh process."""
+    probe = (
+        f"{code}\nimport json, sys\n"
+        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "code", ["import ramseygadgets.cli.app", "import ramseygadgets.cli", "import ramseygadgets"]
+)
+def test_importing_the_cli_loads_nothing_heavy(code: str) -> None:
+    assert loaded_after(code) == []
+
+
+def test_problems_loads_no_sat_solver_nor_numpy() -> None:
+    code = (
+        "import contextlib, io, sys\nsys.argv = ['ramseygadgets', 'problems', '--json']\n"
+        "from ramseygadgets.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main()"
+    )
+    assert loaded_after(code) == []
+
+
+def test_the_facade_still_gives_its_names() -> None:
+    import ramseygadgets
+
+    for name in ramseygadgets.__all__:
+        assert getattr(ramseygadgets, name) is not None
+    assert ramseygadgets.get_problem("k13_k4_red_determiner").id == "k13_k4_red_determiner"
+    with pytest.raises(AttributeError):
+        ramseygadgets.no_such_name  # noqa: B018
+
+
+def test_graph6_is_networkx_s() -> None:
+    """``Graph.to_graph6`` writes what networkx writes (one- and four-byte vertex counts)."""
+    rng = random.Random(6)
+    for n in [*range(12), 62, 63, 64, 100]:
+        density = rng.random()
+        edges = tuple((u, v) for u in range(n) for v in range(u + 1, n) if rng.random() < density)
+        reference = nx.Graph()
+        reference.add_nodes_from(range(n))
+        reference.add_edges_from(edges)
+        expected = nx.to_graph6_bytes(reference, header=False).decode().strip()
+        assert Graph(n, edges).to_graph6() == expected
