@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from typer.testing import CliRunner
 
+import ramseygadgets.extended as extended_module
 from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.bruteforce_multi import MAX_BRUTE_FORCE_COLORINGS, brute_force_verify_multi
 from ramseygadgets.catalog import Problem, all_problems
@@ -164,3 +165,11 @@ def test_docs_show_the_current_tier_counts(doc: str) -> None:
 
     text = (Path(__file__).resolve().parents[2] / doc).read_text(encoding="utf-8")
     assert counts_markdown() in text
+
+
+def test_the_old_name_three_colour_entries_warns_and_gives_the_new_function():
+    with pytest.warns(DeprecationWarning, match="three_color_entries"):
+        old = extended_module.three_colour_entries
+    assert old is three_color_entries
+    with pytest.raises(AttributeError):
+        _ = extended_module.no_such_name
