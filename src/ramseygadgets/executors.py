@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import pickle
 import select
 import socket
 from collections.abc import Callable, Iterator, Sequence
@@ -155,7 +156,10 @@ def _worker(
             done = _Done(fn(message.item))
         except Exception as exc:  # raised again in the parent
             done = _Done(error=exc)
-        conn.send(done)
+        try:
+            conn.send(done)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:  # cannot travel
+            conn.send(_Done(error=ScaleoutError(f"a task's outcome cannot be sent back: {exc}")))
 
 
 def _send_if_room(conn: Connection, message: Any) -> None:
