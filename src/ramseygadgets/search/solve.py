@@ -312,13 +312,18 @@ class _Level:
             f.close()
 
 
+#: :func:`find_solution`'s default: any solution on the level (its edges not minimised).
+FIND_ANY = SearchOptions(minimize_edges=False)
+
+
 def find_solution(
-    problem: Problem | str, n: int, options: SearchOptions = SearchOptions()
+    problem: Problem | str, n: int, options: SearchOptions = FIND_ANY
 ) -> SearchResult:
     """A solution on ``n`` vertices, or the proof that there is none (status ``none-up-to-limit``).
 
     Reads ``timeout``, ``seed``, ``solver``, ``engine`` and ``minimize_edges`` (then the
-    solution has the fewest edges among solutions on ``n`` vertices) from ``options``.
+    solution has the fewest edges among solutions on ``n`` vertices; off by default) from
+    ``options``.
     """
     problem = resolve_problem(problem)
     if n < 1:
