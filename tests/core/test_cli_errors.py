@@ -1,5 +1,5 @@
 """``guarded``: a user error (``RamseyGadgetsError``) is one ``error:`` line and exit code 2; any
-other exception is a bug: its traceback, one line asking to report it, exit code 1."""
+other exception is a bug: its traceback, one line asking to report it, exit code 70."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ramseygadgets.cli.app import guarded, package_version
+from ramseygadgets.cli.app import BUG_EXIT_CODE, guarded, package_version
 from ramseygadgets.errors import InputError, RamseyGadgetsError
 
 REPORT_LINE = "this is a bug; please report it with the traceback above"
@@ -31,7 +31,7 @@ def _app(exc: BaseException) -> typer.Typer:
 
 def test_a_bug_shows_its_traceback_and_asks_for_a_report() -> None:
     result = CliRunner().invoke(_app(RuntimeError("an internal invariant broke")), [])
-    assert result.exit_code == 1
+    assert result.exit_code == BUG_EXIT_CODE == 70
     assert "Traceback (most recent call last)" in result.stderr
     assert "RuntimeError: an internal invariant broke" in result.stderr
     last = result.stderr.strip().splitlines()[-1]
@@ -40,7 +40,7 @@ def test_a_bug_shows_its_traceback_and_asks_for_a_report() -> None:
 
 def test_a_bare_value_error_is_a_bug_not_a_user_error() -> None:
     result = CliRunner().invoke(_app(ValueError("bad internal state")), [])
-    assert result.exit_code == 1
+    assert result.exit_code == BUG_EXIT_CODE == 70
     assert "Traceback" in result.stderr and REPORT_LINE in result.stderr
 
 

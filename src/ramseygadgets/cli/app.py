@@ -2,7 +2,8 @@
 
 Every user error (:class:`~ramseygadgets.errors.RamseyGadgetsError`, bad option values)
 becomes one line on stderr and exit code 2; any other exception is a bug: its traceback and a
-line asking to report it, exit code 1; Ctrl-C exits with 130 without a traceback.
+line asking to report it, exit code 70 (``BUG_EXIT_CODE``); Ctrl-C exits with 130 without a
+traceback.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.terminal import terminal_text
 
 __all__ = [
+    "BUG_EXIT_CODE",
     "HELP_MARKUP",
     "app",
     "console",
@@ -107,7 +109,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
 def guarded(func: F) -> F:
     """Run a command: a user error (:class:`~ramseygadgets.errors.RamseyGadgetsError`) becomes one
     ``error:`` line and exit code 2; any other exception is a bug: its traceback, then one line
-    asking to report it, and exit code 1 (Click's code for an uncaught exception)."""
+    asking to report it, and exit code :data:`BUG_EXIT_CODE`."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -124,15 +126,20 @@ def guarded(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+#: Exit code of a bug (sysexits' ``EX_SOFTWARE``, "internal software error"): not 1, which
+#: ``verify``, ``check`` and ``solve`` use for an outcome (incorrect, not found).
+BUG_EXIT_CODE = 70
+
+
 def report_bug() -> NoReturn:
     """Print the exception being handled with its traceback, then one line asking to report it,
-    to stderr, and exit with code 1."""
+    to stderr, and exit with :data:`BUG_EXIT_CODE`."""
     traceback.print_exc(file=sys.stderr)
     sys.stderr.write(
         f"ramseygadgets {package_version()}: this is a bug; "
         "please report it with the traceback above\n"
     )
-    raise typer.Exit(1)
+    raise typer.Exit(BUG_EXIT_CODE)
 
 
 @contextlib.contextmanager

@@ -68,10 +68,10 @@ def resolve_problem(
 
 def size_grade(problem: Problem, problem_set: Selection, grade: Grade) -> dict[str, Any]:
     """The size grade of an answer exactly as ``eval`` records it
-    (:func:`~ramseygadgets.harness.scoring.size_fields`: ``minimal``, the excesses over the
+    (:func:`~ramseygadgets.runs.grading.size_fields`: ``minimal``, the excesses over the
     problem's proven optimum, ``discovery``, and the ``recheck`` of a discovery), against the
     chosen set's proven optimum and best known solution."""
-    from ramseygadgets.harness.scoring import size_fields
+    from ramseygadgets.runs.grading import size_fields
 
     return size_fields(problem, grade, problem_set.optimum(problem), problem_set.solution(problem))
 
