@@ -16,8 +16,10 @@ fi
   --reinstall-package ramseygadgets -e '.[test]'
 echo "lowest-direct: $(.venv-lowest/bin/python -c 'import importlib.metadata as m; print(" ".join(f"{p}=={m.version(p)}" for p in ("typer", "rich", "openai", "httpx2", "python-sat", "pynauty", "networkx", "pydantic", "numpy", "numba", "jinja2", "markupsafe")))')"
 CORE_TESTS=(
-  tests/core
-  tests/prompts/test_answers.py
+  tests/test_*.py
+  tests/cli
+  tests/colorings
+  tests/answers/test_answers.py
   tests/search/test_finder.py
   tests/harness/test_openai_backend.py
   tests/harness/test_eval_openai.py

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from ramseygadgets.solutions import load_solutions
+
 #: Helpers shared by several test folders (``tests/helpers``: the gadget-search program).
 HELPERS = Path(__file__).resolve().parent / "helpers"
 if str(HELPERS) not in sys.path:
@@ -92,3 +94,14 @@ def atlas_with_unproven_edges(monkeypatch):  # -> Atlas
     extended.extended_problems.cache_clear()
     yield atlas
     extended.extended_problems.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def solutions():
+    """The shipped minimal solutions; tests that need them skip when the data file is absent."""
+    found = load_solutions()
+    if not found:
+        pytest.skip(
+            "src/ramseygadgets/data/solutions.json is absent (written by the search engine, issue 3)"
+        )
+    return found

@@ -81,7 +81,7 @@ def test_minimal_and_padded_answers_record_the_excess_an_independent_count_gives
 
 #: A problem with no shipped proof (not one of the 70, not in the extended set or the atlas):
 #: what a problem-set file says about it is all there is (a file cannot override a shipped
-#: proof: tests/generate/test_problem_file.py).
+#: proof: tests/problemsets/test_problem_file.py).
 UNSHIPPED = "p3_p6_blue_determiner"
 
 

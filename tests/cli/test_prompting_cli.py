@@ -78,7 +78,7 @@ def test_check_exit_codes_and_json(tmp_path, solutions):
         "correct": True,
         "reason": "G is good and edge e = 0-1 is red in every good coloring",
         "witness": None,
-        # the size grade, as eval records it (tests/core/test_cli_core.py)
+        # the size grade, as eval records it (tests/cli/test_cli_core.py)
         "candidate_vertices": 5,
         "candidate_edges": 7,
         "optimum_vertices": 5,

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "ramseygadgets"
 PAGE = ROOT / "docs" / "architecture.md"
 
@@ -168,3 +168,14 @@ def test_lower_layers_load_nothing_above_them() -> None:
         and layers[short] > layers[name]
     ]
     assert not upward, "\n".join(upward)
+
+
+def test_tests_mirror_the_package() -> None:
+    """A test folder is named for a package of ``src/ramseygadgets`` (or a root module with
+    shared fixtures, e.g. ``sandbox``); ``helpers`` holds what several folders share."""
+    tests = ROOT / "tests"
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    root_modules = {p.stem for p in PACKAGE.glob("*.py")}
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
+    strays = folders - packages - root_modules - {"helpers"}
+    assert not strays, f"test folders that name no package or module: {sorted(strays)}"

@@ -23,11 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from optional_deps import HAS_DATASETS
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-
-from .optional_deps import HAS_DATASETS
 
 runner = CliRunner()
 

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from optional_deps import HAS_DATASETS
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
@@ -20,8 +21,6 @@ from ramseygadgets.files import (
     make_temp_dir,
     staged_directory,
 )
-
-from .optional_deps import HAS_DATASETS
 
 runner = CliRunner()
 

@@ -163,7 +163,7 @@ def test_tier_counts_add_up() -> None:
 def test_docs_show_the_current_tier_counts(doc: str) -> None:
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[2] / doc).read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / doc).read_text(encoding="utf-8")
     assert counts_markdown() in text
 
 
