@@ -4,7 +4,7 @@ reward's share of a GRPO step.
     .venv/bin/python bench/reward.py [--per-problem 6] [--repeat 3] [--grpo] [--json]
 
 Completions (all 70 catalog problems, so all six gadget types; ``per-problem`` each): the 8 kB
-reasoning of ``tests/prompts/corpus/58_long_reasoning_qwen.txt`` followed by a final answer on
+reasoning of ``tests/answers/corpus/58_long_reasoning_qwen.txt`` followed by a final answer on
 10 vertices: the shipped minimal solution embedded at random labels of 0..9 with disjoint free
 edges on the unused labels (correct), the same with one edge removed (mostly wrong), or a
 random graph G(10, 0.45) with random designated items (wrong).  Two shapes: reasoning inside

@@ -2,7 +2,7 @@
 
 A command declares such an option as ``set_name: SetOption = None`` (the default stays with the
 command).  Declaring them loads nothing heavier than Typer (``ramseygadgets --help`` stays
-fast); ``tests/core/test_cli_options.py`` checks that every flag two commands share agrees.
+fast); ``tests/cli/test_cli_options.py`` checks that every flag two commands share agrees.
 """
 
 from __future__ import annotations
