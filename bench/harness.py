@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -37,12 +38,12 @@ from ramseygadgets.harness.runner import EvalOptions, Evaluation  # noqa: E402
 
 
 class JudgeTimer:
-    """Accumulates the CPU time spent in ``scoring.judge`` (parse + verify), in any thread."""
+    """Accumulates the CPU time spent in ``scoring.grade`` (parse + verify; the name ``sample_record`` calls), in any thread."""
 
     def __init__(self) -> None:
         self.cpu = 0.0
         self._lock = threading.Lock()
-        self._original = scoring.judge
+        self._original = scoring.grade
 
     def __enter__(self) -> JudgeTimer:
         def timed(*args, **kwargs):
@@ -53,11 +54,11 @@ class JudgeTimer:
                 with self._lock:
                     self.cpu += time.thread_time() - start
 
-        scoring.judge = timed
+        scoring.grade = timed
         return self
 
     def __exit__(self, *exc: object) -> None:
-        scoring.judge = self._original
+        scoring.grade = self._original
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
@@ -70,6 +71,8 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
         ],
         stdout=subprocess.PIPE,
         text=True,
+        # the mock imports tests/helpers (as tests/conftest.py puts it on sys.path)
+        env={**os.environ, "PYTHONPATH": str(ROOT / "tests" / "helpers")},
     )
     line = proc.stdout.readline() if proc.stdout else ""
     if not line.startswith("PORT "):
@@ -82,7 +85,6 @@ def process_cpu(pid: int | None) -> float:
     """CPU seconds (user + system) used so far by another process (Linux /proc)."""
     if pid is None:
         return 0.0
-    import os
 
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -12,8 +12,8 @@ from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.catalog import Problem
 from ramseygadgets.export import export_dataset
 from ramseygadgets.gadgets import Candidate
-from ramseygadgets.harness.scoring import judge
 from ramseygadgets.integrations import lm_eval as glue
+from ramseygadgets.runs.grading import judge
 from ramseygadgets.selection import load_selection
 from ramseygadgets.tools.coloring import run_coloring_tool
 

@@ -23,8 +23,8 @@ from ramseygadgets.cli import app
 from ramseygadgets.colorings.spec import SpecError
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
-from ramseygadgets.harness.scoring import judge
 from ramseygadgets.problem import Problem
+from ramseygadgets.runs.grading import judge
 from ramseygadgets.verifier import verify
 
 runner = CliRunner()

@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 from sandbox_helpers import need_sandbox  # tests/helpers, on sys.path (tests/conftest.py)
 
-from ramseygadgets.harness.scoring import judge
 from ramseygadgets.harness.summary import summarize
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs.folder import read_samples
+from ramseygadgets.runs.grading import judge
 from ramseygadgets.training import exact_reward
 from ramseygadgets.training.llama_server import LlamaServer, LlamaServerError
 

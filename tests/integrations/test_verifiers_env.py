@@ -70,8 +70,8 @@ def test_rows_are_the_projects_prompts_and_info() -> None:
 
 
 def test_single_turn_rewards_are_the_verifiers_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ramseygadgets.harness.scoring import judge
     from ramseygadgets.integrations.verifiers_env import load_environment
+    from ramseygadgets.runs.grading import judge
 
     Reply = openai_mock().Reply
     replies = {

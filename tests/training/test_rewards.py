@@ -11,7 +11,7 @@ from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
-from ramseygadgets.harness import scoring
+from ramseygadgets.runs import grading
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.training import (
     completion_reply,
@@ -65,7 +65,7 @@ def test_reward_equals_evals_verdict_and_brute_force_on_near_misses() -> None:
     replies = [format_answer(near_miss(p, rng), p.kind) for p in problems]
     rewards = ramsey_reward(completions=replies, **columns(problems))
     for problem, reply, reward in zip(problems, replies, rewards):
-        verdict = scoring.judge(problem, reply, None)
+        verdict = grading.judge(problem, reply, None)
         assert reward == (1.0 if verdict["correct"] else 0.0)
         parsed = Candidate.from_json(verdict["candidate"], problem.kind)
         brute = brute_force_verify(
@@ -145,7 +145,7 @@ def test_shaped_rewards_are_partial_credit_only() -> None:
     assert parseable == [1.0, 1.0, 1.0, 0.0]
     assert good == [1.0, 1.0, 0.0, 0.0]
     assert exact[0] == 1.0 and exact[2:] == [0.0, 0.0]
-    assert exact[1] == (1.0 if scoring.judge(problem, replies[1], None)["correct"] else 0.0)
+    assert exact[1] == (1.0 if grading.judge(problem, replies[1], None)["correct"] else 0.0)
 
 
 @pytest.mark.parametrize(

@@ -135,7 +135,7 @@ def check(
 
     --json adds the size grade exactly as 'eval' records it: minimal, the excesses over the proven optimum and discovery.
     """
-    from ramseygadgets.harness.scoring import grade
+    from ramseygadgets.runs.grading import grade
 
     problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     reply = read_text_input(reply_file)

@@ -2,10 +2,9 @@
 
 Outcome fields (docs/eval.md, "The run directory"): ``error`` (no response obtained), else
 ``parse_error`` (the reply holds no readable answer), else the verifier's
-``correct``/``reason``/``witness``.  :func:`grade` decides a :class:`~ramseygadgets.runs.grade.Grade`;
-:func:`judge` is the same as a dict of record fields (for callers that want JSON).  Both, with
-:func:`size_fields`, live in :mod:`ramseygadgets.runs.grading` (so that ``report`` grades every
-sample again with the same code) and are re-exported here.
+``correct``/``reason``/``witness``, decided by :func:`ramseygadgets.runs.grading.grade` with the
+size grade of :func:`~ramseygadgets.runs.grading.size_fields` (the code ``report`` grades every
+sample again with; import grading from there).
 """
 
 from __future__ import annotations
@@ -17,18 +16,10 @@ from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.runs.grade import Grade
-from ramseygadgets.runs.grading import grade, grade_candidate, judge, size_fields
+from ramseygadgets.runs.grading import grade, size_fields
 from ramseygadgets.selection import Optimum
 
-__all__ = [
-    "Grade",
-    "grade",
-    "grade_candidate",
-    "judge",
-    "sample_record",
-    "size_fields",
-    "utc_now",
-]
+__all__ = ["sample_record", "utc_now"]
 
 
 def utc_now() -> str:

@@ -20,7 +20,7 @@ Run it with Inspect's own CLI, for example::
   :class:`~ramseygadgets.tools.python.PythonTool` as ``eval``; limits as task options; refused in
   one line where the sandbox cannot run).
 * **Scorer** (:func:`ramsey_scorer`): the project's parser and exact verifier
-  (:func:`ramseygadgets.harness.scoring.grade`, run off the event loop); value ``C``/``I``, the
+  (:func:`ramseygadgets.runs.grading.grade`, run off the event loop); value ``C``/``I``, the
   verifier's reason as explanation, and in the metadata the epoch, parse error, candidate,
   witness, finish reason, rounds, tool uses (python: also ``programs`` and ``tool_seconds``)
   and the size grade of ``eval``'s samples
@@ -68,7 +68,6 @@ from inspect_ai.util import store
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, get_problem, in_catalog
 from ramseygadgets.harness.multiround import multiround_step
-from ramseygadgets.harness.scoring import grade
 from ramseygadgets.integrations.common import (
     no_problems_message,
     problem_set_record,
@@ -97,6 +96,7 @@ from ramseygadgets.prompts import (
     settings_for,
 )
 from ramseygadgets.report.metrics import pass_at_k, sample_std
+from ramseygadgets.runs.grading import grade
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
 from ramseygadgets.selection import Selection
 from ramseygadgets.tools.coloring import TOOL_NAME, run_coloring_tool, tool_spec

@@ -36,7 +36,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ramseygadgets.harness.scoring import grade
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import (
     no_problems_message,
@@ -45,6 +44,7 @@ from ramseygadgets.integrations.common import (
 from ramseygadgets.problem import Problem
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import build_prompt, settings_for
+from ramseygadgets.runs.grading import grade
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
 from ramseygadgets.selection import Selection
 

@@ -1,6 +1,6 @@
 """The grade of one answer: a typed value, written into (and read back from) a sample record.
 
-A grade is what :func:`ramseygadgets.harness.scoring.grade` decides for a reply: ``correct``,
+A grade is what :func:`ramseygadgets.runs.grading.grade` decides for a reply: ``correct``,
 else why not.  In ``samples.jsonl`` it is the fields ``parse_error``, ``parse_error_kind`` (parse
 failures only), ``candidate``, ``correct``, ``reason``, ``check`` and ``witness``, in that order
 (docs/eval.md, "The run directory"); :meth:`Grade.to_json` writes exactly those keys and

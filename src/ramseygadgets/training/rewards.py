@@ -1,7 +1,7 @@
 """Verifiable rewards for RL on RamseyGadgets problems.
 
 The **exact reward** of a completion is ``1.0`` when the reply parses and the verifier accepts
-the candidate, else ``0.0``.  It is computed by :func:`ramseygadgets.harness.scoring.judge`, the
+the candidate, else ``0.0``.  It is computed by :func:`ramseygadgets.runs.grading.judge`, the
 function that scores every ``eval`` sample, so a completion earns reward 1 exactly when ``eval``
 would record it as correct (same parser, same ``<think>`` handling, same verifier, same vertex
 limit).
@@ -35,8 +35,8 @@ from typing import Any
 from ramseygadgets.answers import parse_answer
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
-from ramseygadgets.harness.scoring import grade, judge
 from ramseygadgets.problem import Problem
+from ramseygadgets.runs.grading import grade, judge
 from ramseygadgets.runs.sizes import size_reward
 from ramseygadgets.verifier import good_coloring
 
