@@ -179,3 +179,16 @@ def test_tests_mirror_the_package() -> None:
     folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
     strays = folders - packages - root_modules - {"helpers"}
     assert not strays, f"test folders that name no package or module: {sorted(strays)}"
+
+
+def test_a_reward_loads_no_backend() -> None:
+    """Grading lives in ``runs.grading``: the training reward (run in every GRPO worker) loads
+    neither the harness nor ``openai``."""
+    code = (
+        "import sys, ramseygadgets.training.rewards\n"
+        "print(' '.join(m for m in sys.modules if m == 'openai' or m.startswith('ramseygadgets.harness')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    assert out.strip() == ""
