@@ -10,14 +10,15 @@ so only for small graphs (m ≤ 20 by default).
 from __future__ import annotations
 
 from functools import lru_cache
-
-import numpy as np
-from networkx.algorithms.isomorphism import GraphMatcher
+from typing import TYPE_CHECKING
 
 from ramseygadgets.errors import InputError
 from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
+
+if TYPE_CHECKING:  # numpy and networkx load when a brute force runs, not with the module
+    import numpy as np
 
 __all__ = [
     "MAX_BRUTE_FORCE_EDGES",
@@ -36,6 +37,8 @@ MAX_BRUTE_FORCE_EDGES = 20
 @lru_cache(maxsize=4096)
 def copy_masks(pattern: Pattern, graph: Graph) -> frozenset[int]:
     """Edge-set bitmasks of all copies of the pattern, via networkx monomorphisms (memoised)."""
+    from networkx.algorithms.isomorphism import GraphMatcher
+
     g = graph.to_networkx()
     masks: set[int] = set()
     for mapping in GraphMatcher(g, pattern.graph.to_networkx()).subgraph_monomorphisms_iter():
@@ -53,6 +56,8 @@ def good_coloring_masks(graph: Graph, F: Pattern, H: Pattern) -> np.ndarray:
     A coloring is good iff no copy of F is all red (``mask & c == c``) and no copy of H is all
     blue (``mask & c == 0``).
     """
+    import numpy as np
+
     if graph.m > MAX_BRUTE_FORCE_EDGES:
         raise InputError(
             f"brute force is limited to {MAX_BRUTE_FORCE_EDGES} edges, graph has {graph.m}"
@@ -68,6 +73,8 @@ def good_coloring_masks(graph: Graph, F: Pattern, H: Pattern) -> np.ndarray:
 
 def red_degrees(graph: Graph, good: np.ndarray, v: int) -> np.ndarray:
     """Red degree of vertex v in each coloring of ``good``."""
+    import numpy as np
+
     degree = np.zeros(good.shape, dtype=np.int64)
     for i in graph.incident_edges[v]:
         degree += (good >> i) & 1
@@ -93,6 +100,8 @@ def gadget_holds(
     graph: Graph, F: Pattern, gadget: GadgetType, designated: Designated, good: np.ndarray
 ) -> bool:
     """The gadget clauses of the definition, on the given list of all good colorings (non-empty)."""
+    import numpy as np
+
     if gadget in (
         GadgetType.RED_DETERMINER,
         GadgetType.BLUE_DETERMINER,

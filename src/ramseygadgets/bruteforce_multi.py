@@ -8,7 +8,7 @@ all good colourings.  Exponential: for small graphs only (c^m ≤ 2^22).
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ramseygadgets.bruteforce import copy_masks
 from ramseygadgets.colorings.spec import ColoringSpec
@@ -16,6 +16,9 @@ from ramseygadgets.errors import InputError
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
+
+if TYPE_CHECKING:  # numpy and networkx load when a brute force runs, not with the module
+    import numpy as np
 
 __all__ = [
     "MAX_BRUTE_FORCE_COLORINGS",
@@ -29,6 +32,8 @@ MAX_BRUTE_FORCE_COLORINGS = 1 << 22
 
 def all_colorings(c: int, m: int) -> np.ndarray:
     """Every colouring of m edges with c colours: shape (c^m, m), entry [r, i] = colour of edge i."""
+    import numpy as np
+
     if c**m > MAX_BRUTE_FORCE_COLORINGS:
         raise InputError(
             f"brute force is limited to {MAX_BRUTE_FORCE_COLORINGS} colourings, {c}^{m} is more"
@@ -43,6 +48,8 @@ def all_colorings(c: int, m: int) -> np.ndarray:
 
 def good_colorings(graph: Graph, spec: ColoringSpec) -> np.ndarray:
     """The rows of :func:`all_colorings` with no forbidden copy in its own colour."""
+    import numpy as np
+
     table = all_colorings(spec.c, graph.m)
     good = np.ones(len(table), dtype=bool)
     for k, color in enumerate(spec.colors):

@@ -1,5 +1,6 @@
 """Start-up: registering the commands loads nothing heavy (timed by ``bench/startup.py``, not
-here), and ``problems`` lists the paper's set without the SAT solver or numpy."""
+here), ``problems`` lists the paper's set without the SAT solver or numpy, and ``verify`` decides
+an answer with the SAT solver alone (the brute force's numpy and networkx load only when it runs)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,21 @@ def test_problems_loads_no_sat_solver_nor_numpy() -> None:
         "    main()"
     )
     assert loaded_after(code) == []
+
+
+def test_verify_loads_the_sat_solver_only(tmp_path) -> None:
+    answer = tmp_path / "answer.json"
+    answer.write_text('{"edges": [[0,1],[0,2],[0,3],[0,4],[1,2],[1,3],[1,4]], "e": [0,1]}')
+    code = (
+        "import contextlib, io, sys\n"
+        f"sys.argv = ['ramseygadgets', 'verify', 'p3_k3_red_determiner', {str(answer)!r}]\n"
+        "from ramseygadgets.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):\n"
+        "    main()\n"
+        "assert 'CORRECT' in out.getvalue(), out.getvalue()"
+    )
+    assert loaded_after(code) == ["pysat"]
 
 
 def test_the_facade_still_gives_its_names() -> None:
