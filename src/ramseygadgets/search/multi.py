@@ -47,8 +47,7 @@ from ramseygadgets.search.solve import (
     LevelRecord,
     SearchResult,
     checked,
-    first_level,
-    smallest_vertex_count,
+    search_levels,
 )
 from ramseygadgets.search.spec import Layout, layouts
 
@@ -291,27 +290,7 @@ def solve_multi(
     that no solution has fewer than n vertices.  Reads the vertex bounds, ``timeout``,
     ``minimize_edges``, ``seed`` and ``solver`` from ``options``.
     """
-    start = time.monotonic()
-    deadline = start + options.timeout if options.timeout is not None else None
-    begin = first_level(problem, options)
-    result = SearchResult(
-        problem.id,
-        problem,
-        "none-up-to-limit",
-        None,
-        smallest_vertex_count(problem),
-        0.0,
-        max_vertices=options.max_vertices,
-    )
-    result.searched_from = begin
-    for n in range(begin, options.max_vertices + 1):
-        done = _multi_level(problem, n, deadline, options, result)
-        if on_level is not None:
-            on_level(result.levels[-1])
-        if done:
-            break
-    result.seconds = time.monotonic() - start
-    return result
+    return search_levels(problem, options, _multi_level, on_level)
 
 
 def _multi_level(

@@ -44,6 +44,7 @@ __all__ = [
     "checked",
     "first_level",
     "find_solution",
+    "search_levels",
     "solve",
 ]
 
@@ -409,7 +410,22 @@ def solve(
     give the same answer, and each level records which one ran and what it enumerated.
     ``on_level`` is called with each level's record as it is decided.
     """
-    problem = resolve_problem(problem)
+    return search_levels(resolve_problem(problem), options, _run_level, on_level)
+
+
+#: Decides level n into the result: ``(problem, n, deadline, options, result)`` → True when the
+#: search stops there (a solution found, or time ran out).
+LevelSearch = Callable[[Problem, int, float | None, SearchOptions, SearchResult], bool]
+
+
+def search_levels(
+    problem: Problem,
+    options: SearchOptions,
+    decide_level: LevelSearch,
+    on_level: Callable[[LevelRecord], None] | None = None,
+) -> SearchResult:
+    """Levels n = :func:`first_level` … ``max_vertices`` in turn, each decided by
+    ``decide_level``, until one stops the search; ``on_level`` sees each level's record."""
     start = time.monotonic()
     deadline = _deadline(start, options)
     begin = first_level(problem, options)
@@ -424,7 +440,7 @@ def solve(
     )
     result.searched_from = begin
     for n in range(begin, options.max_vertices + 1):
-        done = _run_level(problem, n, deadline, options, result)
+        done = decide_level(problem, n, deadline, options, result)
         if on_level is not None:
             on_level(result.levels[-1])
         if done:
