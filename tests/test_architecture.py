@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "ramseygadgets"
 PAGE = ROOT / "docs" / "architecture.md"
@@ -192,3 +194,51 @@ def test_a_reward_loads_no_backend() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     ).stdout
     assert out.strip() == ""
+
+
+# -- deprecated import paths: each still works for one release, with a warning -----------------
+
+_PROBE = """
+import importlib, json, sys, warnings
+old, new = sys.argv[1:]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    module = importlib.import_module("ramseygadgets." + old)
+target = importlib.import_module("ramseygadgets." + new)
+print(json.dumps({
+    "warnings": [str(w.message) for w in caught if w.category is DeprecationWarning],
+    "same": all(getattr(module, name) is getattr(target, name) for name in target.__all__),
+}))
+"""
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(deprecated_paths().items()))
+def test_an_old_path_warns_and_gives_the_new_names(old: str, new: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, old, new],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert any(f"ramseygadgets.{new}" in message for message in found["warnings"]), found
+    assert found["same"]
+
+
+def test_the_verify_function_survives_the_old_module_path() -> None:
+    """``import ramseygadgets.verify`` puts the old module in the function's place on the
+    package; the module answers calls like the function."""
+    code = (
+        "import warnings; warnings.simplefilter('ignore')\n"
+        "import ramseygadgets, ramseygadgets.verify\n"
+        "from ramseygadgets.gadgets import Candidate, Designated\n"
+        "from ramseygadgets.graphs import Graph\n"
+        "p = ramseygadgets.get_problem('p3_k3_red_determiner')\n"
+        "g = Graph(5, ((0,1),(0,2),(0,3),(0,4),(1,2),(1,3),(1,4)))\n"
+        "print(ramseygadgets.verify(p, Candidate(g, Designated(edges=((0, 1),)))).correct)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "True"
