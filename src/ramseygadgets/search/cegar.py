@@ -51,6 +51,13 @@ from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.bitsets import disjoint, to_words, within
 from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
+from ramseygadgets.search.degrees import (
+    ReducibleEdges,
+    degree_clauses,
+    endpoint_floors,
+    floor_clauses,
+    isolation_degree,
+)
 from ramseygadgets.search.oracle import (
     DEFAULT_SEARCH_SOLVER,
     ColoringOracle,
@@ -97,6 +104,9 @@ __all__ = [  # the for-all side lives in .oracle; these names stay importable fr
 #: ``eager`` encodes them in the exists part (the original finder); ``auto`` picks per problem.
 ENGINES = ("auto", "lazy", "eager")
 DEFAULT_ENGINE = "auto"
+#: Whether the lazy engine demands degree 0 or > D of every vertex off the designated items
+#: (:mod:`.degrees`; exact).  Measured on the sparse cubes: ``bench/sparse_cubes.py``.
+DEGREE_BOUND = True
 
 
 def resolve_engine(problem: Problem, engine: str) -> str:
@@ -119,6 +129,7 @@ class FinderStats:
     lemmas: int = 0
     arrowing: int = 0  # lazy engine: subgraphs without a witness coloring
     pruned: int = 0  # lazy engine: candidates excluded as not lex-maximal
+    reduced: int = 0  # lazy engine: candidates excluded by the edge rule (:mod:`.degrees`)
     sat_seconds: float = 0.0
     check_seconds: float = 0.0
 
@@ -140,6 +151,8 @@ class ExistsModel:
         solver: str = DEFAULT_SEARCH_SOLVER,
         lazy: bool = False,
         clique: int | None = None,
+        degree: int = 0,
+        floors: dict[int, int] | None = None,
     ) -> None:
         self.n, self.layout, self.kn = n, layout, kn
         m = self.kn.m
@@ -154,6 +167,17 @@ class ExistsModel:
             self.clauses.append([self.x[self.kn.edge_id(*e)]])
         if clique is not None:  # no K_clique: it has no good colouring (:mod:`.cliques`)
             self.clauses += clique_free_clauses(n, clique, lambda u, v: self.x[kn.edge_id(u, v)])
+        if degree > 0:  # degree 0 or > degree off the designated items (:mod:`.degrees`)
+            on_items = {u for e in layout.designated.edges for u in e}
+            on_items |= set(layout.designated.vertices)
+            free = [v for v in range(n) if v not in on_items]
+            edge_var = lambda u, v: self.x[kn.edge_id(u, v)]  # noqa: E731
+            clauses, self.top = degree_clauses(n, free, degree + 1, edge_var, self.top)
+            self.clauses += clauses
+        if floors:  # the designated edge's ends: every solution's least degrees (.degrees)
+            edge_var = lambda u, v: self.x[kn.edge_id(u, v)]  # noqa: E731
+            clauses, self.top = floor_clauses(n, floors, edge_var, self.top)
+            self.clauses += clauses
         if not lazy:
             self._add_witnesses()
         #: the lex order of the lex-leader constraints (column order for the canonicity check)
@@ -269,6 +293,7 @@ class CandidateModel(ExistsModel):
         solver: str = DEFAULT_SEARCH_SOLVER,
         record_lemmas: bool = False,
         lazy: bool = False,
+        degree_bound: bool = True,
     ) -> None:
         self.problem, self.spec, self.copies = problem, spec, copies
         #: with ``record_lemmas``: each lemma as the K_n edge bitmasks of its copies (for tests)
@@ -278,7 +303,19 @@ class CandidateModel(ExistsModel):
         self.y_f: dict[int, int] = {}
         self.y_h: dict[int, int] = {}
         clique = arrowing_clique(problem, n) if spec.witnesses else None
-        super().__init__(n, layout, copies.kn, seed=seed, solver=solver, lazy=lazy, clique=clique)
+        # the degree bound needs edge-colour conditions only: the lazy engine's problems
+        bound = lazy and degree_bound
+        degree = isolation_degree(problem) if bound else 0
+        floors = endpoint_floors(problem, layout, spec) if bound else None
+        super().__init__(
+            *(n, layout, copies.kn),
+            seed=seed,
+            solver=solver,
+            lazy=lazy,
+            clique=clique,
+            degree=degree,
+            floors=floors,
+        )
 
     def _add_witnesses(self) -> None:
         for condition in self.spec.witnesses:
@@ -374,6 +411,7 @@ class LayoutFinder:
         solver: str = DEFAULT_SEARCH_SOLVER,
         record_lemmas: bool = False,
         engine: str = DEFAULT_ENGINE,
+        degree_bound: bool = DEGREE_BOUND,
     ) -> None:
         self.problem, self.n, self.layout = problem, n, layout
         self.spec = gadget_spec(problem, layout.designated)
@@ -390,6 +428,7 @@ class LayoutFinder:
             solver=solver,
             record_lemmas=record_lemmas,
             lazy=self.lazy,
+            degree_bound=degree_bound,
         )
         self.oracle = ColoringOracle(self.copies) if self.lazy else None
         #: the lazy engine's oracle assumptions for each witness and bad condition
@@ -397,6 +436,9 @@ class LayoutFinder:
         self.witness_literals = [literals(c) for c in self.spec.witnesses] if literals else []
         self.bad_literals = [literals(c) for c in self.spec.bad] if literals else []
         self.canonicity = self.model.canonicity_check() if self.lazy else None
+        #: the edge rule of :mod:`.degrees` (with the degree bound): a clause per reducible edge
+        self.reducible = ReducibleEdges.make(problem, layout, self.kn, self.model.x)
+        self.reducible = self.reducible if self.lazy and degree_bound else None
         self.rng = random.Random(seed) if seed is not None else None
         self.stats = FinderStats()
         #: with :meth:`share_lemmas`: every lemma learned, as ``("c", red_mask)`` (counterexample
@@ -479,6 +521,10 @@ class LayoutFinder:
                     self.model.solver.add_clause(clause)
                     self.stats.pruned += 1
                     continue
+            if self.reducible is not None and (clause := self.reducible(edge_mask)):
+                self.model.solver.add_clause(clause)  # not shared: it holds for reduced ones
+                self.stats.reduced += 1
+                continue
             self.stats.candidates += 1
             if self.lazy:
                 solved = self._check_lazily(edge_mask, deadline)

@@ -43,7 +43,7 @@ from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.graphs import Graph
-from ramseygadgets.search.cegar import DEFAULT_ENGINE, LayoutFinder
+from ramseygadgets.search.cegar import DEFAULT_ENGINE, DEGREE_BOUND, LayoutFinder
 from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.search.symmetry import column_order
@@ -97,7 +97,9 @@ class Refuter:
     def __init__(
         self, problem: Problem, n: int, layout: Layout, engine: str = DEFAULT_ENGINE
     ) -> None:
-        self.finder = LayoutFinder(problem, n, layout, engine=engine)
+        # without the degree bound: plans and coverage checks stay those of logs written before
+        # it (a prefix refuted without it is refuted with it, so both read the same)
+        self.finder = LayoutFinder(problem, n, layout, engine=engine, degree_bound=False)
         self.edges = split_edges(n, layout)
 
     def refuted(self, bits: str) -> bool:
@@ -186,6 +188,8 @@ class CubeTask:
     share: bool = True
     #: stop after this many seconds with outcome ``split`` (the scheduler splits the cube)
     split_after: float | None = None
+    #: the lazy engine's degree bound (:mod:`.degrees`); off only to measure it
+    degree_bound: bool = DEGREE_BOUND
 
 
 #: This process's finders (one level at a time), by (problem, n, layout, engine, solver, seed).
@@ -202,7 +206,10 @@ def _finder(task: CubeTask) -> LayoutFinder:
     (a fresh one for a new level, the older ones closed, and once it holds more than
     :data:`MAX_KEPT_LEMMAS` lemmas)."""
     cube, problem = task.cube, task.problem
-    key = (problem.id, problem.title, cube.n, cube.layout, task.engine, task.solver, task.seed)
+    key = (
+        *(problem.id, problem.title, cube.n, cube.layout),
+        *(task.engine, task.solver, task.seed, task.degree_bound),
+    )
     finder = _FINDERS.get(key)
     if finder is not None and MAX_KEPT_LEMMAS is not None and len(finder.known) > MAX_KEPT_LEMMAS:
         _FINDERS.pop(key).close()
@@ -212,7 +219,13 @@ def _finder(task: CubeTask) -> LayoutFinder:
             _FINDERS.pop(old).close()
         layout = layouts(problem.gadget, cube.n)[cube.layout]
         finder = LayoutFinder(
-            problem, cube.n, layout, seed=task.seed, solver=task.solver, engine=task.engine
+            problem,
+            cube.n,
+            layout,
+            seed=task.seed,
+            solver=task.solver,
+            engine=task.engine,
+            degree_bound=task.degree_bound,
         )
         finder.share_lemmas()
         _FINDERS[key] = finder

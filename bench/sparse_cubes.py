@@ -1,0 +1,123 @@
+"""The sparse cubes of level 14 of the (K3, K4)-red-determiner, today's engine against the new.
+
+    .venv/bin/python bench/sparse_cubes.py [--count 8] [--low 5] [--high 60] [--timeout 300]
+
+The cubes: sub-cubes of the sparse planned cubes that the level-14 run decided "none" in
+``--low`` … ``--high`` CPU seconds (their records in
+``bench/results/cubes/k3_k4_red_determiner-14-partial.jsonl``), ``--count`` of them spread
+evenly over that range (sorted by logged time, every k-th).  Each cube is searched alone — a
+fresh finder, no shared lemmas (the run that logged them had both, so logged times differ) —
+once without the degree bounds (:mod:`ramseygadgets.search.degrees`: vertex, edge and endpoint
+rules; the engine before them) and once with them, in this one process, alternating which goes first.  Per cube: outcome, CPU
+seconds, candidates; totals, the ratio and whether every verdict agrees.  One JSON line goes to
+``--out`` (default ``bench/results/sparse-cubes.jsonl``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+from ramseygadgets.problem import Problem
+from ramseygadgets.search.cubelog import read_log
+from ramseygadgets.search.cubes import Cube, CubeTask, clear_finders, run_cube
+from ramseygadgets.search.spec import layouts
+
+ROOT = Path(__file__).resolve().parents[1]
+LOG = ROOT / "bench/results/cubes/k3_k4_red_determiner-14-partial.jsonl"
+VARIANTS = {"before": False, "degree-bound": True}
+
+
+def pick(records: list[dict], count: int, low: float, high: float) -> list[dict]:
+    """``count`` none-cubes of level 14 logged with ``low`` ≤ CPU s ≤ ``high``, evenly spread."""
+    rows = [
+        r
+        for r in records
+        if r.get("kind") == "cube"
+        and r["outcome"] == "none"
+        and r["n"] == 14
+        and low <= r["cpu_seconds"] <= high
+    ]
+    rows.sort(key=lambda r: (r["cpu_seconds"], r["key"]))
+    if len(rows) <= count:
+        return rows
+    step = len(rows) / count
+    return [rows[int(i * step + step / 2)] for i in range(count)]
+
+
+def run(problem: Problem, record: dict, degree_bound: bool, timeout: float) -> dict:
+    names = [lay.name for lay in layouts(problem.gadget, record["n"])]
+    layout = names.index(record["layout"])
+    cube = Cube(record["n"], layout, record["layout"], record["bits"])
+    clear_finders()
+    task = CubeTask(
+        problem=problem,
+        cube=cube,
+        engine="lazy",
+        timeout=timeout,
+        share=False,
+        degree_bound=degree_bound,
+    )
+    start = time.process_time()
+    result = run_cube(task)
+    setup = time.process_time() - start - result["cpu_seconds"]
+    clear_finders()
+    return {
+        "outcome": result["outcome"],
+        "cpu_seconds": round(result["cpu_seconds"] + setup, 3),
+        "candidates": result["candidates"],
+        "pruned": result["pruned_as_not_lex_max"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=8)
+    parser.add_argument("--low", type=float, default=5.0)
+    parser.add_argument("--high", type=float, default=60.0)
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench/results/sparse-cubes.jsonl")
+    args = parser.parse_args(argv)
+    problem = Problem.make("K3", "K4", "red-determiner")
+    chosen = pick(read_log(LOG), args.count, args.low, args.high)
+    rows = []
+    for i, record in enumerate(chosen):
+        order = list(VARIANTS) if i % 2 == 0 else list(reversed(VARIANTS))
+        row = {"key": record["key"], "logged_cpu_seconds": record["cpu_seconds"]}
+        for name in order:
+            row[name] = run(problem, record, VARIANTS[name], args.timeout)
+        rows.append(row)
+        b, d = row["before"], row["degree-bound"]
+        print(
+            f"{record['key']}: before {b['outcome']} {b['cpu_seconds']:.1f} s "
+            f"({b['candidates']} candidates), degree bound {d['outcome']} "
+            f"{d['cpu_seconds']:.1f} s ({d['candidates']})",
+            flush=True,
+        )
+    totals = {name: round(sum(r[name]["cpu_seconds"] for r in rows), 2) for name in VARIANTS}
+    agree = all(r["before"]["outcome"] == r["degree-bound"]["outcome"] for r in rows)
+    ratio = totals["before"] / totals["degree-bound"] if totals["degree-bound"] else None
+    line = {
+        "bench": "sparse_cubes",
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "python": platform.python_version(),
+        "cubes": rows,
+        "cpu_seconds": totals,
+        "ratio": round(ratio, 2) if ratio else None,
+        "verdicts_agree": agree,
+        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+    }
+    print(f"total CPU s: before {totals['before']}, degree bound {totals['degree-bound']}")
+    print(f"ratio {line['ratio']}x, verdicts agree: {agree}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+    return 0 if agree else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

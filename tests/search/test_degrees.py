@@ -1,0 +1,208 @@
+"""The degree bound (search/degrees.py): free degrees against brute force, its two lemmas on
+brute-forced graphs, and the finder with and without it."""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations, product
+
+import pytest
+
+from ramseygadgets.bruteforce import good_coloring_masks
+from ramseygadgets.gadgets import Candidate
+from ramseygadgets.graphs import Graph
+from ramseygadgets.problem import Problem
+from ramseygadgets.search import solve
+from ramseygadgets.search.cegar import LayoutFinder
+from ramseygadgets.search.degrees import (
+    ReducibleEdges,
+    _free,
+    endpoint_degree,
+    endpoint_floors,
+    isolation_degree,
+)
+from ramseygadgets.search.options import SearchOptions
+from ramseygadgets.search.spec import gadget_spec, layouts
+from ramseygadgets.verifier import verify
+
+
+def _free_by_brute_force(d: int, f: int, h: int, forced: bool | None) -> bool:
+    """Every colouring (absent / red / blue per pair) of d (+1 forced) vertices that is good
+    splits: R without a red K_{f−1}, B without a blue K_{h−1}, the forced vertex on its side."""
+    size = d + (forced is not None)
+    pairs = list(combinations(range(size), 2))
+    for colours in product((0, 1, 2), repeat=len(pairs)):  # 0 absent, 1 red, 2 blue
+        c = dict(zip(pairs, colours))
+
+        def mono(vs, colour, k):
+            return any(all(c[p] == colour for p in combinations(s, 2)) for s in combinations(vs, k))
+
+        if mono(range(size), 1, f) or mono(range(size), 2, h):
+            continue
+        ok = False
+        for mask in range(1 << d):
+            r = [v for v in range(d) if mask >> v & 1] + ([d] if forced is True else [])
+            b = [v for v in range(d) if not mask >> v & 1] + ([d] if forced is False else [])
+            if not mono(r, 1, f - 1) and not mono(b, 2, h - 1):
+                ok = True
+                break
+        if not ok:
+            return False
+    return True
+
+
+@pytest.mark.parametrize(
+    "d,f,h,forced",
+    [(d, 3, 3, x) for d in (1, 2, 3) for x in (None, True, False)]
+    + [(4, 3, 3, None), (4, 3, 4, None), (3, 3, 4, True), (3, 3, 4, False), (4, 3, 4, False)],
+)
+def test_free_degrees_agree_with_brute_force(d, f, h, forced):
+    assert _free(d, f, h, forced) == _free_by_brute_force(d, f, h, forced)
+
+
+def test_the_k3_k4_degrees():
+    problem = Problem.make("K3", "K4", "red-determiner")
+    assert isolation_degree(problem) == 5  # d = 6 is not free
+    assert endpoint_degree(problem, red=False) == 3
+    assert endpoint_degree(problem, red=True) == 2
+    (layout,) = layouts(problem.gadget, 10)
+    assert endpoint_floors(problem, layout, gadget_spec(problem, layout.designated)) == {
+        0: 5,
+        1: 5,
+    }
+    blue = Problem.make("K3", "K4", "blue-determiner")
+    assert endpoint_floors(blue, layout, gadget_spec(blue, layout.designated)) == {0: 4, 1: 4}
+
+
+def test_no_bound_without_complete_patterns():
+    assert isolation_degree(Problem.make("K3", "K4-e", "red-determiner")) == 0
+    assert isolation_degree(Problem.make("P3", "K3", "red-determiner")) == 0
+    sender = Problem.make("K3", "K4", "positive-sender")
+    lay = layouts(sender.gadget, 8)[0]
+    assert endpoint_floors(sender, lay, gadget_spec(sender, lay.designated)) == {}
+
+
+def _colourings(g: Graph, problem: Problem) -> set[frozenset[tuple[int, int]]]:
+    """Every good colouring of ``g``, as its set of red edges (brute force over 2^m)."""
+    masks = good_coloring_masks(g, problem.F, problem.H)
+    return {frozenset(e for i, e in enumerate(g.edges) if int(m) >> i & 1) for m in masks}
+
+
+def _random_graphs(n: int, count: int, seed: int, p: float):
+    rng = random.Random(seed)
+    for _ in range(count):
+        yield Graph(n, tuple(e for e in Graph.complete(n).edges if e == (0, 1) or rng.random() < p))
+
+
+def test_every_good_colouring_extends_over_a_vertex_of_degree_at_most_d():
+    """The isolation lemma's core, (K3, K4), D = 5: for a vertex v of degree ≤ 5 every good
+    colouring of G − v is the restriction of one of G (brute force on random graphs)."""
+    problem = Problem.make("K3", "K4", "red-determiner")
+    free = isolation_degree(problem)
+    checked = 0
+    for g in _random_graphs(7, 60, 3, 0.6):
+        if g.m > 14:
+            continue
+        for v in range(2, g.n):
+            if not 0 < g.degree(v) <= free:
+                continue
+            rest = Graph(g.n, tuple(e for e in g.edges if v not in e))
+            restricted = {frozenset(e for e in c if v not in e) for c in _colourings(g, problem)}
+            assert _colourings(rest, problem) == restricted, (g, v)
+            checked += 1
+    assert checked > 10
+
+
+def test_every_good_colouring_extends_over_an_edge_in_at_most_two_triangles():
+    """The edge rule's core, (K3, K4): for an edge uv with ≤ 2 common neighbours every good
+    colouring of G − uv is the restriction of one of G (brute force on random graphs)."""
+    problem = Problem.make("K3", "K4", "red-determiner")
+    checked = 0
+    for g in _random_graphs(7, 40, 11, 0.65):
+        if g.m > 14:
+            continue
+        colourings = _colourings(g, problem)
+        for u, v in g.edges:
+            common = sum(1 for w in range(g.n) if g.has_edge(u, w) and g.has_edge(v, w))
+            if (u, v) == (0, 1) or common > 2:
+                continue
+            rest = Graph(g.n, tuple(e for e in g.edges if e != (u, v)))
+            restricted = {c - {(u, v)} for c in colourings}
+            assert _colourings(rest, problem) == restricted, (g, (u, v))
+            checked += common == 2
+    assert checked > 5
+
+
+def test_the_edge_rule_names_an_edge_in_too_few_triangles():
+    problem = Problem.make("K3", "K4", "red-determiner")
+    (layout,) = layouts(problem.gadget, 6)
+    kn = Graph.complete(6)
+    x = list(range(1, kn.m + 1))
+    rule = ReducibleEdges.make(problem, layout, kn, x)
+    assert rule is not None and rule.need == 3
+    full = (1 << kn.m) - 1
+    assert rule(full) is None  # in K6 every edge lies in 4 triangles
+    without = full & ~(1 << kn.edge_id(2, 3)) & ~(1 << kn.edge_id(2, 4))
+    clause = rule(without)
+    assert clause is not None and clause[0] < 0
+    t = -clause[0] - 1
+    u, v = kn.edges[t]
+    assert (u, v) != (0, 1)
+    assert sorted(clause[1:]) == sorted(
+        kn.edge_id(*e) + 1 for e in ((2, 3), (2, 4)) if u in e or v in e
+    )
+    assert ReducibleEdges.make(Problem.make("K3", "K4-e", "red-determiner"), layout, kn, x) is None
+
+
+@pytest.mark.parametrize("gadget,blue", [("red-determiner", True), ("blue-determiner", False)])
+def test_a_graph_with_a_low_endpoint_has_a_good_colouring_with_e_either_colour(gadget, blue):
+    """The endpoint floor's core, (K3, K4): deg(1) below the floor and a good colouring ⇒ a good
+    colouring with e blue (red-determiner) or red (blue-determiner): not a determiner."""
+    problem = Problem.make("K3", "K4", gadget)
+    (layout,) = layouts(problem.gadget, 7)
+    floor = endpoint_floors(problem, layout, gadget_spec(problem, layout.designated))[1]
+    checked = 0
+    for g in _random_graphs(7, 80, 5, 0.7):
+        at_one = [e for e in g.edges if 1 in e and e != (0, 1)]
+        g = Graph(7, tuple(e for e in g.edges if e not in at_one[floor - 2 :]))
+        assert g.degree(1) < floor
+        if g.m > 15:
+            continue
+        colourings = _colourings(g, problem)
+        if colourings:
+            assert any(((0, 1) in c) != blue for c in colourings), g
+            assert not verify(problem, Candidate(g, layout.designated)).correct
+            checked += 1
+    assert checked > 10
+
+
+@pytest.mark.parametrize(
+    "F,H,gadget,n",
+    [
+        ("K3", "K3", "red-determiner", 8),
+        ("K3", "K3", "blue-determiner", 8),
+        ("K3", "K3", "positive-sender", 7),
+        ("K3", "K3", "negative-sender", 7),
+        ("K3", "K4", "red-determiner", 10),
+        ("K3", "K4", "blue-determiner", 10),
+    ],
+)
+def test_the_finder_with_and_without_the_bound_agrees(F, H, gadget, n, monkeypatch):
+    problem = Problem.make(F, H, gadget)
+    options = SearchOptions(max_vertices=n, engine="lazy")
+    with_bound = solve(problem, options)
+    monkeypatch.setattr(
+        LayoutFinder.__init__,
+        "__kwdefaults__",
+        {
+            **LayoutFinder.__init__.__kwdefaults__,
+            "degree_bound": False,
+        },
+    )
+    without = solve(problem, options)
+    assert (with_bound.status, with_bound.n, with_bound.m, with_bound.lower_bound) == (
+        without.status,
+        without.n,
+        without.m,
+        without.lower_bound,
+    )
