@@ -89,7 +89,12 @@ def _flags(info: OptionInfo) -> list[str]:
 
 
 def _kind(param: Any) -> tuple[Any, ...]:
-    return (param.type_descriptor.annotation, param.multiple, tuple(sorted(param.opts)))
+    """The option's type (a string and a path differ), ``multiple`` and the flags.  Typer 0.29
+    describes the type by its annotation (``type_descriptor``); 0.28, the floor, by Click's
+    parameter type."""
+    descriptor = getattr(param, "type_descriptor", None)
+    kind = descriptor.annotation if descriptor is not None else type(param.type).__name__
+    return (kind, param.multiple, tuple(sorted(param.opts)))
 
 
 def test_shared_options_are_declared_alike_everywhere() -> None:
