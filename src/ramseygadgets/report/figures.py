@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -199,6 +200,17 @@ def accuracy_vs_tokens(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles
     )
 
 
+def _hide_unused(axes: Any, used: int, rows: int, cols: int) -> None:
+    """Blank the grid's panels after the first ``used`` (row-major)."""
+    for j in range(used, rows * cols):
+        axes[j // cols][j % cols].axis("off")
+
+
+def _side_legend(fig: Figure, handles: list[Any]) -> None:
+    """One legend for all panels, outside on the right."""
+    fig.legend(handles=handles, loc="outside right center", fontsize=8, frameon=False)
+
+
 def _no_tokens_note(stats: Sequence[CellStats]) -> str:
     """Caption sentence naming the cells left out for want of token counts."""
     left = [f"{st.model} · {st.setting}" for st in stats if not st.avg_tokens]
@@ -250,17 +262,14 @@ def accuracy_vs_size(
         ax.grid(alpha=0.3)
         if i % cols == 0:
             ax.set_ylabel("mean accuracy (%)")
-    for j in range(len(settings), rows * cols):
-        axes[j // cols][j % cols].axis("off")
+    _hide_unused(axes, len(settings), rows, cols)
     if models:
-        fig.legend(
-            handles=[
+        _side_legend(
+            fig,
+            [
                 matplotlib.lines.Line2D([], [], color=colors[m], marker="o", label=plain(m))
                 for m in models
             ],
-            loc="outside right center",
-            fontsize=8,
-            frameon=False,
         )
     return _save(
         fig,
@@ -318,14 +327,10 @@ def accuracy_by_tier(
         ax.grid(alpha=0.3, axis="y")
         if i % cols == 0:
             ax.set_ylabel("mean accuracy (%)")
-    for j in range(len(settings), rows * cols):
-        axes[j // cols][j % cols].axis("off")
+    _hide_unused(axes, len(settings), rows, cols)
     if tiers:
-        fig.legend(
-            handles=[matplotlib.patches.Patch(color=tier_colors[t], label=plain(t)) for t in tiers],
-            loc="outside right center",
-            fontsize=8,
-            frameon=False,
+        _side_legend(
+            fig, [matplotlib.patches.Patch(color=tier_colors[t], label=plain(t)) for t in tiers]
         )
     return _save(
         fig,
@@ -470,17 +475,14 @@ def tools_by_size_tier(points: Sequence[ToolTier], out_dir: Path) -> FigureFiles
         ax.grid(alpha=0.3, axis="y")
         if i % cols == 0:
             ax.set_ylabel("mean accuracy (%)")
-    for j in range(len(models), rows * cols):
-        axes[j // cols][j % cols].axis("off")
+    _hide_unused(axes, len(models), rows, cols)
     if settings:
-        fig.legend(
-            handles=[
+        _side_legend(
+            fig,
+            [
                 matplotlib.patches.Patch(color=TOOL_COLORS[s], label=f"{TOOL_LABELS[s]} ({s})")
                 for s in settings
             ],
-            loc="outside right center",
-            fontsize=8,
-            frameon=False,
         )
     return _save(
         fig,
