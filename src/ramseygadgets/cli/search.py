@@ -153,6 +153,14 @@ def solve(
         "--minimize-edges/--any-edges",
         help="Also minimise edges at the minimal vertex count.",
     ),
+    max_edges: int | None = typer.Option(
+        None,
+        "--max-edges",
+        min=0,
+        help="Search only graphs with at most M edges: a level's 'none' then reads 'none with "
+        "at most M edges' (with a solution of M + 1 edges there, a proof that it is "
+        "edge-minimal; with --out the cube log records the cap).",
+    ),
     seed: int | None = typer.Option(
         None,
         "--seed",
@@ -243,6 +251,7 @@ def solve(
         min_vertices=min_vertices,
         timeout=timeout,
         minimize_edges=minimize_edges,
+        max_edges=max_edges,
         seed=seed,
         jobs=jobs,
         ray=ray,

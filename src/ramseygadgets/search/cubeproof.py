@@ -285,10 +285,17 @@ def _is_bits(bits: Any, n: int) -> bool:
 
 
 def none_cubes(records: Iterable[dict[str, Any]]) -> dict[tuple[int, str], dict[str, set[str]]]:
-    """The cubes decided none among cube records: {(n, engine): {layout name: bit strings}}."""
+    """The cubes decided none among cube records: {(n, engine): {layout name: bit strings}}.
+    A cube decided with an edge cap (``max_edges``) is passed over: it says nothing of the
+    graphs with more edges."""
     out: dict[tuple[int, str], dict[str, set[str]]] = {}
     for r in records:
-        if _is_cube(r) and r.get("outcome") == "none" and r.get("engine") in RUNNING_ENGINES:
+        if (
+            _is_cube(r)
+            and r.get("outcome") == "none"
+            and r.get("engine") in RUNNING_ENGINES
+            and r.get("max_edges") is None
+        ):
             by_layout = out.setdefault((r["n"], r["engine"]), {})
             by_layout.setdefault(r["layout"], set()).add(r["bits"])
     return out

@@ -190,6 +190,8 @@ class CubeTask:
     split_after: float | None = None
     #: the lazy engine's degree bound (:mod:`.degrees`); off only to measure it
     degree_bound: bool = DEGREE_BOUND
+    #: only graphs with at most this many edges (``SearchOptions.max_edges``)
+    max_edges: int | None = None
 
 
 #: This process's finders (one level at a time), by (problem, n, layout, engine, solver, seed).
@@ -328,6 +330,7 @@ def run_cube(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str,
     graph = None
     try:
         graph = finder.find(
+            max_edges=task.max_edges,
             deadline=deadline,
             within=list(zip(edges, (b == "1" for b in cube.bits))),
             between=exchange,
@@ -355,5 +358,6 @@ def run_cube(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str,
         "pruned_as_not_lex_max": stats.pruned - before.pruned,
         "shared_in": len(task.lemmas),
         "edges": [list(e) for e in graph.edges] if graph is not None else None,
+        **({"max_edges": task.max_edges} if task.max_edges is not None else {}),
         "learned": list(finder.learned) if task.share else [],
     }

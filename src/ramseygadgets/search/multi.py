@@ -303,11 +303,11 @@ def _multi_level(
         MultiLayoutFinder(problem, n, lay, copies, seed=options.seed, solver=options.solver)
         for lay in multi_layouts(problem, n)
     ]
-    record = LevelRecord(n, "timeout", 0.0, engine="multi")
+    record = LevelRecord(n, "timeout", 0.0, engine="multi", max_edges=options.max_edges)
     result.levels.append(record)
     try:
         for finder in finders:
-            graph = finder.find(deadline=deadline)
+            graph = finder.find(max_edges=options.max_edges, deadline=deadline)
             if graph is not None:
                 _keep(result, problem, finder, graph)
                 break

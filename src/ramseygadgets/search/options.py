@@ -3,7 +3,7 @@
 :func:`.solve.solve`, :func:`.solve.find_solution`, :func:`.parallel.solve_cubes`,
 :func:`.batch.solve_many`, :func:`.multi.solve_multi` and :func:`.minimal.solve_minimal` take
 ``(problem(s), options)``; each reads the fields it uses (the k-colour search: the vertex
-bounds, ``timeout``, ``minimize_edges``, ``seed`` and ``solver``).  Every value is checked
+bounds, ``timeout``, ``minimize_edges``, ``max_edges``, ``seed`` and ``solver``).  Every value is checked
 once, here, with a one-line :class:`SearchError`.
 """
 
@@ -38,7 +38,10 @@ class SearchOptions:
 
     Levels n = ``min_vertices`` (default: the fewest the designated items fit on) …
     ``max_vertices``; ``timeout``: seconds for the whole search (per problem in a batch);
-    ``minimize_edges``: at the first level with a solution, prove the fewest edges.
+    ``minimize_edges``: at the first level with a solution, prove the fewest edges;
+    ``max_edges``: only graphs with at most this many edges count (a level's "none" then reads
+    "none with at most ``max_edges`` edges", which with a solution of ``max_edges`` + 1 edges on
+    that level proves it edge-minimal).
     Cube-and-conquer (:mod:`.parallel`; a batch uses ``jobs`` and ``ray`` only): ``jobs``
     workers or a ``ray`` address, at least ``cubes`` cubes per level, a cube still running after
     ``split_after`` seconds split in two, the checkpoint directory ``out``, lemma ``share`` between
@@ -51,6 +54,7 @@ class SearchOptions:
     min_vertices: int | None = None
     timeout: float | None = None
     minimize_edges: bool = True
+    max_edges: int | None = None
     seed: int | None = None
     solver: str = DEFAULT_SEARCH_SOLVER
     engine: str = DEFAULT_ENGINE
@@ -72,6 +76,8 @@ class SearchOptions:
             raise SearchError(
                 f"--min-vertices {self.min_vertices} is above --max-vertices {self.max_vertices}"
             )
+        if self.max_edges is not None and self.max_edges < 0:
+            raise SearchError(f"--max-edges must be at least 0, got {self.max_edges}")
         _positive("timeout", self.timeout)
         _positive("split_after", self.split_after)
         _positive("recheck_timeout", self.recheck_timeout)

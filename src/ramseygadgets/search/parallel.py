@@ -33,6 +33,15 @@ this problem that names another problem, or a level other than its key's, is ref
 record and the proof line say how many came from the log.  A worker that dies mid-cube costs
 that cube only; it is re-run up to ``retries`` times.
 
+**Edge caps** (``max_edges``): every cube searches only graphs with at most that many edges
+(the finder's edge bound, as assumptions) and its record says so (``max_edges``).  A capped
+level's "none" reads "no solution with at most ``max_edges`` edges", so with a solution of one
+edge more on that level it proves the solution edge-minimal — the cube form of the edge
+minimisation, for levels one process cannot finish.  A rerun takes from the log only what holds
+under its own cap: a none-cube logged with cap c for caps ≤ c (one logged without a cap for
+all), a logged solution that has few enough edges; a capped none-cube never proves a level
+none without a cap (:func:`.cubeproof.none_cubes` passes it over).
+
 **Lower levels from a record** (``assume_none_below``): "none on N − 1" proves "none on fewer
 than N" (a solution plus an isolated vertex is a solution), so a found level N is minimal when
 level N − 1 is decided.  :func:`.cubeproof.check_none_below` checks the log's records (problem, level),
@@ -172,6 +181,7 @@ class _LevelRun:
             lemmas=pool[-MAX_SHARED_LEMMAS:],
             share=s.share,
             split_after=split,
+            max_edges=s.max_edges,
         )
 
     def _lost(self, cube: Cube, todo: list[Cube]) -> None:
@@ -296,6 +306,7 @@ class CubeScheduler:
         self.problem, self.runner, self.log = problem, runner, log
         self.engine, self.solver, self.seed = options.engine, options.solver, options.seed
         self.share, self.split_after = options.share, options.split_after
+        self.max_edges = options.max_edges
         self.deadline = start + options.timeout if options.timeout is not None else None
         self.target: int = options.cubes or CUBES_PER_SLOT * runner.slots
         self.on_cube = on_cube
@@ -315,6 +326,8 @@ class CubeScheduler:
         for rec in self.log.read():
             if not _same_level(rec, self.problem, n) or rec.get("engine") != self.ran:
                 continue
+            if not _holds_under_cap(rec, self.max_edges):
+                continue
             if rec.get("outcome") == "none":
                 out.setdefault(rec["layout"], set()).add(rec["bits"])
             elif rec.get("outcome") == "split":
@@ -326,6 +339,21 @@ class CubeScheduler:
     def candidate_from(self, record: dict[str, Any]) -> Candidate:
         """The solution of a cube record, verified (never trusted)."""
         return checked(self.problem, logged_candidate(self.problem, record))
+
+
+def _holds_under_cap(record: dict[str, Any], max_edges: int | None) -> bool:
+    """Whether a cube record's outcome holds for a run that searches graphs with at most
+    ``max_edges`` edges (``None``: all): "none" with at most c edges holds for every cap ≤ c
+    ("none" without a cap for all); a found solution when it has at most ``max_edges`` edges;
+    a split only says where the cube was split."""
+    cap = record.get("max_edges")
+    if cap is not None and type(cap) is not int:
+        return False
+    if record.get("outcome") == "none":
+        return cap is None or (max_edges is not None and max_edges <= cap)
+    if record.get("outcome") == "found":
+        return max_edges is None or len(record.get("edges") or ()) <= max_edges
+    return True
 
 
 def _same_level(record: dict[str, Any], problem: Problem, n: int) -> bool:
@@ -366,6 +394,7 @@ def solve_cubes(
         first,
         0.0,
         max_vertices=options.max_vertices,
+        max_edges=options.max_edges,
     )
     result.searched_from = begin
     if options.assume_none_below is not None and begin > first:
@@ -401,7 +430,7 @@ def solve_cubes(
 def _level(sched: CubeScheduler, n: int, result: SearchResult, minimize_edges: bool) -> bool:
     """Decide level ``n`` into ``result``; True when the scan stops (found or out of time)."""
     t0 = time.monotonic()
-    record = LevelRecord(n, "timeout", 0.0, engine=sched.ran)
+    record = LevelRecord(n, "timeout", 0.0, engine=sched.ran, max_edges=sched.max_edges)
     result.levels.append(record)
     try:
         run = _LevelRun(sched, n, record)

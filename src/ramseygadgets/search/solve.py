@@ -71,6 +71,8 @@ class LevelRecord:
     cubes_from_log: int = 0
     refuted: int = 0
     cpu_seconds: float = 0.0
+    #: only graphs with at most this many edges were searched (``SearchOptions.max_edges``)
+    max_edges: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = self._json()
@@ -85,7 +87,7 @@ class LevelRecord:
         return out
 
     def _json(self) -> dict[str, Any]:
-        return {
+        out = {
             "n": self.n,
             "outcome": self.outcome,
             "seconds": round(self.seconds, 4),
@@ -95,6 +97,9 @@ class LevelRecord:
             "arrowing_lemmas": self.arrowing,
             "pruned_as_not_lex_max": self.pruned,
         }
+        if self.max_edges is not None:
+            out["max_edges"] = self.max_edges
+        return out
 
 
 class CandidateResult:
@@ -121,7 +126,9 @@ class SearchResult(CandidateResult):
     k-colour search).
 
     ``lower_bound``: proven that no solution has fewer vertices.  ``edges_minimal``: the
-    candidate has the fewest edges among solutions on ``n`` vertices (proven).
+    candidate has the fewest edges among solutions on ``n`` vertices (proven).  With
+    ``max_edges`` only solutions with at most that many edges were searched: ``lower_bound``
+    and every "none" speak of those alone.
     """
 
     problem_id: str
@@ -141,6 +148,11 @@ class SearchResult(CandidateResult):
     assumed: str | None = None
     #: whether every cube outcome of ``assumed`` was run again (else some are taken on trust)
     assumed_rerun: bool = False
+    #: only graphs with at most this many edges were searched (``SearchOptions.max_edges``)
+    max_edges: int | None = None
+
+    def _capped(self) -> str:
+        return f" with at most {self.max_edges} edges" if self.max_edges is not None else ""
 
     def bound_on_trust(self) -> bool:
         """Whether ``lower_bound`` rests on cube outcomes read from a log and not run again: the
@@ -164,7 +176,7 @@ class SearchResult(CandidateResult):
         none = [lv for lv in self.levels if lv.outcome == "none"]
         if none:
             span = f"{none[0].n}" if len(none) == 1 else f"{none[0].n}..{none[-1].n}"
-            parts.append(f"none on {span} vertices")
+            parts.append(f"none on {span} vertices{self._capped()}")
         parts += [
             f"level {lv.n}: {lv.cubes_from_log} of {lv.cubes} cubes from the checkpoint log, "
             f"taken on trust (not re-run)"
@@ -180,7 +192,9 @@ class SearchResult(CandidateResult):
         if n is not None:
             if self.lower_bound == n:
                 trust = " as far as the cube log holds" if self.bound_on_trust() else ""
-                parts.append(f"minimal{trust}: no solution on fewer than {n} vertices")
+                parts.append(
+                    f"minimal{trust}: no solution{self._capped()} on fewer than {n} vertices"
+                )
             else:
                 low, high = self.lower_bound, n - 1
                 levels = f"level {low}" if low == high else f"levels {low}..{high}"
@@ -196,6 +210,8 @@ class SearchResult(CandidateResult):
             )
             if minimal == "minimal" and self.bound_on_trust():
                 minimal = "minimal as far as the cube log holds"
+            if minimal != "not proven minimal" and self.max_edges is not None:
+                minimal += f" among solutions with at most {self.max_edges} edges"
             return f"found on n = {self.n} vertices, m = {self.m} edges ({minimal})"
         if self.status == "timeout":
             return (
@@ -203,7 +219,8 @@ class SearchResult(CandidateResult):
                 f"{self.lower_bound} vertices)"
             )
         return (
-            f"not found within limits: no solution on at most {self.max_vertices} vertices (proven)"
+            f"not found within limits: no solution on at most {self.max_vertices} vertices"
+            f"{self._capped()} (proven)"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -217,6 +234,7 @@ class SearchResult(CandidateResult):
             "edges_minimal": self.edges_minimal,
             "seconds": round(self.seconds, 4),
             "max_vertices": self.max_vertices,
+            "max_edges": self.max_edges,
             "layout": self.layout,
             "solution": self.candidate.to_json(self.problem.kind)
             if self.candidate is not None
@@ -284,9 +302,11 @@ class _Level:
         record.arrowing = sum(s.arrowing for s in stats)
         record.pruned = sum(s.pruned for s in stats)
 
-    def first(self, deadline: float | None) -> tuple[LayoutFinder, Candidate] | None:
+    def first(
+        self, deadline: float | None, max_edges: int | None = None
+    ) -> tuple[LayoutFinder, Candidate] | None:
         for finder in self.finders:
-            graph = finder.find(deadline=deadline)
+            graph = finder.find(max_edges=max_edges, deadline=deadline)
             if graph is not None:
                 return finder, Candidate(graph, finder.layout.designated)
         return None
@@ -332,7 +352,9 @@ def find_solution(
     start = time.monotonic()
     deadline = _deadline(start, options)
     result = SearchResult(
-        problem.id, problem, "timeout", None, smallest_vertex_count(problem), 0.0, max_vertices=n
+        *(problem.id, problem, "timeout", None, smallest_vertex_count(problem), 0.0),
+        max_vertices=n,
+        max_edges=options.max_edges,
     )
     _run_level(problem, n, deadline, options, result)
     result.seconds = time.monotonic() - start
@@ -353,10 +375,10 @@ def _run_level(
     """Decide level ``n`` into ``result``; True when a solution was found (or time ran out)."""
     t0 = time.monotonic()
     level = _Level(problem, n, options.seed, options.solver, options.engine)
-    record = LevelRecord(n, "timeout", 0.0)
+    record = LevelRecord(n, "timeout", 0.0, max_edges=options.max_edges)
     result.levels.append(record)
     try:
-        best = level.first(deadline)
+        best = level.first(deadline, options.max_edges)
         if best is None:
             record.outcome = "none"
             result.status = "none-up-to-limit"
@@ -437,6 +459,7 @@ def search_levels(
         smallest_vertex_count(problem),
         0.0,
         max_vertices=options.max_vertices,
+        max_edges=options.max_edges,
     )
     result.searched_from = begin
     for n in range(begin, options.max_vertices + 1):
