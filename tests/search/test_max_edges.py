@@ -15,7 +15,7 @@ from ramseygadgets.gadgets import GadgetKind
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import SearchOptions, solve
 from ramseygadgets.search.cubelog import read_log
-from ramseygadgets.search.cubeproof import none_below
+from ramseygadgets.search.cubeproof import CubeProof, none_below
 from ramseygadgets.search.exhaustive import exhaustive_minimums, nauty_available
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchError
@@ -80,6 +80,8 @@ def test_a_capped_log_never_proves_a_level_none(tmp_path):
     solve_cubes(p, _at(9, 20, cubes=4, out=tmp_path))  # none on 9 with at most 20 edges
     with pytest.raises(SearchError, match="do not cover it"):
         none_below(tmp_path, p, 9)
+    # the atlas reads proofs the same way: no level-9 proof from capped cubes
+    assert not CubeProof.from_records(read_log(tmp_path / "cubes.jsonl"), p)
     uncapped = tmp_path / "uncapped"
     solve_cubes(p, SearchOptions(min_vertices=9, max_vertices=9, cubes=4, out=uncapped))
     assert "none on 9" in none_below(uncapped, p, 9)[0]
