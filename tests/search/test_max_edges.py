@@ -13,7 +13,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.gadgets import GadgetKind
 from ramseygadgets.problem import Problem
-from ramseygadgets.search import SearchOptions, solve
+from ramseygadgets.search import SearchOptions, parallel, solve
 from ramseygadgets.search.cubelog import read_log
 from ramseygadgets.search.cubeproof import CubeProof, none_below
 from ramseygadgets.search.exhaustive import exhaustive_minimums, nauty_available
@@ -112,3 +112,36 @@ def test_the_cli_searches_under_the_cap_and_says_so():
     assert result["max_edges"] == 40 and result["m"] == 40
     bad = runner.invoke(app, ["solve", "k13_k4_red_determiner", "--max-edges", "-2"])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def test_cube_runs_minimise_edges_by_capped_rounds_that_resume(tmp_path):
+    p = get_problem("k13_k4_red_determiner")  # minimal: 10 vertices, 40 edges
+    options = SearchOptions(min_vertices=10, max_vertices=10, cubes=8, out=tmp_path)
+    first = solve_cubes(p, options)
+    assert (first.n, first.m, first.edges_minimal) == (10, 40, True)
+    # the rounds are not levels: "none with at most 39 edges" is no level's "none"
+    assert [(lv.n, lv.outcome, lv.max_edges) for lv in first.levels] == [(10, "found", None)]
+    assert "with at most" not in first.proof()
+    log = tmp_path / "cubes.jsonl"
+    levels = [r for r in read_log(log) if r["kind"] == "level"]
+    caps = [r.get("max_edges") for r in levels]
+    assert caps[0] is None and caps[1:] == sorted(caps[1:], reverse=True)
+    assert (levels[-1]["outcome"], levels[-1]["max_edges"]) == ("none", 39)
+    cubes_logged = sum(r["kind"] == "cube" for r in read_log(log))
+    # the same command again: the solution and every round's none-cubes come from the log
+    again = solve_cubes(p, options)
+    assert (again.m, again.edges_minimal) == (40, True)
+    assert sum(r["kind"] == "cube" for r in read_log(log)) == cubes_logged
+
+
+def test_a_cube_minimisation_out_of_time_keeps_its_best_solution_unproven(monkeypatch):
+    p = get_problem("k13_k4_red_determiner")
+    real = parallel._run_level
+
+    def rounds_time_out(sched, n, record):
+        return ("timeout", None) if record.max_edges is not None else real(sched, n, record)
+
+    monkeypatch.setattr(parallel, "_run_level", rounds_time_out)
+    result = solve_cubes(p, SearchOptions(min_vertices=10, max_vertices=10, cubes=8))
+    assert result.found and not result.edges_minimal
+    assert "not proven minimal" in result.describe()

@@ -6,8 +6,9 @@ local processes, Ray), at most ``slots`` at a time, in generation order.  The le
 
 * **found** at the first cube that returns a solution — re-checked by
   :func:`ramseygadgets.verifier.verify` here, before anything else; the cubes still running are
-  cancelled.  With ``minimize_edges`` the edge count is then lowered in this process with the
-  single-process finder (:func:`.solve`'s level), which proves edge minimality as before;
+  cancelled.  With ``minimize_edges`` the edge count is then lowered by cubes too: the level
+  runs again with at most m − 1 edges (m: the best solution's) until such a round is none,
+  which proves edge minimality (see *Edge caps*);
 * **none** when every cube is UNSAT: the cubes and the prefixes refuted by propagation cover
   the level (:mod:`.cubes`), so this is the same proof as the single-process UNSAT;
 * **timeout** otherwise.
@@ -77,12 +78,10 @@ from ramseygadgets.search.cubes import (
     generate_cubes,
 )
 from ramseygadgets.search.options import SearchError, SearchOptions
-from ramseygadgets.search.oracle import SearchTimeout
 from ramseygadgets.search.runners import Runner, make_runner
 from ramseygadgets.search.solve import (
     LevelRecord,
     SearchResult,
-    _Level,
     checked,
     first_level,
     resolve_problem,
@@ -115,6 +114,9 @@ class _LevelRun:
 
     def __init__(self, sched: CubeScheduler, n: int, record: LevelRecord) -> None:
         self.s, self.n, self.record = sched, n, record
+        #: only graphs with at most this many edges (the run's cap, or an edge-minimisation
+        #: round's)
+        self.max_edges = record.max_edges
         self.plan = generate_cubes(sched.problem, n, sched.target, sched.engine)
         record.refuted = self.plan.refuted
         self.pools: dict[int, list[tuple[str, object]]] = {}
@@ -132,7 +134,7 @@ class _LevelRun:
         self.planned_decided: set[str] = set()
 
     def run(self) -> tuple[str, Candidate | None]:
-        logged = self.s.logged(self.n)
+        logged = self.s.logged(self.n, self.max_edges)
         if "found" in logged:
             return "found", self.s.candidate_from(logged["found"])
         splits = logged.pop("split", {})
@@ -181,7 +183,7 @@ class _LevelRun:
             lemmas=pool[-MAX_SHARED_LEMMAS:],
             share=s.share,
             split_after=split,
-            max_edges=s.max_edges,
+            max_edges=self.max_edges,
         )
 
     def _lost(self, cube: Cube, todo: list[Cube]) -> None:
@@ -317,23 +319,25 @@ class CubeScheduler:
     def time_left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
-    def logged(self, n: int) -> dict[str, Any]:
-        """The decided cubes of level ``n`` in the log, by layout (bit strings), for this engine;
-        ``found``: a logged solution; ``split``: the cubes split at run time, by layout."""
+    def logged(self, n: int, max_edges: int | None) -> dict[str, Any]:
+        """The decided cubes of level ``n`` in the log that hold under the cap ``max_edges``, by
+        layout (bit strings), for this engine; ``found``: the logged solution with the fewest
+        edges; ``split``: the cubes split at run time, by layout."""
         out: dict[str, Any] = {}
         if self.log is None:
             return out
         for rec in self.log.read():
             if not _same_level(rec, self.problem, n) or rec.get("engine") != self.ran:
                 continue
-            if not _holds_under_cap(rec, self.max_edges):
+            if not _holds_under_cap(rec, max_edges):
                 continue
             if rec.get("outcome") == "none":
                 out.setdefault(rec["layout"], set()).add(rec["bits"])
             elif rec.get("outcome") == "split":
                 out.setdefault("split", {}).setdefault(rec["layout"], set()).add(rec["bits"])
             elif rec.get("outcome") == "found" and rec.get("edges"):
-                out["found"] = rec
+                if "found" not in out or len(rec["edges"]) < len(out["found"]["edges"]):
+                    out["found"] = rec
         return out
 
     def candidate_from(self, record: dict[str, Any]) -> Candidate:
@@ -429,9 +433,27 @@ def solve_cubes(
 
 def _level(sched: CubeScheduler, n: int, result: SearchResult, minimize_edges: bool) -> bool:
     """Decide level ``n`` into ``result``; True when the scan stops (found or out of time)."""
-    t0 = time.monotonic()
     record = LevelRecord(n, "timeout", 0.0, engine=sched.ran, max_edges=sched.max_edges)
     result.levels.append(record)
+    outcome, candidate = _run_level(sched, n, record)
+    if outcome == "none":
+        result.lower_bound = max(result.lower_bound, n + 1)  # monotone in n
+        return False
+    if outcome == "timeout":
+        result.status = "timeout"
+        return True
+    assert candidate is not None
+    result.status = "found"
+    _keep(sched, n, result, candidate)
+    if minimize_edges:
+        _minimize(sched, n, result)
+    return True
+
+
+def _run_level(sched: CubeScheduler, n: int, record: LevelRecord) -> tuple[str, Candidate | None]:
+    """Run level ``n``'s cubes under ``record.max_edges``; the outcome goes into ``record`` and,
+    as a level line, into the log."""
+    t0 = time.monotonic()
     try:
         run = _LevelRun(sched, n, record)
         try:
@@ -439,44 +461,34 @@ def _level(sched: CubeScheduler, n: int, result: SearchResult, minimize_edges: b
         finally:
             run.close()
         record.outcome = outcome
-        if outcome == "none":
-            result.lower_bound = max(result.lower_bound, n + 1)  # monotone in n
-            return False
-        if outcome == "timeout":
-            result.status = "timeout"
-            return True
-        assert candidate is not None
-        result.status, result.candidate = "found", candidate
-        lays = layouts(sched.problem.gadget, n)
-        result.layout = next(lay.name for lay in lays if lay.designated == candidate.designated)
-        if minimize_edges:
-            _minimize(sched, n, result)
-        return True
+        return outcome, candidate
     finally:
         record.seconds = time.monotonic() - t0
         if sched.log is not None:
-            sched.log.append(
-                {
-                    "kind": "level",
-                    **problem_tag(sched.problem),
-                    **record.to_json(),
-                }
-            )
+            sched.log.append({"kind": "level", **problem_tag(sched.problem), **record.to_json()})
+
+
+def _keep(sched: CubeScheduler, n: int, result: SearchResult, candidate: Candidate) -> None:
+    """Make ``candidate`` (verified when its cube returned it) the result's solution."""
+    result.candidate = candidate
+    lays = layouts(sched.problem.gadget, n)
+    result.layout = next(lay.name for lay in lays if lay.designated == candidate.designated)
 
 
 def _minimize(sched: CubeScheduler, n: int, result: SearchResult) -> None:
-    """Lower the edge count of the level's solution in this process (edge-minimality proof)."""
-    assert result.candidate is not None
-    level = _Level(sched.problem, n, sched.seed, sched.solver, sched.engine)
-    try:
-
-        def improve(c: Candidate) -> None:
-            result.candidate = checked(sched.problem, c)
-
-        best = level.minimize((level.finders[0], result.candidate), sched.deadline, improve)
-        result.candidate, result.layout = checked(sched.problem, best[1]), best[0].layout.name
-        result.edges_minimal = True
-    except SearchTimeout:  # the best solution so far stays, not proven edge-minimal
-        pass
-    finally:
-        level.close()
+    """Lower the edge count of the level's solution by cubes: the level again with at most
+    m − 1 edges (m: the best solution's), until such a round is none — then the solution is
+    edge-minimal, proven — or time runs out (the best solution so far stays, not proven
+    edge-minimal).  Each round is a capped level run: logged, resumable, its none-cubes reused
+    by later rounds with smaller caps; its record is not one of ``result.levels`` (a capped
+    "none" is no level's "none")."""
+    while result.candidate is not None:
+        cap = result.candidate.graph.m - 1
+        record = LevelRecord(n, "timeout", 0.0, engine=sched.ran, max_edges=cap)
+        outcome, candidate = _run_level(sched, n, record)
+        if outcome == "none":
+            result.edges_minimal = True
+            return
+        if outcome == "timeout" or candidate is None:
+            return
+        _keep(sched, n, result, candidate)
