@@ -4,6 +4,7 @@ and on the command line; a capped "none" never stands in for an uncapped one."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
@@ -15,7 +16,7 @@ from ramseygadgets.gadgets import GadgetKind
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import SearchOptions, parallel, solve
 from ramseygadgets.search.cubelog import read_log
-from ramseygadgets.search.cubeproof import CubeProof, none_below
+from ramseygadgets.search.cubeproof import CubeProof, none_below, problem_tag
 from ramseygadgets.search.exhaustive import exhaustive_minimums, nauty_available
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchError
@@ -145,3 +146,18 @@ def test_a_cube_minimisation_out_of_time_keeps_its_best_solution_unproven(monkey
     result = solve_cubes(p, SearchOptions(min_vertices=10, max_vertices=10, cubes=8))
     assert result.found and not result.edges_minimal
     assert "not proven minimal" in result.describe()
+
+
+@pytest.mark.parametrize("edges", [7, "0-1", {"0": 1}, []])
+def test_a_found_record_without_an_edge_list_is_passed_over(tmp_path, edges):
+    p = get_problem("k13_k4_red_determiner")
+    forged = {
+        **problem_tag(p),
+        **{"kind": "cube", "key": "10|e=0-1|1", "n": 10, "layout": "e=0-1", "bits": "1"},
+        **{"outcome": "found", "engine": "eager", "edges": edges},
+    }
+    (tmp_path / "cubes.jsonl").write_text(json.dumps(forged) + "\n")
+    for cap in (None, 40):
+        options = SearchOptions(min_vertices=10, max_vertices=10, cubes=4, out=tmp_path)
+        result = solve_cubes(p, replace(options, max_edges=cap))
+        assert (result.n, result.m, result.edges_minimal) == (10, 40, True)

@@ -335,7 +335,7 @@ class CubeScheduler:
                 out.setdefault(rec["layout"], set()).add(rec["bits"])
             elif rec.get("outcome") == "split":
                 out.setdefault("split", {}).setdefault(rec["layout"], set()).add(rec["bits"])
-            elif rec.get("outcome") == "found" and rec.get("edges"):
+            elif rec.get("outcome") == "found" and rec["edges"]:
                 if "found" not in out or len(rec["edges"]) < len(out["found"]["edges"]):
                     out["found"] = rec
         return out
@@ -356,7 +356,8 @@ def _holds_under_cap(record: dict[str, Any], max_edges: int | None) -> bool:
     if record.get("outcome") == "none":
         return cap is None or (max_edges is not None and max_edges <= cap)
     if record.get("outcome") == "found":
-        return max_edges is None or len(record.get("edges") or ()) <= max_edges
+        edges = record.get("edges")
+        return isinstance(edges, list) and (max_edges is None or len(edges) <= max_edges)
     return True
 
 
