@@ -49,6 +49,7 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.search.cegar import ENGINES
 from ramseygadgets.search.cubelog import CUBES_FILE, read_numbered
 from ramseygadgets.search.cubes import Cube, CubeTask, Refuter, clear_finders, covered, run_cube
+from ramseygadgets.search.options import cap_words
 from ramseygadgets.search.solve import SearchError
 from ramseygadgets.search.spec import layouts
 
@@ -57,6 +58,7 @@ __all__ = [
     "CubeProof",
     "Rerun",
     "check_none_below",
+    "cap_holds",
     "check_records",
     "evidence",
     "found_line",
@@ -164,6 +166,13 @@ class CubeProof:
     decided: dict[str, frozenset[str]]
     cpu_seconds: float = 0.0
     lines: Mapping[tuple[str, str], int] = field(default_factory=dict, compare=False)
+    #: a proof of "none with at most this many edges" (``solve --max-edges``), else ``None``
+    max_edges: int | None = None
+
+    @property
+    def claim(self) -> str:
+        """What the proof shows: "none on n vertices", with its edge cap if it has one."""
+        return f"none on {self.n} vertices{cap_words(self.max_edges)}"
 
     @property
     def cubes(self) -> int:
@@ -193,17 +202,14 @@ class CubeProof:
                 f"the {self.cubes} UNSAT cubes ({self.engine} engine) do not cover level "
                 f"{self.n} of {self.problem.title} (open layouts: {', '.join(open_layouts)})"
             )
-        return (
-            f"none on {self.n} vertices ({self.cubes} UNSAT cubes, {self.engine} engine, "
-            f"coverage re-derived)"
-        )
+        return f"{self.claim} ({self.cubes} UNSAT cubes, {self.engine} engine, coverage re-derived)"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "engine": self.engine,
-            "cubes": {name: sorted(bits) for name, bits in sorted(self.decided.items())},
-        }
+        out: dict[str, Any] = {"n": self.n, "engine": self.engine}
+        if self.max_edges is not None:
+            out["max_edges"] = self.max_edges
+        out["cubes"] = {name: sorted(bits) for name, bits in sorted(self.decided.items())}
+        return out
 
     @classmethod
     def from_json(cls, problem: Problem, data: Any) -> CubeProof:
@@ -216,17 +222,26 @@ class CubeProof:
                 f"a cube proof needs a level n in 1..{MAX_PROOF_VERTICES}, an engine and cubes "
                 "by layout"
             )
-        return cls(problem, n, engine, _cubes_by_layout(cubes, n))
+        cap = data.get("max_edges")
+        if cap is not None and not (type(cap) is int and cap >= 0):
+            raise ValueError(f"a cube proof's edge cap is a count of edges, not {cap!r}")
+        return cls(problem, n, engine, _cubes_by_layout(cubes, n), max_edges=cap)
 
     @classmethod
-    def from_records(cls, records: Iterable[dict[str, Any]], problem: Problem) -> list[CubeProof]:
+    def from_records(
+        cls, records: Iterable[dict[str, Any]], problem: Problem, max_edges: int | None = None
+    ) -> list[CubeProof]:
         """One proof attempt per (level, engine) of ``problem``'s cubes decided none (checked
-        by nobody yet: call :meth:`check`)."""
-        return cls.from_numbered(enumerate(records, 1), problem)
+        by nobody yet: call :meth:`check`); with ``max_edges``, of "none with at most that many
+        edges" (:func:`none_cubes`)."""
+        return cls.from_numbered(enumerate(records, 1), problem, max_edges)
 
     @classmethod
     def from_numbered(
-        cls, numbered: Iterable[tuple[int, dict[str, Any]]], problem: Problem
+        cls,
+        numbered: Iterable[tuple[int, dict[str, Any]]],
+        problem: Problem,
+        max_edges: int | None = None,
     ) -> list[CubeProof]:
         """As :meth:`from_records`, from (line, record) pairs: each proof knows its cubes' lines."""
         mine = [(ln, r) for ln, r in numbered if r.get("problem_id") == problem.id and _is_cube(r)]
@@ -245,8 +260,9 @@ class CubeProof:
                 {k: frozenset(v) for k, v in cubes.items()},
                 seconds[n, engine],
                 lines[n, engine],
+                max_edges,
             )
-            for (n, engine), cubes in sorted(none_cubes(r for _, r in mine).items())
+            for (n, engine), cubes in sorted(none_cubes((r for _, r in mine), max_edges).items())
         ]
 
 
@@ -284,17 +300,28 @@ def _is_bits(bits: Any, n: int) -> bool:
     return isinstance(bits, str) and set(bits) <= {"0", "1"} and len(bits) <= n * (n - 1) // 2
 
 
-def none_cubes(records: Iterable[dict[str, Any]]) -> dict[tuple[int, str], dict[str, set[str]]]:
+def cap_holds(logged_cap: Any, max_edges: int | None) -> bool:
+    """Whether "none with at most ``logged_cap`` edges" (``None``: no cap) shows "none with at
+    most ``max_edges`` edges" (``None``: none at all): a cap holds for every smaller one."""
+    if logged_cap is None:
+        return True
+    return type(logged_cap) is int and max_edges is not None and max_edges <= logged_cap
+
+
+def none_cubes(
+    records: Iterable[dict[str, Any]], max_edges: int | None = None
+) -> dict[tuple[int, str], dict[str, set[str]]]:
     """The cubes decided none among cube records: {(n, engine): {layout name: bit strings}}.
-    A cube decided with an edge cap (``max_edges``) is passed over: it says nothing of the
-    graphs with more edges."""
+    A cube decided with an edge cap (``max_edges`` in its record) counts only towards "none with
+    at most ``max_edges`` edges" for a ``max_edges`` at or below its cap (:func:`cap_holds`):
+    it says nothing of the graphs with more edges."""
     out: dict[tuple[int, str], dict[str, set[str]]] = {}
     for r in records:
         if (
             _is_cube(r)
             and r.get("outcome") == "none"
             and r.get("engine") in RUNNING_ENGINES
-            and r.get("max_edges") is None
+            and cap_holds(r.get("max_edges"), max_edges)
         ):
             by_layout = out.setdefault((r["n"], r["engine"]), {})
             by_layout.setdefault(r["layout"], set()).add(r["bits"])
@@ -380,7 +407,7 @@ class Rerun:
 
 def rests_on(proof: CubeProof, rerun: Rerun | None) -> str:
     """What "none on n" rests on, e.g. "none on 13: cube log, 64 cubes, 6 re-run (agree)"."""
-    return f"none on {proof.n}: {evidence(proof, rerun)}"
+    return f"none on {proof.n}{cap_words(proof.max_edges)}: {evidence(proof, rerun)}"
 
 
 def evidence(proof: CubeProof, rerun: Rerun | None) -> str:
@@ -447,7 +474,12 @@ def _rerun_one(
         raise CubeLogRefused(f"{at}: cube {key}: no layout {name!r} on {proof.n} vertices")
     cube = Cube(proof.n, index[name], name, bits)
     task = CubeTask(
-        problem=proof.problem, cube=cube, engine=proof.engine, timeout=timeout, share=False
+        problem=proof.problem,
+        cube=cube,
+        engine=proof.engine,
+        timeout=timeout,
+        share=False,
+        max_edges=proof.max_edges,
     )
     result = run_cube(task)
     if result["outcome"] == "found":

@@ -16,7 +16,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.search.cegar import DEFAULT_ENGINE, ENGINES
 from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER
 
-__all__ = ["DEFAULT_MAX_VERTICES", "SearchError", "SearchOptions", "check_engine"]
+__all__ = ["DEFAULT_MAX_VERTICES", "SearchError", "SearchOptions", "check_engine", "cap_words"]
 
 #: Default largest vertex count a search tries.
 DEFAULT_MAX_VERTICES = 12
@@ -24,6 +24,11 @@ DEFAULT_MAX_VERTICES = 12
 
 class SearchError(RamseyGadgetsError):
     """The search was asked something it cannot answer (bad limits, unsupported problem)."""
+
+
+def cap_words(max_edges: int | None) -> str:
+    """How a statement names an edge cap: " with at most M edges" (empty without one)."""
+    return f" with at most {max_edges} edges" if max_edges is not None else ""
 
 
 def check_engine(engine: str) -> None:

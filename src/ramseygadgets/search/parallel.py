@@ -63,6 +63,7 @@ from ramseygadgets.gadgets import Candidate
 from ramseygadgets.search.cegar import resolve_engine
 from ramseygadgets.search.cubelog import CubeLog
 from ramseygadgets.search.cubeproof import (
+    cap_holds,
     check_records,
     logged_candidate,
     none_below,
@@ -354,7 +355,7 @@ def _holds_under_cap(record: dict[str, Any], max_edges: int | None) -> bool:
     if cap is not None and type(cap) is not int:
         return False
     if record.get("outcome") == "none":
-        return cap is None or (max_edges is not None and max_edges <= cap)
+        return cap_holds(cap, max_edges)
     if record.get("outcome") == "found":
         edges = record.get("edges")
         return isinstance(edges, list) and (max_edges is None or len(edges) <= max_edges)

@@ -25,6 +25,7 @@ from ramseygadgets.search.options import (
     DEFAULT_MAX_VERTICES,
     SearchError,
     SearchOptions,
+    cap_words,
     check_engine,
 )
 from ramseygadgets.search.spec import layouts
@@ -152,7 +153,7 @@ class SearchResult(CandidateResult):
     max_edges: int | None = None
 
     def _capped(self) -> str:
-        return f" with at most {self.max_edges} edges" if self.max_edges is not None else ""
+        return cap_words(self.max_edges)
 
     def bound_on_trust(self) -> bool:
         """Whether ``lower_bound`` rests on cube outcomes read from a log and not run again: the
