@@ -4,7 +4,9 @@ An entry holds up to three facts, each proven on its own and kept with where it 
 (engine, method, seconds, budget):
 
 * ``solution``: a verified solution on n vertices with m edges (``edges_minimal``: proven that
-  no solution on n vertices has fewer edges);
+  no solution on n vertices has fewer edges, ``edges_proof`` its statement; ``edges_cubes``,
+  where a cube log proved it: the cubes of "none on n vertices with at most m − 1 edges",
+  re-derived wherever it is read);
 * ``lower_bound``: ``n`` such that no solution has fewer than n vertices (solutions are monotone
   in the vertex count, so UNSAT at n − 1 proves it), with the levels the prover enumerated;
 * ``cross_check``: the exhaustive nauty scan's least (n, m) for this problem.
@@ -99,6 +101,29 @@ class Entry:
             if self.cross_check and not _concerns(self.cross_check, solution):
                 self.cross_check = None
         self._check_consistent()
+
+    def add_edge_proof(self, proof: dict[str, Any]) -> bool:
+        """Mark the solution edge-minimal by ``proof`` of "none on n vertices with at most
+        m − 1 edges" (its ``n`` and ``max_edges``; ``atlas adopt``); False when the solution is
+        already edge-minimal or has other sizes."""
+        s = self.solution
+        if (
+            s is None
+            or s.get("edges_minimal")
+            or (proof["n"], proof["max_edges"] + 1)
+            != (
+                s["n"],
+                s["m"],
+            )
+        ):
+            return False
+        self.solution = {
+            **s,
+            "edges_minimal": True,
+            "edges_proof": proof["proof"],
+            "edges_cubes": proof,
+        }
+        return True
 
     def add_lower_bound(self, bound: dict[str, Any]) -> None:
         """Keep the larger of the known and the new lower bound; of two equal ones resting on

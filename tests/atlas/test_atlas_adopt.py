@@ -13,7 +13,7 @@ from ramseygadgets.atlas import Atlas, AtlasError, load_atlas
 from ramseygadgets.atlas.adopt import adopt_cube_log
 from ramseygadgets.atlas.plan import AtlasTask
 from ramseygadgets.atlas.run import new_entry
-from ramseygadgets.atlas.table import dispute
+from ramseygadgets.atlas.table import dispute, entry_json, prover_cell
 from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
 from ramseygadgets.extended import extended_problems
@@ -214,3 +214,61 @@ def test_the_shipped_atlas_holds_the_k3_k4_frontier_with_proofs_it_checks_again(
         assert dispute(entry) is None
     tier = {p.id: p.size_tier for p in extended_problems()}
     assert tier["k3_k4_blue_determiner"] == "≥11"
+
+
+@pytest.fixture(scope="module")
+def minimised_log(tmp_path_factory) -> Path:
+    """A cube run of the (P3, K3)-red-determiner that minimises edges by capped rounds."""
+    out = tmp_path_factory.mktemp("cubes") / "minimised"
+    solve_cubes(P3_K3_RED, SearchOptions(max_vertices=6, cubes=4, out=out))
+    return out / "cubes.jsonl"
+
+
+def test_capped_rounds_prove_the_solution_edge_minimal_and_the_table_proves_it_again(
+    minimised_log,
+):
+    atlas = _fresh_atlas()
+    report = adopt_cube_log(atlas, minimised_log)
+    entry = atlas.entries[P3_K3_RED.id]
+    n, m = entry.solution["n"], entry.solution["m"]
+    assert (n, entry.solution["edges_minimal"]) == (5, True)
+    edge_facts = [a for a in report if "at most" in a.fact and a.outcome == "adopted"]
+    assert len(edge_facts) == 1
+    assert edge_facts[0].fact.startswith(f"no solution on 5 vertices with at most {m - 1} edges")
+    proof = entry.solution["edges_cubes"]
+    assert entry.solution["edges_proof"] == proof["proof"]
+    assert (proof["n"], proof["max_edges"], proof["cubes"]["max_edges"]) == (5, m - 1, m - 1)
+    assert dispute(entry) is None
+    shown = entry_json(entry)
+    assert shown["edges_rests_on"].startswith(f"none on 5 with at most {m - 1} edges: cube log")
+    assert "edges: none on 5" in prover_cell(entry)
+
+
+@pytest.mark.parametrize(
+    ("forge", "why"),
+    [
+        (lambda p: p["cubes"].update(cubes={"e=0-1": []}), "does not hold"),
+        (lambda p: p["cubes"].update(max_edges=p["max_edges"] - 1), "not that"),
+        (lambda p: p["cubes"].pop("max_edges"), "not that"),
+        (lambda p: p.update(cubes="all of them"), "does not hold"),
+    ],
+)
+def test_a_forged_edge_proof_is_disputed(minimised_log, forge, why):
+    atlas = _fresh_atlas()
+    adopt_cube_log(atlas, minimised_log)
+    entry = atlas.entries[P3_K3_RED.id]
+    forge(entry.solution["edges_cubes"])
+    assert why in dispute(entry)
+
+
+def test_capped_cubes_that_leave_the_level_open_prove_no_edge_count(minimised_log, tmp_path):
+    def drop_last_round_cube(records):
+        capped = [r for r in records if r["kind"] == "cube" and "max_edges" in r]
+        last = min(r["max_edges"] for r in capped)
+        records.remove(next(r for r in capped if r["max_edges"] == last and r["outcome"] == "none"))
+
+    atlas = _fresh_atlas()
+    report = adopt_cube_log(atlas, _edit(minimised_log, tmp_path, drop_last_round_cube))
+    entry = atlas.entries[P3_K3_RED.id]
+    assert not entry.solution["edges_minimal"] and "edges_cubes" not in entry.solution
+    assert any("undecided" in a.fact and a.outcome == "left out" for a in report)

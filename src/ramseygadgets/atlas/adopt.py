@@ -17,7 +17,12 @@ that names another problem or two levels refuses the whole log in one line namin
 * **a solution on n vertices**: a ``found`` cube record, verified by
   :func:`~ramseygadgets.verify.verify` and by the independent
   :func:`~ramseygadgets.recheck.recheck` (brute force, or the second SAT encoding); edge
-  minimality is not claimed.
+  minimality is not claimed by the record;
+* **edge minimality of the atlas' solution** (n vertices, m edges): the cubes of level n decided
+  none with an edge cap of at least m − 1 (``solve --max-edges``, or a cube run's edge
+  minimisation) cover the level — "none on n vertices with at most m − 1 edges" — checked and
+  re-run (under the cap) as for a lower bound; the solution then carries the proof
+  (``edges_cubes``), which ``atlas table`` re-derives.
 
 Levels whose cubes do not cover them (a run still going) and problems outside the atlas are
 reported and left out.  Facts merge as every atlas fact does (:mod:`.entries`): the largest
@@ -59,6 +64,7 @@ __all__ = [
     "CubeRecheck",
     "adopt_cube_log",
     "cube_bound_fact",
+    "cube_edge_fact",
 ]
 
 #: The share of a level's none-cubes ``atlas adopt`` runs again unless told otherwise: a sample
@@ -119,6 +125,7 @@ def adopt_cube_log(
         check_records(path, numbered, entry.problem)
         report += _adopt_solutions(entry, records, source)
         report += _adopt_bounds(entry, numbered, source, recheck or CubeRecheck())
+        report += _adopt_edge_proof(entry, numbered, source, recheck or CubeRecheck())
     return report
 
 
@@ -187,6 +194,65 @@ def _adopt_bounds(
         out.append(Adopted(entry.id, f"{fact} ({evidence(proof, rerun)})", "adopted"))
         break
     return out
+
+
+def _adopt_edge_proof(
+    entry: Entry,
+    numbered: list[tuple[int, dict[str, Any]]],
+    source: dict[str, Any],
+    recheck: CubeRecheck,
+) -> list[Adopted]:
+    """Edge minimality of the entry's solution from the log's capped none-cubes (module
+    docstring), re-run under the cap as ``recheck`` asks."""
+    s = entry.solution
+    if s is None or s.get("edges_minimal"):
+        return []
+    n, cap = s["n"], s["m"] - 1
+    for proof in CubeProof.from_numbered(numbered, entry.problem, max_edges=cap):
+        if proof.n != n or not _has_capped_cubes(numbered, entry.id, n):
+            continue
+        fact = f"no solution on {n} vertices with at most {cap} edges"
+        try:
+            proof.check()
+        except SearchError as exc:
+            return [Adopted(entry.id, f"{fact} undecided: {exc}", "left out")]
+        rerun = rerun_cubes(
+            proof, recheck.share, seed=recheck.seed, timeout=recheck.timeout, where=source["source"]
+        )
+        entry.add_edge_proof(cube_edge_fact(proof, source, rerun))
+        return [Adopted(entry.id, f"{fact} ({evidence(proof, rerun)})", "adopted")]
+    return []
+
+
+def _has_capped_cubes(numbered: list[tuple[int, dict[str, Any]]], problem_id: str, n: int) -> bool:
+    """Whether the log searched the problem's level n under an edge cap (else it speaks of no
+    edge count, and nothing is reported)."""
+    return any(
+        r.get("problem_id") == problem_id and r.get("n") == n and "max_edges" in r
+        for _, r in numbered
+    )
+
+
+def cube_edge_fact(
+    proof: CubeProof, source: dict[str, Any], rerun: Rerun | None = None
+) -> dict[str, Any]:
+    """The edge-minimality fact of a checked proof of "none on n with at most M edges"."""
+    assert proof.max_edges is not None
+    fact = {
+        "n": proof.n,
+        "max_edges": proof.max_edges,
+        "proof": f"{proof.claim} ({proof.cubes} UNSAT cubes cover the level, {proof.engine} "
+        "engine)",
+        "engine": f"{proof.engine} cubes",
+        "method": CUBE_METHOD.format(engine=proof.engine),
+        "seconds": round(proof.cpu_seconds, 3),
+        **source,
+        "cubes": proof.to_json(),
+        "rests_on": rests_on(proof, rerun),
+    }
+    if rerun is not None and rerun.count:
+        fact["rerun"] = rerun.to_json()
+    return fact
 
 
 def improves(entry: Entry, proof: CubeProof, share: float) -> bool:

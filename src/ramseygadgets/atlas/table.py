@@ -24,6 +24,7 @@ __all__ = [
     "audit",
     "bound_rests_on",
     "bound_on_trust",
+    "edges_rests_on",
     "dispute",
     "entry_json",
     "md_name",
@@ -81,7 +82,10 @@ the verifier (and, up to 12 edges, the brute force over all 2^m colorings) in th
 What this page re-derives each time it is made, and what it takes from the atlas file: every
 solution shown is verified again (exact SAT verifier), its sizes and the scan record are checked
 against it, and every lower bound that carries cubes has its coverage re-derived and its re-run
-record checked against those cubes; anything that fails is shown as DISPUTED. Taken from the
+record checked against those cubes, and so has a solution's edge minimality where a cube log proved
+it ("none on 14 with at most 75 edges", `solve --max-edges`, then `atlas adopt`; the prover column
+says what it rests on, † after m where not all its cubes were re-run); anything that fails is
+shown as DISPUTED. Taken from the
 file: that a *cegar* level was searched and found UNSAT (the record of a run of this project's
 prover, not repeated here: a full search costs up to hours), the scan's census, and the outcomes
 of cube-log cubes not re-run (marked †).
@@ -176,18 +180,64 @@ def _bound_dispute(entry: Entry) -> str | None:
     return None
 
 
-def _cube_bound(entry: Entry) -> tuple[CubeProof, Rerun | None] | None:
-    """The cube proof of an entry's lower bound and its re-run record (``None``: the bound is
-    not a cube log's, or it is malformed, which :func:`dispute` reports)."""
-    bound = entry.lower_bound
-    if entry.impossible or not isinstance(bound, dict) or "cubes" not in bound:
+def _edges_dispute(entry: Entry) -> str | None:
+    """A solution whose edge minimality carries its cube proof (``atlas adopt``) is proven
+    again here: "none on n vertices with at most m − 1 edges", coverage re-derived."""
+    s = entry.solution
+    fact = s.get("edges_cubes") if isinstance(s, dict) else None
+    if fact is None:
         return None
     try:
-        proof = CubeProof.from_json(entry.problem, bound["cubes"])
-        rerun = Rerun.from_json(proof, bound["rerun"]) if "rerun" in bound else None
+        if not isinstance(fact, dict):
+            raise ValueError(f"it is not a JSON object ({type(fact).__name__})")
+        proof = CubeProof.from_json(entry.problem, fact.get("cubes"))
+        proof.check()
+        if "rerun" in fact:
+            Rerun.from_json(proof, fact["rerun"])
+    except (RamseyGadgetsError, ValueError) as exc:
+        return f"the solution's edge proof does not hold: {exc}"
+    assert s is not None
+    if (proof.n, proof.max_edges) != (s["n"], s["m"] - 1):
+        return f"the edge proof shows {proof.claim}, not that {s['m']} edges on {s['n']} are fewest"
+    return None
+
+
+def _cube_fact(entry: Entry, fact: Any) -> tuple[CubeProof, Rerun | None] | None:
+    """The cube proof a fact carries and its re-run record (``None``: the fact is not a cube
+    log's, or it is malformed, which :func:`dispute` reports)."""
+    if entry.impossible or not isinstance(fact, dict) or "cubes" not in fact:
+        return None
+    try:
+        proof = CubeProof.from_json(entry.problem, fact["cubes"])
+        rerun = Rerun.from_json(proof, fact["rerun"]) if "rerun" in fact else None
     except (RamseyGadgetsError, ValueError):
         return None
     return proof, rerun
+
+
+def _cube_bound(entry: Entry) -> tuple[CubeProof, Rerun | None] | None:
+    """The cube proof of an entry's lower bound and its re-run record, if it has one."""
+    return _cube_fact(entry, entry.lower_bound)
+
+
+def _cube_edges(entry: Entry) -> tuple[CubeProof, Rerun | None] | None:
+    """The cube proof of the solution's edge minimality and its re-run record, if it has one."""
+    s = entry.solution
+    return _cube_fact(entry, s.get("edges_cubes")) if isinstance(s, dict) else None
+
+
+def _on_trust(cube: tuple[CubeProof, Rerun | None] | None) -> bool:
+    if cube is None:
+        return False
+    proof, rerun = cube
+    return rerun is None or rerun.count < proof.cubes
+
+
+def edges_rests_on(entry: Entry) -> str | None:
+    """What the solution's edge minimality rests on where a cube log proved it, re-derived
+    ("none on 14 with at most 75 edges: cube log, 64 cubes, 7 re-run (agree)")."""
+    cube = _cube_edges(entry)
+    return None if cube is None else rests_on(*cube)
 
 
 def bound_rests_on(entry: Entry) -> str | None:
@@ -200,11 +250,7 @@ def bound_rests_on(entry: Entry) -> str | None:
 
 def bound_on_trust(entry: Entry) -> bool:
     """Whether an entry's lower bound rests on cube-log outcomes not all run again."""
-    cube = _cube_bound(entry)
-    if cube is None:
-        return False
-    proof, rerun = cube
-    return rerun is None or rerun.count < proof.cubes
+    return _on_trust(_cube_bound(entry))
 
 
 def entry_json(entry: Entry, disputed: str | None = None) -> dict[str, Any]:
@@ -215,6 +261,10 @@ def entry_json(entry: Entry, disputed: str | None = None) -> dict[str, Any]:
     if rests is not None:
         out["lower_bound_rests_on"] = rests
         out["lower_bound_on_trust"] = bound_on_trust(entry)
+    edges = edges_rests_on(entry)
+    if edges is not None:
+        out["edges_rests_on"] = edges
+        out["edges_on_trust"] = _on_trust(_cube_edges(entry))
     if disputed is not None:
         out["status"] = "disputed"
         out["disputed"] = disputed
@@ -230,7 +280,12 @@ def dispute(entry: Entry) -> str | None:
     if entry.solution is None:
         why = None if entry.cross_check is None else "a cross-check without a solution"
         return why or _bound_dispute(entry)
-    return _solution_dispute(entry) or _check_dispute(entry) or _bound_dispute(entry)
+    return (
+        _solution_dispute(entry)
+        or _edges_dispute(entry)
+        or _check_dispute(entry)
+        or _bound_dispute(entry)
+    )
 
 
 def audit(atlas: Atlas) -> dict[str, str]:
@@ -276,6 +331,8 @@ def result_cells(entry: Entry) -> tuple[str, str]:
     if s is None:
         return f"none ≤ {entry.bound - 1}{mark}", "–"
     m = str(s["m"]) if s.get("edges_minimal") else f"≤ {s['m']}"
+    if _on_trust(_cube_edges(entry)):
+        m += f" {ON_TRUST}"
     if entry.status == "minimal":
         return (f"{s['n']}{mark}" if mark else f"**{s['n']}**"), m
     return f"none ≤ {entry.bound - 1}{mark}; ≤ {s['n']}", m
@@ -295,6 +352,9 @@ def prover_cell(entry: Entry) -> str:
     parts = []
     if entry.solution is not None:
         parts.append(_seconds(entry.solution))
+        edges = edges_rests_on(entry)
+        if edges is not None:
+            parts.append(f"edges: {edges}")
     if entry.lower_bound and entry.lower_bound.get("engine") not in (None, "definition"):
         bound = _seconds(entry.lower_bound)
         rests = bound_rests_on(entry)
