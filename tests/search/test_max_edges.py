@@ -3,6 +3,7 @@ and on the command line; a capped "none" never stands in for an uncapped one."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import replace
 
@@ -21,6 +22,9 @@ from ramseygadgets.search.exhaustive import exhaustive_minimums, nauty_available
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchError
 from ramseygadgets.search.parallel import solve_cubes
+
+#: the module (the package's ``solve`` is the function)
+search_solve = importlib.import_module("ramseygadgets.search.solve")
 
 
 def _at(n: int, cap: int, **more) -> SearchOptions:
@@ -161,3 +165,20 @@ def test_a_found_record_without_an_edge_list_is_passed_over(tmp_path, edges):
         options = SearchOptions(min_vertices=10, max_vertices=10, cubes=4, out=tmp_path)
         result = solve_cubes(p, replace(options, max_edges=cap))
         assert (result.n, result.m, result.edges_minimal) == (10, 40, True)
+
+
+def test_an_interrupted_capped_run_states_its_cap(monkeypatch):
+    """Ctrl-C after capped levels: what was proven is 'none with at most M edges', never more."""
+    real = search_solve._run_level
+
+    def interrupt_at_ten(problem, n, deadline, options, result):
+        if n == 10:
+            raise KeyboardInterrupt
+        return real(problem, n, deadline, options, result)
+
+    monkeypatch.setattr(search_solve, "_run_level", interrupt_at_ten)
+    args = ["solve", "k13_k4_red_determiner", "--max-vertices", "10", "--max-edges", "39"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 130, result.output
+    assert "no solution with at most 39 edges has fewer than 10 vertices" in result.output
+    assert "proof: none on 2..9 vertices with at most 39 edges" in result.output

@@ -411,9 +411,10 @@ def _solve_single(
             "problem_id": problem.id,
             "levels": [lv.to_json() for lv in levels],
             "lower_bound": max(proven) + 1 if proven else None,
+            "max_edges": options.max_edges,
         }
         if show:
-            _print_interrupted_proof(problem, levels, options.min_vertices)
+            _print_interrupted_proof(problem, levels, options)
         return outcome
     outcome.results.append(result)
     outcome.seconds = result.seconds
@@ -427,19 +428,30 @@ def _solve_single(
 
 
 def _print_interrupted_proof(
-    problem: Problem, levels: list[LevelRecord], min_vertices: int | None
+    problem: Problem, levels: list[LevelRecord], options: SearchOptions
 ) -> None:
     """The ``proof:`` line of the levels decided before an interruption (docs/search.md: every
-    run prints one), and the lower bound they prove."""
+    run prints one), and the lower bound they prove (under the run's edge cap, if any)."""
+    from ramseygadgets.search.options import cap_words
     from ramseygadgets.search.solve import SearchResult, smallest_vertex_count
 
     first = smallest_vertex_count(problem)
-    partial = SearchResult(problem.id, problem, "timeout", None, first, 0.0, levels=levels)
-    partial.searched_from = max(first, min_vertices or first)
+    partial = SearchResult(
+        *(problem.id, problem, "timeout", None, first, 0.0),
+        levels=levels,
+        max_edges=options.max_edges,
+    )
+    partial.searched_from = max(first, options.min_vertices or first)
+    if options.assume_none_below is not None and levels:  # its check passed before any level
+        partial.assumed = (
+            f"none on {partial.searched_from - 1}: --assume-none-below "
+            f"{options.assume_none_below} (checked before the search)"
+        )
     proven = [lv.n for lv in levels if lv.outcome == "none"]
     if proven:
         err_console.print(
-            f"interrupted: proven so far that no solution has fewer than {max(proven) + 1} vertices",
+            f"interrupted: proven so far that no solution{cap_words(options.max_edges)} has "
+            f"fewer than {max(proven) + 1} vertices",
             highlight=False,
         )
     else:
