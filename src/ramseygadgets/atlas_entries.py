@@ -102,28 +102,25 @@ class Entry:
                 self.cross_check = None
         self._check_consistent()
 
-    def add_edge_proof(self, proof: dict[str, Any]) -> bool:
+    def add_edge_proof(self, proof: dict[str, Any]) -> None:
         """Mark the solution edge-minimal by ``proof`` of "none on n vertices with at most
-        m − 1 edges" (its ``n`` and ``max_edges``; ``atlas adopt``); False when the solution is
-        already edge-minimal or has other sizes."""
+        m − 1 edges" (its ``n`` and ``max_edges``; ``atlas adopt``); nothing changes when the
+        solution is edge-minimal already, and a proof about other sizes is an error."""
         s = self.solution
-        if (
-            s is None
-            or s.get("edges_minimal")
-            or (proof["n"], proof["max_edges"] + 1)
-            != (
-                s["n"],
-                s["m"],
+        if s is not None and s.get("edges_minimal"):
+            return
+        if s is None or (proof["n"], proof["max_edges"] + 1) != (s["n"], s["m"]):
+            sizes = f"({s['n']}, {s['m']})" if s is not None else "none"
+            raise AtlasError(
+                f"{self.title}: a proof of none on {proof['n']} vertices with at most "
+                f"{proof['max_edges']} edges says nothing of the solution's (n, m) = {sizes}"
             )
-        ):
-            return False
         self.solution = {
             **s,
             "edges_minimal": True,
             "edges_proof": proof["proof"],
             "edges_cubes": proof,
         }
-        return True
 
     def add_lower_bound(self, bound: dict[str, Any]) -> None:
         """Keep the larger of the known and the new lower bound; of two equal ones resting on

@@ -251,6 +251,7 @@ def test_capped_rounds_prove_the_solution_edge_minimal_and_the_table_proves_it_a
         (lambda p: p["cubes"].update(max_edges=p["max_edges"] - 1), "not that"),
         (lambda p: p["cubes"].pop("max_edges"), "not that"),
         (lambda p: p.update(cubes="all of them"), "does not hold"),
+        (lambda p: p["cubes"].update(max_edges="75"), "edge cap is a count of edges"),
     ],
 )
 def test_a_forged_edge_proof_is_disputed(minimised_log, forge, why):
@@ -272,3 +273,18 @@ def test_capped_cubes_that_leave_the_level_open_prove_no_edge_count(minimised_lo
     entry = atlas.entries[P3_K3_RED.id]
     assert not entry.solution["edges_minimal"] and "edges_cubes" not in entry.solution
     assert any("undecided" in a.fact and a.outcome == "left out" for a in report)
+
+
+def test_an_edge_proof_of_other_sizes_is_refused_and_one_of_a_minimal_solution_changes_nothing(
+    minimised_log,
+):
+    atlas = _fresh_atlas()
+    adopt_cube_log(atlas, minimised_log)
+    entry = atlas.entries[P3_K3_RED.id]
+    proof = dict(entry.solution["edges_cubes"])
+    before = dict(entry.solution)
+    entry.add_edge_proof(proof)  # already edge-minimal: kept as it is
+    assert entry.solution == before
+    entry.solution = {**before, "edges_minimal": False, "m": before["m"] + 1}
+    with pytest.raises(AtlasError, match="says nothing of the solution's"):
+        entry.add_edge_proof(proof)

@@ -182,3 +182,18 @@ def test_an_interrupted_capped_run_states_its_cap(monkeypatch):
     assert result.exit_code == 130, result.output
     assert "no solution with at most 39 edges has fewer than 10 vertices" in result.output
     assert "proof: none on 2..9 vertices with at most 39 edges" in result.output
+
+
+def test_the_minimisation_rounds_reuse_the_levels_cubes(monkeypatch):
+    plans = []
+    real = parallel.generate_cubes
+
+    def counted(problem, n, target, engine):
+        plans.append(n)
+        return real(problem, n, target, engine)
+
+    monkeypatch.setattr(parallel, "generate_cubes", counted)
+    p = get_problem("k13_k4_red_determiner")
+    result = solve_cubes(p, SearchOptions(min_vertices=10, max_vertices=10, cubes=8))
+    assert (result.m, result.edges_minimal) == (40, True)
+    assert plans == [10]  # one plan for the level and all its capped rounds

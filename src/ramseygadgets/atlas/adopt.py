@@ -134,16 +134,12 @@ def cube_bound_fact(
 ) -> dict[str, Any]:
     """The lower-bound fact of a checked proof of "none on n": n + 1, with the proof, the
     cubes run again and what the fact rests on."""
-    fact = {
+    return {
         "n": proof.n + 1,
         "proof": (
             f"no solution on {proof.n} vertices ({proof.cubes} UNSAT cubes cover the level, "
             f"{proof.engine} engine; monotone in n)"
         ),
-        "engine": f"{proof.engine} cubes",
-        "method": CUBE_METHOD.format(engine=proof.engine),
-        "seconds": round(proof.cpu_seconds, 3),
-        **source,
         "levels": [
             {
                 "n": proof.n,
@@ -153,12 +149,26 @@ def cube_bound_fact(
                 "seconds": round(proof.cpu_seconds, 3),
             }
         ],
+        **_cube_provenance(proof, source, rerun),
+    }
+
+
+def _cube_provenance(
+    proof: CubeProof, source: dict[str, Any], rerun: Rerun | None
+) -> dict[str, Any]:
+    """What every fact a cube log proves carries: the engine, method and CPU time, the log it
+    came from, the cubes themselves, what it rests on and the cubes run again."""
+    out = {
+        "engine": f"{proof.engine} cubes",
+        "method": CUBE_METHOD.format(engine=proof.engine),
+        "seconds": round(proof.cpu_seconds, 3),
+        **source,
         "cubes": proof.to_json(),
         "rests_on": rests_on(proof, rerun),
     }
     if rerun is not None and rerun.count:
-        fact["rerun"] = rerun.to_json()
-    return fact
+        out["rerun"] = rerun.to_json()
+    return out
 
 
 def _adopt_bounds(
@@ -205,11 +215,11 @@ def _adopt_edge_proof(
     """Edge minimality of the entry's solution from the log's capped none-cubes (module
     docstring), re-run under the cap as ``recheck`` asks."""
     s = entry.solution
-    if s is None or s.get("edges_minimal"):
+    if s is None or s.get("edges_minimal") or not _has_capped_cubes(numbered, entry.id, s["n"]):
         return []
     n, cap = s["n"], s["m"] - 1
     for proof in CubeProof.from_numbered(numbered, entry.problem, max_edges=cap):
-        if proof.n != n or not _has_capped_cubes(numbered, entry.id, n):
+        if proof.n != n:
             continue
         fact = f"no solution on {n} vertices with at most {cap} edges"
         try:
@@ -238,21 +248,13 @@ def cube_edge_fact(
 ) -> dict[str, Any]:
     """The edge-minimality fact of a checked proof of "none on n with at most M edges"."""
     assert proof.max_edges is not None
-    fact = {
+    return {
         "n": proof.n,
         "max_edges": proof.max_edges,
         "proof": f"{proof.claim} ({proof.cubes} UNSAT cubes cover the level, {proof.engine} "
         "engine)",
-        "engine": f"{proof.engine} cubes",
-        "method": CUBE_METHOD.format(engine=proof.engine),
-        "seconds": round(proof.cpu_seconds, 3),
-        **source,
-        "cubes": proof.to_json(),
-        "rests_on": rests_on(proof, rerun),
+        **_cube_provenance(proof, source, rerun),
     }
-    if rerun is not None and rerun.count:
-        fact["rerun"] = rerun.to_json()
-    return fact
 
 
 def improves(entry: Entry, proof: CubeProof, share: float) -> bool:

@@ -72,6 +72,7 @@ from ramseygadgets.search.cubeproof import (
 from ramseygadgets.search.cubes import (
     MAX_SHARED_LEMMAS,
     Cube,
+    CubePlan,
     CubeTask,
     Refuter,
     covered,
@@ -118,7 +119,7 @@ class _LevelRun:
         #: only graphs with at most this many edges (the run's cap, or an edge-minimisation
         #: round's)
         self.max_edges = record.max_edges
-        self.plan = generate_cubes(sched.problem, n, sched.target, sched.engine)
+        self.plan = sched.plan(n)
         record.refuted = self.plan.refuted
         self.pools: dict[int, list[tuple[str, object]]] = {}
         self.attempts: dict[str, int] = {}
@@ -314,8 +315,16 @@ class CubeScheduler:
         self.target: int = options.cubes or CUBES_PER_SLOT * runner.slots
         self.on_cube = on_cube
         self.ran = _engine_for(problem, self.engine)
+        self.plans: dict[int, CubePlan] = {}
         if log is not None:  # a log read back is held to the same rules as any other
             check_records(log.path, zip(log.lines, log.read()), problem)
+
+    def plan(self, n: int) -> CubePlan:
+        """Level ``n``'s cubes, generated once (an edge-minimisation round reuses them: the
+        static clauses that shape them do not depend on the cap)."""
+        if n not in self.plans:
+            self.plans[n] = generate_cubes(self.problem, n, self.target, self.engine)
+        return self.plans[n]
 
     def time_left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
@@ -351,11 +360,8 @@ def _holds_under_cap(record: dict[str, Any], max_edges: int | None) -> bool:
     ``max_edges`` edges (``None``: all): "none" with at most c edges holds for every cap ≤ c
     ("none" without a cap for all); a found solution when it has at most ``max_edges`` edges;
     a split only says where the cube was split."""
-    cap = record.get("max_edges")
-    if cap is not None and type(cap) is not int:
-        return False
     if record.get("outcome") == "none":
-        return cap_holds(cap, max_edges)
+        return cap_holds(record.get("max_edges"), max_edges)
     if record.get("outcome") == "found":
         edges = record.get("edges")
         return isinstance(edges, list) and (max_edges is None or len(edges) <= max_edges)

@@ -152,9 +152,6 @@ class SearchResult(CandidateResult):
     #: only graphs with at most this many edges were searched (``SearchOptions.max_edges``)
     max_edges: int | None = None
 
-    def _capped(self) -> str:
-        return cap_words(self.max_edges)
-
     def bound_on_trust(self) -> bool:
         """Whether ``lower_bound`` rests on cube outcomes read from a log and not run again: the
         highest level decided none took cubes from the checkpoint log, or (none decided here)
@@ -177,7 +174,7 @@ class SearchResult(CandidateResult):
         none = [lv for lv in self.levels if lv.outcome == "none"]
         if none:
             span = f"{none[0].n}" if len(none) == 1 else f"{none[0].n}..{none[-1].n}"
-            parts.append(f"none on {span} vertices{self._capped()}")
+            parts.append(f"none on {span} vertices{cap_words(self.max_edges)}")
         parts += [
             f"level {lv.n}: {lv.cubes_from_log} of {lv.cubes} cubes from the checkpoint log, "
             f"taken on trust (not re-run)"
@@ -194,7 +191,7 @@ class SearchResult(CandidateResult):
             if self.lower_bound == n:
                 trust = " as far as the cube log holds" if self.bound_on_trust() else ""
                 parts.append(
-                    f"minimal{trust}: no solution{self._capped()} on fewer than {n} vertices"
+                    f"minimal{trust}: no solution{cap_words(self.max_edges)} on fewer than {n} vertices"
                 )
             else:
                 low, high = self.lower_bound, n - 1
@@ -221,7 +218,7 @@ class SearchResult(CandidateResult):
             )
         return (
             f"not found within limits: no solution on at most {self.max_vertices} vertices"
-            f"{self._capped()} (proven)"
+            f"{cap_words(self.max_edges)} (proven)"
         )
 
     def to_json(self) -> dict[str, Any]:
