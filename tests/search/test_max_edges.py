@@ -134,8 +134,13 @@ def test_cube_runs_minimise_edges_by_capped_rounds_that_resume(tmp_path):
     assert (levels[-1]["outcome"], levels[-1]["max_edges"]) == ("none", 39)
     cubes_logged = sum(r["kind"] == "cube" for r in read_log(log))
     # the same command again: the solution and every round's none-cubes come from the log
+    assert not first.edges_on_trust()
     again = solve_cubes(p, options)
     assert (again.m, again.edges_minimal) == (40, True)
+    # what the log decided is said to be the log's word
+    assert again.edges_on_trust()
+    assert "cubes of none with at most 39 edges from the checkpoint log" in again.proof()
+    assert again.to_json()["edges_minimal_on_trust"] is True
     assert sum(r["kind"] == "cube" for r in read_log(log)) == cubes_logged
 
 

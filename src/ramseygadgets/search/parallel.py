@@ -496,6 +496,7 @@ def _minimize(sched: CubeScheduler, n: int, result: SearchResult) -> None:
         outcome, candidate = _run_level(sched, n, record)
         if outcome == "none":
             result.edges_minimal = True
+            result.edges_round = (record.cubes_from_log, record.cubes)
             return
         if outcome == "timeout" or candidate is None:
             return

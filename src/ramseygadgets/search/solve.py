@@ -151,6 +151,9 @@ class SearchResult(CandidateResult):
     assumed_rerun: bool = False
     #: only graphs with at most this many edges were searched (``SearchOptions.max_edges``)
     max_edges: int | None = None
+    #: cube runs: (cubes taken from the checkpoint log, cubes) of the round that proved
+    #: ``edges_minimal`` ("none with at most m - 1 edges"); (0, ...): all searched by this run
+    edges_round: tuple[int, int] = (0, 0)
 
     def bound_on_trust(self) -> bool:
         """Whether ``lower_bound`` rests on cube outcomes read from a log and not run again: the
@@ -197,7 +200,17 @@ class SearchResult(CandidateResult):
                 low, high = self.lower_bound, n - 1
                 levels = f"level {low}" if low == high else f"levels {low}..{high}"
                 parts.append(f"not proven minimal: {levels} not decided")
+        from_log, cubes = self.edges_round
+        if self.edges_minimal and from_log and self.m is not None:
+            parts.append(
+                f"fewest edges: {from_log} of {cubes} cubes of none with at most {self.m - 1} "
+                "edges from the checkpoint log, taken on trust (not re-run)"
+            )
         return "; ".join(parts)
+
+    def edges_on_trust(self) -> bool:
+        """Whether ``edges_minimal`` rests on cube outcomes read from a log, not run again."""
+        return self.edges_minimal and self.edges_round[0] > 0
 
     def describe(self) -> str:
         if self.candidate is not None:
@@ -206,7 +219,7 @@ class SearchResult(CandidateResult):
                 if self.edges_minimal and self.lower_bound == self.n
                 else "not proven minimal"
             )
-            if minimal == "minimal" and self.bound_on_trust():
+            if minimal == "minimal" and (self.bound_on_trust() or self.edges_on_trust()):
                 minimal = "minimal as far as the cube log holds"
             if minimal != "not proven minimal" and self.max_edges is not None:
                 minimal += f" among solutions with at most {self.max_edges} edges"
@@ -245,6 +258,7 @@ class SearchResult(CandidateResult):
         if self.assumed is not None:
             out["assumed"] = self.assumed
         out["lower_bound_on_trust"] = self.bound_on_trust()
+        out["edges_minimal_on_trust"] = self.edges_on_trust()
         return out
 
 
