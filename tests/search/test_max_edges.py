@@ -139,6 +139,9 @@ def test_cube_runs_minimise_edges_by_capped_rounds_that_resume(tmp_path):
     assert (again.m, again.edges_minimal) == (40, True)
     # what the log decided is said to be the log's word
     assert again.edges_on_trust()
+    decided_below = replace(again, lower_bound=again.n)  # as if level 9 were decided
+    assert "minimal as far as the cube log holds" in decided_below.describe()
+    assert "(minimal)" in replace(decided_below, edges_round=(0, 8)).describe()
     assert "cubes of none with at most 39 edges from the checkpoint log" in again.proof()
     assert again.to_json()["edges_minimal_on_trust"] is True
     assert sum(r["kind"] == "cube" for r in read_log(log)) == cubes_logged
