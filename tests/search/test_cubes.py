@@ -331,6 +331,28 @@ def test_a_rerun_goes_straight_to_the_halves_of_a_cube_logged_as_split(tmp_path)
     assert again.levels[0].cubes_searched == len(searched)
 
 
+def test_a_rerun_gives_every_untouched_planned_cube_its_turn_before_a_split_ones_parts(tmp_path):
+    """A sitting that dug into one planned cube (split, parts decided, parts open) must not keep
+    the next sitting from the planned cubes it never reached: they run first."""
+    opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 4, "out": tmp_path / "run"}
+    solve_cubes(K3_K4E_RED, SearchOptions(split_after=0.01, **opts))
+    log = tmp_path / "run" / "cubes.jsonl"
+    rows = [json.loads(ln) for ln in log.read_text().splitlines()]
+    planned = generate_cubes(K3_K4E_RED, 9, 4, SearchOptions().engine).cubes
+    first = planned[0].bits
+    split = [r for r in rows if r.get("outcome") == "split" and r["bits"] == first]
+    assert split, "the first planned cube did not split"
+    inside = [r for r in rows if r.get("kind") == "cube" and r["bits"].startswith(first)]
+    inside = inside[: len(inside) - 1]  # its last part left open
+    log.write_text("".join(json.dumps(r) + "\n" for r in inside))
+    solve_cubes(K3_K4E_RED, SearchOptions(**opts))
+    new = [json.loads(ln) for ln in log.read_text().splitlines()][len(inside) :]
+    order = [r["bits"] for r in new if r["kind"] == "cube"]
+    others = [c.bits for c in planned[1:]]
+    assert order[: len(others)] == others
+    assert all(b.startswith(first) for b in order[len(others) :]) and len(order) > len(others)
+
+
 def test_a_known_none_level_is_none_in_every_cube():
     """(K3, K4−e)-red-determiner: none on 9 vertices (needs 11, docs/search.md)."""
     assert (

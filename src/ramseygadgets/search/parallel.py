@@ -2,7 +2,10 @@
 
 For n = ``min_vertices`` … ``max_vertices`` the level n is split into cubes
 (:func:`.cubes.generate_cubes`); the cubes run on a runner (:mod:`.runners`: this process,
-local processes, Ray), at most ``slots`` at a time, in generation order.  The level is
+local processes, Ray), at most ``slots`` at a time, in generation order (a cube that runs past
+``split_after`` gives way to its halves).  On a rerun every planned cube the log does not touch
+runs before the open parts of those it records as split or partly decided, so a sitting that
+dug deep into one cube does not keep the next sitting from ever reaching the others.  The level is
 
 * **found** at the first cube that returns a solution — re-checked by
   :func:`ramseygadgets.verifier.verify` here, before anything else; the cubes still running are
@@ -143,13 +146,16 @@ class _LevelRun:
         for name, decided in logged.items():
             self.shares[name] += sum(2.0 ** -len(bits) for bits in decided)
             self.decided[name] = set(decided)
-        todo = self.todo
+        untouched: list[Cube] = []
+        resumed: list[Cube] = []
         for c in self.plan.cubes:
             name = c.layout_name
             parts = self._expand(c, logged.get(name, set()), splits.get(name, set()))
             if not parts:
                 self.planned_decided.add(c.key)
-            todo += parts
+            (untouched if parts == [c] else resumed).extend(parts)
+        todo = self.todo
+        todo += untouched + resumed  # every planned cube's first turn before a resumed one's parts
         runner = self.s.runner
         while todo or self.in_flight:
             while todo and len(self.in_flight) < runner.slots:
