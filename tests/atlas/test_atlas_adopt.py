@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.atlas import Atlas, AtlasError, load_atlas
-from ramseygadgets.atlas.adopt import adopt_cube_log
+from ramseygadgets.atlas.adopt import CubeRecheck, adopt_cube_log
 from ramseygadgets.atlas.plan import AtlasTask
 from ramseygadgets.atlas.run import new_entry
 from ramseygadgets.atlas.table import dispute, entry_json, prover_cell
@@ -70,6 +70,15 @@ def test_a_log_gives_the_entry_its_solution_and_the_proof_of_its_lower_bound(log
     # adopting the same log again changes nothing and says so
     again = adopt_cube_log(atlas, log)
     assert {a.outcome for a in again} == {"known"}
+
+
+def test_re_running_a_logs_cubes_reports_each_one(log):
+    """A re-run of many cubes takes long: the caller hears of every cube (the CLI draws a bar)."""
+    heard: list[tuple[str, int, int]] = []
+    recheck = CubeRecheck(share=1.0, seed=0, progress=lambda *a: heard.append(a))
+    adopt_cube_log(_fresh_atlas(), log, recheck)
+    fact = f"{P3_K3_RED.id}: no solution on 4 vertices"
+    assert heard == [(fact, done, 4) for done in range(5)]
 
 
 def test_the_table_proves_an_adopted_lower_bound_again(log):

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -96,11 +97,21 @@ class Adopted:
 @dataclass(frozen=True)
 class CubeRecheck:
     """How many of a level's none-cubes to run again: ``share`` (1: all), the sample drawn with
-    ``seed`` (``None``: a fresh random seed, recorded), each within ``timeout`` seconds."""
+    ``seed`` (``None``: a fresh random seed, recorded), each within ``timeout`` seconds;
+    ``progress(what, done, total)`` hears of each re-run cube (``what`` names the fact)."""
 
     share: float = DEFAULT_RECHECK
     seed: int | None = None
     timeout: float | None = None
+    progress: Callable[[str, int, int], None] | None = None
+
+    def rerun(self, proof: CubeProof, where: str | Path, what: str) -> Rerun:
+        """:func:`~ramseygadgets.search.cubeproof.rerun_cubes` of ``proof`` as asked."""
+        report = self.progress
+        hook = None if report is None else lambda done, total: report(what, done, total)
+        return rerun_cubes(
+            proof, self.share, seed=self.seed, timeout=self.timeout, where=where, progress=hook
+        )
 
 
 def adopt_cube_log(
@@ -197,9 +208,7 @@ def _adopt_bounds(
         if not improves(entry, proof, recheck.share):
             out.append(Adopted(entry.id, fact, "known"))
             break
-        rerun = rerun_cubes(
-            proof, recheck.share, seed=recheck.seed, timeout=recheck.timeout, where=path
-        )
+        rerun = recheck.rerun(proof, path, f"{entry.id}: {fact}")
         entry.add_lower_bound(cube_bound_fact(proof, source, rerun))
         out.append(Adopted(entry.id, f"{fact} ({evidence(proof, rerun)})", "adopted"))
         break
@@ -226,9 +235,7 @@ def _adopt_edge_proof(
             proof.check()
         except SearchError as exc:
             return [Adopted(entry.id, f"{fact} undecided: {exc}", "left out")]
-        rerun = rerun_cubes(
-            proof, recheck.share, seed=recheck.seed, timeout=recheck.timeout, where=source["source"]
-        )
+        rerun = recheck.rerun(proof, source["source"], f"{entry.id}: {fact}")
         entry.add_edge_proof(cube_edge_fact(proof, source, rerun))
         return [Adopted(entry.id, f"{fact} ({evidence(proof, rerun)})", "adopted")]
     return []

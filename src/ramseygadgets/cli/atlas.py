@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ramseygadgets.cli.app import HELP_MARKUP, app, console, err_console, guarded, print_json
 from ramseygadgets.cli.options import (
@@ -169,6 +170,15 @@ Reads --base (default: the shipped atlas) and writes the merged atlas to --out (
 """
 
 
+#: The columns of ``atlas adopt``'s bar while it re-runs a log's cubes.
+_RERUN_COLUMNS = (
+    TextColumn("{task.description}"),
+    BarColumn(),
+    MofNCompleteColumn(),
+    TimeElapsedColumn(),
+)
+
+
 @atlas_app.command("adopt", help=ADOPT_HELP)
 @guarded
 def adopt(
@@ -194,8 +204,15 @@ def adopt(
     from ramseygadgets.search.cubeproof import parse_recheck
 
     atlas = load_atlas(None if base == "builtin" else base)
-    options = CubeRecheck(parse_recheck(recheck), seed, recheck_timeout)
-    report = [item for log in logs for item in adopt_cube_log(atlas, log, options)]
+    with Progress(*_RERUN_COLUMNS, console=err_console, transient=True) as progress:
+        bar = progress.add_task("re-running cubes", total=None, visible=False)
+
+        def on_rerun(what: str, done: int, total: int) -> None:
+            text = f"re-running cubes of {what}"
+            progress.update(bar, description=text, completed=done, total=total, visible=True)
+
+        options = CubeRecheck(parse_recheck(recheck), seed, recheck_timeout, on_rerun)
+        report = [item for log in logs for item in adopt_cube_log(atlas, log, options)]
     atlas.write(out)
     if as_json:
         print_json({"out": str(out), "facts": [dataclasses.asdict(a) for a in report]})

@@ -38,7 +38,7 @@ import math
 import random
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -437,18 +437,24 @@ def rerun_cubes(
     seed: int | None = None,
     timeout: float | None = None,
     where: Path | str = "the proof",
+    progress: Callable[[int, int], None] | None = None,
 ) -> Rerun:
     """Run a seeded random ``share`` of the proof's none-cubes again, at its level with its
     engine, in this process; :class:`CubeLogRefused` naming ``where:line`` when one finds a
     solution or does not finish within ``timeout`` seconds.  ``seed`` ``None``: a fresh random
-    one (a forger cannot know which cubes will be drawn), recorded in the result."""
+    one (a forger cannot know which cubes will be drawn), recorded in the result.
+    ``progress(done, total)``: called before the first cube and after each."""
     seed = secrets.randbelow(2**32) if seed is None else seed
     chosen = sample_cubes(proof, share, seed)
     index = {lay.name: i for i, lay in enumerate(layouts(proof.problem.gadget, proof.n))}
     cpu = time.process_time()
     try:
-        for name, bits in chosen:
+        for count, (name, bits) in enumerate(chosen):
+            if progress is not None:
+                progress(count, len(chosen))
             _rerun_one(proof, name, bits, index, timeout, where)
+        if progress is not None:
+            progress(len(chosen), len(chosen))
     finally:
         clear_finders()
     done: dict[str, set[str]] = {}
