@@ -353,6 +353,17 @@ def test_a_rerun_gives_every_untouched_planned_cube_its_turn_before_a_split_ones
     assert all(b.startswith(first) for b in order[len(others) :]) and len(order) > len(others)
 
 
+def test_every_planned_cube_has_its_first_turn_before_any_split_halves(tmp_path):
+    """With one worker and cubes that all split, a split cube's halves wait until every planned
+    cube has run once (so a deep cube never starves the rest within a sitting either)."""
+    opts = SearchOptions(min_vertices=9, max_vertices=9, cubes=4, split_after=0.01, out=tmp_path)
+    solve_cubes(K3_K4E_RED, opts)
+    rows = [r for r in read_log(tmp_path / "cubes.jsonl") if r["kind"] == "cube"]
+    planned = [c.bits for c in generate_cubes(K3_K4E_RED, 9, 4, opts.engine).cubes]
+    assert [r["bits"] for r in rows[: len(planned)]] == planned
+    assert len(rows) > len(planned) and rows[0]["outcome"] == "split"
+
+
 def test_a_known_none_level_is_none_in_every_cube():
     """(K3, K4−e)-red-determiner: none on 9 vertices (needs 11, docs/search.md)."""
     assert (

@@ -2,10 +2,11 @@
 
 For n = ``min_vertices`` … ``max_vertices`` the level n is split into cubes
 (:func:`.cubes.generate_cubes`); the cubes run on a runner (:mod:`.runners`: this process,
-local processes, Ray), at most ``slots`` at a time, in generation order (a cube that runs past
-``split_after`` gives way to its halves).  On a rerun every planned cube the log does not touch
-runs before the open parts of those it records as split or partly decided, so a sitting that
-dug deep into one cube does not keep the next sitting from ever reaching the others.  The level is
+local processes, Ray), at most ``slots`` at a time, in generation order; a cube that runs past
+``split_after`` gives way to its halves, which run next once every planned cube has had its
+first turn.  On a rerun the planned cubes the log does not touch run first too, before the open
+parts of those it records as split or partly decided, so a sitting that digs deep into one cube
+never keeps the others from their turn.  The level is
 
 * **found** at the first cube that returns a solution — re-checked by
   :func:`ramseygadgets.verifier.verify` here, before anything else; the cubes still running are
@@ -137,6 +138,8 @@ class _LevelRun:
         self.decided: dict[str, set[str]] = {}
         #: the keys of the planned (static) cubes decided, whole or by their split parts
         self.planned_decided: set[str] = set()
+        #: the keys of the planned cubes that had no turn before this run (log included)
+        self.untouched: set[str] = set()
 
     def run(self) -> tuple[str, Candidate | None]:
         logged = self.s.logged(self.n, self.max_edges)
@@ -156,6 +159,7 @@ class _LevelRun:
             (untouched if parts == [c] else resumed).extend(parts)
         todo = self.todo
         todo += untouched + resumed  # every planned cube's first turn before a resumed one's parts
+        self.untouched = {c.key for c in untouched}
         runner = self.s.runner
         while todo or self.in_flight:
             while todo and len(self.in_flight) < runner.slots:
@@ -275,7 +279,8 @@ class _LevelRun:
 
     def _split(self, cube: Cube) -> None:
         """Replace a cube that ran past ``split_after`` by its children (those propagation does
-        not refute), first in line: together they cover it, so coverage is unchanged."""
+        not refute), first in line after the planned cubes still waiting for their first turn:
+        together they cover it, so coverage is unchanged."""
         refuter = self._refuter(cube.layout)
         if len(cube.bits) >= len(refuter.edges):  # nothing left to fix: run it to the end
             self.todo.insert(0, dataclasses.replace(cube, bits=cube.bits))
@@ -283,7 +288,9 @@ class _LevelRun:
             return
         children = [cube.bits + b for b in "10" if not refuter.refuted(cube.bits + b)]
         self.record.refuted += 2 - len(children)
-        self.todo[:0] = [dataclasses.replace(cube, bits=b) for b in children]
+        todo = self.todo
+        at = next((i + 1 for i in reversed(range(len(todo))) if todo[i].key in self.untouched), 0)
+        todo[at:at] = [dataclasses.replace(cube, bits=b) for b in children]
 
     def close(self) -> None:
         for refuter in self.refuters.values():
