@@ -163,12 +163,13 @@ def test_table_json_gives_a_disputed_entry_the_status_disputed(p3_log, tmp_path)
 
 
 def test_the_shipped_cube_bounds_say_what_they_rest_on():
-    """The (K3, K4) determiners' bounds on 13 were adopted with every cube re-run (atlas adopt
-    --recheck all); the negative sender's 123 cubes (7,839 CPU s) were not: its coverage is
-    re-derived, its cube outcomes are the log's word, and the table says so."""
+    """The blue-determiner's bound on 13 was adopted with every cube re-run (atlas adopt
+    --recheck all); the red-determiner's on 14 with 38 of its 376 cubes re-run, the negative
+    sender's 123 cubes on 13 (7,839 CPU s) with none: their coverage is re-derived, the cube
+    outcomes not re-run are the log's word, and the table says so (†)."""
     atlas = load_atlas()
     expected = {
-        "k3_k4_red_determiner": ("none on 13: cube log, 32 cubes, all re-run (agree)", False),
+        "k3_k4_red_determiner": ("none on 14: cube log, 376 cubes, 38 re-run (agree)", True),
         "k3_k4_blue_determiner": ("none on 13: cube log, 32 cubes, all re-run (agree)", False),
         "k3_k4_negative_sender": (
             "none on 13: cube log, 123 cubes, taken on trust (not re-run)",
@@ -180,9 +181,9 @@ def test_the_shipped_cube_bounds_say_what_they_rest_on():
         assert bound_rests_on(entry) == rests and dispute(entry) is None
         assert bound_on_trust(entry) is on_trust
     assert result_cells(atlas.entries["k3_k4_blue_determiner"])[0] == "**14**"
-    assert result_cells(atlas.entries["k3_k4_red_determiner"])[0] == "none ≤ 13"
+    assert result_cells(atlas.entries["k3_k4_red_determiner"])[0] == "none ≤ 14 †"
     assert result_cells(atlas.entries["k3_k4_negative_sender"])[0] == "none ≤ 13 †"
-    assert sum(bound_on_trust(e) for e in atlas.entries.values()) == 1
+    assert sum(bound_on_trust(e) for e in atlas.entries.values()) == 2
     blue = entry_json(atlas.entries["k3_k4_blue_determiner"])  # as atlas table --json gives it
     assert blue["lower_bound_rests_on"] == expected["k3_k4_blue_determiner"][0]
     assert blue["lower_bound_on_trust"] is False and blue["status"] == "minimal"

@@ -267,7 +267,7 @@ def test_a_shipped_proof_is_found_up_to_renaming_the_colors_and_relabelling(tmp_
 
     atlas = shipped_proof(Problem.make("K4", "K3", "blue-determiner"))
     assert atlas is not None and atlas.source == "the atlas"
-    assert (atlas.problem.id, atlas.bound, atlas.candidate) == ("k3_k4_red_determiner", 14, None)
+    assert (atlas.problem.id, atlas.bound, atlas.candidate) == ("k3_k4_red_determiner", 15, None)
 
 
 def test_a_claim_without_a_checked_proof_record_proves_nothing(tmp_path):
