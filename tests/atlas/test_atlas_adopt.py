@@ -217,13 +217,16 @@ def test_the_shipped_atlas_holds_the_k3_k4_frontier_with_proofs_it_checks_again(
     blue = atlas.entries["k3_k4_blue_determiner"]
     assert (blue.status, blue.n, blue.solution["m"]) == ("minimal", 14, 76)
     assert blue.lower_bound["cubes"]["n"] == 13
+    red = atlas.entries["k3_k4_red_determiner"]  # none on 14 by 376 cubes, found on 15
+    assert (red.status, red.n, red.solution["m"]) == ("minimal", 15, 89)
+    assert red.lower_bound["cubes"]["n"] == 14 and red.solution["recheck"]["agrees"]
     bounds = {"k3_k4_blue_determiner": 14, "k3_k4_negative_sender": 14, "k3_k4_red_determiner": 15}
     for pid, bound in bounds.items():
         entry = atlas.entries[pid]
         assert entry.bound == bound and "cubes" in entry.lower_bound
         assert dispute(entry) is None
     tier = {p.id: p.size_tier for p in extended_problems()}
-    assert tier["k3_k4_blue_determiner"] == "≥11"
+    assert tier["k3_k4_blue_determiner"] == tier["k3_k4_red_determiner"] == "≥11"
 
 
 @pytest.fixture(scope="module")

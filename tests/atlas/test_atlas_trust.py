@@ -79,8 +79,8 @@ def test_a_consistent_relabel_is_not_confirmed_by_its_re_run(level9, tmp_path):
     its time (a genuine level-9 cube would); taken without a re-run it is shown as what it is."""
     forged = _relabel(level9, tmp_path / "n20key.jsonl", 20, key=True)
     out = tmp_path / "atlas.json"
-    base = tmp_path / "base.json"  # the shipped entry, open at 14, alone (a quick table)
-    Atlas({K3_K4_RED.id: load_atlas().entries[K3_K4_RED.id]}).write(base)
+    base = tmp_path / "base.json"  # an open entry (the definition's bound only), alone
+    Atlas({K3_K4_RED.id: new_entry(AtlasTask("paper", K3_K4_RED))}).write(base)
     result = _adopt(
         str(forged), "-o", str(out), "--base", str(base), "--recheck-timeout", "1", "--seed", "0"
     )
@@ -181,7 +181,7 @@ def test_the_shipped_cube_bounds_say_what_they_rest_on():
         assert bound_rests_on(entry) == rests and dispute(entry) is None
         assert bound_on_trust(entry) is on_trust
     assert result_cells(atlas.entries["k3_k4_blue_determiner"])[0] == "**14**"
-    assert result_cells(atlas.entries["k3_k4_red_determiner"])[0] == "none ≤ 14 †"
+    assert result_cells(atlas.entries["k3_k4_red_determiner"])[0] == "15 †"  # found on 15
     assert result_cells(atlas.entries["k3_k4_negative_sender"])[0] == "none ≤ 13 †"
     assert sum(bound_on_trust(e) for e in atlas.entries.values()) == 2
     blue = entry_json(atlas.entries["k3_k4_blue_determiner"])  # as atlas table --json gives it

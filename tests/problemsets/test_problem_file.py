@@ -265,9 +265,12 @@ def test_a_shipped_proof_is_found_up_to_renaming_the_colors_and_relabelling(tmp_
     # an atlas entry proven only up to a lower bound is matched the same way
     from ramseygadgets.proofs import shipped_proof
 
-    atlas = shipped_proof(Problem.make("K4", "K3", "blue-determiner"))
+    atlas = shipped_proof(Problem.make("K4", "K3", "negative-sender"))
     assert atlas is not None and atlas.source == "the atlas"
-    assert (atlas.problem.id, atlas.bound, atlas.candidate) == ("k3_k4_red_determiner", 15, None)
+    assert (atlas.problem.id, atlas.bound, atlas.candidate) == ("k3_k4_negative_sender", 14, None)
+    found = shipped_proof(Problem.make("K4", "K3", "blue-determiner"))  # found on 15 since
+    assert found is not None and (found.problem.id, found.bound) == ("k3_k4_red_determiner", 15)
+    assert found.candidate is not None and found.candidate.graph.n == 15
 
 
 def test_a_claim_without_a_checked_proof_record_proves_nothing(tmp_path):
