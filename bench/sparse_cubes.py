@@ -47,6 +47,9 @@ VARIANTS = {"before": False, "degree-bound": True}
 def fixed(records: list[dict]) -> list[dict]:
     """The none-records of :data:`FIXED`, in its order."""
     by_key = {r["key"]: r for r in records if r.get("kind") == "cube" and r["outcome"] == "none"}
+    missing = [key for key in FIXED if key not in by_key]
+    if missing:
+        raise SystemExit(f"{LOG}: no none-record of the bench's cubes {', '.join(missing)}")
     return [by_key[key] for key in FIXED]
 
 
