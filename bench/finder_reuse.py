@@ -1,11 +1,13 @@
-"""Keeping a worker's finder from cube to cube, against replacing it once it holds too many lemmas.
+"""A worker's kept lemmas from cube to cube: all of them, against the newest ``MAX_KEPT_LEMMAS``.
 
     .venv/bin/python bench/finder_reuse.py level --n 13 --cubes 32 --repeat 2
     .venv/bin/python bench/finder_reuse.py sequence --seconds 60 BITS...   # cubes of level 14
 
-Both modes compare :data:`ramseygadgets.search.cubes.MAX_KEPT_LEMMAS` = ``None`` (the finder is
-kept however large, as before) with the current cap, each run in a fresh process on the
-(K3, K4)-red-determiner, alternating which goes first:
+Both modes compare :data:`ramseygadgets.search.cubes.MAX_KEPT_LEMMAS` = ``None`` (every lemma
+kept and handed to each cube's finder) with the current cap, each run in a fresh process on the
+(K3, K4)-red-determiner, alternating which goes first.  (The file's lines before 2026-12-05
+measured the design before: one finder kept from cube to cube, the cube as assumptions, replaced
+past the cap.)
 
 * ``level``: ``solve_cubes`` decides level n with one worker; wall seconds and the cubes' CPU
   seconds (the level record's ``cube_cpu_seconds``);

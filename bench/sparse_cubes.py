@@ -1,4 +1,4 @@
-"""The sparse cubes of level 14 of the (K3, K4)-red-determiner, today's engine against the new.
+"""The sparse cubes of level 14 of the (K3, K4)-red-determiner, the engine before issue 34 and now.
 
     .venv/bin/python bench/sparse_cubes.py [--pick [--count 8] [--low 5] [--high 60]] [--timeout 300]
 
@@ -6,12 +6,20 @@ The cubes: :data:`FIXED`, eight sub-cubes of the sparse planned cubes that the l
 decided "none" (their records in ``bench/results/cubes/k3_k4_red_determiner-14.jsonl``), the set
 every published figure used; ``--pick`` drew it from an earlier state of the log, before the level
 was finished.  ``--pick`` draws a new set: ``--count`` cubes logged "none" in ``--low`` …
-``--high`` CPU seconds, spread evenly over that range (sorted by logged time, every k-th).  Each cube is searched alone — a
-fresh finder, no shared lemmas (the run that logged them had both, so logged times differ) —
-once without the degree bounds (:mod:`ramseygadgets.search.degrees`: vertex, edge and endpoint
-rules; the engine before them) and once with them, in this one process, alternating which goes first.  Per cube: outcome, CPU
-seconds, candidates; totals, the ratio and whether every verdict agrees.  One JSON line goes to
-``--out`` (default ``bench/results/sparse-cubes.jsonl``).
+``--high`` CPU seconds, spread evenly over that range (sorted by logged time, every k-th).  Each
+cube is searched alone — a fresh finder, no shared lemmas (the run that logged them had both, so
+logged times differ) — by each :data:`VARIANTS` entry, in this one process, the order rotating
+from cube to cube:
+
+* ``before``: the engine when the issue was filed — the cube as assumptions of a
+  :class:`~ramseygadgets.search.cegar.LayoutFinder`, no degree bounds;
+* ``degree-bound``: the same with the degree bounds of :mod:`ramseygadgets.search.degrees`;
+* ``now``: :func:`ramseygadgets.search.cubes.run_cube` as the scheduler runs it (degree bounds,
+  the cube as unit clauses of a fresh finder).
+
+Per cube: outcome, CPU seconds (finder set-up included), candidates; totals, the ratios against
+``before`` and whether every verdict agrees.  One JSON line goes to ``--out`` (default
+``bench/results/sparse-cubes.jsonl``).
 """
 
 from __future__ import annotations
@@ -24,8 +32,10 @@ import time
 from pathlib import Path
 
 from ramseygadgets.problem import Problem
+from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cubelog import read_log
-from ramseygadgets.search.cubes import Cube, CubeTask, clear_finders, run_cube
+from ramseygadgets.search.cubes import Cube, CubeTask, clear_finders, run_cube, split_edges
+from ramseygadgets.search.oracle import SearchTimeout
 from ramseygadgets.search.spec import layouts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +51,7 @@ FIXED = (
     "14|e=0-1|111111100101110",
     "14|e=0-1|11111111111110111000",
 )
-VARIANTS = {"before": False, "degree-bound": True}
+VARIANTS = ("before", "degree-bound", "now")
 
 
 def fixed(records: list[dict]) -> list[dict]:
@@ -70,29 +80,43 @@ def pick(records: list[dict], count: int, low: float, high: float) -> list[dict]
     return [rows[int(i * step + step / 2)] for i in range(count)]
 
 
-def run(problem: Problem, record: dict, degree_bound: bool, timeout: float) -> dict:
-    names = [lay.name for lay in layouts(problem.gadget, record["n"])]
-    layout = names.index(record["layout"])
+def run(problem: Problem, record: dict, variant: str, timeout: float) -> dict:
+    """Search one logged cube alone with the engine ``variant`` (module docstring)."""
+    lays = layouts(problem.gadget, record["n"])
+    layout = [lay.name for lay in lays].index(record["layout"])
     cube = Cube(record["n"], layout, record["layout"], record["bits"])
     clear_finders()
-    task = CubeTask(
-        problem=problem,
-        cube=cube,
-        engine="lazy",
-        timeout=timeout,
-        share=False,
-        degree_bound=degree_bound,
-    )
     start = time.process_time()
-    result = run_cube(task)
-    setup = time.process_time() - start - result["cpu_seconds"]
+    if variant == "now":
+        result = run_cube(CubeTask(problem=problem, cube=cube, timeout=timeout, share=False))
+        outcome, candidates, pruned = (
+            result["outcome"],
+            result["candidates"],
+            result["pruned_as_not_lex_max"],
+        )
+    else:
+        outcome, candidates, pruned = _assumed(problem, cube, lays[layout], variant, timeout)
     clear_finders()
     return {
-        "outcome": result["outcome"],
-        "cpu_seconds": round(result["cpu_seconds"] + setup, 3),
-        "candidates": result["candidates"],
-        "pruned": result["pruned_as_not_lex_max"],
+        "outcome": outcome,
+        "cpu_seconds": round(time.process_time() - start, 3),
+        "candidates": candidates,
+        "pruned": pruned,
     }
+
+
+def _assumed(problem: Problem, cube: Cube, layout, variant: str, timeout: float) -> tuple:
+    """The cube as assumptions of one finder (the engine before issue 34)."""
+    fixed = list(zip(split_edges(cube.n, layout), (b == "1" for b in cube.bits)))
+    with LayoutFinder(
+        problem, cube.n, layout, engine="lazy", degree_bound=variant == "degree-bound"
+    ) as finder:
+        try:
+            found = finder.find(deadline=time.monotonic() + timeout, within=fixed)
+            outcome = "found" if found is not None else "none"
+        except SearchTimeout:
+            outcome = "timeout"
+        return outcome, finder.stats.candidates, finder.stats.pruned
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,33 +133,35 @@ def main(argv: list[str] | None = None) -> int:
     chosen = pick(records, args.count, args.low, args.high) if args.pick else fixed(records)
     rows = []
     for i, record in enumerate(chosen):
-        order = list(VARIANTS) if i % 2 == 0 else list(reversed(VARIANTS))
+        order = VARIANTS[i % 3 :] + VARIANTS[: i % 3]
         row = {"key": record["key"], "logged_cpu_seconds": record["cpu_seconds"]}
         for name in order:
-            row[name] = run(problem, record, VARIANTS[name], args.timeout)
+            row[name] = run(problem, record, name, args.timeout)
         rows.append(row)
-        b, d = row["before"], row["degree-bound"]
-        print(
-            f"{record['key']}: before {b['outcome']} {b['cpu_seconds']:.1f} s "
-            f"({b['candidates']} candidates), degree bound {d['outcome']} "
-            f"{d['cpu_seconds']:.1f} s ({d['candidates']})",
-            flush=True,
+        cells = ", ".join(
+            f"{name} {row[name]['outcome']} {row[name]['cpu_seconds']:.1f} s "
+            f"({row[name]['candidates']} candidates)"
+            for name in VARIANTS
         )
+        print(f"{record['key']}: {cells}", flush=True)
     totals = {name: round(sum(r[name]["cpu_seconds"] for r in rows), 2) for name in VARIANTS}
-    agree = all(r["before"]["outcome"] == r["degree-bound"]["outcome"] for r in rows)
-    ratio = totals["before"] / totals["degree-bound"] if totals["degree-bound"] else None
+    agree = all(len({r[name]["outcome"] for name in VARIANTS}) == 1 for r in rows)
+    ratios = {
+        name: round(totals["before"] / totals[name], 2) if totals[name] else None
+        for name in VARIANTS[1:]
+    }
     line = {
         "bench": "sparse_cubes",
         "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "python": platform.python_version(),
         "cubes": rows,
         "cpu_seconds": totals,
-        "ratio": round(ratio, 2) if ratio else None,
+        "ratio_against_before": ratios,
         "verdicts_agree": agree,
         "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
     }
-    print(f"total CPU s: before {totals['before']}, degree bound {totals['degree-bound']}")
-    print(f"ratio {line['ratio']}x, verdicts agree: {agree}")
+    print("total CPU s: " + ", ".join(f"{name} {totals[name]}" for name in VARIANTS))
+    print(f"against before: {ratios}, verdicts agree: {agree}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("a", encoding="utf-8") as f:
         f.write(json.dumps(line) + "\n")

@@ -149,30 +149,39 @@ def test_a_lemma_exchange_sends_what_the_cube_learned_and_adds_what_comes_in():
         assert other.learned
         inbox.append(("lemmas", (K3_K4E_RED.id, 9, 0), list(other.learned)))
         inbox.append(("lemmas", (K3_K4E_RED.id, 8, 0), [("c", 1)]))  # another level: ignored
-        kept = next(iter(cubes_module._FINDERS.values()))
+        state = next(iter(cubes_module._LEVELS.values()))
+        running = state.start(CubeTask(problem=K3_K4E_RED, cube=cube), lay)  # as a cube starts
         exchange.due = 0.0
-        exchange(kept)  # what the worker does between two candidates
+        exchange(running)  # what the worker does between two candidates
         assert not inbox
-        assert all(_hashable(lemma) in kept.known for lemma in other.learned)
+        assert all(_hashable(lemma) in state.lemmas for lemma in other.learned)
+        assert all(_hashable(lemma) in running.known for lemma in other.learned)
         other.close()
     finally:
         clear_finders()
 
 
-def test_a_finder_is_kept_from_cube_to_cube_until_it_holds_too_many_lemmas(monkeypatch):
+def test_a_level_keeps_its_newest_lemmas_from_cube_to_cube(monkeypatch):
+    """Each cube gets a fresh finder with the cube as unit clauses; the level's state keeps the
+    lemmas of the cubes before (the newest ``MAX_KEPT_LEMMAS``) and the next finder starts with
+    them."""
     plan = generate_cubes(K3_K4E_RED, 8, 4)
     first, second = plan.cubes[:2]
     try:
-        for cap, replaced in ((None, False), (10**9, False), (0, True)):
+        for cap in (None, 3, 0):
             monkeypatch.setattr(cubes_module, "MAX_KEPT_LEMMAS", cap)
             clear_finders()
-            run_cube(CubeTask(problem=K3_K4E_RED, cube=first))
-            kept = next(iter(cubes_module._FINDERS.values()))
-            assert kept.known  # the first cube left lemmas in it
-            run_cube(CubeTask(problem=K3_K4E_RED, cube=second))
-            now = next(iter(cubes_module._FINDERS.values()))
-            assert (now is not kept) is replaced
-            assert len(cubes_module._FINDERS) == 1
+            one = run_cube(CubeTask(problem=K3_K4E_RED, cube=first))
+            state = next(iter(cubes_module._LEVELS.values()))
+            learned = [_hashable(lemma) for lemma in one["learned"]]
+            assert learned  # the first cube learned lemmas
+            kept = list(state.lemmas)
+            assert kept == (learned if cap is None else learned[-cap:] if cap else [])
+            two = run_cube(CubeTask(problem=K3_K4E_RED, cube=second))
+            assert next(iter(cubes_module._LEVELS.values())) is state
+            assert len(cubes_module._LEVELS) == 1
+            # the second cube's finder started with the kept lemmas: it learned none of them again
+            assert not set(kept) & {_hashable(lemma) for lemma in two["learned"]}
     finally:
         clear_finders()
 

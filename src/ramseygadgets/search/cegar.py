@@ -184,8 +184,18 @@ class ExistsModel:
         self.order = column_order(n) if lazy else list(self.kn.edges)
         for perm in self._symmetries():
             self._add_lex_leader(perm)
-        self.solver = Solver(name=finder_solver(solver, n), bootstrap_with=self.clauses)
+        self.solver_name = finder_solver(solver, n)
+        #: the static clauses and variable count, kept for :meth:`reset`
+        self.static, self.static_top = self.clauses, self.top
+        self.solver = Solver(name=self.solver_name, bootstrap_with=self.static)
         self.clauses = []
+
+    def reset(self) -> None:
+        """A new solver with the static clauses only: every lemma, restriction and learned
+        clause dropped (cheaper than building the model again)."""
+        self.solver.delete()
+        self.solver = Solver(name=self.solver_name, bootstrap_with=self.static)
+        self.top, self.totalizer = self.static_top, None
 
     def _add_witnesses(self) -> None:
         """Add the clauses of the witness colourings to ``self.clauses`` (eager engine)."""
@@ -348,6 +358,11 @@ class CandidateModel(ExistsModel):
             self.top = max(self.top, enc.nv)
             self.clauses += enc.clauses
 
+    def reset(self) -> None:
+        super().reset()
+        self.y_f.clear()
+        self.y_h.clear()
+
     # -- lemmas ------------------------------------------------------------------------------------
     def _copy_var(self, index: int, f_side: bool) -> int:
         table = self.y_f if f_side else self.y_h
@@ -359,15 +374,21 @@ class CandidateModel(ExistsModel):
                 self.solver.add_clause([-var, self.x[t]])
         return var
 
-    def add_lemma(self, red_mask: int) -> int:
-        """Every solution contains a copy of F red, or of H blue, under the K_n coloring ``red_mask``.
-
-        Returns the number of copies in the lemma (0: the lemma is the empty clause).
-        """
+    def lemma_copies(self, red_mask: int) -> tuple[list[int], list[int]]:
+        """The copies of F all red and of H all blue under the K_n coloring ``red_mask``."""
         copies = self.copies
         red = to_words(red_mask, copies.words)
         f_idx = np.flatnonzero(within(copies.f_table, red)).tolist()  # all red
         h_idx = np.flatnonzero(disjoint(copies.h_table, red)).tolist()  # all blue
+        return f_idx, h_idx
+
+    def add_lemma(self, red_mask: int, mono: tuple[list[int], list[int]] | None = None) -> int:
+        """Every solution contains a copy of F red, or of H blue, under the K_n coloring ``red_mask``
+        (``mono``: its :meth:`lemma_copies`, when known).
+
+        Returns the number of copies in the lemma (0: the lemma is the empty clause).
+        """
+        f_idx, h_idx = mono or self.lemma_copies(red_mask)
         lits = [self._copy_var(i, True) for i in f_idx] + [self._copy_var(i, False) for i in h_idx]
         self.solver.add_clause(lits)
         if self.lemmas is not None:
@@ -383,7 +404,7 @@ class CandidateModel(ExistsModel):
             self.arrowings.append(_mask(edges))
 
 
-def _lemma_key(kind: str, value: object) -> tuple[str, object]:
+def lemma_key(kind: str, value: object) -> tuple[str, object]:
     """A hashable identity of a shared lemma (arrowing edge lists become tuples)."""
     return (kind, tuple(value) if isinstance(value, (list, tuple)) else value)
 
@@ -446,6 +467,16 @@ class LayoutFinder:
         self.learned: list[tuple[str, object]] | None = None
         #: the lemmas this finder has (learned or added), so a shared lemma is added once
         self.known: set[tuple[str, object]] = set()
+        #: each counterexample lemma's :meth:`CandidateModel.lemma_copies` (kept by :meth:`reset`)
+        self.mono: dict[int, tuple[list[int], list[int]]] = {}
+
+    def reset(self) -> None:
+        """Start again from the static clauses: no lemma, restriction or statistic kept (the
+        oracle, the canonicity check and the lemmas' copies stay: none depends on them)."""
+        self.model.reset()
+        self.stats = FinderStats()
+        self.learned = None
+        self.known = set()
 
     # -- cubes (:mod:`.cubes`) ---------------------------------------------------------------------
     def restrict(self, fixed: Sequence[tuple[int, bool]]) -> None:
@@ -463,13 +494,16 @@ class LayoutFinder:
         finder).  Each is satisfied by every solution on n vertices with this layout, so adding
         them to any cube's search keeps its answer exact."""
         for kind, value in lemmas:
-            key = _lemma_key(kind, value)
+            key = lemma_key(kind, value)
             if key in self.known:
                 continue
             self.known.add(key)
             if kind == "c":
                 assert isinstance(value, int)
-                self.model.add_lemma(value)
+                mono = self.mono.get(value)
+                if mono is None:
+                    mono = self.mono[value] = self.model.lemma_copies(value)
+                self.model.add_lemma(value, mono)
             else:
                 assert isinstance(value, (list, tuple))
                 self.model.add_arrowing(value)
@@ -477,7 +511,7 @@ class LayoutFinder:
     def _learn(self, kind: str, value: object) -> None:
         if self.learned is not None:
             self.learned.append((kind, value))
-            self.known.add(_lemma_key(kind, value))
+            self.known.add(lemma_key(kind, value))
 
     def find(
         self,
@@ -489,8 +523,10 @@ class LayoutFinder:
         """A solution with at most ``max_edges`` edges, or ``None`` when none exists (exact).
 
         ``within``: only graphs with edge t present (True) or absent (False) for each
-        ``(t, value)`` — a cube, as assumptions, so the finder (with every lemma it learned,
-        each valid for the whole level) can go on to the next cube.  ``between``: called with
+        ``(t, value)``, as assumptions, so the finder (with every lemma it learned, each valid
+        for the whole level) can go on to another restriction.  (:mod:`.cubes` builds a finder
+        per cube and :meth:`restrict` s it instead: unit clauses are 1.6× cheaper on sparse
+        cubes.)  ``between``: called with
         this finder after every candidate checked (a cube worker exchanges lemmas there).
         """
         solvers = [self.model.solver] + ([self.oracle.solver] if self.oracle is not None else [])
@@ -569,7 +605,8 @@ class LayoutFinder:
             red = self.oracle.red_mask(edge_mask, literals, deadline)
             if red is not None:  # a bad good coloring of G, extended to K_n
                 extended = extend_red_mask(self.copies, edge_mask, red & edge_mask, self.rng)
-                self.model.add_lemma(extended)
+                mono = self.mono[extended] = self.model.lemma_copies(extended)
+                self.model.add_lemma(extended, mono)
                 self._learn("c", extended)
                 self.stats.lemmas += 1
                 return False

@@ -35,7 +35,6 @@ while their cubes run (:class:`LemmaExchange`), so a cube need not wait for anot
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from typing import Any
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.graphs import Graph
-from ramseygadgets.search.cegar import DEFAULT_ENGINE, DEGREE_BOUND, LayoutFinder
+from ramseygadgets.search.cegar import DEFAULT_ENGINE, DEGREE_BOUND, LayoutFinder, lemma_key
 from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.search.symmetry import column_order
@@ -194,49 +193,85 @@ class CubeTask:
     max_edges: int | None = None
 
 
-#: This process's finders (one level at a time), by (problem, n, layout, engine, solver, seed).
-_FINDERS: dict[tuple[Any, ...], LayoutFinder] = {}
-#: A kept finder that holds more lemmas than this is replaced by a fresh one before the next
-#: cube (``None``: kept however large).  Every lemma holds for the whole level, but the exists
-#: solver slows down as they pile up: at 14 vertices a worker's finder kept for 40 minutes
-#: tried 6 candidates a second where a fresh one tries 400 (``bench/finder_reuse.py``).
-MAX_KEPT_LEMMAS: int | None = 20_000
+#: Lemmas a process keeps per level and layout (the newest), and hands each new cube's finder.
+#: Every lemma holds for the whole level, but the exists solver slows down as they pile up: at
+#: 14 vertices a worker's finder kept for 40 minutes tried 6 candidates a second where a fresh
+#: one tries 400 (``bench/finder_reuse.py``).  ``None``: every lemma is kept.
+MAX_KEPT_LEMMAS: int | None = 5_000
 
 
-def _finder(task: CubeTask) -> LayoutFinder:
-    """The finder of the task's level and layout, kept from this process's earlier cubes of it
-    (a fresh one for a new level, the older ones closed, and once it holds more than
-    :data:`MAX_KEPT_LEMMAS` lemmas)."""
+class LevelState:
+    """What one process keeps of a level and layout from cube to cube: a finder whose static
+    clauses, colouring oracle (its clauses do not depend on the cube, so what its solver learned
+    about K_n carries over) and canonicity check serve every cube, and the lemmas learned or
+    received, oldest first.  Each cube starts from the static clauses (:meth:`~.cegar.
+    LayoutFinder.reset`) with the cube as unit clauses and these lemmas."""
+
+    def __init__(self, finder: LayoutFinder) -> None:
+        self.finder = finder
+        self.lemmas: dict[tuple[str, object], tuple[str, object]] = {}
+        #: whether a cube is running on :attr:`finder` (lemmas that come in reach it)
+        self.running = False
+
+    def keep(self, lemmas: Sequence[tuple[str, object]]) -> None:
+        """Add ``lemmas`` (and to the running cube's finder), the oldest dropped past the cap."""
+        for kind, value in lemmas:
+            self.lemmas.setdefault(lemma_key(kind, value), (kind, value))
+        while MAX_KEPT_LEMMAS is not None and len(self.lemmas) > MAX_KEPT_LEMMAS:
+            kind, value = self.lemmas.pop(next(iter(self.lemmas)))
+            if kind == "c":
+                self.finder.mono.pop(value, None)  # type: ignore[call-overload]
+        if self.running:
+            self.finder.add_lemmas(lemmas)
+
+    def start(self, task: CubeTask, layout: Layout) -> LayoutFinder:
+        """The finder, reset for the task's cube: the cube as unit clauses (CaDiCaL simplifies
+        with them, where assumptions are decided again on every call: 1.5× less CPU on the
+        sparse cubes of ``bench/sparse_cubes.py``), then the kept lemmas (the task's among them)."""
+        finder = self.finder
+        finder.reset()
+        edges = split_edges(task.cube.n, layout)
+        finder.restrict(list(zip(edges, (b == "1" for b in task.cube.bits))))
+        finder.add_lemmas(list(self.lemmas.values()))
+        finder.share_lemmas()
+        self.running = True
+        return finder
+
+    def close(self) -> None:
+        self.finder.close()
+
+
+#: This process's kept levels (one level at a time), by (problem, n, layout, engine, solver,
+#: seed, degree bound).
+_LEVELS: dict[tuple[Any, ...], LevelState] = {}
+
+
+def _level(task: CubeTask, layout: Layout) -> LevelState:
+    """The kept state of the task's level and layout (a new one for a new level, the older
+    levels closed)."""
     cube, problem = task.cube, task.problem
     key = (
         *(problem.id, problem.title, cube.n, cube.layout),
         *(task.engine, task.solver, task.seed, task.degree_bound),
     )
-    finder = _FINDERS.get(key)
-    if finder is not None and MAX_KEPT_LEMMAS is not None and len(finder.known) > MAX_KEPT_LEMMAS:
-        _FINDERS.pop(key).close()
-        finder = None
-    if finder is None:
-        for old in [k for k in _FINDERS if k[:3] != key[:3]]:
-            _FINDERS.pop(old).close()
-        layout = layouts(problem.gadget, cube.n)[cube.layout]
+    state = _LEVELS.get(key)
+    if state is None:
+        for old in [k for k in _LEVELS if k[:3] != key[:3]]:
+            _LEVELS.pop(old).close()
         finder = LayoutFinder(
-            problem,
-            cube.n,
-            layout,
+            *(problem, cube.n, layout),
             seed=task.seed,
             solver=task.solver,
             engine=task.engine,
             degree_bound=task.degree_bound,
         )
-        finder.share_lemmas()
-        _FINDERS[key] = finder
-    return finder
+        state = _LEVELS[key] = LevelState(finder)
+    return state
 
 
-def _level_layout(finder_key: tuple[Any, ...]) -> tuple[Any, ...]:
-    """(problem id, n, layout) of a :data:`_FINDERS` key: what a lemma is valid for."""
-    return finder_key[0], finder_key[2], finder_key[3]
+def _level_layout(level_key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """(problem id, n, layout) of a :data:`_LEVELS` key: what a lemma is valid for."""
+    return level_key[0], level_key[2], level_key[3]
 
 
 #: Seconds between two exchanges of a running cube's lemmas.
@@ -284,63 +319,60 @@ class LemmaExchange:
 
 
 def take_lemmas(message: tuple[str, tuple[Any, ...], list[tuple[str, object]]]) -> None:
-    """Add the lemmas of a :class:`LemmaExchange` message to this process's kept finder of
-    their (problem id, n, layout), if it has one."""
+    """Keep the lemmas of a :class:`LemmaExchange` message with this process's state of their
+    (problem id, n, layout), if it has one (and add them to its running cube's finder)."""
     _, level_layout, lemmas = message
-    for key, finder in _FINDERS.items():
+    for key, state in _LEVELS.items():
         if _level_layout(key) == level_layout:
-            finder.add_lemmas(lemmas)
+            state.keep(lemmas)
 
 
 def clear_finders() -> None:
-    """Close this process's kept finders (after an interrupted search: their solvers may
-    have been stopped mid-call)."""
-    while _FINDERS:
-        _FINDERS.popitem()[1].close()
+    """Close this process's kept levels (after an interrupted search: their oracles may have
+    been stopped mid-call)."""
+    while _LEVELS:
+        _LEVELS.popitem()[1].close()
 
 
 def run_cube(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str, Any]:
     """Search one cube (module docstring); a JSON-ready record plus ``learned`` (the lemmas
     this cube learned, for later cubes; not logged) and ``edges`` of a solution.
 
-    A process keeps its finder of the level and layout from cube to cube (the cube is passed
-    as assumptions): every clause a cube adds — counterexample and arrowing lemmas, canonicity
-    clauses — holds for the whole level, so the next cube starts with all of them, and the
-    coloring oracle keeps what it learned about K_n (its clauses do not depend on the cube).
-    ``exchange``: swaps lemmas with the other workers while the cube runs.
+    A process keeps its state of the level and layout from cube to cube (:class:`LevelState`):
+    every lemma a cube learns — counterexample and arrowing — holds for the whole level, so the
+    next cube's finder starts with them, and the coloring oracle keeps what it learned about
+    K_n.  ``exchange``: swaps lemmas with the other workers while the cube runs.
     """
     wall, cpu = time.monotonic(), time.process_time()
     cube = task.cube
-    deadline = wall + task.timeout if task.timeout is not None else None
-    split_at = wall + task.split_after if task.split_after is not None else None
+    layout = layouts(task.problem.gadget, cube.n)[cube.layout]
+    state = _level(task, layout)
+    state.keep(task.lemmas if task.share else ())
+    finder = state.start(task, layout)
+    # the time limits count from here: building the finder is not searching the cube
+    start = time.monotonic()
+    deadline = start + task.timeout if task.timeout is not None else None
+    split_at = start + task.split_after if task.split_after is not None else None
     if split_at is not None and (deadline is None or split_at < deadline):
         deadline = split_at
     else:
         split_at = None
-    finder = _finder(task)
-    before = dataclasses.replace(finder.stats)
-    assert finder.learned is not None
-    finder.learned.clear()
-    finder.add_lemmas(task.lemmas if task.share else ())
     if exchange is not None and task.share:
         exchange.start(task)
     else:
         exchange = None
-    edges = split_edges(cube.n, finder.layout)
     graph = None
     try:
-        graph = finder.find(
-            max_edges=task.max_edges,
-            deadline=deadline,
-            within=list(zip(edges, (b == "1" for b in cube.bits))),
-            between=exchange,
-        )
+        graph = finder.find(max_edges=task.max_edges, deadline=deadline, between=exchange)
         outcome = "found" if graph is not None else "none"
     except SearchTimeout:
         outcome = "split" if split_at is not None else "timeout"
     except BaseException:
         clear_finders()
         raise
+    state.running = False
+    assert finder.learned is not None
+    state.keep(finder.learned)
     stats = finder.stats
     return {
         "kind": "cube",
@@ -352,10 +384,10 @@ def run_cube(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str,
         "engine": "lazy" if finder.lazy else "eager",
         "wall_seconds": round(time.monotonic() - wall, 4),
         "cpu_seconds": round(time.process_time() - cpu, 4),
-        "candidates": stats.candidates - before.candidates,
-        "lemmas": stats.lemmas - before.lemmas,
-        "arrowing_lemmas": stats.arrowing - before.arrowing,
-        "pruned_as_not_lex_max": stats.pruned - before.pruned,
+        "candidates": stats.candidates,
+        "lemmas": stats.lemmas,
+        "arrowing_lemmas": stats.arrowing,
+        "pruned_as_not_lex_max": stats.pruned,
         "shared_in": len(task.lemmas),
         "edges": [list(e) for e in graph.edges] if graph is not None else None,
         **({"max_edges": task.max_edges} if task.max_edges is not None else {}),
