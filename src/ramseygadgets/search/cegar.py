@@ -479,11 +479,14 @@ class LayoutFinder:
         self.known = set()
 
     # -- cubes (:mod:`.cubes`) ---------------------------------------------------------------------
-    def restrict(self, fixed: Sequence[tuple[int, bool]]) -> None:
+    def restrict(self, fixed: Sequence[tuple[int, bool]], max_edges: int | None = None) -> None:
         """Search only graphs with edge t present (True) or absent (False) for each ``(t, value)``
-        of ``fixed`` (a cube): unit clauses, so UNSAT proves "no solution in this cube"."""
+        of ``fixed`` (a cube), and with at most ``max_edges`` edges: unit clauses, so UNSAT
+        proves "no solution in this cube (with at most so many edges)"."""
         for t, present in fixed:
             self.model.solver.add_clause([self.model.x[t] if present else -self.model.x[t]])
+        for lit in self.model.bound_edges(max_edges) if max_edges is not None else ():
+            self.model.solver.add_clause([lit])
 
     def share_lemmas(self) -> None:
         """Record every lemma learned from now on in :attr:`learned`."""

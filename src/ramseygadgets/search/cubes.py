@@ -225,13 +225,14 @@ class LevelState:
             self.finder.add_lemmas(lemmas)
 
     def start(self, task: CubeTask, layout: Layout) -> LayoutFinder:
-        """The finder, reset for the task's cube: the cube as unit clauses (CaDiCaL simplifies
-        with them, where assumptions are decided again on every call: 1.5× less CPU on the
-        sparse cubes of ``bench/sparse_cubes.py``), then the kept lemmas (the task's among them)."""
+        """The finder, reset for the task's cube: the cube and the edge bound as unit clauses
+        (CaDiCaL simplifies with them, where assumptions are decided again on every call: 1.5×
+        less CPU on the sparse cubes of ``bench/sparse_cubes.py``), then the kept lemmas (the
+        task's among them)."""
         finder = self.finder
         finder.reset()
         edges = split_edges(task.cube.n, layout)
-        finder.restrict(list(zip(edges, (b == "1" for b in task.cube.bits))))
+        finder.restrict(list(zip(edges, (b == "1" for b in task.cube.bits))), task.max_edges)
         finder.add_lemmas(list(self.lemmas.values()))
         finder.share_lemmas()
         self.running = True
@@ -363,7 +364,7 @@ def run_cube(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str,
         exchange = None
     graph = None
     try:
-        graph = finder.find(max_edges=task.max_edges, deadline=deadline, between=exchange)
+        graph = finder.find(deadline=deadline, between=exchange)
         outcome = "found" if graph is not None else "none"
     except SearchTimeout:
         outcome = "split" if split_at is not None else "timeout"
