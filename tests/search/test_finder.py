@@ -287,3 +287,30 @@ def test_eleven_and_thirteen_vertex_minima():
         result = solve(problem, SearchOptions(max_vertices=13, timeout=600))
         assert result.status == "found" and result.n == n and result.lower_bound == n, problem.title
         assert verify(problem, result.candidate).correct
+
+
+@pytest.mark.parametrize("engine", ["lazy", "eager"])
+def test_a_reset_finder_restricted_by_unit_clauses_answers_as_with_assumptions(engine):
+    """What a cube runs (:meth:`LayoutFinder.reset`, then the cube and the edge bound as unit
+    clauses) finds what the same restriction as assumptions finds, and nothing kept leaks over."""
+    problem = get_problem("p3_k3_red_determiner")
+    n = 5
+    layout = layouts(problem.kind, n)[0]
+    with LayoutFinder(problem, n, layout, engine=engine) as finder:
+        best = finder.find()
+        assert best is not None
+        fewest = best.m
+        while (smaller := finder.find(max_edges=fewest - 1)) is not None:
+            fewest = smaller.m
+        for cap, expect in ((fewest - 1, False), (fewest, True)):
+            finder.reset()
+            finder.restrict([], max_edges=cap)
+            found = finder.find()
+            assert (found is not None) is expect
+            assert found is None or found.m <= cap
+        t = finder.kn.edge_id(*layout.designated.edges[0])
+        finder.reset()
+        finder.restrict([(t, False)])  # a designated edge absent: no graph at all
+        assert finder.find() is None
+        finder.reset()  # and the restriction is gone again
+        assert finder.find() is not None

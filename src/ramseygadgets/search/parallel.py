@@ -39,8 +39,8 @@ record and the proof line say how many came from the log.  A worker that dies mi
 that cube only; it is re-run up to ``retries`` times.
 
 **Edge caps** (``max_edges``): every cube searches only graphs with at most that many edges
-(the finder's edge bound, as assumptions) and its record says so (``max_edges``).  A capped
-level's "none" reads "no solution with at most ``max_edges`` edges", so with a solution of one
+(the finder's edge bound, a unit clause of the cube) and its record says so (``max_edges``).
+A capped level's "none" reads "no solution with at most ``max_edges`` edges", so with a solution of one
 edge more on that level it proves the solution edge-minimal — the cube form of the edge
 minimisation, for levels one process cannot finish.  A rerun takes from the log only what holds
 under its own cap: a none-cube logged with cap c for caps ≤ c (one logged without a cap for
