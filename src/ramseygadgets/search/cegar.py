@@ -467,7 +467,9 @@ class LayoutFinder:
         self.learned: list[tuple[str, object]] | None = None
         #: the lemmas this finder has (learned or added), so a shared lemma is added once
         self.known: set[tuple[str, object]] = set()
-        #: each counterexample lemma's :meth:`CandidateModel.lemma_copies` (kept by :meth:`reset`)
+        #: the :meth:`CandidateModel.lemma_copies` of each counterexample lemma given to
+        #: :meth:`add_lemmas`, kept by :meth:`reset` (whoever adds lemmas again and again drops
+        #: the entries of those it no longer adds)
         self.mono: dict[int, tuple[list[int], list[int]]] = {}
 
     def reset(self) -> None:
@@ -527,10 +529,10 @@ class LayoutFinder:
 
         ``within``: only graphs with edge t present (True) or absent (False) for each
         ``(t, value)``, as assumptions, so the finder (with every lemma it learned, each valid
-        for the whole level) can go on to another restriction.  (:mod:`.cubes` builds a finder
-        per cube and :meth:`restrict` s it instead: unit clauses are 1.6× cheaper on sparse
-        cubes.)  ``between``: called with
-        this finder after every candidate checked (a cube worker exchanges lemmas there).
+        for the whole level) can go on to another restriction.  (:mod:`.cubes` resets the finder
+        for each cube and :meth:`restrict` s it instead: unit clauses are 1.5× cheaper on sparse
+        cubes.)  ``between``: called with this finder after every candidate checked (a cube
+        worker exchanges lemmas there).
         """
         solvers = [self.model.solver] + ([self.oracle.solver] if self.oracle is not None else [])
         x = self.model.x
@@ -608,8 +610,7 @@ class LayoutFinder:
             red = self.oracle.red_mask(edge_mask, literals, deadline)
             if red is not None:  # a bad good coloring of G, extended to K_n
                 extended = extend_red_mask(self.copies, edge_mask, red & edge_mask, self.rng)
-                mono = self.mono[extended] = self.model.lemma_copies(extended)
-                self.model.add_lemma(extended, mono)
+                self.model.add_lemma(extended)
                 self._learn("c", extended)
                 self.stats.lemmas += 1
                 return False

@@ -219,8 +219,8 @@ class LevelState:
             self.lemmas.setdefault(lemma_key(kind, value), (kind, value))
         while MAX_KEPT_LEMMAS is not None and len(self.lemmas) > MAX_KEPT_LEMMAS:
             kind, value = self.lemmas.pop(next(iter(self.lemmas)))
-            if kind == "c":
-                self.finder.mono.pop(value, None)  # type: ignore[call-overload]
+            if kind == "c" and isinstance(value, int):
+                self.finder.mono.pop(value, None)
         if self.running:
             self.finder.add_lemmas(lemmas)
 
@@ -348,8 +348,12 @@ def run_cube(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str,
     cube = task.cube
     layout = layouts(task.problem.gadget, cube.n)[cube.layout]
     state = _level(task, layout)
-    state.keep(task.lemmas if task.share else ())
-    finder = state.start(task, layout)
+    try:
+        state.keep(task.lemmas if task.share else ())
+        finder = state.start(task, layout)
+    except BaseException:
+        clear_finders()
+        raise
     # the time limits count from here: building the finder is not searching the cube
     start = time.monotonic()
     deadline = start + task.timeout if task.timeout is not None else None
