@@ -11,7 +11,7 @@ from ramseygadgets import bruteforce_multi as multi_bruteforce
 from ramseygadgets.bruteforce import good_coloring_masks
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
-from ramseygadgets.search import cegar, find_solution, solve
+from ramseygadgets.search import exists, find_solution, solve
 from ramseygadgets.search import multi as multi_search
 from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cliques import (
@@ -83,7 +83,7 @@ def test_one_clause_per_vertex_set_and_none_beyond_the_cap():
 @pytest.fixture
 def without_bound(monkeypatch):
     def switch_off() -> None:
-        for module in (cegar, multi_search):
+        for module in (exists, multi_search):
             monkeypatch.setattr(module, "arrowing_clique", lambda problem, n: None)
 
     return switch_off

@@ -1,7 +1,7 @@
 """Minimal multi-colour gadgets: the core CEGAR scheme of :mod:`ramseygadgets.search.cegar`,
 generalised to c colours and forbidden sets.  Exact: UNSAT proves that no solution exists.
 
-*Exists part* (the core :class:`~ramseygadgets.search.cegar.ExistsModel` with its edge
+*Exists part* (the core :class:`~ramseygadgets.search.exists.ExistsModel` with its edge
 variables x_t of K_n, lex-leader symmetry breaking, edge bound and deadline; c-colour witnesses):
 a witness colouring w of K_n has literals w(t, k) ("t has colour k", one variable per edge for
 two colours, one-hot with exactly-one otherwise) and, for every colour k and every copy C of a
@@ -35,13 +35,9 @@ from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
-from ramseygadgets.search.cegar import (
-    DEFAULT_SEARCH_SOLVER,
-    ExistsModel,
-    SearchTimeout,
-    interrupt_at,
-)
+from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, SearchTimeout, interrupt_at
 from ramseygadgets.search.cliques import arrowing_clique
+from ramseygadgets.search.exists import ExistsModel
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.solve import (
     LevelRecord,
