@@ -36,7 +36,7 @@ from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cubelog import read_log
 from ramseygadgets.search.cubes import Cube, CubeTask, clear_finders, run_cube, split_edges
 from ramseygadgets.search.oracle import SearchTimeout
-from ramseygadgets.search.spec import layouts
+from ramseygadgets.search.spec import Layout, layouts
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG = ROOT / "bench/results/cubes/k3_k4_red_determiner-14.jsonl"
@@ -105,7 +105,9 @@ def run(problem: Problem, record: dict, variant: str, timeout: float) -> dict:
     }
 
 
-def _assumed(problem: Problem, cube: Cube, layout, variant: str, timeout: float) -> tuple:
+def _assumed(
+    problem: Problem, cube: Cube, layout: Layout, variant: str, timeout: float
+) -> tuple[str, int, int]:
     """The cube as assumptions of one finder (the engine before issue 34)."""
     fixed = list(zip(split_edges(cube.n, layout), (b == "1" for b in cube.bits)))
     with LayoutFinder(

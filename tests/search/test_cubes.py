@@ -632,3 +632,22 @@ def test_cubes_on_ray_give_the_same_verdict():
         one.m,
         one.lower_bound,
     )
+
+
+def test_a_failure_while_a_cube_is_set_up_clears_the_kept_levels(monkeypatch):
+    """An interrupt while the finder is reset for a cube (its oracle may be mid-call) leaves no
+    kept level behind, as one during the search does."""
+    plan = generate_cubes(K3_K4E_RED, 8, 4)
+    try:
+        run_cube(CubeTask(problem=K3_K4E_RED, cube=plan.cubes[0]))
+        assert cubes_module._LEVELS
+
+        def interrupted(self, task, layout):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(cubes_module.LevelState, "start", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            run_cube(CubeTask(problem=K3_K4E_RED, cube=plan.cubes[1]))
+        assert not cubes_module._LEVELS
+    finally:
+        clear_finders()
