@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 SCRIPT = textwrap.dedent(
     """
     from pysat.examples.genhard import PHP
@@ -59,3 +61,54 @@ def _interrupt_until_it_exits(process: subprocess.Popen[str], tries: int = 6) ->
             continue
     process.kill()
     raise AssertionError(f"still running after {tries} SIGINTs")
+
+
+FINALIZER_SCRIPT = textwrap.dedent(
+    """
+    import os
+    import signal
+    import sys
+    import time
+
+    import ramseygadgets.cli as cli
+    from ramseygadgets.cli.app import sigterm_raises
+
+    class SwallowsTheSignal:
+        # like PySAT's Solver.__del__: the signal's handler runs inside it, Python drops the
+        # exception ("Exception ignored in ...")
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIG{name})
+            time.sleep(0.05)  # the handler runs (and raises) here, inside __del__
+
+    def long_search(**_options):
+        with sigterm_raises():
+            SwallowsTheSignal()  # dropped at once
+            print("went on", flush=True)
+            for _ in range(300):  # 30 s of work between bytecodes: without the fix it goes on
+                time.sleep(0.1)
+            print("finished", flush=True)
+
+    cli.app = long_search
+    cli.main()
+    """
+)
+
+
+@pytest.mark.parametrize("name, code", [("INT", 130), ("TERM", 143)])
+def test_a_signal_a_finalizer_swallowed_still_stops_the_command(
+    tmp_path: Path, name: str, code: int
+) -> None:
+    """Reproduces a flaky train-data test: SIGINT landed in ``Solver.__del__``, was dropped, and
+    the command ran on; now the signal is sent again once the finalizer returns."""
+    script = tmp_path / "finalizer.py"
+    script.write_text(FINALIZER_SCRIPT.format(name=name))
+    process = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=25,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert process.returncode == code, process.stderr
+    assert "finished" not in process.stdout
+    assert "Exception ignored" not in process.stderr and "Traceback" not in process.stderr

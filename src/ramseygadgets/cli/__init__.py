@@ -21,17 +21,23 @@ from ramseygadgets.cli import (  # noqa: F401,E402
     search,
     training,
 )
-from ramseygadgets.cli.app import app, solver_interrupts
+from ramseygadgets.cli.app import (
+    Terminated,
+    app,
+    interrupts_survive_finalizers,
+    solver_interrupts,
+)
 
 
 def main() -> None:
     """Console-script entry point: usage errors become one ``error:`` line and exit code 2."""
     try:
-        with solver_interrupts():  # Ctrl-C inside a PySAT call arrives as pysolvers.error
+        # Ctrl-C inside a PySAT call arrives as pysolvers.error; one a __del__ swallowed, again
+        with solver_interrupts(), interrupts_survive_finalizers():
             code = app(standalone_mode=False)
-    except (KeyboardInterrupt, typer.Abort):
+    except (KeyboardInterrupt, typer.Abort) as exc:
         sys.stderr.write("interrupted\n")
-        _exit(130)
+        _exit(143 if isinstance(exc, Terminated) else 130)
     except typer.Exit as exc:
         _exit(exc.exit_code)
     except typer.TyperException as exc:

@@ -38,6 +38,7 @@ __all__ = [
     "guarded",
     "report_bug",
     "solver_interrupts",
+    "interrupts_survive_finalizers",
     "read_text_input",
     "sigterm_raises",
     "signals_stop_solvers",
@@ -160,6 +161,36 @@ def solver_interrupts() -> Iterator[None]:
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where Ctrl-C raises :class:`KeyboardInterrupt` (exit code 143)."""
+
+
+@contextlib.contextmanager
+def interrupts_survive_finalizers() -> Iterator[None]:
+    """Within the block, a Ctrl-C or SIGTERM whose exception a finalizer swallowed is sent again.
+
+    Python runs a signal's handler at the next bytecode of the main thread; when that is inside
+    a ``__del__`` (PySAT's ``Solver.__del__`` runs often during a search) the raised
+    :class:`KeyboardInterrupt` is dropped ("Exception ignored in …") and the command would go
+    on.  Such exceptions reach :data:`sys.unraisablehook`; this one has a thread trip the signal
+    again (``_thread.interrupt_main``) a moment later, once the finalizer has returned (tripped
+    inside the hook, the handler would run there and be dropped too)."""
+    import _thread
+
+    previous = sys.unraisablehook
+
+    def redeliver(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous(unraisable)
+            return
+        signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+        timer = threading.Timer(0.01, _thread.interrupt_main, args=(signum,))
+        timer.daemon = True
+        timer.start()
+
+    sys.unraisablehook = redeliver
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
 
 
 @contextlib.contextmanager
