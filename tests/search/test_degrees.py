@@ -7,6 +7,7 @@ import random
 from itertools import combinations, product
 
 import pytest
+from pysat.solvers import Solver
 
 from ramseygadgets.bruteforce import good_coloring_masks
 from ramseygadgets.gadgets import Candidate
@@ -17,6 +18,8 @@ from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.degrees import (
     ReducibleEdges,
     _free,
+    clique_through_clauses,
+    endpoint_clique,
     endpoint_degree,
     endpoint_floors,
     isolation_degree,
@@ -206,3 +209,81 @@ def test_the_finder_with_and_without_the_bound_agrees(F, H, gadget, n, monkeypat
         without.m,
         without.lower_bound,
     )
+
+
+def _clique_through(g: Graph, e: tuple[int, int], s: int) -> bool:
+    edges = set(g.edges)
+    rest = [w for w in range(g.n) if w not in e]
+    return any(
+        all(p in edges for p in combinations(sorted((*e, *others)), 2))
+        for others in combinations(rest, s - 2)
+    )
+
+
+def test_the_edge_through_rule_names_the_bad_colours_clique():
+    for gadget, s in (("blue-determiner", 3), ("red-determiner", 4)):
+        problem = Problem.make("K3", "K4", gadget)
+        (layout,) = layouts(problem.gadget, 9)
+        assert endpoint_clique(problem, layout, gadget_spec(problem, layout.designated)) == s
+    # only the bad colour's pattern must be complete: K3 for a blue-determiner of (K3, K4−e)
+    for (F, H, gadget), s in {
+        ("K3", "K4-e", "blue-determiner"): 3,
+        ("K3", "K4-e", "red-determiner"): 0,
+        ("P3", "K3", "blue-determiner"): 0,
+    }.items():
+        problem = Problem.make(F, H, gadget)
+        (layout,) = layouts(problem.gadget, 8)
+        assert endpoint_clique(problem, layout, gadget_spec(problem, layout.designated)) == s
+    sender = Problem.make("K3", "K4", "negative-sender")
+    lay = layouts(sender.gadget, 8)[0]
+    assert endpoint_clique(sender, lay, gadget_spec(sender, lay.designated)) == 0
+
+
+@pytest.mark.parametrize("s", [3, 4])
+def test_the_edge_through_clauses_hold_exactly_when_e_lies_in_a_clique(s):
+    n, e = 6, (0, 1)
+    pairs = list(Graph.complete(n).edges)
+    var = {p: i + 1 for i, p in enumerate(pairs)}
+    clauses, _ = clique_through_clauses(n, e, s, lambda u, v: var[(u, v)], len(pairs))
+    with Solver(name="minisat22", bootstrap_with=clauses) as solver:
+        for g in _random_graphs(n, 150, 11 + s, 0.6):
+            present = set(g.edges)
+            assumptions = [var[p] if p in present else -var[p] for p in pairs]
+            assert solver.solve(assumptions=assumptions) == _clique_through(g, e, s), g
+
+
+@pytest.mark.parametrize(
+    "F,H,gadget,s",
+    [
+        ("K3", "K4", "blue-determiner", 3),
+        ("K3", "K4", "red-determiner", 4),
+        ("K3", "K3", "red-determiner", 3),
+    ],
+)
+def test_a_graph_with_e_in_no_clique_of_the_bad_colour_is_no_determiner(F, H, gadget, s):
+    """The rule's core on brute-forced graphs: e in no K_s and a good colouring ⇒ a good
+    colouring with e in the bad colour (blue for a red-determiner)."""
+    problem = Problem.make(F, H, gadget)
+    (layout,) = layouts(problem.gadget, 7)
+    red_is_bad = gadget == "blue-determiner"
+    checked = 0
+    for g in _random_graphs(7, 120, 17, 0.75):
+        while _clique_through(g, (0, 1), s):  # drop an edge of a K_s through e, off e
+            clique = next(
+                c
+                for c in combinations(range(2, 7), s - 2)
+                if _clique_through(Graph(7, tuple(_edges_within(g, (0, 1, *c)))), (0, 1), s)
+            )
+            g = Graph(7, tuple(x for x in g.edges if x != (0, clique[0])))
+        if g.m > 15:
+            continue
+        colourings = _colourings(g, problem)
+        if colourings:
+            assert any(((0, 1) in c) == red_is_bad for c in colourings), g
+            assert not verify(problem, Candidate(g, layout.designated)).correct
+            checked += 1
+    assert checked > 10
+
+
+def _edges_within(g: Graph, vertices: tuple[int, ...]) -> list[tuple[int, int]]:
+    return [x for x in g.edges if x[0] in vertices and x[1] in vertices]

@@ -45,6 +45,13 @@ has a good colouring (its witness); recolour w's edges: e in colour k, N(w) − 
 with z on side k — good, and bad, so G is no solution.  So deg(w) ≥ D_k + 2
 (:func:`endpoint_floors`).  For the (K3, K4)-red-determiner both ends of e have degree ≥ 5.
 
+**Through e** (a necessary condition, no reduction): for a determiner whose bad condition is
+"e coloured k", with colour k's pattern K_s (s = f for red, h for blue), every solution has e in
+a K_s (:func:`endpoint_clique`).  *Proof.*  A witness c (good) with e recoloured k is good
+unless it gains a colour-k K_s through e, and there is none without a K_s through e (the other
+colour only loses e): a good bad colouring.  ∎  So the (K3, K4)-blue-determiner's e lies in a
+triangle and the red-determiner's in a K4 (:func:`clique_through_clauses`).
+
 D and D_k are found by SAT for d = 1, 2, … (:func:`_free`): a clause per split (2^d) "R holds a
 red K_{f−1} or B a blue K_{h−1}", with present / red variables per pair; UNSAT means d is free
 (checked against brute force in tests/search/test_degrees.py).  Measured on the sparse cubes of
@@ -69,6 +76,8 @@ __all__ = [
     "isolation_degree",
     "endpoint_degree",
     "endpoint_floors",
+    "endpoint_clique",
+    "clique_through_clauses",
     "degree_clauses",
     "floor_clauses",
     "ReducibleEdges",
@@ -95,20 +104,55 @@ def isolation_degree(problem: Problem) -> int:
     return _isolation_degree(f, h)
 
 
-def endpoint_floors(problem: Problem, layout: Layout, spec: GadgetSpec) -> dict[int, int]:
-    """The least degree of each end of the designated edge e in every solution (module
-    docstring, *endpoints*): D + 2 with D = :func:`endpoint_degree`, for a gadget with one
-    designated edge, a witness, and a bad condition that is e's colour alone (determiners);
-    empty otherwise."""
+def _bad_colour(layout: Layout, spec: GadgetSpec) -> tuple[tuple[int, int], bool] | None:
+    """(e, red) when the gadget has one designated edge e, a witness, and a bad condition that
+    is e's colour alone (determiners: red for the blue-determiner); ``None`` otherwise."""
     if len(layout.designated.edges) != 1 or layout.designated.vertices or not spec.witnesses:
-        return {}
+        return None
     (e,) = layout.designated.edges
     for condition in spec.bad:
         if len(condition) == 1 and isinstance(atom := condition[0], EdgeColor) and atom.edge == e:
-            floor = endpoint_degree(problem, atom.red)
-            if floor > 0:
-                return {u: floor + 2 for u in e}
-    return {}
+            return e, atom.red
+    return None
+
+
+def endpoint_floors(problem: Problem, layout: Layout, spec: GadgetSpec) -> dict[int, int]:
+    """The least degree of each end of the designated edge e in every solution (module
+    docstring, *endpoints*): D + 2 with D = :func:`endpoint_degree`, for a determiner; empty
+    otherwise."""
+    bad = _bad_colour(layout, spec)
+    if bad is None:
+        return {}
+    e, red = bad
+    floor = endpoint_degree(problem, red)
+    return {u: floor + 2 for u in e} if floor > 0 else {}
+
+
+def endpoint_clique(problem: Problem, layout: Layout, spec: GadgetSpec) -> int:
+    """s ≥ 3 such that every solution has the designated edge e in a K_s (module docstring,
+    *through e*): the order of the complete pattern of e's bad colour, for a determiner; 0 when
+    there is no such rule."""
+    bad = _bad_colour(layout, spec)
+    if bad is None or not problem.spec.is_pair:
+        return 0
+    s = _complete_order((problem.F if bad[1] else problem.H).graph)
+    return s if s is not None and s >= 3 else 0
+
+
+def clique_through_clauses(
+    n: int, e: tuple[int, int], s: int, var: Callable[[int, int], int], top: int
+) -> tuple[list[list[int]], int]:
+    """e lies in a K_s: a selector y_C per s-set C ⊇ e (y_C → every edge of C present) and the
+    clause "some y_C"; the clauses and the new top variable."""
+    rest = [w for w in range(n) if w not in e]
+    clauses: list[list[int]] = []
+    some: list[int] = []
+    for others in combinations(rest, s - 2):
+        top += 1
+        some.append(top)
+        clique = sorted((*e, *others))
+        clauses += [[-top, var(a, b)] for a, b in combinations(clique, 2)]
+    return [*clauses, some], top
 
 
 def endpoint_degree(problem: Problem, red: bool) -> int:

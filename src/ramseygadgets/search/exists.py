@@ -25,7 +25,9 @@ from ramseygadgets.graphs import Graph
 from ramseygadgets.search.bitsets import disjoint, to_words, within
 from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
 from ramseygadgets.search.degrees import (
+    clique_through_clauses,
     degree_clauses,
+    endpoint_clique,
     endpoint_floors,
     floor_clauses,
     isolation_degree,
@@ -63,6 +65,7 @@ class ExistsModel:
         clique: int | None = None,
         degree: int = 0,
         floors: dict[int, int] | None = None,
+        through: int = 0,
     ) -> None:
         self.n, self.layout, self.kn = n, layout, kn
         m = self.kn.m
@@ -75,18 +78,21 @@ class ExistsModel:
         self.totalizer: ITotalizer | None = None
         for e in layout.designated.edges:
             self.clauses.append([self.x[self.kn.edge_id(*e)]])
+        edge_var = lambda u, v: self.x[kn.edge_id(u, v)]  # noqa: E731
         if clique is not None:  # no K_clique: it has no good colouring (:mod:`.cliques`)
-            self.clauses += clique_free_clauses(n, clique, lambda u, v: self.x[kn.edge_id(u, v)])
+            self.clauses += clique_free_clauses(n, clique, edge_var)
         if degree > 0:  # degree 0 or > degree off the designated items (:mod:`.degrees`)
             on_items = {u for e in layout.designated.edges for u in e}
             on_items |= set(layout.designated.vertices)
             free = [v for v in range(n) if v not in on_items]
-            edge_var = lambda u, v: self.x[kn.edge_id(u, v)]  # noqa: E731
             clauses, self.top = degree_clauses(n, free, degree + 1, edge_var, self.top)
             self.clauses += clauses
         if floors:  # the designated edge's ends: every solution's least degrees (.degrees)
-            edge_var = lambda u, v: self.x[kn.edge_id(u, v)]  # noqa: E731
             clauses, self.top = floor_clauses(n, floors, edge_var, self.top)
+            self.clauses += clauses
+        if through:  # the designated edge lies in a K_through in every solution (.degrees)
+            (e,) = layout.designated.edges
+            clauses, self.top = clique_through_clauses(n, e, through, edge_var, self.top)
             self.clauses += clauses
         if not lazy:
             self._add_witnesses()
@@ -227,6 +233,7 @@ class CandidateModel(ExistsModel):
         bound = lazy and degree_bound
         degree = isolation_degree(problem) if bound else 0
         floors = endpoint_floors(problem, layout, spec) if bound else None
+        through = endpoint_clique(problem, layout, spec) if bound else 0
         super().__init__(
             *(n, layout, copies.kn),
             seed=seed,
@@ -235,6 +242,7 @@ class CandidateModel(ExistsModel):
             clique=clique,
             degree=degree,
             floors=floors,
+            through=through,
         )
 
     def _add_witnesses(self) -> None:
