@@ -19,10 +19,10 @@ from ramseygadgets.search.degrees import (
     ReducibleEdges,
     _free,
     clique_through_clauses,
-    endpoint_clique,
     endpoint_degree,
     endpoint_floors,
     isolation_degree,
+    through_cliques,
 )
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.spec import gadget_spec, layouts
@@ -220,23 +220,26 @@ def _clique_through(g: Graph, e: tuple[int, int], s: int) -> bool:
     )
 
 
-def test_the_edge_through_rule_names_the_bad_colours_clique():
-    for gadget, s in (("blue-determiner", 3), ("red-determiner", 4)):
-        problem = Problem.make("K3", "K4", gadget)
-        (layout,) = layouts(problem.gadget, 9)
-        assert endpoint_clique(problem, layout, gadget_spec(problem, layout.designated)) == s
-    # only the bad colour's pattern must be complete: K3 for a blue-determiner of (K3, K4−e)
-    for (F, H, gadget), s in {
-        ("K3", "K4-e", "blue-determiner"): 3,
-        ("K3", "K4-e", "red-determiner"): 0,
-        ("P3", "K3", "blue-determiner"): 0,
-    }.items():
-        problem = Problem.make(F, H, gadget)
-        (layout,) = layouts(problem.gadget, 8)
-        assert endpoint_clique(problem, layout, gadget_spec(problem, layout.designated)) == s
-    sender = Problem.make("K3", "K4", "negative-sender")
-    lay = layouts(sender.gadget, 8)[0]
-    assert endpoint_clique(sender, lay, gadget_spec(sender, lay.designated)) == 0
+def _through(F: str, H: str, gadget: str, layout_index: int = 0) -> dict:
+    problem = Problem.make(F, H, gadget)
+    layout = layouts(problem.gadget, 8)[layout_index]
+    return through_cliques(problem, layout, gadget_spec(problem, layout.designated))
+
+
+def test_the_through_rule_names_the_bad_colours_clique():
+    assert _through("K3", "K4", "blue-determiner") == {(0, 1): 3}
+    assert _through("K3", "K4", "red-determiner") == {(0, 1): 4}
+    # only the flipped-to colour's pattern must be complete: K3 for (K3, K4−e)'s blue-determiner
+    assert _through("K3", "K4-e", "blue-determiner") == {(0, 1): 3}
+    assert _through("K3", "K4-e", "red-determiner") == {}
+    assert _through("P3", "K3", "blue-determiner") == {}
+    # senders: each designated edge in a K_f and a K_h (both witnesses flip to both bad ones)
+    for gadget in ("positive-sender", "negative-sender"):
+        for index in (0, 1):
+            designated = layouts(Problem.make("K3", "K4", gadget).gadget, 8)[index].designated
+            assert _through("K3", "K4", gadget, index) == dict.fromkeys(designated.edges, 4)
+        assert _through("K3", "K4-e", gadget) == dict.fromkeys(((0, 1), (1, 2)), 3)
+    assert _through("K1,3", "K3", "clause") == {}
 
 
 @pytest.mark.parametrize("s", [3, 4])
@@ -253,37 +256,49 @@ def test_the_edge_through_clauses_hold_exactly_when_e_lies_in_a_clique(s):
 
 
 @pytest.mark.parametrize(
-    "F,H,gadget,s",
+    "F,H,gadget,edge,s",
     [
-        ("K3", "K4", "blue-determiner", 3),
-        ("K3", "K4", "red-determiner", 4),
-        ("K3", "K3", "red-determiner", 3),
+        ("K3", "K4", "blue-determiner", (0, 1), 3),
+        ("K3", "K4", "red-determiner", (0, 1), 4),
+        ("K3", "K3", "red-determiner", (0, 1), 3),
+        ("K3", "K4", "positive-sender", (1, 2), 4),
+        ("K3", "K4", "negative-sender", (0, 1), 4),
+        ("K3", "K3", "negative-sender", (1, 2), 3),
     ],
 )
-def test_a_graph_with_e_in_no_clique_of_the_bad_colour_is_no_determiner(F, H, gadget, s):
-    """The rule's core on brute-forced graphs: e in no K_s and a good colouring ⇒ a good
-    colouring with e in the bad colour (blue for a red-determiner)."""
+def test_a_designated_edge_in_no_clique_of_its_rule_makes_no_gadget(F, H, gadget, edge, s):
+    """The rule's core on brute-forced graphs: with ``edge`` in no K_s, some witness can be
+    re-coloured into a bad good colouring, so the verifier rejects the graph."""
     problem = Problem.make(F, H, gadget)
-    (layout,) = layouts(problem.gadget, 7)
-    red_is_bad = gadget == "blue-determiner"
+    layout = layouts(problem.gadget, 7)[0]
+    assert through_cliques(problem, layout, gadget_spec(problem, layout.designated))[edge] == s
+    designated = set(layout.designated.edges)
     checked = 0
-    for g in _random_graphs(7, 120, 17, 0.75):
-        while _clique_through(g, (0, 1), s):  # drop an edge of a K_s through e, off e
-            clique = next(
-                c
-                for c in combinations(range(2, 7), s - 2)
-                if _clique_through(Graph(7, tuple(_edges_within(g, (0, 1, *c)))), (0, 1), s)
-            )
-            g = Graph(7, tuple(x for x in g.edges if x != (0, clique[0])))
+    for g in _random_graphs(7, 150, 17, 0.75):
+        g = Graph(7, tuple(sorted(set(g.edges) | designated)))
+        while _clique_through(g, edge, s):  # drop an edge of a K_s through it, off the items
+            g = Graph(7, tuple(x for x in g.edges if x != _breakable(g, edge, s, designated)))
         if g.m > 15:
             continue
         colourings = _colourings(g, problem)
         if colourings:
-            assert any(((0, 1) in c) == red_is_bad for c in colourings), g
-            assert not verify(problem, Candidate(g, layout.designated)).correct
+            bad = gadget_spec(problem, layout.designated).bad
+            assert any(  # brute force: a good colouring meets a bad condition …
+                all((a.edge in red) == a.red for a in condition)
+                for red in colourings
+                for condition in bad
+            ), g
+            assert not verify(problem, Candidate(g, layout.designated)).correct, g  # … and SAT
             checked += 1
     assert checked > 10
 
 
-def _edges_within(g: Graph, vertices: tuple[int, ...]) -> list[tuple[int, int]]:
-    return [x for x in g.edges if x[0] in vertices and x[1] in vertices]
+def _breakable(g: Graph, edge: tuple[int, int], s: int, keep: set) -> tuple[int, int]:
+    """An edge of a K_s through ``edge`` that is not in ``keep``."""
+    rest = [w for w in range(g.n) if w not in edge]
+    for others in combinations(rest, s - 2):
+        clique = sorted((*edge, *others))
+        inside = list(combinations(clique, 2))
+        if all(p in set(g.edges) for p in inside):
+            return next(p for p in inside if p not in keep)
+    raise AssertionError("no K_s through the edge")

@@ -45,12 +45,15 @@ has a good colouring (its witness); recolour w's edges: e in colour k, N(w) − 
 with z on side k — good, and bad, so G is no solution.  So deg(w) ≥ D_k + 2
 (:func:`endpoint_floors`).  For the (K3, K4)-red-determiner both ends of e have degree ≥ 5.
 
-**Through e** (a necessary condition, no reduction): for a determiner whose bad condition is
-"e coloured k", with colour k's pattern K_s (s = f for red, h for blue), every solution has e in
-a K_s (:func:`endpoint_clique`).  *Proof.*  A witness c (good) with e recoloured k is good
-unless it gains a colour-k K_s through e, and there is none without a K_s through e (the other
-colour only loses e): a good bad colouring.  ∎  So the (K3, K4)-blue-determiner's e lies in a
-triangle and the red-determiner's in a K4 (:func:`clique_through_clauses`).
+**Through a designated edge** (a necessary condition, no reduction): let a witness and a bad
+condition differ only in the colour of one designated edge t, the bad one asking colour k with
+pattern K_s (s = f for red, h for blue).  Then every solution has t in a K_s
+(:func:`through_cliques`).  *Proof.*  The witness colouring c (good) with t recoloured k is good
+unless it gains a colour-k K_s through t, and there is none without a K_s through t (the other
+colour only loses t); it satisfies the bad condition.  ∎  Determiners: e lies in a K_f for the
+blue-determiner (bad: e red) and in a K_h for the red-determiner.  Senders (two witnesses each):
+e and f both lie in a K_f and a K_h.  For (K3, K4): the blue-determiner's e in a triangle, the
+red-determiner's e and both edges of a sender in a K4 (:func:`clique_through_clauses`).
 
 D and D_k are found by SAT for d = 1, 2, … (:func:`_free`): a clause per split (2^d) "R holds a
 red K_{f−1} or B a blue K_{h−1}", with present / red variables per pair; UNSAT means d is free
@@ -69,14 +72,16 @@ from pysat.solvers import Solver
 
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
-from ramseygadgets.search.spec import EdgeColor, GadgetSpec, Layout
+from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout
+
+Edge = tuple[int, int]
 
 __all__ = [
     "MAX_FREE_DEGREE",
     "isolation_degree",
     "endpoint_degree",
     "endpoint_floors",
-    "endpoint_clique",
+    "through_cliques",
     "clique_through_clauses",
     "degree_clauses",
     "floor_clauses",
@@ -128,15 +133,33 @@ def endpoint_floors(problem: Problem, layout: Layout, spec: GadgetSpec) -> dict[
     return {u: floor + 2 for u in e} if floor > 0 else {}
 
 
-def endpoint_clique(problem: Problem, layout: Layout, spec: GadgetSpec) -> int:
-    """s ≥ 3 such that every solution has the designated edge e in a K_s (module docstring,
-    *through e*): the order of the complete pattern of e's bad colour, for a determiner; 0 when
-    there is no such rule."""
-    bad = _bad_colour(layout, spec)
-    if bad is None or not problem.spec.is_pair:
-        return 0
-    s = _complete_order((problem.F if bad[1] else problem.H).graph)
-    return s if s is not None and s >= 3 else 0
+def through_cliques(problem: Problem, layout: Layout, spec: GadgetSpec) -> dict[Edge, int]:
+    """For each designated edge t: the largest s ≥ 3 such that every solution has t in a K_s
+    (module docstring, *through a designated edge*); edges without such a rule are left out."""
+    if not problem.spec.is_pair or layout.designated.vertices:
+        return {}
+    orders = {True: _complete_order(problem.F.graph), False: _complete_order(problem.H.graph)}
+    out: dict[Edge, int] = {}
+    for witness in spec.witnesses:
+        for bad in spec.bad:
+            flip = _single_flip(witness, bad)
+            s = orders[flip[1]] if flip is not None else None
+            if flip is not None and s is not None and s >= 3:
+                out[flip[0]] = max(out.get(flip[0], 0), s)
+    return out
+
+
+def _single_flip(witness: Condition, bad: Condition) -> tuple[Edge, bool] | None:
+    """(t, red) when the two conditions fix the colours of the same edges and differ only in
+    edge t, which ``bad`` wants red (``red``) or blue; ``None`` otherwise."""
+    colours = [{a.edge: a.red for a in c if isinstance(a, EdgeColor)} for c in (witness, bad)]
+    if any(len(d) != len(c) for d, c in zip(colours, (witness, bad))):
+        return None  # a condition on red degrees
+    want, have = colours[1], colours[0]
+    if want.keys() != have.keys():
+        return None
+    differ = [t for t in want if want[t] != have[t]]
+    return (differ[0], want[differ[0]]) if len(differ) == 1 else None
 
 
 def clique_through_clauses(

@@ -27,10 +27,10 @@ from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
 from ramseygadgets.search.degrees import (
     clique_through_clauses,
     degree_clauses,
-    endpoint_clique,
     endpoint_floors,
     floor_clauses,
     isolation_degree,
+    through_cliques,
 )
 from ramseygadgets.search.oracle import (
     DEFAULT_SEARCH_SOLVER,
@@ -65,7 +65,7 @@ class ExistsModel:
         clique: int | None = None,
         degree: int = 0,
         floors: dict[int, int] | None = None,
-        through: int = 0,
+        through: dict[tuple[int, int], int] | None = None,
     ) -> None:
         self.n, self.layout, self.kn = n, layout, kn
         m = self.kn.m
@@ -90,9 +90,8 @@ class ExistsModel:
         if floors:  # the designated edge's ends: every solution's least degrees (.degrees)
             clauses, self.top = floor_clauses(n, floors, edge_var, self.top)
             self.clauses += clauses
-        if through:  # the designated edge lies in a K_through in every solution (.degrees)
-            (e,) = layout.designated.edges
-            clauses, self.top = clique_through_clauses(n, e, through, edge_var, self.top)
+        for edge, s in sorted((through or {}).items()):  # designated edges in a K_s (.degrees)
+            clauses, self.top = clique_through_clauses(n, edge, s, edge_var, self.top)
             self.clauses += clauses
         if not lazy:
             self._add_witnesses()
@@ -233,7 +232,7 @@ class CandidateModel(ExistsModel):
         bound = lazy and degree_bound
         degree = isolation_degree(problem) if bound else 0
         floors = endpoint_floors(problem, layout, spec) if bound else None
-        through = endpoint_clique(problem, layout, spec) if bound else 0
+        through = through_cliques(problem, layout, spec) if bound else None
         super().__init__(
             *(n, layout, copies.kn),
             seed=seed,
