@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, product
 
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
@@ -109,7 +109,7 @@ def isolation_degree(problem: Problem) -> int:
     return _isolation_degree(f, h)
 
 
-def _bad_colour(layout: Layout, spec: GadgetSpec) -> tuple[tuple[int, int], bool] | None:
+def _bad_colour(layout: Layout, spec: GadgetSpec) -> tuple[Edge, bool] | None:
     """(e, red) when the gadget has one designated edge e, a witness, and a bad condition that
     is e's colour alone (determiners: red for the blue-determiner); ``None`` otherwise."""
     if len(layout.designated.edges) != 1 or layout.designated.vertices or not spec.witnesses:
@@ -140,12 +140,14 @@ def through_cliques(problem: Problem, layout: Layout, spec: GadgetSpec) -> dict[
         return {}
     orders = {True: _complete_order(problem.F.graph), False: _complete_order(problem.H.graph)}
     out: dict[Edge, int] = {}
-    for witness in spec.witnesses:
-        for bad in spec.bad:
-            flip = _single_flip(witness, bad)
-            s = orders[flip[1]] if flip is not None else None
-            if flip is not None and s is not None and s >= 3:
-                out[flip[0]] = max(out.get(flip[0], 0), s)
+    for witness, bad in product(spec.witnesses, spec.bad):
+        flip = _single_flip(witness, bad)
+        if flip is None:
+            continue
+        edge, red = flip
+        s = orders[red]
+        if s is not None and s >= 3:
+            out[edge] = max(out.get(edge, 0), s)
     return out
 
 
@@ -163,7 +165,7 @@ def _single_flip(witness: Condition, bad: Condition) -> tuple[Edge, bool] | None
 
 
 def clique_through_clauses(
-    n: int, e: tuple[int, int], s: int, var: Callable[[int, int], int], top: int
+    n: int, e: Edge, s: int, var: Callable[[int, int], int], top: int
 ) -> tuple[list[list[int]], int]:
     """e lies in a K_s: a selector y_C per s-set C ⊇ e (y_C → every edge of C present) and the
     clause "some y_C"; the clauses and the new top variable."""
