@@ -390,3 +390,38 @@ def test_a_backend_without_interrupts_or_budgets_still_answers_under_a_deadline(
         assert not interruptible(solver)
         assert solve_before(solver, [], time.monotonic() + 60) is True
         assert solve_before(solver, [-2], time.monotonic() + 60) is False
+
+
+def test_the_kept_extension_has_the_shortest_lemma_and_excludes_the_candidate(monkeypatch):
+    """Best of EXTENSIONS_TRIED extensions: it agrees with the bad colouring on G, its lemma has
+    no more copies than the edge-order extension's, and no copy lies inside G (G is excluded)."""
+    from ramseygadgets.search import cegar
+    from ramseygadgets.search.oracle import extend_red_mask
+
+    problem = Problem.make("K3", "K4", "blue-determiner")
+    n = 8
+    (layout,) = layouts(problem.kind, n)
+    finder = LayoutFinder(problem, n, layout, engine="lazy")
+    kn, rng, checked, shorter = finder.kn, random.Random(5), 0, 0
+    for _ in range(40):
+        mask = sum(1 << t for t in range(kn.m) if t == 0 or rng.random() < 0.6)
+        red = finder.oracle.red_mask(mask, finder.bad_literals[0])
+        if red is None:
+            continue
+        red &= mask
+        plain = extend_red_mask(finder.copies, mask, red)
+        extended, (f_idx, h_idx) = finder._shortest_extension(mask, red)
+        assert extended & mask == red
+        plain_size = sum(map(len, finder.model.lemma_copies(plain)))
+        assert len(f_idx) + len(h_idx) <= plain_size
+        shorter += len(f_idx) + len(h_idx) < plain_size
+        copies = [finder.copies.f_masks[i] for i in f_idx] + [
+            finder.copies.h_masks[i] for i in h_idx
+        ]
+        assert all(copy & ~mask for copy in copies)
+        monkeypatch.setattr(cegar, "EXTENSIONS_TRIED", 1)
+        assert finder._shortest_extension(mask, red)[0] == plain
+        monkeypatch.setattr(cegar, "EXTENSIONS_TRIED", 3)
+        checked += 1
+    finder.close()
+    assert checked > 10 and shorter > 0
