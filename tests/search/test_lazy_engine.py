@@ -425,3 +425,15 @@ def test_the_kept_extension_has_the_shortest_lemma_and_excludes_the_candidate(mo
         checked += 1
     finder.close()
     assert checked > 10 and shorter > 0
+
+
+def test_a_search_is_repeatable():
+    """The shuffled extensions are seeded: the same search twice learns the same lemmas."""
+    problem = Problem.make("K3", "K4", "blue-determiner")
+    (layout,) = layouts(problem.kind, 11)
+    runs = []
+    for _ in range(2):
+        with LayoutFinder(problem, 11, layout, engine="lazy", record_lemmas=True) as finder:
+            finder.find()
+            runs.append((finder.stats.candidates, finder.model.lemmas))
+    assert runs[0][0] > 10 and runs[0] == runs[1]

@@ -179,8 +179,9 @@ class LayoutFinder:
         self.reducible = ReducibleEdges.make(problem, layout, self.kn, self.model.x)
         self.reducible = self.reducible if self.lazy and degree_bound else None
         self.rng = random.Random(seed) if seed is not None else None
-        #: the edge orders of the extensions after the first (:meth:`_shortest_extension`)
-        self.shuffles = random.Random(seed)
+        #: the edge orders of the extensions after the first (:meth:`_shortest_extension`),
+        #: seeded so that a search is repeatable
+        self.shuffles = random.Random(0 if seed is None else seed)
         self.stats = FinderStats()
         #: with :meth:`share_lemmas`: every lemma learned, as ``("c", red_mask)`` (counterexample
         #: colouring of K_n) or ``("a", edges)`` (arrowing subgraph), for other cubes of the level
