@@ -131,7 +131,7 @@ class LayoutResult:
 
 
 #: Extensions of each counterexample the lazy engine tries (the lemma with the fewest copies is
-#: kept): 3 against 1 is 1.13× on 13 logged level-14 cubes (``bench/lemma_extensions.py``); 8 or
+#: kept): 3 against 1 is 1.10× on 13 logged level-14 cubes (``bench/lemma_extensions.py``); 8 or
 #: 16 cost more than they save.
 EXTENSIONS_TRIED = 3
 
@@ -344,7 +344,7 @@ class LayoutFinder:
         finder's edge order, then seeded shuffles), and the extension whose lemma has the fewest
         copies, with its :meth:`~.exists.CandidateModel.lemma_copies`.  Every extension's lemma
         holds; different ones exclude different graphs, and the shortest of three cuts the
-        candidates of a level-14 cube by 17–29 % (docs/search.md)."""
+        candidates of a level-14 cube by 14–34 % (docs/search.md)."""
         best: tuple[int, tuple[list[int], list[int]]] | None = None
         for attempt in range(EXTENSIONS_TRIED):
             rng = self.rng if attempt == 0 else self.shuffles
