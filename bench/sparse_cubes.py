@@ -12,10 +12,12 @@ logged times differ) — by each :data:`VARIANTS` entry, in this one process, th
 from cube to cube:
 
 * ``before``: the engine when the issue was filed — the cube as assumptions of a
-  :class:`~ramseygadgets.search.cegar.LayoutFinder`, no degree bounds;
-* ``degree-bound``: the same with the degree bounds of :mod:`ramseygadgets.search.degrees`;
+  :class:`~ramseygadgets.search.cegar.LayoutFinder`, no degree bounds, one extension per
+  counterexample;
+* ``degree-bound``: the same with the degree bounds of :mod:`ramseygadgets.search.degrees`
+  (since the sixth session with its through rule);
 * ``now``: :func:`ramseygadgets.search.cubes.run_cube` as the scheduler runs it (degree bounds,
-  the cube as unit clauses of a fresh finder).
+  the cube as unit clauses of a fresh finder, the best of three extensions).
 
 Per cube: outcome, CPU seconds (finder set-up included), candidates; totals, the ratios against
 ``before`` and whether every verdict agrees.  One JSON line goes to ``--out`` (default
@@ -32,6 +34,7 @@ import time
 from pathlib import Path
 
 from ramseygadgets.problem import Problem
+from ramseygadgets.search import cegar
 from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cubelog import read_log
 from ramseygadgets.search.cubes import Cube, CubeTask, clear_finders, run_cube, split_edges
@@ -108,17 +111,22 @@ def run(problem: Problem, record: dict, variant: str, timeout: float) -> dict:
 def _assumed(
     problem: Problem, cube: Cube, layout: Layout, variant: str, timeout: float
 ) -> tuple[str, int, int]:
-    """The cube as assumptions of one finder (the engine before issue 34)."""
+    """The cube as assumptions of one finder, one extension per counterexample (the engine
+    before issue 34, with or without the degree bounds)."""
     fixed = list(zip(split_edges(cube.n, layout), (b == "1" for b in cube.bits)))
-    with LayoutFinder(
-        problem, cube.n, layout, engine="lazy", degree_bound=variant == "degree-bound"
-    ) as finder:
-        try:
-            found = finder.find(deadline=time.monotonic() + timeout, within=fixed)
-            outcome = "found" if found is not None else "none"
-        except SearchTimeout:
-            outcome = "timeout"
-        return outcome, finder.stats.candidates, finder.stats.pruned
+    kept, cegar.EXTENSIONS_TRIED = cegar.EXTENSIONS_TRIED, 1
+    try:
+        with LayoutFinder(
+            problem, cube.n, layout, engine="lazy", degree_bound=variant == "degree-bound"
+        ) as finder:
+            try:
+                found = finder.find(deadline=time.monotonic() + timeout, within=fixed)
+                outcome = "found" if found is not None else "none"
+            except SearchTimeout:
+                outcome = "timeout"
+            return outcome, finder.stats.candidates, finder.stats.pruned
+    finally:
+        cegar.EXTENSIONS_TRIED = kept
 
 
 def main(argv: list[str] | None = None) -> int:
