@@ -17,12 +17,12 @@ every verdict agrees.  One JSON line goes to ``--out`` (default
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from benchlog import append_run
 
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import cegar
@@ -96,19 +96,17 @@ def main(argv: list[str] | None = None) -> int:
     ratios = {k: round(base / v, 2) if v else None for k, v in totals.items()}
     agree = all(len({r[str(k)]["outcome"] for k in tries}) == 1 for r in rows)
     print(f"total CPU s: {totals}; against {tries[0]}: {ratios}; verdicts agree: {agree}")
-    line = {
-        "bench": "lemma_extensions",
-        "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "python": platform.python_version(),
-        "cubes": rows,
-        "cpu_seconds": totals,
-        "ratio_against_first": ratios,
-        "verdicts_agree": agree,
-        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(line) + "\n")
+    append_run(
+        args.out,
+        "lemma_extensions",
+        {
+            "cubes": rows,
+            "cpu_seconds": totals,
+            "ratio_against_first": ratios,
+            "verdicts_agree": agree,
+        },
+        args,
+    )
     return 0 if agree else 1
 
 

@@ -27,11 +27,11 @@ Per cube: outcome, CPU seconds (finder set-up included), candidates; totals, the
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import sys
 import time
 from pathlib import Path
+
+from benchlog import append_run
 
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import cegar
@@ -160,21 +160,19 @@ def main(argv: list[str] | None = None) -> int:
         name: round(totals["before"] / totals[name], 2) if totals[name] else None
         for name in VARIANTS[1:]
     }
-    line = {
-        "bench": "sparse_cubes",
-        "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "python": platform.python_version(),
-        "cubes": rows,
-        "cpu_seconds": totals,
-        "ratio_against_before": ratios,
-        "verdicts_agree": agree,
-        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-    }
     print("total CPU s: " + ", ".join(f"{name} {totals[name]}" for name in VARIANTS))
     print(f"against before: {ratios}, verdicts agree: {agree}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(line) + "\n")
+    append_run(
+        args.out,
+        "sparse_cubes",
+        {
+            "cubes": rows,
+            "cpu_seconds": totals,
+            "ratio_against_before": ratios,
+            "verdicts_agree": agree,
+        },
+        args,
+    )
     return 0 if agree else 1
 
 

@@ -19,12 +19,12 @@ each variant stopped after ``--sparse-timeout`` seconds.  One JSON line goes to 
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from benchlog import append_run
 
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import exists
@@ -136,18 +136,16 @@ def main(argv: list[str] | None = None) -> int:
         )
     agree = all(r["verdicts_agree"] for r in rows)
     sparse = [sparse_cube(*item, args.sparse_timeout) for item in SPARSE]
-    line = {
-        "bench": "through_rule",
-        "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "python": platform.python_version(),
-        "levels": rows,
-        "sparse": sparse,
-        "verdicts_agree": agree,
-        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(line) + "\n")
+    append_run(
+        args.out,
+        "through_rule",
+        {
+            "levels": rows,
+            "sparse": sparse,
+            "verdicts_agree": agree,
+        },
+        args,
+    )
     return 0 if agree else 1
 
 

@@ -1,0 +1,29 @@
+"""One JSON line per bench run, appended to the bench's results file (``bench/results/*.jsonl``).
+
+The scripts of this folder run as ``.venv/bin/python bench/NAME.py``, so this module is on their
+path; each line holds the bench's name, when and with which Python it ran, its figures and its
+command-line arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+
+def append_run(out: Path, bench: str, figures: dict[str, Any], args: argparse.Namespace) -> None:
+    """Append ``{"bench", "date", "python", **figures, "args"}`` to ``out`` as one line."""
+    line = {
+        "bench": bench,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "python": platform.python_version(),
+        **figures,
+        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
