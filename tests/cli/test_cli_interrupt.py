@@ -112,3 +112,21 @@ def test_a_signal_a_finalizer_swallowed_still_stops_the_command(
     assert process.returncode == code, process.stderr
     assert "finished" not in process.stdout
     assert "Exception ignored" not in process.stderr and "Traceback" not in process.stderr
+
+
+def test_other_exceptions_a_finalizer_drops_still_reach_the_previous_hook(monkeypatch) -> None:
+    """Only interrupts are sent again; anything else goes to the hook that was there before."""
+    from ramseygadgets.cli.app import interrupts_survive_finalizers
+
+    seen: list[type[BaseException]] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(type(u.exc_value)))
+
+    class Fails:
+        def __del__(self) -> None:
+            raise ValueError("in a finalizer")
+
+    with interrupts_survive_finalizers():
+        Fails()  # dropped at once: __del__ raises, Python hands it to the hook
+    assert seen == [ValueError]
+    Fails()
+    assert seen == [ValueError, ValueError]  # the previous hook is back after the block
