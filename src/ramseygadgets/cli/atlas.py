@@ -197,10 +197,17 @@ def adopt(
         None, "--seed", help="Seed of the --recheck sample (default: a fresh random one, recorded)."
     ),
     recheck_timeout: RecheckTimeoutOption = None,
+    rerun_log: list[Path] = typer.Option(
+        [],
+        "--rerun-log",
+        help="Take each level's re-run from this re-run log (bench/rerun_cubes.py writes it, in "
+        "sittings) instead of running cubes here (replaces --recheck; repeatable).",
+    ),
     as_json: JsonOption = False,
 ) -> None:
     from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.adopt import CubeRecheck, adopt_cube_log
+    from ramseygadgets.atlas.reruns import LoggedRecheck
     from ramseygadgets.search.cubeproof import parse_recheck
 
     atlas = load_atlas(None if base == "builtin" else base)
@@ -211,7 +218,11 @@ def adopt(
             text = f"re-running cubes of {what}"
             progress.update(bar, description=text, completed=done, total=total, visible=True)
 
-        options = CubeRecheck(parse_recheck(recheck), seed, recheck_timeout, on_rerun)
+        options = (
+            LoggedRecheck(progress=on_rerun, logs=tuple(rerun_log))
+            if rerun_log
+            else CubeRecheck(parse_recheck(recheck), seed, recheck_timeout, on_rerun)
+        )
         report = [item for log in logs for item in adopt_cube_log(atlas, log, options)]
     atlas.write(out)
     if as_json:
