@@ -1,23 +1,28 @@
 """Run an untrusted Python program under bubblewrap, with limits, and read what it printed.
 
-The program sees a read-only view of the Python runtime (the interpreter, its standard library
-and the shared libraries they load) and of the allowed libraries only (:data:`ALLOWED_MODULES`,
-bound into :data:`LIBRARY_DIR` on ``sys.path``): nothing of ramseygadgets, of the rest of
-site-packages, of the host's files, home or environment.  It runs in new user, PID, network,
-IPC and UTS namespaces (no network at all), with a fresh size-capped tmpfs as home and working
-folder, a cleared environment, no capabilities, resource limits (:class:`SandboxLimits`) and a
-wall-clock limit that kills the whole tree.  Run by root, the sandbox runs as a fresh
-unprivileged host uid per program (root is exempt from the process limit); a staging bwrap
-makes the runtime readable to it without changing the host.  The threat model is in
-``docs/sandbox.md``.
+The program sees a read-only root holding the Python runtime at neutral paths (the
+interpreter, its standard library and the shared libraries they load:
+:mod:`ramseygadgets.sandbox_runtime`) and the allowed libraries only (:data:`ALLOWED_MODULES`,
+in :data:`LIBRARY_DIR` on ``sys.path``): nothing of ramseygadgets, of site-packages, of the
+host's files, home or environment.  It runs in new user, PID, network, IPC and UTS
+namespaces (no network at all), under a seccomp filter (:mod:`ramseygadgets.sandbox_seccomp`:
+no keyring, io_uring, perf, bpf, ptrace, mounts, namespaces, sockets but ``AF_UNIX``), in a
+cgroup of its own that holds the whole tree to the memory, process and CPU budget
+(:mod:`ramseygadgets.sandbox_cgroup`), with size-capped tmpfs as home, ``/tmp`` and
+``/dev/shm``, a cleared environment, no capabilities, resource limits (:class:`SandboxLimits`)
+and a wall-clock limit that kills the whole tree.  bubblewrap itself starts with a fixed
+environment.  Run by root, the sandbox runs as a fresh unprivileged host uid per program; a
+staging bwrap makes the runtime readable to it without changing the host.  The threat model
+is in ``docs/sandbox.md``.
 
-Where bubblewrap is missing or cannot create its namespaces, :func:`require_sandbox` (and every
-:meth:`Sandbox.run`) raises :class:`SandboxUnavailableError` before anything runs.
+Where bubblewrap is missing or cannot create its namespaces, or the filter cannot be built,
+or no cgroup can be made (unless the caller opted out: ``require_cgroup=False``),
+:func:`require_sandbox` and :meth:`Sandbox.run` raise :class:`SandboxUnavailableError` before
+anything runs.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import secrets
 import selectors
@@ -25,21 +30,27 @@ import shutil
 import signal
 import subprocess
 import sys
-import sysconfig
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
-from functools import cache
-from pathlib import Path
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.sandbox_cgroup import CgroupBudget, cgroup_support, enter_command
+from ramseygadgets.sandbox_limits import (
+    SandboxError,
+    SandboxLimits,
+    SandboxResult,
+    SandboxUnavailableError,
+)
+from ramseygadgets.sandbox_runtime import ALLOWED_MODULES, LIBRARY_DIR, Runtime, runtime
+from ramseygadgets.sandbox_seccomp import bpf_program, seccomp_fd
 
 __all__ = [
     "ALLOWED_MODULES",
     "HOME",
     "LIBRARY_DIR",
+    "PROTECTIONS",
     "SandboxError",
     "SandboxUnavailableError",
     "SandboxLimits",
@@ -47,173 +58,41 @@ __all__ = [
     "Sandbox",
     "require_sandbox",
     "sandbox_available",
+    "sandbox_protections",
 ]
 
-#: Top-level modules importable inside besides the standard library (python-sat's extension
-#: modules and its one dependency included).
-ALLOWED_MODULES = ("networkx", "pysat", "pycard", "pysolvers", "six")
 #: The program's home and working folder (a fresh tmpfs).
 HOME = "/home/sandbox"
-#: Where the allowed libraries are bound (the only entry of ``PYTHONPATH``).
-LIBRARY_DIR = "/sandbox/lib"
+#: The protections a test may switch off one at a time (``Sandbox(without=...)``) to show
+#: that its hostile program does harm without it; the python setting refuses such a sandbox.
+PROTECTIONS = ("seccomp", "cgroup", "read_only_root", "fixed_environment")
+#: The environment bubblewrap and its helpers start with (``/proc/1/environ`` inside).
+FIXED_ENVIRONMENT = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
 #: Exit codes above this are bwrap's report of a signal (128 + signal number).
 _SIGNAL_BASE = 128
 #: How long the pipes may stay open after the program exited.
 _EXIT_GRACE_S = 1.0
+#: How often the sandbox reads the tree's CPU time.
+_CPU_POLL_S = 0.05
 #: Host uids picked per run when the harness runs as root.
 _UID_RANGE = (1_800_000_000, 2_100_000_000)
+_TOOLS = ("bwrap", "prlimit", "ldd")
 
 
-class SandboxError(RamseyGadgetsError, ValueError):
-    """A program cannot be run as asked (too long, not text)."""
-
-
-class SandboxUnavailableError(SandboxError):
-    """bubblewrap is missing or cannot create its namespaces: nothing runs."""
-
-
-@dataclass(frozen=True)
-class SandboxLimits:
-    """Limits on one program; every field has a default a person can change.
-
-    ``cpu_s``, ``memory_mb``, ``file_mb`` and ``open_files`` are per process (setrlimit);
-    ``processes`` counts the program's processes and threads together; ``disk_mb`` caps each
-    of the two tmpfs (home and ``/tmp``); ``output_bytes`` is kept of stdout and of stderr each
-    (the rest is read and dropped); ``wall_s`` ends the whole tree.
-    """
-
-    wall_s: float = 60.0
-    cpu_s: int = 60
-    memory_mb: int = 2048
-    output_bytes: int = 64 * 1024
-    file_mb: int = 64
-    disk_mb: int = 256
-    processes: int = 32
-    open_files: int = 256
-    program_bytes: int = 200_000
-
-    def __post_init__(self) -> None:
-        for name, value in asdict(self).items():
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-                raise SandboxError(f"sandbox limit {name} must be a positive number, got {value!r}")
-
-    def updated(self, **changes: Any) -> SandboxLimits:
-        """A copy with the given fields replaced (``None`` leaves a field unchanged)."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class SandboxResult:
-    """What one program did: its exit status (negative: the signal that ended it), what it
-    printed (each stream cut at ``SandboxLimits.output_bytes``) and what stopped it."""
-
-    exit_status: int
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-    memory_exceeded: bool = False
-    cpu_exceeded: bool = False
-    killed_by_signal: bool = False
-    output_truncated: bool = False
-    seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_status == 0 and not self.timed_out
-
-    def flags(self) -> list[str]:
-        """The names of the flags that are set (``timed_out``, ``memory_exceeded``, …)."""
-        names = ("timed_out", "memory_exceeded", "cpu_exceeded", "killed_by_signal")
-        return [n for n in (*names, "output_truncated") if getattr(self, n)]
-
-    def to_json(self) -> dict[str, Any]:
-        """The record of the run without the output (stored with each sample)."""
-        out = {k: v for k, v in asdict(self).items() if k not in ("stdout", "stderr")}
-        out["seconds"] = round(self.seconds, 4)
-        return out
-
-
-# ---------------------------------------------------------------------------------------------
-# The runtime's read-only view
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Runtime:
-    """The interpreter and the read-only binds (host path, sandbox path) it needs."""
-
-    python: str
-    binds: tuple[tuple[str, str], ...]
-    hidden: tuple[str, ...]
-
-
-def _allowed_sources() -> list[tuple[str, str]]:
-    """The allowed modules' folders or files, each bound under :data:`LIBRARY_DIR`."""
-    found = []
-    for name in ALLOWED_MODULES:
-        spec = importlib.util.find_spec(name)
-        if spec is None:
-            continue
-        locations = list(spec.submodule_search_locations or [])
-        source = locations[0] if locations else spec.origin
-        if source and os.path.exists(source):
-            found.append((source, f"{LIBRARY_DIR}/{os.path.basename(source)}"))
-    return found
-
-
-def _shared_libraries(files: list[str]) -> list[str]:
-    """Every shared library ``ldd`` names for ``files`` (absolute paths, the loader included)."""
-    ldd = shutil.which("ldd")
-    if ldd is None:
-        raise SandboxUnavailableError(
-            "the sandbox needs ldd (Debian's libc-bin) to find the interpreter's libraries"
-        )
-    out = subprocess.run([ldd, *files], capture_output=True, text=True, check=False).stdout
-    libraries = set()
-    for line in out.splitlines():
-        words = line.split()
-        path = words[2] if len(words) > 2 and words[1] == "=>" else (words[0] if words else "")
-        if path.startswith("/") and os.path.exists(path):
-            libraries.add(path)
-    return sorted(libraries)
-
-
-@cache
-def _runtime() -> _Runtime:
-    """The interpreter's real prefix (``sys.base_prefix``), its standard library with every
-    site-packages hidden, the allowed libraries and the shared libraries all of them load."""
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    python = os.path.join(sys.base_prefix, "bin", version)
-    if not os.path.exists(python):
-        python = os.path.realpath(sys.executable)
-    stdlib = sysconfig.get_paths()["stdlib"]
-    dynload = os.path.join(stdlib, "lib-dynload")
-    allowed = _allowed_sources()
-    extensions = [str(p) for p in Path(dynload).glob("*.so")]
-    for source, _ in allowed:
-        tree = Path(source)
-        extensions += [
-            str(p) for p in (tree.rglob("*.so") if tree.is_dir() else [tree]) if p.suffix == ".so"
-        ]
-    libraries = _shared_libraries([python, *extensions])
-    binds = [(python, python), (stdlib, stdlib)]
-    binds += [(lib, lib) for lib in libraries if not lib.startswith(stdlib + "/")]
-    if os.path.exists("/etc/ld.so.cache"):
-        binds.append(("/etc/ld.so.cache", "/etc/ld.so.cache"))
-    binds += allowed
-    hidden = tuple(str(p) for p in Path(stdlib).glob("*-packages") if p.is_dir())
-    return _Runtime(python, tuple(sorted(set(binds), key=lambda b: b[1])), hidden)
+def _tool(name: str) -> str:
+    return shutil.which(name) or name
 
 
 # ---------------------------------------------------------------------------------------------
 # The command line
 # ---------------------------------------------------------------------------------------------
-def _prlimit(limits: SandboxLimits, nproc: int) -> list[str]:
+def _prlimit(limits: SandboxLimits, nproc: int, *, cpu_backstop: bool) -> list[str]:
+    """Per-process limits; with the cgroup's CPU timer the CPU rlimit is a second above it."""
     mib = 1024 * 1024
+    cpu = limits.cpu_s + (1 if cpu_backstop else 0)
     return [
-        "prlimit",
-        f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
+        _tool("prlimit"),
+        f"--cpu={cpu}:{cpu + 1}",
         f"--as={limits.memory_mb * mib}",
         f"--fsize={limits.file_mb * mib}",
         f"--nproc={nproc}",
@@ -224,16 +103,16 @@ def _prlimit(limits: SandboxLimits, nproc: int) -> list[str]:
 
 
 def _inner_bwrap(
-    runtime: _Runtime, limits: SandboxLimits, sources: list[str], program_fd: int
+    rt: Runtime, limits: SandboxLimits, sources: list[str], fds: dict[str, int], ro_root: bool
 ) -> list[str]:
     """The sandbox itself: namespaces, the read-only runtime (bound from ``sources``), tmpfs
-    home and ``/tmp``, a minimal ``/dev``, the cleared environment, the program."""
+    home, ``/tmp`` and ``/dev/shm``, the cleared environment, the seccomp filter, the program."""
     disk = str(limits.disk_mb * 1024 * 1024)
-    args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000"]
-    args += ["--gid", "1000", "--hostname", "sandbox", "--die-with-parent", "--new-session"]
-    args += ["--cap-drop", "ALL", "--clearenv"]
+    args = [_tool("bwrap"), "--unshare-all", "--unshare-user", "--disable-userns"]
+    args += ["--uid", "1000", "--gid", "1000", "--hostname", "sandbox", "--die-with-parent"]
+    args += ["--new-session", "--cap-drop", "ALL", "--clearenv"]
     environment = {
-        "PATH": os.path.dirname(runtime.python),
+        "PATH": os.path.dirname(rt.python),
         "HOME": HOME,
         "LANG": "C.UTF-8",
         "PYTHONPATH": LIBRARY_DIR,
@@ -242,45 +121,49 @@ def _inner_bwrap(
     }
     for name, value in environment.items():
         args += ["--setenv", name, value]
-    for source, (_, dest) in zip(sources, runtime.binds):
+    for source, (_, dest) in zip(sources, rt.binds):
         args += ["--ro-bind", source, dest]
-    for folder in runtime.hidden:
-        args += ["--tmpfs", folder, "--remount-ro", folder]
     # /proc of its own PID namespace; /dev minimal and read-only but for a small /dev/shm
     args += f"--proc /proc --dev /dev --size {4 * 2**20} --tmpfs /dev/shm --remount-ro /dev".split()
     args += f"--size {disk} --tmpfs {HOME} --size {disk} --tmpfs /tmp".split()
-    args += ["--file", str(program_fd), f"{HOME}/main.py", "--chdir", HOME]
-    return [*args, "--", runtime.python, "main.py"]
+    args += ["--file", str(fds["program"]), f"{HOME}/main.py", "--chdir", HOME]
+    if ro_root:
+        args += ["--remount-ro", "/"]
+    if "seccomp" in fds:
+        args += ["--seccomp", str(fds["seccomp"])]
+    return [*args, "--", rt.python, "main.py"]
 
 
-def _command(limits: SandboxLimits, program_fd: int, uid: int | None) -> list[str]:
+def _command(
+    limits: SandboxLimits, fds: dict[str, int], uid: int | None, *, ro_root: bool, cpu_timer: bool
+) -> list[str]:
     """The whole command: as root, a staging bwrap binds the runtime where the fresh ``uid``
     can read it and ``setpriv`` drops to that uid; otherwise the sandbox directly."""
-    runtime = _runtime()
-    nproc = _tasks_of(os.getuid() if uid is None else uid) + limits.processes + 2
+    rt = runtime()
+    nproc = limits.processes + 2 + (0 if uid is None else _tasks_of(uid))
+    prlimit = _prlimit(limits, nproc, cpu_backstop=cpu_timer)
     if uid is None:
-        sources = [source for source, _ in runtime.binds]
-        return _prlimit(limits, nproc) + _inner_bwrap(runtime, limits, sources, program_fd)
+        sources = [source for source, _ in rt.binds]
+        return prlimit + _inner_bwrap(rt, limits, sources, fds, ro_root)
     # its own PID namespace: everything below dies with it (a credential change clears the
     # parent-death signal, so --die-with-parent alone does not reach past setpriv)
-    stage = "bwrap --dev-bind / / --tmpfs /tmp --die-with-parent --unshare-pid".split()
-    stage += ["--perms", "0755", "--dir", "/tmp/runtime"]
+    stage = [_tool("bwrap"), *"--dev-bind / / --tmpfs /tmp --die-with-parent".split()]
+    stage += ["--unshare-pid", "--perms", "0755", "--dir", "/tmp/runtime"]
     sources = []
-    for index, (source, _) in enumerate(runtime.binds):
+    for index, (source, _) in enumerate(rt.binds):
         sources.append(f"/tmp/runtime/{index}")
         stage += ["--ro-bind", source, sources[-1]]
-    drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    drop = [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     drop += ["--inh-caps=-all", "--bounding-set=-all", "--"]
-    inner = _inner_bwrap(runtime, limits, sources, program_fd)
-    return [*stage, "--", *drop, *_prlimit(limits, nproc), *inner]
+    inner = _inner_bwrap(rt, limits, sources, fds, ro_root)
+    return [*stage, "--", *drop, *prlimit, *inner]
 
 
 # ---------------------------------------------------------------------------------------------
 # Processes
 # ---------------------------------------------------------------------------------------------
 def _uids_of(pid: str, *, live: bool = False) -> int | None:
-    """The real uid of a process (``None`` when it is gone, or with ``live`` a zombie: dead,
-    waiting for its parent)."""
+    """The real uid of a process (``None`` when it is gone, or with ``live`` a zombie)."""
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
             for line in status:
@@ -294,7 +177,7 @@ def _uids_of(pid: str, *, live: bool = False) -> int | None:
 
 
 def _tasks_of(uid: int) -> int:
-    """The tasks (processes and threads) whose real uid is ``uid`` (the process limit counts
+    """The tasks (processes and threads) whose real uid is ``uid`` (RLIMIT_NPROC counts
     them all)."""
     count = 0
     for entry in os.listdir("/proc"):
@@ -342,9 +225,13 @@ class _Output:
 
 @dataclass
 class _Ended:
+    """How the watch ended: the status, and whether the sandbox killed for a limit."""
+
     status: int
     timed_out: bool
     seconds: float
+    cpu_killed: bool = False
+    oom_killed: bool = False
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -354,13 +241,29 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
-def _watch(proc: subprocess.Popen[bytes], wall_s: float, out: _Output, err: _Output) -> _Ended:
-    """Read both pipes (capped) until the program ends or the wall-clock limit passes (the
-    pipes may stay open a moment after it exited), kill what is left of the group, reap it."""
+def _kill_all(proc: subprocess.Popen[bytes], budget: CgroupBudget | None) -> None:
+    _kill_group(proc)
+    if budget is not None:
+        budget.kill()
+
+
+def _over_cpu(budget: CgroupBudget | None, cpu_s: float) -> bool:
+    used = budget.cpu_seconds() if budget is not None else None
+    return used is not None and used >= cpu_s
+
+
+def _watch(
+    proc: subprocess.Popen[bytes],
+    limits: SandboxLimits,
+    budget: CgroupBudget | None,
+    streams: dict[int, _Output],
+) -> _Ended:
+    """Read the pipes (capped) until the program ends, the wall-clock limit passes or (with
+    a CPU-measuring cgroup) the tree's CPU time reaches the limit; kill what is left, reap."""
     started = time.monotonic()
-    deadline, exited_at, timed_out = started + wall_s, None, False
+    deadline, exited_at, timed_out, cpu_killed = started + limits.wall_s, None, False, False
+    poll = _CPU_POLL_S if budget is not None and budget.cpu_seconds() is not None else None
     pidfd = os.pidfd_open(proc.pid)
-    streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}  # type: ignore[union-attr]
     with selectors.DefaultSelector() as selector:
         selector.register(pidfd, selectors.EVENT_READ)
         for fd in streams:
@@ -370,9 +273,13 @@ def _watch(proc: subprocess.Popen[bytes], wall_s: float, out: _Output, err: _Out
             stop = deadline if exited_at is None else min(deadline, exited_at + _EXIT_GRACE_S)
             if now >= stop:
                 timed_out = exited_at is None
-                _kill_group(proc)
+                _kill_all(proc, budget)
                 break
-            for key, _ in selector.select(stop - now):
+            if exited_at is None and poll is not None and _over_cpu(budget, limits.cpu_s):
+                cpu_killed = True
+                _kill_all(proc, budget)
+            wait = stop - now if poll is None else min(stop - now, poll)
+            for key, _ in selector.select(wait):
                 if key.fd == pidfd:
                     exited_at = time.monotonic()
                     selector.unregister(pidfd)
@@ -386,29 +293,32 @@ def _watch(proc: subprocess.Popen[bytes], wall_s: float, out: _Output, err: _Out
     os.close(pidfd)
     _kill_group(proc)  # what is left of the group; the leader is not reaped yet
     proc.wait()
-    return _Ended(proc.returncode, timed_out, time.monotonic() - started)
+    oom = budget is not None and budget.oom_killed()
+    return _Ended(proc.returncode, timed_out, time.monotonic() - started, cpu_killed, oom)
 
 
 _MEMORY_WORDS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"out of memory")
 
 
 def _result(ended: _Ended, out: _Output, err: _Output) -> SandboxResult:
-    """Decode bwrap's exit status (``128 + n``: signal ``n``) and set the flags: the memory
-    limit shows as an allocation failure in stderr, the CPU limit as SIGXCPU (then SIGKILL)."""
+    """Decode bwrap's exit status (``128 + n``: signal ``n``) and set the flags: a limit
+    stopped the program only where the sandbox or the kernel enforced it (its wall-clock and
+    CPU timers, the cgroup's OOM killer, ``SIGXCPU``); an allocation failure in stderr is the
+    program's own report of the address-space limit."""
     status = ended.status
     if status > _SIGNAL_BASE and status - _SIGNAL_BASE < signal.NSIG:
         status = -(status - _SIGNAL_BASE)
-    if ended.timed_out:
+    if ended.timed_out or ended.cpu_killed:
         status = -signal.SIGKILL
-    memory = status != 0 and any(word in err.data for word in _MEMORY_WORDS)
-    cpu = status == -signal.SIGXCPU or (status == -signal.SIGKILL and not memory)
+    words = status != 0 and any(word in err.data for word in _MEMORY_WORDS)
+    cpu = (ended.cpu_killed or status == -signal.SIGXCPU) and not ended.timed_out
     return SandboxResult(
         exit_status=status,
         stdout=out.text(),
         stderr=err.text(),
         timed_out=ended.timed_out,
-        memory_exceeded=memory,
-        cpu_exceeded=cpu and not ended.timed_out,
+        memory_exceeded=(ended.oom_killed or words) and not ended.timed_out,
+        cpu_exceeded=cpu,
         killed_by_signal=status < 0,
         output_truncated=out.truncated or err.truncated,
         seconds=ended.seconds,
@@ -424,7 +334,7 @@ _PROBE: list[SandboxUnavailableError | None] = []
 
 def _probe() -> SandboxUnavailableError | None:
     """Run one tiny program in the sandbox: ``None`` when it worked, else the reason."""
-    missing = [t for t in ("bwrap", "prlimit", "ldd") if shutil.which(t) is None]
+    missing = [t for t in _TOOLS if shutil.which(t) is None]
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         missing.append("setpriv")
     if missing:
@@ -433,7 +343,12 @@ def _probe() -> SandboxUnavailableError | None:
             f"on Debian: apt-get install bubblewrap); model code never runs outside the sandbox"
         )
     try:
-        result = Sandbox(SandboxLimits(wall_s=30), _probing=True).run("print('ok')")
+        bpf_program()
+        result = Sandbox(SandboxLimits(wall_s=30), require_cgroup=False, _probing=True).run(
+            "print('ok')"
+        )
+    except SandboxUnavailableError as exc:
+        return exc
     except (OSError, SandboxError) as exc:
         return SandboxUnavailableError(f"the sandbox cannot start: {exc}")
     if result.exit_status != 0 or result.stdout.strip() != "ok":
@@ -445,14 +360,21 @@ def _probe() -> SandboxUnavailableError | None:
     return None
 
 
-def require_sandbox() -> None:
-    """Raise :class:`SandboxUnavailableError` (one line) unless the sandbox works here; the
-    probe runs once per process."""
+def require_sandbox(*, require_cgroup: bool = False) -> None:
+    """Raise :class:`SandboxUnavailableError` (one line) unless the sandbox works here (the
+    probe runs once per process) and, with ``require_cgroup``, a cgroup can be made."""
     with _PROBE_LOCK:
         if not _PROBE:
             _PROBE.append(_probe())
     if _PROBE[0] is not None:
         raise _PROBE[0]
+    support = cgroup_support()
+    if require_cgroup and support.kind == "none":
+        raise SandboxUnavailableError(
+            f"the sandbox cannot make a cgroup for the program's memory and process budget "
+            f"({support.reason}); run as root with cgroup v1 memory and pids mounted, or "
+            f"delegated cgroup v2, or opt out with --python-no-cgroup (docs/sandbox.md)"
+        )
 
 
 def sandbox_available() -> bool:
@@ -464,20 +386,52 @@ def sandbox_available() -> bool:
     return True
 
 
+def sandbox_protections(without: Iterable[str] = ()) -> dict[str, Any]:
+    """Which protections hold for a program here (recorded in a run's config)."""
+    off = set(without)
+    kind = "none" if "cgroup" in off else cgroup_support().kind
+    return {
+        "seccomp": "seccomp" not in off,
+        "cgroup": kind,
+        "read_only_root": "read_only_root" not in off,
+        "fixed_environment": "fixed_environment" not in off,
+        "fresh_uid": os.geteuid() == 0,
+    }
+
+
 class Sandbox:
     """Runs programs under the limits given (:class:`SandboxLimits`).
 
-    ``isolation=False`` exists for the tests only (it proves a hostile-program test can fail):
-    the same program in a plain ``subprocess.run`` with the wall-clock limit and nothing else.
-    The python setting refuses such a sandbox (:attr:`isolated`).
+    ``require_cgroup=False`` opts out of the cgroup where none can be made (the program then
+    has per-process limits only; ``--python-no-cgroup``).  ``isolation=False`` and
+    ``without`` (names from :data:`PROTECTIONS`) exist for the tests only: they prove a
+    hostile-program test can fail (no isolation: a plain ``subprocess.run`` with the
+    wall-clock limit and nothing else).  The python setting refuses such a sandbox
+    (:attr:`isolated`).
     """
 
     def __init__(
-        self, limits: SandboxLimits | None = None, *, isolation: bool = True, _probing: bool = False
+        self,
+        limits: SandboxLimits | None = None,
+        *,
+        require_cgroup: bool = True,
+        isolation: bool = True,
+        without: Iterable[str] = (),
+        _probing: bool = False,
     ):
         self.limits = limits or SandboxLimits()
-        self.isolated = isolation
+        self.require_cgroup = require_cgroup
+        self.without = frozenset(without)
+        unknown = sorted(self.without - set(PROTECTIONS))
+        if unknown:
+            raise SandboxError(f"unknown protection {unknown[0]!r}; choose from {PROTECTIONS}")
+        self.isolated = isolation and not self.without
+        self._plain = not isolation
         self._probing = _probing
+
+    def protections(self) -> dict[str, Any]:
+        """Which protections hold for this sandbox's programs here."""
+        return sandbox_protections(self.without)
 
     def run(
         self, program: str, *, on_start: Callable[[Callable[[], None]], None] | None = None
@@ -495,55 +449,90 @@ class Sandbox:
             raise SandboxError(
                 f"the program has {len(source)} bytes; at most {self.limits.program_bytes} are run"
             )
-        if not self.isolated:
+        if self._plain:
             return self._run_plain(source)
         if not self._probing:
-            require_sandbox()
+            require_sandbox(require_cgroup=self.require_cgroup and "cgroup" not in self.without)
         uid = (
             secrets.randbelow(_UID_RANGE[1] - _UID_RANGE[0]) + _UID_RANGE[0]
             if os.geteuid() == 0
             else None
         )
-        fd = os.memfd_create("main.py")
+        fds = {"program": os.memfd_create("main.py")}
         try:
-            os.write(fd, source)
-            os.lseek(fd, 0, os.SEEK_SET)
-            return self._execute(_command(self.limits, fd, uid), [fd], uid, on_start)
+            os.write(fds["program"], source)
+            os.lseek(fds["program"], 0, os.SEEK_SET)
+            if "seccomp" not in self.without:
+                fds["seccomp"] = seccomp_fd()
+            return self._execute(fds, uid, on_start)
         finally:
-            os.close(fd)
+            for fd in fds.values():
+                os.close(fd)
+
+    def _budget(self) -> CgroupBudget | None:
+        support = cgroup_support()
+        if "cgroup" in self.without or support.kind == "none":
+            return None
+        return CgroupBudget(support, self.limits)
 
     def _execute(
         self,
-        argv: list[str],
-        fds: list[int],
+        fds: dict[str, int],
         uid: int | None,
         on_start: Callable[[Callable[[], None]], None] | None = None,
+    ) -> SandboxResult:
+        budget = self._budget()
+        try:
+            cpu_timer = budget is not None and budget.cpu_seconds() is not None
+            argv = _command(
+                self.limits,
+                fds,
+                uid,
+                ro_root="read_only_root" not in self.without,
+                cpu_timer=cpu_timer,
+            )
+            if budget is not None:
+                argv = enter_command(budget.procs_files) + argv
+            return self._watched(argv, fds, budget, on_start)
+        finally:
+            if uid is not None:
+                _sweep(uid)
+            if budget is not None:
+                budget.close()
+
+    def _watched(
+        self,
+        argv: list[str],
+        fds: dict[str, int],
+        budget: CgroupBudget | None,
+        on_start: Callable[[Callable[[], None]], None] | None,
     ) -> SandboxResult:
         out, err = (
             _Output(self.limits.output_bytes, bytearray()),
             _Output(self.limits.output_bytes, bytearray()),
         )
+        env = dict(os.environ) if "fixed_environment" in self.without else FIXED_ENVIRONMENT
         proc = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=fds,
+            pass_fds=list(fds.values()),
             start_new_session=True,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},  # bwrap clears it again
+            env=env,
+            cwd="/",
         )
         try:
-            if on_start is not None:  # a killed group ends the watch like the wall-clock limit
-                on_start(lambda: None if proc.returncode is not None else _kill_group(proc))
-            ended = _watch(proc, self.limits.wall_s, out, err)
+            if on_start is not None:  # a killed tree ends the watch like the wall-clock limit
+                on_start(lambda: None if proc.returncode is not None else _kill_all(proc, budget))
+            streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}  # type: ignore[union-attr]
+            ended = _watch(proc, self.limits, budget, streams)
         finally:
             if proc.returncode is None:
-                _kill_group(proc)
+                _kill_all(proc, budget)
                 proc.wait()
             proc.stdout.close()  # type: ignore[union-attr]
             proc.stderr.close()  # type: ignore[union-attr]
-            if uid is not None:
-                _sweep(uid)
         return _result(ended, out, err)
 
     def _run_plain(self, source: bytes) -> SandboxResult:
