@@ -21,12 +21,15 @@ error.  A rerun therefore only improves entries.
 from __future__ import annotations
 
 import json
+import re
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
+from ramseygadgets import numbers
 from ramseygadgets.catalog import Problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import atomic_write
@@ -270,8 +273,12 @@ class Atlas:
 
     def to_json(self) -> str:
         """The atlas file: the header, then one entry per line (diff-friendly)."""
-        head = json.dumps({**self.header, "not_asked": self.not_asked}, indent=1)[:-2]
-        body = ",\n".join("  " + json.dumps(e.to_json()) for e in self.entries.values())
+        head = json.dumps({**self.header, "not_asked": self.not_asked}, indent=1, allow_nan=False)[
+            :-2
+        ]
+        body = ",\n".join(
+            "  " + json.dumps(e.to_json(), allow_nan=False) for e in self.entries.values()
+        )
         return f'{head},\n "entries": [\n{body}\n ]\n}}\n'
 
     def write(self, path: str | Path) -> Path:
@@ -281,6 +288,7 @@ class Atlas:
     def from_text(cls, text: str, where: str) -> Atlas:
         try:
             data = json.loads(text)
+            _drop_hostile_seconds(data["entries"], text, where)
             entries = [Entry.from_json(e) for e in data["entries"]]
         except AtlasError as exc:
             raise AtlasError(f"{where}: {exc}") from None
@@ -288,6 +296,31 @@ class Atlas:
             raise AtlasError(f"{where} is not an atlas file: {exc}") from None
         header = {k: v for k, v in data.items() if k not in ("entries", "not_asked")}
         return cls({e.id: e for e in entries}, list(data.get("not_asked", [])), header)
+
+
+#: The seconds an atlas entry records, by fact (:mod:`ramseygadgets.numbers`).
+ENTRY_NUMBERS = tuple(
+    (f"{fact}.{name}", "seconds")
+    for fact in ("solution", "lower_bound", "cross_check")
+    for name in ("seconds", "budget.timeout")
+) + (("lower_bound.rerun.cpu_seconds", "seconds"), ("solution.edges_cubes.seconds", "seconds"))
+
+
+def _drop_hostile_seconds(entries: Any, text: str, where: str) -> None:
+    """Remove every recorded number of seconds out of range (a NaN, 10^400) from the entries,
+    each with a :class:`~ramseygadgets.numbers.NumberWarning` naming ``file:line`` (the line of
+    the entry's id) and the field: read as not recorded, never a traceback."""
+    if not isinstance(entries, list):
+        return
+    lines = {m.group(1): text.count("\n", 0, m.start()) + 1 for m in _ID.finditer(text)}
+    for entry in entries:
+        if isinstance(entry, dict):
+            at = f"{where}:{lines.get(str(entry.get('id')), '?')}"
+            for problem in numbers.drop_hostile(entry, ENTRY_NUMBERS, at):
+                warnings.warn(problem, numbers.NumberWarning, stacklevel=4)
+
+
+_ID = re.compile(r'"id":\s*"([^"\\]*)"')
 
 
 def load_atlas(source: str | Path | None = None) -> Atlas:

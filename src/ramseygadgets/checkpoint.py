@@ -74,23 +74,26 @@ def json_line(record: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
     """One JSON line for ``record`` as UTF-8 (without the newline), and the record it holds.
 
     Lone surrogates become U+FFFD and the record gets :data:`SURROGATES_FLAG`; values JSON
-    cannot hold are written as text.
+    cannot hold are written as text; a NaN or an infinity is a ``ValueError`` (never written as
+    bare ``NaN``, which is not JSON: readers drop such numbers first, :mod:`ramseygadgets.numbers`).
     """
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = json.dumps(
+        record, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
+    )
     try:
         return text.encode("utf-8"), record
     except UnicodeEncodeError:  # only lone surrogates fail to encode
         pass
     repaired = parse_json(_SURROGATE.sub("\ufffd", text))
     repaired[SURROGATES_FLAG] = True
-    line = json.dumps(repaired, ensure_ascii=False, separators=(",", ":"))
+    line = json.dumps(repaired, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return line.encode("utf-8"), repaired
 
 
 def ascii_json_line(record: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
     """``json.dumps(record)`` with its default separators and ASCII escapes (the atlas's and
     ``generate``'s checkpoint lines)."""
-    return json.dumps(record).encode("ascii"), record
+    return json.dumps(record, allow_nan=False).encode("ascii"), record
 
 
 class CheckpointError(RamseyGadgetsError):

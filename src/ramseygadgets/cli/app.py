@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 import traceback
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -24,6 +25,7 @@ import typer
 from rich.console import Console
 
 from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.numbers import NumberWarning
 from ramseygadgets.terminal import terminal_text
 
 __all__ = [
@@ -115,7 +117,7 @@ def guarded(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            with solver_interrupts():
+            with solver_interrupts(), one_line_warnings():
                 return func(*args, **kwargs)
         except RamseyGadgetsError as exc:
             fail(str(exc))
@@ -125,6 +127,26 @@ def guarded(func: F) -> F:
             report_bug()
 
     return wrapper  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def one_line_warnings() -> Iterator[None]:
+    """Show a :class:`~ramseygadgets.numbers.NumberWarning` (a number read back out of range,
+    read as missing) as one ``warning:`` line on stderr, without the Python source line."""
+    shown = warnings.showwarning
+
+    def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if issubclass(category, NumberWarning):
+            text = terminal_text(str(message), markup=False)
+            err_console.print(f"warning: {text}", markup=False, highlight=False, soft_wrap=True)
+        else:
+            shown(message, category, *args, **kwargs)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
 
 
 #: Exit code of a bug (sysexits' ``EX_SOFTWARE``, "internal software error"): not 1, which

@@ -31,6 +31,7 @@ from ramseygadgets.report.runs import (
     register_reader,
     setting_sort_key,
 )
+from ramseygadgets.runs.records import drop_hostile_numbers
 from ramseygadgets.runs.sizes import SIZE_FIELDS
 from ramseygadgets.selection import named_problem_set
 
@@ -193,7 +194,10 @@ def _samples(
         try:
             # Inspect records a count its provider did not report as 0: a total of 0 is
             # unknown (zeros_unknown, the default)
-            yield Sample.from_record(sample_record(sample, model))
+            record = sample_record(sample, model)
+            where = f"{path}: sample {sample.id} epoch {sample.epoch}"
+            warnings.extend(drop_hostile_numbers(record, where))  # read as missing, warned
+            yield Sample.from_record(record)
         except RunFormatError as exc:
             warnings.append(f"{path}: sample {sample.id} epoch {sample.epoch} skipped ({exc})")
 

@@ -15,11 +15,11 @@ runs without it is what it was before the setting existed.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ramseygadgets import numbers
 from ramseygadgets.extended import SIZE_TIERS
 from ramseygadgets.report.metrics import SIZE_TIER_BREAKDOWN, Cell, CellStats, breakdown, cell_stats
 from ramseygadgets.report.tables import (
@@ -168,11 +168,9 @@ def tools_table(points: Sequence[ToolTier]) -> Table:
 
 
 def _amount(value: Any) -> float | None:
-    """A recorded count or number of seconds: a finite number ≥ 0, else ``None`` (records
-    are data from the run, read defensively)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) and value >= 0 else None
+    """A recorded count or number of seconds in range (:func:`ramseygadgets.numbers.seconds`:
+    finite, 0 .. 10^9), else ``None``: the reader has already warned of a hostile one."""
+    return numbers.seconds(value)
 
 
 def _mean(values: Sequence[float]) -> float | None:

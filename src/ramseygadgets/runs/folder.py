@@ -33,6 +33,7 @@ from ramseygadgets.runs.records import (
     SampleKey,
     check_config,
     check_sample_fields,
+    drop_hostile_numbers,
     parse_json,
     sample_key,
 )
@@ -218,7 +219,7 @@ class RunFolder:
         return read_config(self.config_path, writing=True)
 
     def write_config(self, config: dict[str, Any]) -> None:
-        write_file(self.config_path, json.dumps(config, indent=2) + "\n")
+        write_file(self.config_path, json.dumps(config, indent=2, allow_nan=False) + "\n")
 
     def set_config(self, config: dict[str, Any]) -> None:
         """Write ``config`` with the first sample (at once when samples are already recorded)."""
@@ -294,6 +295,10 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and ((path / SAMPLES_FILE).is_file() or (path / CONFIG_FILE).is_file())
 
 
+#: Stands for ``file:line`` in a warning made before the line number is known.
+_HERE = "\0"
+
+
 def read_samples_file(
     path: Path,
     warnings: list[str],
@@ -303,7 +308,9 @@ def read_samples_file(
     """The samples of a ``samples.jsonl`` for a report (every field checked, and a run index
     below ``runs``; never repaired).
 
-    A line that cannot be used (malformed JSON, not UTF-8, a field that fails its check), a torn
+    A number out of range (:mod:`ramseygadgets.numbers`: a NaN, 10^400 in ``latency_s``) is
+    read as missing, with a warning naming ``file:line`` and the field.  A line that cannot be
+    used (malformed JSON, not UTF-8, another field that fails its check), a torn
     last line (a run killed while writing) and a record whose key was already seen (the first
     record of a key is used) are skipped, each with a warning naming ``file:line``: the report
     shows what the file holds rather than nothing.  ``config``: the run's ``config.json``
@@ -311,10 +318,20 @@ def read_samples_file(
     sample's ``where`` is ``file:line``.
     """
     log = samples_log(path)
+    dropped: dict[int, list[str]] = {}  # id(record) -> the numbers read as missing
+    check = _sample_check(runs)
+
+    def lenient(record: dict[str, Any]) -> None:
+        dropped[id(record)] = drop_hostile_numbers(record, _HERE)
+        check(record)
+
     try:
-        records = log.read(repair=False, corrupt="collect", check=_sample_check(runs))
+        records = log.read(repair=False, corrupt="collect", check=lenient)
     except RunLogError as exc:  # the file itself cannot be read
         raise RunFormatError(str(exc)) from None
+    for record, line in zip(records, log.lines, strict=True):
+        here = f"{path}:{line}"
+        warnings.extend(here + w.removeprefix(_HERE) for w in dropped.get(id(record), ()))
     for number, problem in log.skipped:
         warnings.append(f"{path}:{number}: {problem}; line skipped")
     if log.torn_bytes:

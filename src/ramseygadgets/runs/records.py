@@ -5,8 +5,11 @@ a field that would make a later step fail or grow without bound is refused with 
   ``ValueError`` ("nested too deeply"), not a ``RecursionError``.
 * ``run`` is an integer (JSON ``1.0``, ``1e20``, ``Infinity`` or ``[1]`` are not) in
   ``0 .. runs − 1``; ``runs`` is an integer in ``1 .. MAX_RUNS``.
-* Token counts, retries and round counts are non-negative integers; latencies are finite
-  non-negative numbers; texts are strings; ``correct`` is a boolean.
+* Token counts, retries, round and tool-call counts are counts, latencies and tool seconds
+  durations, both in range (:mod:`ramseygadgets.numbers`, the one check of numbers read back);
+  texts are strings; ``correct`` is a boolean.  The harness refuses a record that fails (it
+  resumes only from a log it can read whole); a report reads a hostile number as missing, with
+  one warning naming ``file:line`` and the field (:func:`drop_hostile_numbers`).
 
 Text written back is made encodable by :func:`ramseygadgets.checkpoint.json_line`: lone UTF-16 surrogates (half
 an emoji, which servers emit when a token splits a code point) become U+FFFD and the record is
@@ -16,11 +19,11 @@ flagged ``"replaced_surrogates": true``.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ramseygadgets import numbers
 from ramseygadgets.files import JSONTooDeepError, parse_json
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "check_runs",
     "check_sample_fields",
     "check_usage",
+    "drop_hostile_numbers",
     "is_count",
     "is_duration",
     "is_integer",
@@ -47,7 +51,14 @@ MAX_RUNS = 1000
 #: Sample fields and what they must be (``None`` is allowed for all but the key fields).
 _TEXT_FIELDS = ("model", "response", "reasoning", "finish_reason", "error", "error_kind")
 _COUNT_FIELDS = ("retries", "rounds", "tool_calls", "min_vertices")
+_SECONDS_FIELDS = ("latency_s", "tool_seconds")
 _USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "total_tokens")
+#: Every number of a sample record, with its kind (:mod:`ramseygadgets.numbers`).
+NUMBER_FIELDS = (
+    *((name, "count") for name in _COUNT_FIELDS),
+    *((name, "seconds") for name in _SECONDS_FIELDS),
+    *((f"usage.{name}", "count") for name in _USAGE_FIELDS),
+)
 
 
 class FieldError(ValueError):
@@ -110,16 +121,20 @@ def _check_optional(record: Mapping[str, Any], field: str, valid: Any, what: str
 
 
 def is_count(value: Any) -> bool:
-    return is_integer(value) and value >= 0
+    """A count read back (:func:`ramseygadgets.numbers.is_count`: an integer in range)."""
+    return numbers.is_count(value)
 
 
 def is_duration(value: Any) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
-    )
+    """Seconds read back (:func:`ramseygadgets.numbers.is_seconds`: finite, in range)."""
+    return numbers.is_seconds(value)
+
+
+def drop_hostile_numbers(record: dict[str, Any], where: str) -> list[str]:
+    """Remove every number of a sample record that is not in range (a NaN, 10^400, a negative
+    count): one warning each, naming ``where`` and the field; the record then lacks that value
+    (a report reads it as not recorded) instead of failing its check."""
+    return numbers.drop_hostile(record, NUMBER_FIELDS, where)
 
 
 def check_usage(usage: Any, field: str = "usage") -> None:
@@ -129,16 +144,18 @@ def check_usage(usage: Any, field: str = "usage") -> None:
     if not isinstance(usage, Mapping):
         raise FieldError(field, f"must be an object, got {_shown(usage)}")
     for name in _USAGE_FIELDS:
-        _check_optional(usage, name, is_count, "a non-negative integer")
+        _check_optional(usage, name, is_count, f"a count in 0..{numbers.MAX_COUNT}")
 
 
 def check_sample_fields(record: Mapping[str, Any]) -> None:
     """The optional fields of a sample record (see the module docstring)."""
     for name in _TEXT_FIELDS:
         _check_optional(record, name, lambda v: isinstance(v, str), "a string")
-    for name in _COUNT_FIELDS:
-        _check_optional(record, name, is_count, "a non-negative integer")
-    _check_optional(record, "latency_s", is_duration, "a finite non-negative number")
+    for name, kind in NUMBER_FIELDS:
+        if "." not in name:
+            why = numbers.number_problem(record.get(name), kind)
+            if why is not None:
+                raise FieldError(name, why)
     _check_optional(record, "correct", lambda v: isinstance(v, bool), "true or false")
     _check_optional(record, "messages", lambda v: isinstance(v, list), "a list")
     check_usage(record.get("usage"))

@@ -6,12 +6,12 @@ by.  Format: docs/eval.md, "The run directory"; reading a folder: :mod:`.folder`
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from ramseygadgets import numbers
 from ramseygadgets.catalog import Problem, find_problem, parse_colored_problem
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
@@ -136,13 +136,9 @@ class Usage:
 
         def num(key: str) -> int | None:
             value = data.get(key)
-            return (
-                int(value)
-                if isinstance(value, (int, float))
-                and not isinstance(value, bool)
-                and math.isfinite(value)
-                else None
-            )
+            if type(value) is float and value.is_integer():  # 1000.0 from a JSON writer
+                value = int(value)
+            return numbers.count(value)  # in range, else unknown (never an overflow)
 
         total = num("total_tokens")
         prompt, completion = num("prompt_tokens"), num("completion_tokens")
@@ -283,10 +279,8 @@ class Sample:
             witness=grade.witness,
             check=grade.check,
             parse_error_kind=grade.parse_error_kind,
-            rounds=data.get("rounds") if isinstance(data.get("rounds"), int) else None,
-            latency_s=data.get("latency_s")
-            if isinstance(data.get("latency_s"), (int, float))
-            else None,
+            rounds=numbers.count(data.get("rounds")),
+            latency_s=numbers.seconds(data.get("latency_s")),
             response=data.get("response") if isinstance(data.get("response"), str) else None,
             record=record,
             where=where,

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ramseygadgets import numbers
 from ramseygadgets.checkpoint import CheckpointLog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import lock_directory, make_output_dir
@@ -38,7 +40,7 @@ class CubeLogError(RamseyGadgetsError):
 
 
 def _compact_line(record: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
-    return json.dumps(record, separators=(",", ":")).encode("utf-8"), record
+    return json.dumps(record, separators=(",", ":"), allow_nan=False).encode("utf-8"), record
 
 
 def _log(path: Path) -> CheckpointLog:
@@ -50,16 +52,37 @@ def _check(record: dict[str, Any]) -> None:
         raise ValueError("not a cube record (no 'kind')")
 
 
+#: The numbers of a cube record a reader adds up (:mod:`ramseygadgets.numbers`).
+CUBE_NUMBERS = (("cpu_seconds", "seconds"), ("wall_seconds", "seconds"))
+
+
+def _read_checked(log: CheckpointLog, *, repair: bool) -> list[dict[str, Any]]:
+    """The records of ``log``, each checked; a number out of range (a NaN, 10^400 in
+    ``cpu_seconds``) is removed, read as missing, with a :class:`~ramseygadgets.numbers.
+    NumberWarning` naming ``file:line`` and the field."""
+    dropped: dict[int, list[str]] = {}
+
+    def check(record: dict[str, Any]) -> None:
+        _check(record)
+        dropped[id(record)] = numbers.drop_hostile(record, CUBE_NUMBERS, "")
+
+    records = log.read(repair=repair, check=check)
+    for record, line in zip(records, log.lines, strict=True):
+        for problem in dropped.get(id(record), ()):
+            warnings.warn(f"{log.path}:{line}{problem}", numbers.NumberWarning, stacklevel=3)
+    return records
+
+
 def read_log(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
     """The records of a cube log; a torn last line is ignored (cut off with ``repair``)."""
-    return _log(path).read(repair=repair, check=_check)
+    return _read_checked(_log(path), repair=repair)
 
 
 def read_numbered(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """The records of a cube log with their line numbers (for refusals naming ``file:line``);
     a torn last line is ignored, nothing is written."""
     log = _log(path)
-    records = log.read(repair=False, check=_check)
+    records = _read_checked(log, repair=False)
     return list(zip(log.lines, records, strict=True))
 
 
@@ -87,7 +110,7 @@ class CubeLog:
         self._lock: int | None = lock_directory(self.directory, "search", CubeLogError)
         try:
             self._log = _log(self.path)
-            self._records = self._log.read(repair=True, check=_check)
+            self._records = _read_checked(self._log, repair=True)
             #: the line number of each record read when the log was opened
             self.lines = list(self._log.lines)
         except BaseException:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from ramseygadgets import numbers
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
@@ -249,8 +250,7 @@ class CubeProof:
         lines: dict[tuple[int, str], dict[tuple[str, str], int]] = {}
         for ln, r in mine:
             key = (r["n"], str(r.get("engine")))
-            cpu = r.get("cpu_seconds")
-            seconds[key] = seconds.get(key, 0.0) + (cpu if isinstance(cpu, (int, float)) else 0.0)
+            seconds[key] = seconds.get(key, 0.0) + (numbers.seconds(r.get("cpu_seconds")) or 0.0)
             lines.setdefault(key, {}).setdefault((r["layout"], r["bits"]), ln)
         return [
             cls(
@@ -401,7 +401,7 @@ class Rerun:
                 f"it lists {sum(map(len, rerun.values()))} of the proof's {proof.cubes}"
             )
         seed, cpu = data.get("seed"), data.get("cpu_seconds", 0.0)
-        cpu = float(cpu) if isinstance(cpu, (int, float)) else 0.0
+        cpu = numbers.seconds(cpu) or 0.0  # a hostile number: not recorded
         return cls(proof.cubes, rerun, seed if type(seed) is int else None, cpu)
 
 
