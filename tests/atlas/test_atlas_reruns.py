@@ -54,7 +54,9 @@ def test_a_complete_re_run_log_makes_the_bound_all_re_run(p3_log, tmp_path):
     assert rerun["rerun"] == rerun["of"] == proof.cubes
     assert rerun["configs"] == {"degree rules off, auto, seed None": proof.cubes}
     assert rerun["rerun_log"]["sha256"]
-    assert bound_rests_on(entry) == f"none on 4: cube log, {proof.cubes} cubes, all re-run (agree)"
+    assert bound_rests_on(entry).startswith(
+        f"none on 4: cube log, {proof.cubes} cubes, all re-run (agree)"
+    )
     assert not bound_on_trust(entry) and dispute(entry) is None
 
 
@@ -65,7 +67,7 @@ def test_a_partial_re_run_log_counts_what_it_holds(p3_log, tmp_path):
     atlas = _atlas()
     adopt_cube_log(atlas, p3_log, LoggedRecheck(logs=(out,)))
     entry = atlas.entries[P3_K3_RED.id]
-    assert bound_rests_on(entry) == f"none on 4: cube log, {proof.cubes} cubes, 1 re-run (agree)"
+    assert bound_rests_on(entry).startswith(f"none on 4: cube log, {proof.cubes} cubes, 1 re-run")
     assert bound_on_trust(entry) and dispute(entry) is None
 
 
@@ -89,7 +91,7 @@ def test_the_cli_takes_the_re_run_log(p3_log, tmp_path):
     result = runner.invoke(app, ["atlas", "adopt", *args, "--rerun-log", str(tmp_path / "reruns")])
     assert result.exit_code == 0, result.output
     entry = load_atlas(out).entries[P3_K3_RED.id]
-    assert bound_rests_on(entry).endswith("all re-run (agree)")
+    assert "all re-run (agree)" in bound_rests_on(entry)
     result = runner.invoke(app, ["atlas", "adopt", *args, "--rerun-log", str(tmp_path / "no")])
     assert result.exit_code == 2 and result.output.count("error:") == 1, result.output
     assert "is not a re-run log" in result.output
