@@ -137,7 +137,7 @@ def test_native_calls_one_program_per_round():
     ]
     conversation.feed(Completion(content="", tool_calls=calls))
     first, second, follow = conversation.messages[-3:]
-    assert first["tool_call_id"] == "a" and "stdout:\n42" in first["content"]
+    assert first["tool_call_id"] == "a" and "stdout:\n| 42" in first["content"]
     assert "only one program is run per round" in second["content"] and follow["role"] == "user"
     bad = [tool_call("color_graph", {"edges": []}, "c")]
     conversation.feed(Completion(content="", tool_calls=bad))

@@ -203,7 +203,7 @@ def test_native_last_round_must_answer(sandbox: None, tmp_path: Path) -> None:
 
 def test_run_python_standalone(sandbox: None) -> None:
     tool = run_python(LIMITS.to_json())
-    assert "stdout:\n42" in asyncio.run(tool(code="print(6 * 7)"))
+    assert "stdout:\n| 42" in asyncio.run(tool(code="print(6 * 7)"))
     with pytest.raises(ToolError, match="the program is empty"):
         asyncio.run(tool(code=" "))
 

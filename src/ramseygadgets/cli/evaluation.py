@@ -32,6 +32,7 @@ from ramseygadgets.cli.options import (
 from ramseygadgets.cli.python_limits import (
     CPU_SECONDS_OPTION,
     MEMORY_MB_OPTION,
+    NO_CGROUP_OPTION,
     PYTHON_SETTING_HELP,
     ROUNDS_OPTION,
     TOTAL_SECONDS_OPTION,
@@ -253,6 +254,7 @@ def eval_command(
     python_wall_seconds: float | None = WALL_SECONDS_OPTION,
     python_cpu_seconds: int | None = CPU_SECONDS_OPTION,
     python_memory_mb: int | None = MEMORY_MB_OPTION,
+    python_no_cgroup: bool = NO_CGROUP_OPTION,
     max_retries: int = typer.Option(
         8, "--max-retries", min=0, help="Retries per call on 429, 5xx, timeouts, drops."
     ),
@@ -323,6 +325,7 @@ def eval_command(
             python_wall_seconds,
             python_cpu_seconds,
             python_memory_mb,
+            python_no_cgroup,
         ),
         retry=RetryPolicy(max_retries, retry_delay, max(60.0, retry_delay), request_timeout),
         retry_errors=not keep_errors,

@@ -1,7 +1,8 @@
 """The python setting's limits as options of ``eval`` and ``prompt`` (``--python-rounds``,
 ``--python-total-seconds``, ``--python-wall-seconds``, ``--python-cpu-seconds``,
 ``--python-memory-mb``), named as the Inspect task's ``python_*`` options, checked with the
-option's name in one line."""
+option's name in one line; ``eval``'s ``--python-no-cgroup`` opts out of the cgroup budget
+where none can be made (docs/sandbox.md)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ __all__ = [
     "WALL_SECONDS_OPTION",
     "CPU_SECONDS_OPTION",
     "MEMORY_MB_OPTION",
+    "NO_CGROUP_OPTION",
     "limits_from_options",
 ]
 
@@ -50,7 +52,12 @@ CPU_SECONDS_OPTION = typer.Option(
 MEMORY_MB_OPTION = typer.Option(
     None,
     "--python-memory-mb",
-    help=f"python: memory (address space) per program process, MB (default {_DEFAULT.program.memory_mb}).",
+    help=f"python: memory per program (all its processes and files, and each process's address space), MB (default {_DEFAULT.program.memory_mb}).",
+)
+NO_CGROUP_OPTION = typer.Option(
+    False,
+    "--python-no-cgroup",
+    help="python: run programs where no cgroup can be made (no memory and process budget for a program's whole tree: per-process limits only); without it such a machine is refused. docs/sandbox.md",
 )
 
 
@@ -60,6 +67,7 @@ def limits_from_options(
     wall_seconds: float | None = None,
     cpu_seconds: int | None = None,
     memory_mb: int | None = None,
+    no_cgroup: bool = False,
 ) -> PythonLimits | None:
     """The limits the options ask for (the defaults for those not given); ``None`` when none
     is given.  A bad value is refused in one line that names its option."""
@@ -70,7 +78,7 @@ def limits_from_options(
         "--python-cpu-seconds": cpu_seconds,
         "--python-memory-mb": memory_mb,
     }
-    if all(value is None for value in given.values()):
+    if all(value is None for value in given.values()) and not no_cgroup:
         return None
     if rounds is not None and rounds < 2:
         raise RamseyGadgetsError(
@@ -79,4 +87,11 @@ def limits_from_options(
     for option, value in given.items():
         if value is not None and not (math.isfinite(value) and value > 0):
             raise RamseyGadgetsError(f"{option} must be a positive number, got {value}")
-    return python_limits(rounds, total_seconds, wall_seconds, cpu_seconds, memory_mb)
+    return python_limits(
+        rounds,
+        total_seconds,
+        wall_seconds,
+        cpu_seconds,
+        memory_mb,
+        require_cgroup=False if no_cgroup else None,
+    )

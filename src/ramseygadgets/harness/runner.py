@@ -62,7 +62,7 @@ from ramseygadgets.runs.results import write_results
 from ramseygadgets.sandbox import require_sandbox
 from ramseygadgets.selection import Selection, select_problems
 from ramseygadgets.terminal import terminal_text
-from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
+from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits, sandbox_record
 
 __all__ = [
     "DEFAULT_BATCH",
@@ -210,9 +210,10 @@ class Evaluation:
             if self.options.python is not None:
                 raise RamseyGadgetsError("the --python-* limits go with --setting python only")
             return None
+        limits = self.options.python or PythonLimits()
         if replay is None:
-            require_sandbox()
-        return self.options.python or PythonLimits()
+            require_sandbox(require_cgroup=limits.require_cgroup)
+        return limits
 
     def _choose_runs(self, replay: ReplayData | None) -> int:
         """The runs asked for (default: the replay file's, else 5), checked."""
@@ -251,6 +252,7 @@ class Evaluation:
             sampling=self.sampling.to_json(),
             tool_mode=o.tool_mode,
             python_limits=self.python.to_json() if self.python is not None else None,
+            sandbox=sandbox_record(self.python) if self.python is not None else None,
             dataset_hash=dataset_hash(self.problem_set, self.settings),
             dataset=str(self.fresh_file) if self.fresh_file is not None else o.dataset,
             problem_set=FRESH_SET

@@ -101,11 +101,13 @@ def make_config(
     backend: dict[str, Any] | None = None,
     command: str | None = None,
     fresh: dict[str, Any] | None = None,
+    sandbox: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The run's configuration; ``problem_set``: the named set (``--set``) it ran, ``dataset``:
     the problem-set file instead; ``command``: the command line; ``fresh``: the request of a
     fresh draw (``eval --fresh``); ``python_limits``: the python setting's limits (``None``
-    without that setting).  ``command`` and ``fresh`` are information, not identity: the
+    without that setting); ``sandbox``: which of the sandbox's protections held (python
+    only).  ``command``, ``fresh`` and ``sandbox`` are information, not identity: the
     problems and the dataset hash identify the run."""
     config: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
@@ -129,6 +131,8 @@ def make_config(
     }
     if fresh is not None:
         config["fresh"] = fresh
+    if sandbox is not None:
+        config["sandbox"] = sandbox
     return config
 
 

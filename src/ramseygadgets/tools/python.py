@@ -3,8 +3,10 @@
 A model sends one program per round (native tool call ``run_python`` with ``{"code": ...}``,
 or the plain-text protocol: a ```` ```python run ```` block, see :func:`extract_program`) and
 sees :meth:`PythonTool.run`'s text: the exit status, what stopped the program (wall-clock,
-CPU or memory limit), and its stdout and stderr cut to :attr:`PythonLimits.stdout_chars` and
-:attr:`PythonLimits.stderr_chars`.  The program runs in :mod:`ramseygadgets.sandbox` with the
+CPU or memory limit: only where the sandbox enforced it), and its stdout and stderr cut to
+:attr:`PythonLimits.stdout_chars` and :attr:`PythonLimits.stderr_chars`, every line of them
+after :data:`OUTPUT_PREFIX` (the fence: no line a program prints can pass for the harness's own
+lines, such as the round and the limits, which never start with it).  The program runs in :mod:`ramseygadgets.sandbox` with the
 standard library, networkx and python-sat, and nothing of ramseygadgets (the coloring tool is
 the other setting).  Per problem the rounds and the total program seconds are limited.
 
@@ -30,14 +32,17 @@ from ramseygadgets.sandbox import (
     SandboxLimits,
     SandboxResult,
     require_sandbox,
+    sandbox_protections,
 )
 
 __all__ = [
     "PYTHON_SETTING",
     "TOOL_NAME",
     "LIBRARIES",
+    "OUTPUT_PREFIX",
     "PythonLimits",
     "python_limits",
+    "sandbox_record",
     "ProgramRequest",
     "extract_program",
     "program_from_arguments",
@@ -50,19 +55,23 @@ PYTHON_SETTING = "python"
 TOOL_NAME = "run_python"
 #: What a program may import besides the standard library, as the prompts name it.
 LIBRARIES = ("networkx", "python-sat (import pysat)")
+#: What every line of a program's output is shown after (the fence around it).
+OUTPUT_PREFIX = "| "
 
 
 @dataclass(frozen=True)
 class PythonLimits:
     """The setting's limits: per problem ``rounds`` (the last one answers) and
     ``total_seconds`` of program wall time; per program the sandbox's :class:`SandboxLimits`;
-    the characters of stdout and stderr the model sees."""
+    the characters of stdout and stderr the model sees; ``require_cgroup``: refuse where no
+    cgroup can be made (``False``: ``--python-no-cgroup``, per-process limits only)."""
 
     rounds: int = 6
     total_seconds: float = 300.0
     stdout_chars: int = 4000
     stderr_chars: int = 2000
     program: SandboxLimits = field(default_factory=SandboxLimits)
+    require_cgroup: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.rounds, int) or isinstance(self.rounds, bool) or self.rounds < 2:
@@ -71,9 +80,14 @@ class PythonLimits:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
                 raise SandboxError(f"python setting limit {name} must be positive, got {value!r}")
+        if not isinstance(self.require_cgroup, bool):
+            raise SandboxError(f"require_cgroup must be true or false, got {self.require_cgroup!r}")
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The limits (a run's identity; ``require_cgroup`` is in :func:`sandbox_record`)."""
+        data = asdict(self)
+        del data["require_cgroup"]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PythonLimits:
@@ -97,6 +111,7 @@ class PythonLimits:
             "stderr_chars": self.stderr_chars,
             "python_version": f"{sys.version_info.major}.{sys.version_info.minor}",
             "libraries": " and ".join(LIBRARIES),
+            "output_prefix": OUTPUT_PREFIX.strip(),
         }
 
 
@@ -106,6 +121,7 @@ def python_limits(
     wall_s: float | None = None,
     cpu_s: int | None = None,
     memory_mb: int | None = None,
+    require_cgroup: bool | None = None,
 ) -> PythonLimits:
     """The setting's limits: the defaults with the given ones replaced (``None`` keeps a
     default), as ``eval``'s ``--python-*`` options and the Inspect task's ``python_*`` options
@@ -115,7 +131,15 @@ def python_limits(
         rounds=default.rounds if rounds is None else rounds,
         total_seconds=default.total_seconds if total_seconds is None else total_seconds,
         program=SandboxLimits().updated(wall_s=wall_s, cpu_s=cpu_s, memory_mb=memory_mb),
+        require_cgroup=default.require_cgroup if require_cgroup is None else require_cgroup,
     )
+
+
+def sandbox_record(limits: PythonLimits) -> dict[str, Any]:
+    """What a run's config records under ``sandbox``: which protections held here (seccomp,
+    the cgroup's kind ``v2``/``v1``/``none``, …) and whether a cgroup was required
+    (information, not the run's identity: a run may resume on another machine)."""
+    return {**sandbox_protections(), "require_cgroup": limits.require_cgroup}
 
 
 def _number(value: float) -> str:
@@ -204,10 +228,16 @@ def tool_spec(limits: PythonLimits) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 # Answering requests
 # ---------------------------------------------------------------------------------------------
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"\n[... cut: only the first {limit} characters are shown]"
+def _fenced(text: str, limit: int) -> str:
+    """The first ``limit`` characters of a program's output, every line after
+    :data:`OUTPUT_PREFIX` (any line break a reader may honour starts a new quoted line), then
+    the harness's own note where it was cut."""
+    if not text:
+        return "(empty)"
+    lines = [OUTPUT_PREFIX + line for line in text[:limit].splitlines()]
+    if len(text) > limit:
+        lines.append(f"[... cut: only the first {limit} characters are shown]")
+    return "\n".join(lines)
 
 
 def _stopped(result: SandboxResult, limits: SandboxLimits) -> list[str]:
@@ -220,7 +250,9 @@ def _stopped(result: SandboxResult, limits: SandboxLimits) -> list[str]:
     if result.cpu_exceeded:
         lines.append(f"The program was stopped at the CPU limit ({limits.cpu_s} s).")
     if result.memory_exceeded:
-        lines.append(f"The program ran out of memory (limit {limits.memory_mb} MB).")
+        lines.append(
+            f"The program ran out of memory (limit {limits.memory_mb} MB, its files included)."
+        )
     if result.output_truncated:
         lines.append(f"The output was cut at {limits.output_bytes} bytes per stream.")
     return lines
@@ -232,8 +264,8 @@ def describe_result(result: SandboxResult, limits: PythonLimits, program: Sandbo
     if result.killed_by_signal:
         status += " (ended by a signal)"
     lines = [f"{status}; ran {result.seconds:.2f} s.", *_stopped(result, program)]
-    lines += ["stdout:", _cut(result.stdout, limits.stdout_chars) or "(empty)"]
-    lines += ["stderr:", _cut(result.stderr, limits.stderr_chars) or "(empty)"]
+    lines += ["stdout:", _fenced(result.stdout, limits.stdout_chars)]
+    lines += ["stderr:", _fenced(result.stderr, limits.stderr_chars)]
     return "\n".join(lines)
 
 
@@ -242,10 +274,12 @@ class PythonTool:
 
     def __init__(self, limits: PythonLimits | None = None, sandbox: Sandbox | None = None):
         self.limits = limits or PythonLimits()
-        self.sandbox = sandbox or Sandbox(self.limits.program)
+        self.sandbox = sandbox or Sandbox(
+            self.limits.program, require_cgroup=self.limits.require_cgroup
+        )
         if not self.sandbox.isolated:
             raise RamseyGadgetsError("the python setting runs model code only in the sandbox")
-        require_sandbox()
+        require_sandbox(require_cgroup=self.sandbox.require_cgroup)
         self.seconds = 0.0
         self.runs: list[dict[str, Any]] = []
         # stop(): reentrant, as a signal handler may call it in the thread running a program
@@ -282,7 +316,8 @@ class PythonTool:
             )
         program = self.sandbox.limits.updated(wall_s=min(self.sandbox.limits.wall_s, left))
         try:
-            result = Sandbox(program).run(request.code, on_start=self._started)
+            sandbox = Sandbox(program, require_cgroup=self.sandbox.require_cgroup)
+            result = sandbox.run(request.code, on_start=self._started)
         except SandboxError as exc:
             return f"Tool error: {exc}."
         finally:
