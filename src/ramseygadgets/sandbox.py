@@ -65,7 +65,7 @@ __all__ = [
 HOME = "/home/sandbox"
 #: The protections a test may switch off one at a time (``Sandbox(without=...)``) to show
 #: that its hostile program does harm without it; the python setting refuses such a sandbox.
-PROTECTIONS = ("seccomp", "cgroup", "read_only_root", "fixed_environment")
+PROTECTIONS = ("seccomp", "cgroup", "read_only_root", "fixed_environment", "neutral_paths")
 #: The environment bubblewrap and its helpers start with (``/proc/1/environ`` inside).
 FIXED_ENVIRONMENT = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
 #: Exit codes above this are bwrap's report of a signal (128 + signal number).
@@ -103,7 +103,12 @@ def _prlimit(limits: SandboxLimits, nproc: int, *, cpu_backstop: bool) -> list[s
 
 
 def _inner_bwrap(
-    rt: Runtime, limits: SandboxLimits, sources: list[str], fds: dict[str, int], ro_root: bool
+    rt: Runtime,
+    binds: tuple[tuple[str, str], ...],
+    limits: SandboxLimits,
+    sources: list[str],
+    fds: dict[str, int],
+    ro_root: bool,
 ) -> list[str]:
     """The sandbox itself: namespaces, the read-only runtime (bound from ``sources``), tmpfs
     home, ``/tmp`` and ``/dev/shm``, the cleared environment, the seccomp filter, the program."""
@@ -121,7 +126,7 @@ def _inner_bwrap(
     }
     for name, value in environment.items():
         args += ["--setenv", name, value]
-    for source, (_, dest) in zip(sources, rt.binds):
+    for source, (_, dest) in zip(sources, binds):
         args += ["--ro-bind", source, dest]
     # /proc of its own PID namespace; /dev minimal and read-only but for a small /dev/shm
     args += f"--proc /proc --dev /dev --size {4 * 2**20} --tmpfs /dev/shm --remount-ro /dev".split()
@@ -135,27 +140,30 @@ def _inner_bwrap(
 
 
 def _command(
-    limits: SandboxLimits, fds: dict[str, int], uid: int | None, *, ro_root: bool, cpu_timer: bool
+    limits: SandboxLimits, fds: dict[str, int], uid: int | None, off: frozenset[str], cpu: bool
 ) -> list[str]:
     """The whole command: as root, a staging bwrap binds the runtime where the fresh ``uid``
-    can read it and ``setpriv`` drops to that uid; otherwise the sandbox directly."""
+    can read it and ``setpriv`` drops to that uid; otherwise the sandbox directly (``off``:
+    the protections switched off, ``cpu``: the cgroup measures CPU time)."""
     rt = runtime()
+    binds = rt.direct if "neutral_paths" in off else rt.binds
+    ro_root = "read_only_root" not in off
     nproc = limits.processes + 2 + (0 if uid is None else _tasks_of(uid))
-    prlimit = _prlimit(limits, nproc, cpu_backstop=cpu_timer)
+    prlimit = _prlimit(limits, nproc, cpu_backstop=cpu)
     if uid is None:
-        sources = [source for source, _ in rt.binds]
-        return prlimit + _inner_bwrap(rt, limits, sources, fds, ro_root)
+        sources = [source for source, _ in binds]
+        return prlimit + _inner_bwrap(rt, binds, limits, sources, fds, ro_root)
     # its own PID namespace: everything below dies with it (a credential change clears the
     # parent-death signal, so --die-with-parent alone does not reach past setpriv)
     stage = [_tool("bwrap"), *"--dev-bind / / --tmpfs /tmp --die-with-parent".split()]
     stage += ["--unshare-pid", "--perms", "0755", "--dir", "/tmp/runtime"]
     sources = []
-    for index, (source, _) in enumerate(rt.binds):
+    for index, (source, _) in enumerate(binds):
         sources.append(f"/tmp/runtime/{index}")
         stage += ["--ro-bind", source, sources[-1]]
     drop = [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     drop += ["--inh-caps=-all", "--bounding-set=-all", "--"]
-    inner = _inner_bwrap(rt, limits, sources, fds, ro_root)
+    inner = _inner_bwrap(rt, binds, limits, sources, fds, ro_root)
     return [*stage, "--", *drop, *prlimit, *inner]
 
 
@@ -395,6 +403,7 @@ def sandbox_protections(without: Iterable[str] = ()) -> dict[str, Any]:
         "cgroup": kind,
         "read_only_root": "read_only_root" not in off,
         "fixed_environment": "fixed_environment" not in off,
+        "neutral_paths": "neutral_paths" not in off,
         "fresh_uid": os.geteuid() == 0,
     }
 
@@ -484,13 +493,7 @@ class Sandbox:
         budget = self._budget()
         try:
             cpu_timer = budget is not None and budget.cpu_seconds() is not None
-            argv = _command(
-                self.limits,
-                fds,
-                uid,
-                ro_root="read_only_root" not in self.without,
-                cpu_timer=cpu_timer,
-            )
+            argv = _command(self.limits, fds, uid, self.without, cpu_timer)
             if budget is not None:
                 argv = enter_command(budget.procs_files) + argv
             return self._watched(argv, fds, budget, on_start)

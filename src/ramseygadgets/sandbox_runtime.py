@@ -46,10 +46,13 @@ _COMPLETE = ".complete"
 
 @dataclass(frozen=True)
 class Runtime:
-    """The interpreter's path inside and the read-only binds (host path, sandbox path)."""
+    """The interpreter's path inside and the read-only binds (host path, sandbox path):
+    ``binds`` from the image; ``direct`` from the host's own folders (the tests' switch that
+    shows what ``mountinfo`` would name without the image)."""
 
     python: str
     binds: tuple[tuple[str, str], ...]
+    direct: tuple[tuple[str, str], ...] = ()
 
 
 def _allowed_sources() -> list[tuple[str, str]]:
@@ -195,7 +198,15 @@ def runtime() -> Runtime:
         raise SandboxUnavailableError(
             f"the sandbox cannot make its runtime image in {image_root()} ({exc.strerror or exc})"
         ) from None
-    binds = _top_binds(image, entries) + [(lib, lib) for lib in system]
+    shared = [(lib, lib) for lib in system]
     if os.path.exists("/etc/ld.so.cache"):
-        binds.append(("/etc/ld.so.cache", "/etc/ld.so.cache"))
-    return Runtime(inside, tuple(sorted(set(binds), key=lambda b: b[1])))
+        shared.append(("/etc/ld.so.cache", "/etc/ld.so.cache"))
+    binds = _top_binds(image, entries) + shared
+    direct = [(python, inside), (stdlib, f"{PREFIX}/lib/{version}"), *allowed, *shared]
+    direct += [(s, d) for s, d in entries if s in libraries and s not in system]
+    return Runtime(inside, _ordered(binds), _ordered(direct))
+
+
+def _ordered(binds: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """Distinct binds, parents before what is bound inside them."""
+    return tuple(sorted(set(binds), key=lambda b: b[1]))
