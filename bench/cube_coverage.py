@@ -1,15 +1,20 @@
-"""What a cube log proves, layout by layout: the coverage re-derived, never read from the log.
+"""What a cube log proves, layout by layout, held to the CLI's rules (``atlas adopt``).
 
     .venv/bin/python bench/cube_coverage.py --F K3 --H K4 --gadget negative-sender \\
-        bench/results/cubes/k3_k4_negative_sender-13.jsonl
+        [--recheck 0.1|all|none] [--seed S] bench/results/cubes/k3_k4_negative_sender-13.jsonl
 
-For every level n of the problem in the log and every engine that decided cubes there: per
-layout, the cubes decided none, the share of the layout's prefix assignments they hold
-(Σ 2^−depth, a lower bound) and whether they and the prefixes unit propagation refutes cover
-the layout (:func:`ramseygadgets.search.cubes.covered`, the check behind ``solve
---assume-none-below``).  A covered layout holds no solution on n vertices; the level is none
-when every layout is covered by one engine's cubes.  A logged solution is verified
-(:func:`ramseygadgets.verifier.verify`) before it is reported.  Exit code 0.
+The log is read as the CLI reads it (:func:`ramseygadgets.search.cubeproof.read_checked`): a
+cube record of the problem that names another problem, two levels, or lacks an identity key is
+refused in one ``error:`` line naming ``file:line`` (exit 2).  A logged solution is verified
+(:func:`ramseygadgets.verifier.verify`) before it is reported.  Then, for every level n and
+every engine that decided cubes there: per layout, the cubes decided none, the share of the
+layout's prefix assignments they hold (Σ 2^−depth, a lower bound) and whether they and the
+prefixes unit propagation refutes cover the layout (coverage re-derived, never read from the
+log).  A level every layout of which is covered, that holds no logged solution, is "none" only
+as far as the log holds: a ``--recheck`` share of its cubes (default 0.1, as ``atlas adopt``) is
+run again at that level, and the line says what the statement rests on, e.g. ``none on 9: cube
+log, 12 cubes, 2 re-run (agree)`` — the level a record names is the log's word until its cubes
+are re-run.  A re-run that disagrees refuses the log (exit 2).  Exit 0 otherwise.
 """
 
 from __future__ import annotations
@@ -19,10 +24,62 @@ import sys
 from pathlib import Path
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.search.cubelog import read_log
-from ramseygadgets.search.cubeproof import layout_covered, logged_candidate, none_cubes
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.search.cubeproof import (
+    CubeProof,
+    found_line,
+    is_found,
+    layout_covered,
+    log_path,
+    logged_candidate,
+    parse_recheck,
+    read_checked,
+    rerun_cubes,
+    rests_on,
+)
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.verifier import verify
+
+
+def layout_lines(proof: CubeProof) -> tuple[list[str], bool]:
+    """One line per layout of the proof's level (cubes, share, covered) and whether all are."""
+    problem, n, engine = proof.problem, proof.n, proof.engine
+    decided = {name: set(bits) for name, bits in proof.decided.items()}
+    out, every = [], True
+    for i, lay in enumerate(layouts(problem.gadget, n)):
+        bits = decided.get(lay.name, set())
+        share = sum(2.0 ** -len(b) for b in bits)
+        ok = layout_covered(problem, n, engine, i, decided)
+        every &= ok
+        verdict = "covered: no solution in this layout" if ok else "not covered"
+        out.append(
+            f"n = {n}, {engine}, '{lay.name}': {len(bits)} cubes, {share * 100:.3g}%; {verdict}"
+        )
+    return out, every
+
+
+def coverage(path: Path, problem: Problem, share: float, seed: int | None) -> list[str]:
+    """The report's lines (:class:`RamseyGadgetsError` when the log is refused)."""
+    numbered = read_checked(path, problem)
+    out = []
+    for _, r in numbered:
+        if is_found(r, problem.id) and r.get("edges"):
+            ok = verify(problem, logged_candidate(problem, r)).correct
+            out.append(f"n = {r['n']}: a logged solution ({len(r['edges'])} edges), verify: {ok}")
+    for proof in CubeProof.from_numbered(numbered, problem):
+        lines, every = layout_lines(proof)
+        out += lines
+        if not every:
+            continue
+        found = found_line(numbered, problem, proof.n)
+        if found is not None:
+            out.append(f"n = {proof.n}: every layout covered, but {path}:{found} logs a solution")
+            continue
+        rerun = rerun_cubes(proof, share, seed=seed, where=path)
+        out.append(
+            f"n = {proof.n}, {proof.engine}: {rests_on(proof, rerun)} (every layout covered)"
+        )
+    return out
 
 
 def main() -> int:
@@ -33,27 +90,16 @@ def main() -> int:
     parser.add_argument("--F", required=True)
     parser.add_argument("--H", required=True)
     parser.add_argument("--gadget", required=True)
+    parser.add_argument("--recheck", default="0.1", help="all, none or a fraction (0.1)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the --recheck sample")
     args = parser.parse_args()
-    problem = Problem.make(args.F, args.H, args.gadget)
-    path = args.log / "cubes.jsonl" if args.log.is_dir() else args.log
-    records = [r for r in read_log(path) if r.get("problem_id") == problem.id]
-    for r in records:
-        if r.get("kind") == "cube" and r["outcome"] == "found" and r.get("edges"):
-            ok = verify(problem, logged_candidate(problem, r)).correct
-            print(f"n = {r['n']}: a logged solution ({len(r['edges'])} edges), verify: {ok}")
-    for (n, engine), decided in sorted(none_cubes(records).items()):
-        every = True
-        for i, lay in enumerate(layouts(problem.gadget, n)):
-            bits = decided.get(lay.name, set())
-            share = sum(2.0 ** -len(b) for b in bits)
-            ok = layout_covered(problem, n, engine, i, decided)
-            every &= ok
-            verdict = "covered: no solution in this layout" if ok else "not covered"
-            print(
-                f"n = {n}, {engine}, '{lay.name}': {len(bits)} cubes, {share * 100:.3g}%; {verdict}"
-            )
-        if every:
-            print(f"n = {n}, {engine}: none on {n} vertices (every layout covered)")
+    try:
+        problem = Problem.make(args.F, args.H, args.gadget)
+        lines = coverage(log_path(args.log), problem, parse_recheck(args.recheck), args.seed)
+    except RamseyGadgetsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
     return 0
 
 

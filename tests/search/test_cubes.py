@@ -279,12 +279,15 @@ def test_the_coverage_script_rederives_what_a_log_proves(tmp_path):
 
     def coverage(path: Path) -> str:
         done = subprocess.run(
-            [sys.executable, str(script), *problem, str(path)], capture_output=True, text=True
+            [sys.executable, str(script), *problem, "--recheck", "all", str(path)],
+            capture_output=True,
+            text=True,
         )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    assert "n = 9, lazy: none on 9 vertices (every layout covered)" in coverage(log)
+    assert "n = 9, lazy: none on 9: cube log, " in coverage(log)
+    assert "all re-run (agree) (every layout covered)" in coverage(log)
     lines = log.read_text().splitlines()
     first_none = next(
         i

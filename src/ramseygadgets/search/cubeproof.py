@@ -19,7 +19,8 @@ about bit prefixes, and the prefix tree is much the same at every level: that a 
 searched *at level n* and found *none* is the log's word.  So, before a log proves anything:
 
 * every cube record of the problem asked must name that problem (id, title, and — in logs
-  written since — patterns, gadget and colours) and its own level consistently (``n`` equals
+  written since, which is every log where one record has them — patterns, gadget and
+  colours: a record whose keys were deleted is refused) and its own level consistently (``n`` equals
   the level its ``key`` names, and the key names its layout and bits), or the log is refused
   in one line naming ``file:line`` (:class:`CubeLogRefused`, :func:`read_checked`);
 * a level with a logged solution is never proven none;
@@ -41,14 +42,26 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 from ramseygadgets import numbers
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.cegar import ENGINES
-from ramseygadgets.search.cubelog import CUBES_FILE, read_numbered
+from ramseygadgets.search.cubecheck import (
+    MAX_PROOF_VERTICES,
+    CubeLogRefused,
+    check_records,
+    found_line,
+    is_bits,
+    is_cube,
+    is_found,
+    is_level,
+    problem_tag,
+    read_checked,
+)
+from ramseygadgets.search.cubelog import CUBES_FILE
 from ramseygadgets.search.cubes import Cube, CubeTask, Refuter, clear_finders, covered, run_cube
 from ramseygadgets.search.options import cap_words
 from ramseygadgets.search.solve import SearchError
@@ -78,82 +91,6 @@ __all__ = [
 
 #: The engines that decide cubes (``auto`` is resolved to one of them before any cube runs).
 RUNNING_ENGINES = tuple(e for e in ENGINES if e != "auto")
-#: The largest level a proof may speak of: far beyond any search (each vertex costs 10–40×
-#: more), small enough that re-deriving a forged proof's coverage stays quick.
-MAX_PROOF_VERTICES = 20
-
-
-class CubeLogRefused(SearchError):
-    """A cube log that cannot be used as evidence for the problem and level asked (a record of
-    another level or problem under this problem's id, a logged solution on the level, a re-run
-    that disagrees); ``str()`` names ``file:line``."""
-
-
-def problem_tag(problem: Problem) -> dict[str, Any]:
-    """What identifies the problem in a log record (checked when the log is read back)."""
-    return {
-        "problem_id": problem.id,
-        "problem": problem.title,
-        "patterns": [p.spec for p in problem.patterns],
-        "gadget": problem.gadget_name,
-        "colours": problem.c,
-    }
-
-
-def _problem_mismatch(record: dict[str, Any], problem: Problem) -> str | None:
-    """Why a record under ``problem``'s id is not about ``problem`` (``None``: it is).  The
-    title is in every log; patterns, gadget and colours in logs written since they were added."""
-    tag = problem_tag(problem)
-    for name in ("problem", "patterns", "gadget", "colours"):
-        if name in record and record[name] != tag[name]:
-            return (
-                f"a cube record of {problem.id} whose {name} is {record[name]!r}, not {tag[name]!r}"
-            )
-    return None
-
-
-def _level_mismatch(record: dict[str, Any]) -> str | None:
-    """Why a well-formed cube record's level is not its own (``n`` against its ``key``), or a
-    none-cube's key names other bits (a found one is verified on its own, a malformed one is
-    passed over)."""
-    n, key = record["n"], record["key"]
-    named = key.split("|", 1)[0]
-    if named != str(n):
-        return f"a cube record of level {n} whose key {key!r} names level {named}"
-    if record.get("outcome") == "none" and key != f"{n}|{record['layout']}|{record['bits']}":
-        return f"a none-cube record whose key {key!r} does not name its layout and bits"
-    return None
-
-
-def check_records(
-    path: Path, numbered: Iterable[tuple[int, dict[str, Any]]], problem: Problem
-) -> None:
-    """Refuse (:class:`CubeLogRefused`, ``file:line``) a log in which a cube record under
-    ``problem``'s id is about another problem or names two levels.  Malformed records (no level,
-    key, layout or bits) are passed over: they prove nothing."""
-    for line, record in numbered:
-        if record.get("kind") != "cube" or record.get("problem_id") != problem.id:
-            continue
-        why = _problem_mismatch(record, problem)
-        if why is None and _is_cube(record):
-            why = _level_mismatch(record)
-        if why is not None:
-            raise CubeLogRefused(f"{path}:{line}: {why}; the log is not used")
-
-
-def read_checked(path: Path, problem: Problem) -> list[tuple[int, dict[str, Any]]]:
-    """The records of the cube log ``path`` with their line numbers, after
-    :func:`check_records`."""
-    numbered = read_numbered(path)
-    check_records(path, numbered, problem)
-    return numbered
-
-
-def found_line(
-    numbered: Iterable[tuple[int, dict[str, Any]]], problem: Problem, n: int
-) -> int | None:
-    """The line of a logged solution of ``problem`` on ``n`` vertices (``None``: none)."""
-    return next((ln for ln, r in numbered if is_found(r, problem.id) and r.get("n") == n), None)
 
 
 @dataclass(frozen=True)
@@ -218,7 +155,7 @@ class CubeProof:
         if not isinstance(data, dict):
             raise ValueError(f"a cube proof is a JSON object, not {type(data).__name__}")
         n, engine, cubes = data.get("n"), data.get("engine"), data.get("cubes")
-        if not (_is_level(n) and isinstance(engine, str) and isinstance(cubes, dict)):
+        if not (is_level(n) and isinstance(engine, str) and isinstance(cubes, dict)):
             raise ValueError(
                 f"a cube proof needs a level n in 1..{MAX_PROOF_VERTICES}, an engine and cubes "
                 "by layout"
@@ -245,7 +182,7 @@ class CubeProof:
         max_edges: int | None = None,
     ) -> list[CubeProof]:
         """As :meth:`from_records`, from (line, record) pairs: each proof knows its cubes' lines."""
-        mine = [(ln, r) for ln, r in numbered if r.get("problem_id") == problem.id and _is_cube(r)]
+        mine = [(ln, r) for ln, r in numbered if r.get("problem_id") == problem.id and is_cube(r)]
         seconds: dict[tuple[int, str], float] = {}
         lines: dict[tuple[int, str], dict[tuple[str, str], int]] = {}
         for ln, r in mine:
@@ -270,34 +207,13 @@ def _cubes_by_layout(cubes: dict[Any, Any], n: int) -> dict[str, frozenset[str]]
     """Cubes by layout name from JSON (``ValueError`` unless every one is a bit string)."""
     decided = {}
     for name, bits in cubes.items():
-        if not isinstance(bits, list) or not all(_is_bits(b, n) for b in bits):
+        if not isinstance(bits, list) or not all(is_bits(b, n) for b in bits):
             raise ValueError(
                 f"the cubes of layout {name!r} are not bit strings of at most one bit per pair "
                 f"of {n} vertices"
             )
         decided[str(name)] = frozenset(bits)
     return decided
-
-
-def _is_cube(record: dict[str, Any]) -> bool:
-    """A well-formed cube record (a malformed one proves nothing and is passed over)."""
-    n = record.get("n")
-    return (
-        record.get("kind") == "cube"
-        and _is_level(n)
-        and isinstance(record.get("layout"), str)
-        and isinstance(record.get("key"), str)
-        and _is_bits(record.get("bits"), n)
-    )
-
-
-def _is_level(n: Any) -> TypeGuard[int]:
-    return type(n) is int and 1 <= n <= MAX_PROOF_VERTICES
-
-
-def _is_bits(bits: Any, n: int) -> bool:
-    """A cube: one bit per fixed vertex pair, at most one per pair of the n vertices."""
-    return isinstance(bits, str) and set(bits) <= {"0", "1"} and len(bits) <= n * (n - 1) // 2
 
 
 def cap_holds(logged_cap: Any, max_edges: int | None) -> bool:
@@ -318,7 +234,7 @@ def none_cubes(
     out: dict[tuple[int, str], dict[str, set[str]]] = {}
     for r in records:
         if (
-            _is_cube(r)
+            is_cube(r)
             and r.get("outcome") == "none"
             and r.get("engine") in RUNNING_ENGINES
             and cap_holds(r.get("max_edges"), max_edges)
@@ -508,7 +424,7 @@ def logged_candidate(problem: Problem, record: dict[str, Any]) -> Candidate:
     """The solution a found cube record holds (its graph and its layout's designated items),
     not yet verified (``ValueError``/``KeyError``: the record is malformed)."""
     n = record.get("n")
-    if not _is_level(n):
+    if not is_level(n):
         raise ValueError(f"a solution record needs a vertex count in 1..{MAX_PROOF_VERTICES}")
     layout = next((lay for lay in layouts(problem.gadget, n) if lay.name == record["layout"]), None)
     if layout is None:
@@ -580,12 +496,3 @@ def none_below(
 
 def _seed_note(rerun: Rerun) -> str:
     return f", sample seed {rerun.seed}" if 0 < rerun.count < rerun.of else ""
-
-
-def is_found(record: dict[str, Any], problem_id: str) -> bool:
-    """Whether ``record`` is a cube of problem ``problem_id`` that found a solution."""
-    return (
-        record.get("kind") == "cube"
-        and record.get("problem_id") == problem_id
-        and record.get("outcome") == "found"
-    )
