@@ -3,7 +3,9 @@
     .venv/bin/python bench/sandbox.py [--runs 20]
 
 Start-up: the first :func:`ramseygadgets.sandbox.require_sandbox` of a process (finding the
-runtime's shared libraries, one probe program).  Per call: the median wall time of
+runtime's shared libraries, hashing or making the runtime image, one probe program).  The
+sandbox is the python setting's: seccomp filter, a cgroup per program, read-only root
+(docs/sandbox.md has the figures before and after issue 44).  Per call: the median wall time of
 :meth:`Sandbox.run` and of ``subprocess.run([python, "-c", program])`` for three programs
 (``pass``; importing networkx and PySAT; a small SAT search), interleaved, and their ratio and
 difference (the overhead per program).  Exit code 0; 1 where the sandbox cannot run here.
@@ -56,7 +58,7 @@ def main() -> int:
     args = parser.parse_args()
     started = time.perf_counter()
     try:
-        require_sandbox()
+        require_sandbox(require_cgroup=True)
     except SandboxUnavailableError as exc:
         print(exc)
         return 1

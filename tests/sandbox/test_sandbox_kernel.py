@@ -19,9 +19,11 @@ import pytest
 from sandbox_helpers import LIMITS, need_sandbox
 
 import ramseygadgets
+from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.sandbox import Sandbox, SandboxLimits, SandboxResult
 from ramseygadgets.sandbox_cgroup import cgroup_support
 from ramseygadgets.sandbox_seccomp import DENIED, KEY_CALLS
+from ramseygadgets.tools.python import PythonTool
 
 #: A small budget: a failure cannot hurt the host (each program tries 4x this).
 BUDGET_MB = 96
@@ -325,4 +327,7 @@ def test_cpu_time_is_counted_for_the_whole_tree(budget: None) -> None:
 def test_protection_names_are_checked() -> None:
     with pytest.raises(ValueError, match="unknown protection 'secomp'"):
         Sandbox(SandboxLimits(), without=["secomp"])
-    assert not Sandbox(SandboxLimits(), without=["cgroup"]).isolated
+    weakened = Sandbox(SandboxLimits(), without=["cgroup"])
+    assert not weakened.isolated
+    with pytest.raises(RamseyGadgetsError, match="only in the sandbox"):
+        PythonTool(sandbox=weakened)
