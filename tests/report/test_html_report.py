@@ -364,3 +364,145 @@ def test_table1_fits_a_1400px_page(tmp_path, report_helpers, browser):
     )
     scroll_width, client_width, right = box
     assert scroll_width <= client_width and right <= 1400, box
+
+
+LAYOUT_JS = """(() => {
+  const board = document.querySelector('#table-leaderboard');
+  const rows = Array.from(board.tBodies[0].rows).map(r => r.getBoundingClientRect().height);
+  const scroller = document.scrollingElement;
+  const first = document.querySelector('h2').id;
+  const clipped = Array.from(board.querySelectorAll('td.clip')).map(
+      td => [td.title, td.textContent, td.scrollWidth > td.clientWidth]);
+  return {rows, first, clipped, page: [scroller.scrollWidth, window.innerWidth],
+          table: [board.parentElement.scrollWidth, board.parentElement.clientWidth],
+          figure: document.querySelector('figure.main img') ?
+              document.querySelector('figure.main').getBoundingClientRect().top : null,
+          defs: document.querySelectorAll('details.defs').length,
+          wide: Array.from(document.body.querySelectorAll('*')).filter(
+              e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map(
+              e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)),
+          open_defs: document.querySelectorAll('details.defs[open]').length};
+})()"""
+
+
+@pytest.fixture
+def long_leaderboard(tmp_path, report_helpers):
+    """A report whose leaderboard has long cells: five settings, a long model label, a recorded
+    command of 180 characters and a problem-set hash."""
+    from ramseygadgets.report import example_hint_applies
+
+    settings = ["zero-shot", "structural-hint", "size-hint", "example-hint", "multiround"]
+    problems = ["k13_k3_red_determiner", "k13_k4_variable_gadget"]
+    samples = [
+        report_helpers.make_sample(p, s, r, "correct" if r % 2 else "wrong", tokens=123_456)
+        for s in settings
+        for p in problems
+        if s != "example-hint" or example_hint_applies(p)
+        for r in range(5)
+    ]
+    label = "openai/Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"
+    run = report_helpers.write_run_dir(
+        tmp_path / "run",
+        problems=problems,
+        settings=settings,
+        runs=5,
+        samples=samples,
+        model_label=label,
+    )
+    config = json.loads((run / "config.json").read_text())
+    config["command"] = (
+        f"ramseygadgets eval --model openai/{label} --base-url http://gpu-node-17.example:8000/v1 "
+        "--setting zero-shot,structural-hint,size-hint,example-hint,multiround --runs 5 --out runs/q"
+    )
+    config["dataset_hash"] = "8e4c3e0223aa1856a5f05cf8ba63a2546158c602f4203f5ff2aedfac1494dd5c"
+    (run / "config.json").write_text(json.dumps(config))
+    out = tmp_path / "report"
+    args = ["report", str(run), "--out", str(out), "--bootstrap", "50", "--no-drawings"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    return out / "report.html", config
+
+
+def _open_at(browser, page, width: int, height: int) -> dict:
+    for domain in ("Runtime", "Log", "Page"):
+        browser.call(f"{domain}.enable")
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        width=width,
+        height=height,
+        deviceScaleFactor=1,
+        mobile=width < 600,
+    )
+    browser.call("Page.navigate", url=page.resolve().as_uri())
+    browser.wait_for("Page.loadEventFired")
+    return browser.js(LAYOUT_JS)
+
+
+def _console_errors(browser) -> list:
+    browser.call("Runtime.evaluate", expression="1")  # flush pending events
+    return [
+        e
+        for e in browser.events
+        if e.get("method") == "Runtime.exceptionThrown"
+        or (e.get("method") == "Runtime.consoleAPICalled" and e["params"].get("type") == "error")
+        or (e.get("method") == "Log.entryAdded" and e["params"]["entry"].get("level") == "error")
+    ]
+
+
+def test_the_leaderboard_reads_at_a_glance_at_1400px(long_leaderboard, browser):
+    """The page opens on the leaderboard: one line per row (at most 48 px), no horizontal scroll
+    of the page or the table, the command and the hash clipped with their whole text on hover,
+    the main figure right under it, the definitions folded; no console error."""
+    page, config = long_leaderboard
+    layout = _open_at(browser, page, 1400, 900)
+    assert layout["first"] == "leaderboard"
+    assert len(layout["rows"]) == 5 and max(layout["rows"]) <= 48, layout["rows"]
+    assert layout["page"][0] <= layout["page"][1], layout
+    assert layout["table"][0] <= layout["table"][1], layout["table"]
+    whole = {title: cut for title, _, cut in layout["clipped"]}
+    assert whole.get(config["command"]) is True and whole.get(config["dataset_hash"]) is True
+    assert layout["figure"] is not None and layout["defs"] >= 1 and layout["open_defs"] == 0
+    # a click on a clipped cell shows it whole
+    browser.js("document.querySelector('#table-leaderboard td.clip').click()")
+    assert browser.js(
+        "document.querySelector('#table-leaderboard td.clip').classList.contains('open')"
+    )
+    assert _console_errors(browser) == []
+
+
+def test_the_report_fits_a_phone(long_leaderboard, browser):
+    """At 390 px the page itself never scrolls sideways: wide tables scroll in their own box."""
+    page, _ = long_leaderboard
+    layout = _open_at(browser, page, 390, 844)
+    assert layout["page"][0] <= layout["page"][1], layout["page"]
+    assert _console_errors(browser) == []
+
+
+def test_every_definition_is_folded_under_exactly_one_table():
+    from ramseygadgets.report.build import DEFINITIONS
+    from ramseygadgets.report.html import definitions_by_table
+
+    names = ["leaderboard", "table1", "outcomes", "optimum", "discoveries", "disputed"]
+    folded = definitions_by_table(DEFINITIONS, names)
+    assert sorted(d for ds in folded.values() for d in ds) == sorted(DEFINITIONS)
+    assert any(d.startswith("Pass@k") for d in folded["table1"])
+    assert any(d.startswith("Minimal rate") for d in folded["optimum"])
+    # a definition of a table the report lacks goes under the first table; no table: a block of its own
+    assert definitions_by_table(["Benchmark vs fresh: x", "Other"], ["leaderboard"]) == {
+        "leaderboard": ["Benchmark vs fresh: x", "Other"]
+    }
+    assert definitions_by_table(["Other"], []) == {"": ["Other"]}
+
+
+def test_long_cells_are_clipped_and_numbers_never():
+    from ramseygadgets.report.html import clip_class, split_caption
+
+    assert clip_class("x" * 64, numeric=False) == "clip"
+    assert clip_class(
+        "8e4c3e0223aa1856a5f05cf8ba63a2546158c602f4203f5ff2aedfac1494dd5c", False
+    ) == ("clip hash")
+    assert clip_class("ramseygadgets eval --model random --runs 2 --out x", False) == "clip cmd"
+    assert clip_class("structural-hint", False) == "" and clip_class("1" * 40, True) == ""
+    assert split_caption("One row per model. Accuracy: mean.") == (
+        "One row per model.",
+        "Accuracy: mean.",
+    )

@@ -6,11 +6,16 @@ correct run if any (drawn with a good coloring, :func:`~ramseygadgets.report.dra
 run with a parsed but wrong answer (drawn with the verifier's counterexample coloring, the
 sample's ``witness``), else it shows the parse failure / error text.  Every card also says in
 how many runs the problem was solved.  Problems are collapsed (``<details>``).
+
+Layout: the page opens on a one-line summary, the leaderboard and the main figure; each table's
+definitions are folded (``<details>``) under it; a long text cell (a command, a hash) is clipped
+to one line with its whole text in the ``title`` attribute (hover) and shown whole on a click.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -45,6 +50,14 @@ __all__ = [
     "reference_drawing",
     "problem_sections",
     "data_uri",
+    "CLIP_CHARS",
+    "DEFINED_UNDER",
+    "MAIN_FIGURES",
+    "definitions_by_table",
+    "clip_class",
+    "main_figure",
+    "summary_items",
+    "split_caption",
     "report_template",
     "render_html",
 ]
@@ -54,6 +67,30 @@ TEMPLATE_NAME = "report.html.j2"
 
 #: Characters of a failed response's tail shown in a card.
 RESPONSE_TAIL = 600
+
+#: A text cell longer than this is clipped to one line (its whole text on hover and on a click).
+CLIP_CHARS = 24
+
+#: Where each definition is folded: the table it defines, by the definition's first words; one
+#: that matches none, or whose table is not in the report, goes under the first table.
+DEFINED_UNDER: tuple[tuple[str, str], ...] = (
+    ("Accuracy of a run", "leaderboard"),
+    ("Missing samples", "leaderboard"),
+    ("±", "table1"),
+    ("Pass@k", "table1"),
+    ("Average total tokens", "table1"),
+    ("Outcomes", "outcomes"),
+    ("Several run directories", "leaderboard"),
+    ("Minimal rate", "optimum"),
+    ("Discoveries", "discoveries"),
+    ("Every grade is re-derived", "disputed"),
+    ("Benchmark vs fresh", "fresh_vs_benchmark"),
+)
+
+#: The figure shown under the leaderboard, the first of these the report has (else its first).
+MAIN_FIGURES = ("accuracy_by_tier", "accuracy_vs_tokens")
+
+_HEX = re.compile(r"[0-9a-f]{16,}")
 
 GALLERY_NOTE = (
     "Per problem, one card per model and setting showing a representative run: the first correct run "
@@ -220,6 +257,72 @@ def problem_sections(
     return sections
 
 
+def definitions_by_table(
+    definitions: Sequence[str], table_names: Sequence[str]
+) -> dict[str, list[str]]:
+    """Each definition under the table it defines (:data:`DEFINED_UNDER`), in the given order;
+    every definition lands under exactly one table (the first one when none matches; the key
+    ``""``, a block of its own, when there is no table)."""
+    folded: dict[str, list[str]] = {name: [] for name in table_names}
+    fallback = table_names[0] if table_names else ""
+    for text in definitions:
+        target = next((t for prefix, t in DEFINED_UNDER if text.startswith(prefix)), None)
+        folded.setdefault(target if target in folded else fallback, []).append(text)
+    return folded
+
+
+def clip_class(text: str, numeric: bool) -> str:
+    """The CSS class of a cell: ``clip`` (one line, ellipsis) for a long text; ``clip cmd`` for a
+    command line and ``clip hash`` for a hexadecimal digest, which give up their width first
+    (a digest's first characters tell two apart); none for a short text or a number."""
+    if numeric or len(text) <= CLIP_CHARS:
+        return ""
+    if _HEX.fullmatch(text):
+        return "clip hash"
+    return "clip cmd" if " --" in text or text.startswith("ramseygadgets ") else "clip"
+
+
+def split_caption(caption: str) -> tuple[str, str]:
+    """A caption's first sentence (shown) and the rest (folded with the table's definitions)."""
+    head, sep, rest = caption.partition(". ")
+    return (head + "." if sep else head), rest.strip()
+
+
+def main_figure(names: Sequence[str]) -> str | None:
+    """The figure shown near the top: the first of :data:`MAIN_FIGURES` present, else the first."""
+    return next((n for n in MAIN_FIGURES if n in names), names[0] if names else None)
+
+
+def summary_items(
+    tables: Sequence[Table],
+    problems: Sequence[ProblemSection],
+    sources: Sequence[str],
+    warnings: Sequence[str],
+) -> list[tuple[str, str]]:
+    """The page's one-line summary: (label, value) for the leaderboard's rows and its best row,
+    the problems and samples drawn, the sources read and the warnings."""
+    items: list[tuple[str, str]] = []
+    board = next((t for t in tables if t.name == "leaderboard"), None)
+    if board is not None:
+        rows = board.display_rows()
+        titles = [c.title for c in board.columns]
+        items.append(("rows", str(len(rows))))
+
+        def cell(row: Sequence[tuple[str, Any]], prefix: str) -> str | None:
+            index = next((i for i, t in enumerate(titles) if t.startswith(prefix)), None)
+            return None if index is None else row[index][0]
+
+        if rows:
+            best = [cell(rows[0], p) for p in ("Model", "Setting", "Accuracy")]
+            items.append(("best", " · ".join(x for x in best if x)))
+    if problems:
+        items.append(("problems", str(len(problems))))
+        items.append(("samples", str(sum(p.total for p in problems))))
+    items.append(("sources", str(len(sources))))
+    items.append(("warnings", str(len(warnings))))
+    return items
+
+
 def data_uri(path, mime: str) -> str:
     return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
@@ -245,22 +348,33 @@ def render_html(
     seed: int,
     collapsed: Sequence[str] = (),
 ) -> str:
-
+    """The page: summary, leaderboard and main figure first, then the other tables (each with its
+    definitions folded under it), the other figures, the problems and the sources."""
     template = report_template()
-    table_views = [
-        {
-            "name": t.name,
-            "title": t.title,
-            "caption": t.caption,
-            "collapsed": t.name in collapsed,
-            "columns": t.columns,
-            "rows": [
-                [(text, sort, col.numeric) for (text, sort), col in zip(row, t.columns)]
-                for row in t.display_rows()
-            ],
-        }
-        for t in tables
-    ]
+    folded = definitions_by_table(definitions, [t.name for t in tables])
+    table_views = []
+    for t in tables:
+        head, rest = split_caption(t.caption)
+        rows = [
+            [
+                (text, sort, col.numeric, clip_class(text, col.numeric))
+                for (text, sort), col in zip(row, t.columns)
+            ]
+            for row in t.display_rows()
+        ]
+        table_views.append(
+            {
+                "name": t.name,
+                "title": t.title,
+                "caption": head,
+                "more": rest,
+                "definitions": folded[t.name],
+                "collapsed": t.name in collapsed,
+                "columns": t.columns,
+                "rows": rows,
+                "fit": any(clip for row in rows for *_, clip in row),
+            }
+        )
     figure_views = [
         {
             "name": f.name,
@@ -270,10 +384,14 @@ def render_html(
         }
         for f in figures
     ]
+    main = main_figure([f.name for f in figures])
     return template.render(
         title=title,
         tables=table_views,
-        figures=figure_views,
+        figures=[f for f in figure_views if f["name"] != main],
+        main_figure=next((f for f in figure_views if f["name"] == main), None),
+        summary=summary_items(tables, problems, sources, warnings),
+        loose_definitions=folded.get("", []),
         problems=problems,
         definitions=definitions,
         warnings=warnings,
