@@ -22,8 +22,15 @@ from typer.testing import CliRunner
 from ramseygadgets.cli import app
 from ramseygadgets.extended import size_tier
 from ramseygadgets.harness.runner import EvalOptions, run_eval
+from ramseygadgets.report import regrade
 from ramseygadgets.report.metrics import problem_sort_key
-from ramseygadgets.selection import extended_problem_set
+from ramseygadgets.runs.config import dataset_hash
+from ramseygadgets.selection import (
+    Selection,
+    extended_problem_set,
+    load_selection,
+    named_problem_set,
+)
 from ramseygadgets.solutions import get_solution
 
 SEED, RESAMPLES = 5, 200
@@ -169,13 +176,26 @@ def report_dir(tmp_path_factory, report_helpers) -> Path:
     bench_folder(report_helpers, runs / "beta", "beta", BETA, 0)
     fresh_folder(runs / "gamma-fresh", "gamma", GAMMA)
     out = base / "report"
-    result = CliRunner().invoke(
-        app,
-        ["report", str(runs), "--out", str(out), "--bootstrap", str(RESAMPLES), "--seed", str(SEED)]
-        + ["--no-drawings"],
-    )
+    with pytest.MonkeyPatch.context() as patch:  # a run is fresh only if drawn again: these
+        patch.setattr(regrade, "checked_fresh_problems", _hand_written_draw)  # stand in for it
+        result = CliRunner().invoke(
+            app,
+            ["report", str(runs), "--out", str(out), "--bootstrap", str(RESAMPLES)]
+            + ["--seed", str(SEED), "--no-drawings"],
+        )
     assert result.exit_code == 0, result.output
     return out
+
+
+def _hand_written_draw(directory: str) -> Selection:
+    """The hand-written ``problems.jsonl`` of a fresh folder, as if drawn again (the report
+    re-derives a draw from its seed; these folders stand in for one)."""
+    return load_selection(Path(directory) / "problems.jsonl")
+
+
+def graded_hash(plan: dict, selection: Selection) -> str:
+    """The hash of the problems a run of ``plan`` is graded against (zero-shot)."""
+    return dataset_hash(selection.subset([selection.get(p) for p in plan]), ["zero-shot"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,14 +297,19 @@ def test_the_leaderboard_rows(report_dir):
     assert beta["gap_pp"] == "" and gamma["gap_pp"] == ""
     # the command and the problem-set hash of the runs behind the row
     assert alpha["command"] == f"{BENCH_COMMAND}; {FRESH_COMMAND}"
-    assert alpha["dataset_hash"] == "a" * 64 + " " + "f" * 64
-    assert beta["command"] == "" and beta["dataset_hash"] == "0" * 64
-    assert gamma["dataset_hash"] == "f" * 64
+    # the hash of the problems graded against, not config.json's ("a" * 64, "f" * 64)
+    paper = named_problem_set("paper")
+    alpha_fresh = load_selection(report_dir.parent / "runs" / "alpha-fresh" / "problems.jsonl")
+    gamma_fresh = load_selection(report_dir.parent / "runs" / "gamma-fresh" / "problems.jsonl")
+    bench_hash = graded_hash(BENCH, paper)
+    assert alpha["dataset_hash"] == bench_hash + " " + graded_hash(FRESH, alpha_fresh)
+    assert beta["command"] == "" and beta["dataset_hash"] == graded_hash(BETA, paper)
+    assert gamma["dataset_hash"] == graded_hash(GAMMA, gamma_fresh)
     markdown = (report_dir / "leaderboard.md").read_text()
     beta_line = next(line for line in markdown.splitlines() if "| beta |" in line)
     cells = [c.strip() for c in beta_line.split("|")][1:-1]
     assert cells[12] == "—" and cells[13] == "—"  # tokens unknown, no gap
-    assert cells[14] == "—" and cells[15] == "0" * 64  # no command recorded; the hash
+    assert cells[14] == "—" and cells[15] == beta["dataset_hash"]  # no command; the hash
     html = (report_dir / "report.html").read_text()
     assert 'id="leaderboard"' in html and 'id="fresh_vs_benchmark"' in html
     assert BENCH_COMMAND in html

@@ -327,8 +327,8 @@ def leaderboard_table(records: Sequence[Record]) -> Table:
         "both have (table fresh_vs_benchmark; — : no fresh runs). Every grade is re-derived from "
         "the answers; Disputed: samples whose recorded grade disagreed (file:line; counted as "
         "re-derived, table disputed). Command and problem-set hash "
-        "(config.json dataset_hash) reproduce the row; — : not recorded (runs made before the "
-        "command was recorded, or from the Python API)."
+        "(dataset_hash of the problems graded against, re-derived) reproduce the row; — : not "
+        "recorded (runs made before the command was recorded, or from the Python API)."
     )
     rows = [{"rank": i + 1, **r} for i, r in enumerate(records)]
     return Table("leaderboard", "Leaderboard", caption, columns, rows)

@@ -4,7 +4,8 @@ problem set (table ``disputed``).
 :func:`regrade_runs` prepares the runs a report is built from:
 
 1. **Each run once.** A run read twice (the same folder or log given twice, through another
-   path or a symlink) is kept once, with a warning (:func:`distinct_runs`).
+   path or a symlink) or a run whose samples are another's (a ``cp -r`` copy, whatever its
+   ``config.json`` says) is kept once, with a warning (:func:`distinct_runs`).
 2. **Its own problem set.** The problem set a run was asked from is read from what its
    ``config.json`` records (:class:`SetLoader`): the named set (``paper``, with any extended ids
    it ran, or ``extended``; an Inspect log's ``paper+extended`` too), its ``--dataset`` file
@@ -13,7 +14,10 @@ problem set (table ``disputed``).
    (:func:`~ramseygadgets.problemsets.fresh.checked_fresh_problems`).  One that cannot be read falls back to ``report --dataset/--set``, else to the
    paper's set (a warning says so).  Runs of one model label over different problem sets are
    never merged: each gets its set's tag in its label (``alpha [extended]``,
-   ``alpha [my-set.jsonl 1a2b3c4d]``); fresh runs keep their `` [fresh]``.
+   ``alpha [my-set.jsonl 1a2b3c4d]``); fresh runs keep their `` [fresh]``.  A run is fresh only
+   when its own folder's draw checks out, whatever ``config.json`` says, and the
+   ``dataset_hash`` a report shows is re-derived from the problems graded against
+   (:func:`rederived_config`).
 3. **Grades re-derived.** Every sample is graded again against that set
    (:class:`~ramseygadgets.runs.regrade.Regrader`); a sample whose record disagrees is counted
    by the re-derived grade and listed as a :class:`~ramseygadgets.runs.regrade.Dispute`
@@ -22,6 +26,8 @@ problem set (table ``disputed``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -34,6 +40,7 @@ from ramseygadgets.problemsets.base import PROBLEMS_FILE
 from ramseygadgets.problemsets.fresh import checked_fresh_problems
 from ramseygadgets.report.runs import FRESH_SET, Run
 from ramseygadgets.report.tables import Column, Record, Table
+from ramseygadgets.runs.config import dataset_hash
 from ramseygadgets.runs.regrade import Dispute, Regrader
 from ramseygadgets.runs.stats import row_label
 from ramseygadgets.selection import (
@@ -98,8 +105,20 @@ def _identity(source: str) -> Any:
     return (stat.st_dev, stat.st_ino)
 
 
+def content_digest(run: Run) -> str:
+    """sha256 over the run's sample records (each as canonical JSON, in sorted order): two
+    folders whose samples are the same — a ``cp -r`` copy, whatever its ``config.json`` says —
+    have one digest."""
+    lines = sorted(
+        json.dumps(s.record, sort_keys=True, separators=(",", ":"), default=str)
+        for s in run.samples
+    )
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def distinct_runs(runs: Sequence[Run]) -> tuple[list[Run], list[str]]:
-    """The runs with every repeat of one source's run left out (and a warning for each)."""
+    """The runs with every repeat left out (and a warning for each): a source given twice
+    (through any path), and a run whose samples are another's (a copy, :func:`content_digest`)."""
     kept: list[Run] = []
     seen: dict[Any, str] = {}
     warnings: list[str] = []
@@ -107,15 +126,17 @@ def distinct_runs(runs: Sequence[Run]) -> tuple[list[Run], list[str]]:
         if not run.source:
             kept.append(run)
             continue
-        key = (_identity(run.source), run.label, run.model, run.settings, run.runs, run.problems)
-        if key in seen:
+        where = (_identity(run.source), run.label, run.model, run.settings, run.runs, run.problems)
+        content = ("samples", content_digest(run)) if run.samples else where
+        first = seen.get(where) or seen.get(content)
+        if first is not None:
             warnings.append(
-                f"{run.source}: the same run as {seen[key]}; counted once"
-                if run.source != seen[key]
-                else f"{run.source}: given more than once; counted once"
+                f"{run.source}: given more than once; counted once"
+                if run.source == first
+                else f"{run.source}: the same samples as {first} (a copy); counted once"
             )
             continue
-        seen[key] = run.source
+        seen[where] = seen[content] = run.source
         kept.append(run)
     return kept, warnings
 
@@ -182,16 +203,29 @@ class SetLoader:
                 return RunSet("extended", "extended", "extended", self.named("extended")), None
             if "paper" in parts and parts <= {"paper", "extended"}:  # with any extended ids
                 return self._paper(run), None
+            if name == FRESH_SET:  # a run relabelled fresh, with no draw of its own
+                return self._paper(run), (
+                    f"{run.source or run.label}: config.json says problem_set fresh, but its "
+                    f"folder holds no {PROBLEMS_FILE} to draw again; not counted as fresh, "
+                    "graded against the paper's problems"
+                )
             return self._fallback(run, str(name), "not a problem set this version knows")
-        fresh = name == FRESH_SET and run.source and Path(dataset).parent == Path(run.source)
-        found = self.fresh(run.source) if fresh else self.file(dataset)
+        own = bool(run.source) and Path(dataset).parent == Path(run.source)
+        drawn = name == FRESH_SET and own
+        found = self.fresh(run.source) if drawn else self.file(dataset)
         if isinstance(found, str):
             return self._fallback(run, dataset, found)
         digest = found.content_hash or dataset
-        if name == FRESH_SET:
+        if drawn:  # drawn again from its recorded seed: fresh
             return RunSet(FRESH_SET, f"fresh:{digest}", FRESH_SET, found), None
         tag = f"{Path(dataset).name} {digest[:8]}"
-        return RunSet(f"file:{digest}", f"file:{digest}", tag, found), None
+        found_set = RunSet(f"file:{digest}", f"file:{digest}", tag, found)
+        if name == FRESH_SET:  # "fresh" in config.json, problems from elsewhere
+            return found_set, (
+                f"{run.source or run.label}: config.json says problem_set fresh, but its "
+                f"problems ({dataset}) are not its own folder's draw; not counted as fresh"
+            )
+        return found_set, None
 
     def _paper(self, run: Run) -> RunSet:
         problems = with_extended_ids(self.named("paper"), run.problems)
@@ -211,12 +245,50 @@ class SetLoader:
         )
 
 
-def tag_runs(runs: Sequence[Run], sets: Sequence[RunSet]) -> list[Run]:
-    """Each run with its problem set, and the set's tag where its label has runs of several
-    (fresh runs are apart already)."""
+def graded_hash(run: Run, found: RunSet) -> str | None:
+    """:func:`~ramseygadgets.runs.config.dataset_hash` of the problems the run is graded
+    against (its problems in the set it was resolved to, its settings): what ``config.json``'s
+    ``dataset_hash`` claims, re-derived; ``None`` when no set could be read."""
+    if found.problems is None:
+        return None
+    chosen = [found.problems.by_id[p] for p in run.problems if p in found.problems.by_id]
+    return dataset_hash(found.problems.subset(chosen), run.settings)
+
+
+def rederived_config(run: Run, found: RunSet, digest: str | None) -> dict[str, Any]:
+    """The run's ``config.json`` as the report uses it: ``problem_set`` ``fresh`` only for a
+    run whose problems were drawn again (:meth:`SetLoader.for_run`), ``dataset_hash`` the hash
+    of the set graded against (the recorded ones kept under ``recorded``)."""
+    config = dict(run.config)
+    recorded = {k: config.get(k) for k in ("problem_set", "dataset_hash")}
+    if config.get("problem_set") == FRESH_SET and found.group != FRESH_SET:
+        config["problem_set"] = "paper" if found.key == "paper" else None
+    config["dataset_hash"] = digest
+    config["recorded"] = recorded
+    return config
+
+
+def tag_runs(runs: Sequence[Run], sets: Sequence[RunSet]) -> tuple[list[Run], list[str]]:
+    """Each run with its problem set, its re-derived config (:func:`rederived_config`) and
+    the set's tag where its label has runs of several (fresh runs are apart already); a warning
+    for each run whose recorded ``dataset_hash`` is not the one re-derived."""
     groups: dict[str, set[str]] = {}
+    hashes: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str | None] = {}
+    tagged, warnings = [], []
     for run, found in zip(runs, sets, strict=True):
-        if not run.fresh:
+        key = (found.key, run.problems, run.settings)
+        if key not in hashes:
+            hashes[key] = graded_hash(run, found)
+        digest = hashes[key]
+        fresh_run = replace(run, config=rederived_config(run, found, digest))
+        recorded = run.config.get("dataset_hash")
+        if isinstance(recorded, str) and digest is not None and recorded != digest:
+            warnings.append(
+                f"{run.source or run.label}: config.json dataset_hash {recorded[:12]}… is not "
+                f"the hash of the problems graded against ({digest[:12]}…), which is shown"
+            )
+        tagged.append(fresh_run)
+        if not fresh_run.fresh:
             groups.setdefault(run.label, set()).add(found.group)
     return [
         replace(
@@ -224,8 +296,8 @@ def tag_runs(runs: Sequence[Run], sets: Sequence[RunSet]) -> list[Run]:
             problem_set=found.problems,
             set_tag=found.tag if not run.fresh and len(groups[run.label]) > 1 else "",
         )
-        for run, found in zip(runs, sets, strict=True)
-    ]
+        for run, found in zip(tagged, sets, strict=True)
+    ], warnings
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,7 +329,9 @@ def regrade_runs(
             warnings.append(warning)
     regrader = regrader or Regrader()
     out = Regraded([], warnings=warnings)
-    tagged = zip(tag_runs(kept, sets), sets, strict=True)
+    tagged_runs, hash_warnings = tag_runs(kept, sets)
+    warnings.extend(hash_warnings)
+    tagged = zip(tagged_runs, sets, strict=True)
     jobs = [(run, row_label(run), found.key) for run, found in tagged]
     for run, disputes in regrader.runs(jobs):
         out.runs.append(run)

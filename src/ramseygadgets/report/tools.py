@@ -167,6 +167,14 @@ def tools_table(points: Sequence[ToolTier]) -> Table:
     )
 
 
+#: What the tool figures rest on, said next to them (docs/trust.md, "Run folders and logs").
+TAKEN_FROM_SAMPLES = (
+    "Taken from samples.jsonl as recorded, not re-derived: tool calls, tool seconds, the "
+    "programs and their limit flags (only the sandbox saw them run; each number is range-"
+    "checked, an out-of-range one is read as missing with a warning naming file:line)."
+)
+
+
 def _amount(value: Any) -> float | None:
     """A recorded count or number of seconds in range (:func:`ramseygadgets.numbers.seconds`:
     finite, 0 .. 10^9), else ``None``: the reader has already warned of a hostile one."""
@@ -252,6 +260,6 @@ def tool_use_table(cells: Sequence[Cell]) -> Table:
         "tool's requests, the programs asked to run), tool seconds (tool_seconds: the programs' "
         "wall time; recorded by the python setting only, — for the coloring tool), programs run "
         "and rounds (model calls). Programs stopped at a limit: those ended by the wall-time, "
-        "CPU or memory limit or a signal."
+        f"CPU or memory limit or a signal. {TAKEN_FROM_SAMPLES}"
     )
     return Table("tool_use", "Tool use per sample", caption, columns, tool_use_records(cells))
