@@ -21,10 +21,16 @@ import errno
 import os
 import socket
 from functools import cache
-
-import pyseccomp
+from typing import Any
 
 from ramseygadgets.sandbox_limits import SandboxUnavailableError
+
+try:  # the binding loads libseccomp.so.2 when imported
+    import pyseccomp
+except (ImportError, OSError, RuntimeError) as exc:  # refused when a program is to run
+    _MISSING: str | None = str(exc)
+else:
+    _MISSING = None
 
 __all__ = ["DENIED", "KEY_CALLS", "bpf_program", "seccomp_fd"]
 
@@ -49,7 +55,7 @@ _NAMESPACE_FLAGS: tuple[int, ...] = (0x80, 0x20000, 0x02000000, 0x04000000, 0x08
 _NAMESPACE_FLAGS += (0x10000000, 0x20000000, 0x40000000)
 
 
-def _add_rules(flt: pyseccomp.SyscallFilter) -> None:
+def _add_rules(flt: Any) -> None:
     for name in dict.fromkeys(DENIED):
         flt.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
     for flag in _NAMESPACE_FLAGS:
@@ -66,6 +72,11 @@ def _add_rules(flt: pyseccomp.SyscallFilter) -> None:
 def bpf_program() -> bytes:
     """The compiled filter (once per process); :class:`SandboxUnavailableError` in one line
     where libseccomp cannot build it."""
+    if _MISSING is not None:
+        raise SandboxUnavailableError(
+            f"the sandbox's seccomp filter needs pyseccomp and libseccomp2 ({_MISSING}; "
+            f"pip install pyseccomp, Debian: apt-get install libseccomp2); nothing runs unfiltered"
+        )
     try:
         flt = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
         _add_rules(flt)

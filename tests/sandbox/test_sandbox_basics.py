@@ -9,6 +9,7 @@ import pytest
 from sandbox_helpers import LIMITS
 
 from ramseygadgets import sandbox as sandbox_module
+from ramseygadgets import sandbox_seccomp
 from ramseygadgets.sandbox import (
     Sandbox,
     SandboxError,
@@ -99,3 +100,17 @@ with Solver(name="cadical153", bootstrap_with=[[1, 2], [-1]]) as s:
     result = sandbox.run(program)
     assert result.ok, result.stderr
     assert result.stdout == "15 True [-1, 2]\n"
+
+
+def test_no_seccomp_binding_refuses_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without pyseccomp or libseccomp2 nothing runs unfiltered: refused before any process."""
+    monkeypatch.setattr(sandbox_seccomp, "_MISSING", "Unable to find libseccomp")
+    monkeypatch.setattr(sandbox_module, "_PROBE", [])
+    sandbox_seccomp.bpf_program.cache_clear()
+    try:
+        with pytest.raises(SandboxUnavailableError) as caught:
+            Sandbox(LIMITS).run("print('hello')")
+    finally:
+        sandbox_seccomp.bpf_program.cache_clear()
+    message = str(caught.value)
+    assert "\n" not in message and "libseccomp" in message and "nothing runs unfiltered" in message
