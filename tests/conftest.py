@@ -84,16 +84,23 @@ def atlas_with_unproven_edges(monkeypatch):  # -> Atlas
     edge count unproven (minimal on 8 vertices still); the extended set is built from it."""
     import copy
 
-    from ramseygadgets import extended
+    from ramseygadgets import basis, extended
     from ramseygadgets.atlas import load_atlas
+
+    def clear() -> None:
+        extended.extended_problems.cache_clear()
+        basis.shipped_atlas.cache_clear()
+        basis.shipped_entry_basis.cache_clear()
 
     atlas = copy.deepcopy(load_atlas())
     entry = atlas.entries[BANNER_SENDER]
     entry.solution, entry.cross_check = dict(BANNER_SENDER_21_EDGES), None
     monkeypatch.setattr(extended, "load_atlas", lambda: atlas)
-    extended.extended_problems.cache_clear()
+    monkeypatch.setattr(basis, "load_atlas", lambda: atlas)  # what its optimum rests on
+    clear()
     yield atlas
-    extended.extended_problems.cache_clear()
+    monkeypatch.undo()
+    clear()
 
 
 @pytest.fixture(scope="session")

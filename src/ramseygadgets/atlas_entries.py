@@ -12,7 +12,8 @@ An entry holds up to three facts, each proven on its own and kept with where it 
 * ``cross_check``: the exhaustive nauty scan's least (n, m) for this problem.
 
 Facts from different runs combine soundly, so merging keeps the best of each: the solution with
-fewest vertices (then edge-minimal, then fewest edges), the largest lower bound; a cross-check
+fewest vertices (then fewest edges, then edge-minimal: fewer edges refute a claimed edge
+minimality), the largest lower bound; a cross-check
 only while it concerns the current solution.  An entry is *minimal* when its solution's n equals
 its lower bound; a solution below the lower bound is a contradiction between provers and is an
 error.  A rerun therefore only improves entries.
@@ -98,7 +99,7 @@ class Entry:
         return Candidate.from_json(self.solution, self.problem.gadget, max_vertices=None)
 
     def add_solution(self, solution: dict[str, Any]) -> None:
-        """Keep the better of the known and the new solution (fewest n, edge-minimal, fewest m)."""
+        """Keep the better of the known and the new solution (fewest n, fewest m, edge-minimal)."""
         if self.solution is None or _solution_key(solution) < _solution_key(self.solution):
             self.solution = solution
             if self.cross_check and not _concerns(self.cross_check, solution):
@@ -241,8 +242,11 @@ def rerun_count(bound: dict[str, Any]) -> int:
     return count if type(count) is int else 0
 
 
-def _solution_key(solution: dict[str, Any]) -> tuple[int, bool, int]:
-    return (solution["n"], not solution.get("edges_minimal", False), solution["m"])
+def _solution_key(solution: dict[str, Any]) -> tuple[int, int, bool]:
+    """Fewest vertices, then fewest edges, then the edge-minimal one: a verified solution with
+    fewer edges on as many vertices refutes another's "edges minimal" (issue 45: ``atlas adopt``
+    kept a base atlas' false "18 edges, minimal" over a verified 17)."""
+    return (solution["n"], solution["m"], not solution.get("edges_minimal", False))
 
 
 def _concerns(check: dict[str, Any], solution: dict[str, Any]) -> bool:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
+from ramseygadgets.basis import PROVEN, Basis
 from ramseygadgets.catalog import Problem, all_problems, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import make_output_dir, staged_directory
@@ -71,6 +72,16 @@ def _solution(problem: Problem, problem_set: Selection | None = None) -> Solutio
         raise ExportError(f"cannot export: no shipped minimal solution for {problem.id}") from None
 
 
+def optimum_basis(problem: Problem, problem_set: Selection | None = None) -> Basis | None:
+    """What the exported solution's minimality rests on (:mod:`ramseygadgets.basis`): proven for
+    the paper's 70, the set's re-checked basis otherwise; ``None``: only the best known
+    solution (no proven optimum, or a disputed one)."""
+    if problem_set is None or (problem_set.source == "catalog" and in_catalog(problem)):
+        return PROVEN
+    optimum = problem_set.optimum(problem)
+    return None if optimum is None else optimum.basis
+
+
 def chosen_settings(settings: Sequence[str] | None = None) -> tuple[str, ...]:
     """The settings an export holds, in :data:`ALL_SETTINGS` order: the paper's five by default."""
     if settings is None:
@@ -101,6 +112,7 @@ def problem_row(
     are null unless the problem is a pair; sets with size tiers add ``size_tier``);
     ``settings``: those of the export that apply (default: of the paper's five)."""
     solution = _solution(problem, problem_set)
+    basis = optimum_basis(problem, problem_set)
     designated = solution.candidate.designated
     kind = problem.kind
     names = (*kind.edge_names, *kind.vertex_names)
@@ -117,7 +129,8 @@ def problem_row(
         "designated": list(names),
         "settings": _settings_of(problem, solution.n, settings),
         "min_vertices": solution.n,
-        "min_edges": solution.m,
+        "min_edges": solution.m if basis is not None and basis.edges_proven else None,
+        "optimum_rests_on": "not proven (best known)" if basis is None else basis.phrase(),
         "solution_edges": [list(e) for e in solution.candidate.graph.edges],
         "solution_e": list(edges["e"]) if "e" in edges else None,
         "solution_f": list(edges["f"]) if "f" in edges else None,
@@ -226,6 +239,7 @@ def export_dataset(
         "easy": sum(r["tier"] == "easy" for r in problem_table),
         "hard": sum(r["tier"] == "hard" for r in problem_table),
         "example": sum("example-hint" in r["settings"] for r in problem_table),
+        "proven": sum(r["optimum_rests_on"] == "proven" for r in problem_table),
         "min_n": min(sizes, default=0),
         "max_n": max(sizes, default=0),
     }

@@ -309,6 +309,8 @@ class ShippedProof:
     bound: int
     candidate: Candidate | None
     edges_proven: bool = False
+    #: the shipped atlas entry this comes from (its re-checked basis: :mod:`ramseygadgets.basis`)
+    atlas_id: str | None = None
 
     @property
     def minimal(self) -> bool:
@@ -367,8 +369,9 @@ def _shipped_index() -> dict[ProblemKey, ShippedProof]:
             index.setdefault(problem_key(problem), proof)
     for entry in extended_problems():
         n = entry.candidate.graph.n
+        atlas_id = entry.id if entry.source.startswith("atlas:") else None
         proof = ShippedProof(
-            "the extended set", entry.problem, n, entry.candidate, entry.edges_minimal
+            "the extended set", entry.problem, n, entry.candidate, entry.edges_minimal, atlas_id
         )
         index.setdefault(problem_key(entry.problem), proof)
     for atlas in load_atlas().entries.values():
@@ -376,7 +379,7 @@ def _shipped_index() -> dict[ProblemKey, ShippedProof]:
             continue
         candidate = atlas.candidate() if atlas.solution is not None else None
         edges = bool(atlas.solution and atlas.solution.get("edges_minimal"))
-        proof = ShippedProof("the atlas", atlas.problem, atlas.bound, candidate, edges)
+        proof = ShippedProof("the atlas", atlas.problem, atlas.bound, candidate, edges, atlas.id)
         index.setdefault(problem_key(atlas.problem), proof)
     return index
 

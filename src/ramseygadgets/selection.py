@@ -26,6 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ramseygadgets.basis import EDGES_UNPROVEN, PROVEN, Basis, shipped_entry_basis
 from ramseygadgets.catalog import all_problems, find_problem, get_problem, in_catalog
 from ramseygadgets.extended import SIZE_TIERS, extended_problems, parse_size_tier
 from ramseygadgets.gadgets import Candidate
@@ -69,10 +70,12 @@ GADGET_TIERS = ("easy", "hard")
 @dataclass(frozen=True)
 class Optimum:
     """A problem's proven minimum: fewest vertices, then fewest edges on that many vertices
-    (``None`` where only the vertex count is proven minimal)."""
+    (``None`` where only the vertex count is proven minimal), and what it rests on
+    (:class:`~ramseygadgets.basis.Basis`: an on-trust vertex bound, a cube-log edge count)."""
 
     vertices: int
     edges: int | None
+    basis: Basis = PROVEN
 
 
 @dataclass
@@ -96,6 +99,7 @@ class Selection:
     size_tiers: dict[str, str] = field(default_factory=dict)
     proven: frozenset[str] = frozenset()
     edges_unproven: frozenset[str] = frozenset()
+    atlas_ids: dict[str, str] = field(default_factory=dict)
 
     @property
     def ids(self) -> list[str]:
@@ -129,8 +133,20 @@ class Selection:
         found = self.solution(problem)
         if found is None or problem.id not in self.proven:
             return None
-        edges = None if problem.id in self.edges_unproven else found.graph.m
-        return Optimum(found.graph.n, edges)
+        basis = self.basis(problem)
+        if basis.disputed:
+            return None
+        edges = found.graph.m if basis.edges_proven else None
+        return Optimum(found.graph.n, edges, basis)
+
+    def basis(self, problem: Problem, *, exact: bool = True) -> Basis:
+        """What the optimum of ``problem`` rests on (its atlas entry's, re-checked, ``exact``: by
+        the exact verifier too; else proven, its edge count as :attr:`edges_unproven` says)."""
+        entry_id = self.atlas_ids.get(problem.id)
+        found = shipped_entry_basis(entry_id, exact=exact) if entry_id is not None else None
+        if found is not None:
+            return found
+        return EDGES_UNPROVEN if problem.id in self.edges_unproven else PROVEN
 
     def first(self, limit: int | None) -> Selection:
         """The first ``limit`` problems (all of them for ``None``), as ``eval --limit`` runs."""
@@ -149,6 +165,7 @@ class Selection:
             {pid: t for pid, t in self.size_tiers.items() if pid in keep},
             self.proven & keep,
             self.edges_unproven & keep,
+            {pid: a for pid, a in self.atlas_ids.items() if pid in keep},
         )
 
     def size_range(self) -> tuple[int, int]:
@@ -186,6 +203,7 @@ def extended_problem_set() -> Selection:
         size_tiers={p.id: p.size_tier for p in chosen},
         proven=frozenset(p.id for p in chosen),
         edges_unproven=frozenset(p.id for p in chosen if not p.edges_minimal),
+        atlas_ids={p.id: p.id for p in chosen if p.source.startswith("atlas:")},
     )
 
 
@@ -254,6 +272,7 @@ def merge_problem_sets(sets: Sequence[Selection]) -> Selection:
     tiers: dict[str, str] = {}
     proven: set[str] = set()
     edges_unproven: set[str] = set()
+    atlas_ids: dict[str, str] = {}
     for s in sets:
         for p in s.problems:
             if p.id not in problems:
@@ -266,6 +285,8 @@ def merge_problem_sets(sets: Sequence[Selection]) -> Selection:
                     proven.add(p.id)
                 if p.id in s.edges_unproven:
                     edges_unproven.add(p.id)
+                if p.id in s.atlas_ids:
+                    atlas_ids[p.id] = s.atlas_ids[p.id]
     first = sets[0]
     return Selection(
         list(problems.values()),
@@ -275,6 +296,7 @@ def merge_problem_sets(sets: Sequence[Selection]) -> Selection:
         tiers,
         frozenset(proven),
         frozenset(edges_unproven),
+        atlas_ids,
     )
 
 
@@ -314,6 +336,7 @@ class _Trusted:
     solution: Candidate | None
     proven: bool = False
     edges_proven: bool = False
+    atlas_id: str | None = None
 
 
 def load_selection(path: str | Path) -> Selection:
@@ -332,6 +355,7 @@ def load_selection(path: str | Path) -> Selection:
         read.digest,
         proven=frozenset(t.problem.id for t in trusted if t.proven),
         edges_unproven=frozenset(t.problem.id for t in trusted if t.proven and not t.edges_proven),
+        atlas_ids={t.problem.id: t.atlas_id for t in trusted if t.atlas_id is not None},
     )
 
 
@@ -340,6 +364,10 @@ def _trusted(entry: FileRecord, proofs: dict[str, dict[str, Any]] | None) -> _Tr
     there is one, else by its own claim."""
     _check_solution(entry)
     shipped = shipped_proof(entry.problem)
+    if shipped is not None and shipped.atlas_id is not None:
+        basis = shipped_entry_basis(shipped.atlas_id)
+        if basis is not None and basis.disputed:  # disputed everywhere it is used
+            shipped = None
     if shipped is not None:
         return _with_shipped_proof(entry, shipped, proofs)
     return _with_claim(entry, proofs)
@@ -387,7 +415,7 @@ def _with_shipped_proof(
     own = entry.candidate
     if known is not None and shipped.minimal:
         kept = own if own is not None and _size(own) <= _size(known) else known
-        return _Trusted(entry.problem, kept, True, shipped.edges_proven)
+        return _Trusted(entry.problem, kept, True, shipped.edges_proven, shipped.atlas_id)
     claimed = _with_claim(entry, proofs)
     if claimed.proven or known is None or (own is not None and _size(own) < _size(known)):
         return claimed

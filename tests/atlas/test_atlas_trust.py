@@ -16,6 +16,7 @@ from ramseygadgets.atlas.adopt import CubeRecheck, adopt_cube_log
 from ramseygadgets.atlas.plan import AtlasTask
 from ramseygadgets.atlas.run import new_entry
 from ramseygadgets.atlas.table import (
+    FROM_FILE,
     bound_on_trust,
     bound_rests_on,
     dispute,
@@ -110,7 +111,8 @@ def test_the_entry_records_which_cubes_were_re_run(p3_log, tmp_path):
         set(bits) <= set(bound["cubes"]["cubes"][name]) for name, bits in rerun["cubes"].items()
     )
     assert bound["rests_on"] == "none on 4: cube log, 4 cubes, 2 re-run (agree)"
-    assert bound_rests_on(atlas.entries[P3_K3_RED.id]) == bound["rests_on"]
+    # as adopt ran them: re-run; as a reader reads them back: the atlas file's record
+    assert bound_rests_on(atlas.entries[P3_K3_RED.id]) == f"{bound['rests_on']}, {FROM_FILE}"
     # the same seed draws the same cubes
     again = Atlas({entry.id: new_entry(AtlasTask("paper", P3_K3_RED))})
     adopt_cube_log(again, p3_log, CubeRecheck(share=0.5, seed=11))
@@ -169,8 +171,14 @@ def test_the_shipped_cube_bounds_say_what_they_rest_on():
     outcomes not re-run are the log's word, and the table says so (†)."""
     atlas = load_atlas()
     expected = {
-        "k3_k4_red_determiner": ("none on 14: cube log, 376 cubes, 38 re-run (agree)", True),
-        "k3_k4_blue_determiner": ("none on 13: cube log, 32 cubes, all re-run (agree)", False),
+        "k3_k4_red_determiner": (
+            f"none on 14: cube log, 376 cubes, 38 re-run (agree), {FROM_FILE}",
+            True,
+        ),
+        "k3_k4_blue_determiner": (
+            f"none on 13: cube log, 32 cubes, all re-run (agree), {FROM_FILE}",
+            False,
+        ),
         "k3_k4_negative_sender": (
             "none on 13: cube log, 123 cubes, taken on trust (not re-run)",
             True,

@@ -317,6 +317,20 @@ def _adopt_solutions(
             "recheck": second.to_json(),
             **source,
         }
+        old = entry.solution
         entry.add_solution(fact)
+        if entry.solution is fact and _refutes_edges(old, fact):
+            assert old is not None
+            what += f" (refutes the atlas' claim that {old['m']} edges on {old['n']} are fewest)"
         out.append(Adopted(entry.id, what, "adopted" if entry.solution is fact else "known"))
     return out
+
+
+def _refutes_edges(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+    """Whether a verified solution refutes the edge minimality an older one claimed."""
+    return (
+        old is not None
+        and old.get("edges_minimal") is True
+        and (new["n"], new["m"]) < (old["n"], old["m"])
+        and new["n"] == old["n"]
+    )

@@ -12,10 +12,15 @@ from typing import Any
 
 from ramseygadgets.atlas.plan import SECTIONS, graph_label
 from ramseygadgets.atlas_entries import Atlas, Entry
+from ramseygadgets.basis import (
+    cross_check_dispute,
+    entry_basis,
+    reader_dispute,
+    solution_dispute,
+)
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.patterns import get_pattern
 from ramseygadgets.search.cubeproof import CubeProof, Rerun, rests_on
-from ramseygadgets.verifier import verify
 
 __all__ = [
     "DISPUTED",
@@ -81,8 +86,11 @@ the verifier (and, up to 12 edges, the brute force over all 2^m colorings) in th
 
 What this page re-derives each time it is made, and what it takes from the atlas file: every
 solution shown is verified again (exact SAT verifier), its sizes and the scan record are checked
-against it, and every lower bound that carries cubes has its coverage re-derived and its re-run
-record checked against those cubes, and so has a solution's edge minimality where a cube log proved
+against it and the proven sizes (a census below them is disputed), and every lower bound that
+carries cubes has its coverage re-derived, no edge cap (a capped proof bounds no vertex count)
+and its re-run record checked against those cubes (a seeded sample must be its seed's draw; that
+the cubes it names were run again and agreed is the file's word, and the prover column says so:
+"as the atlas file records"), and so has a solution's edge minimality where a cube log proved
 it ("none on 14 with at most 75 edges", `solve --max-edges`, then `atlas adopt`; the prover column
 says what it rests on, † after m where not all its cubes were re-run); anything that fails is
 shown as DISPUTED. Taken from the
@@ -105,58 +113,6 @@ Summary: {summary}.
 DISPUTED = "**DISPUTED**"
 #: Marks an n whose lower bound rests on cube-log outcomes that were not all run again.
 ON_TRUST = "†"
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _solution_dispute(entry: Entry) -> str | None:
-    s = entry.solution
-    if not isinstance(s, dict):
-        return f"the solution is not a JSON object ({type(s).__name__})"
-    n, m = s.get("n"), s.get("m")
-    if not (_is_int(n) and _is_int(m)):
-        return f"the solution lacks integer sizes (n = {n!r}, m = {m!r})"
-    try:
-        candidate = entry.candidate()
-        verdict = verify(entry.problem, candidate)
-    except (RamseyGadgetsError, ValueError, TypeError, KeyError) as exc:
-        return f"the solution is unreadable: {exc}"
-    if not verdict.correct:
-        return f"the solution fails the verifier: {verdict.reason}"
-    graph = candidate.graph
-    if (graph.n, graph.m) != (n, m):
-        return f"recorded (n, m) = ({n}, {m}) but the solution has ({graph.n}, {graph.m})"
-    bound = entry.lower_bound.get("n", 0) if isinstance(entry.lower_bound, dict) else None
-    if not _is_int(bound):
-        return f"the lower bound is not an integer ({bound!r})"
-    if bound > n:
-        return f"the lower bound {bound} exceeds the solution's {n} vertices"
-    return None
-
-
-def _check_dispute(entry: Entry) -> str | None:
-    check = entry.cross_check
-    if check is None:
-        return None
-    if not isinstance(check, dict) or entry.solution is None:
-        return "a cross-check without a solution to check"
-    s = entry.solution
-    if (check.get("n"), check.get("m")) != (s["n"], s["m"]):
-        return (
-            f"the cross-check concerns (n, m) = ({check.get('n')}, {check.get('m')}), "
-            f"the solution is ({s['n']}, {s['m']})"
-        )
-    census, up_to = check.get("census"), check.get("up_to")
-    if not (isinstance(census, list) and len(census) == 2 and all(map(_is_int, census))):
-        return f"the cross-check shows no census ({census!r})"
-    agree = census[0] == s["n"] and census[1] <= s["m"]
-    if check.get("agree") is not agree:
-        return f"the cross-check claims agree = {check.get('agree')!r} for census {census}"
-    if not _is_int(up_to) or up_to < census[0]:
-        return f"the cross-check claims a scan up to {up_to!r} below its census {census}"
-    return None
 
 
 def _bound_dispute(entry: Entry) -> str | None:
@@ -233,11 +189,25 @@ def _on_trust(cube: tuple[CubeProof, Rerun | None] | None) -> bool:
     return rerun is None or rerun.count < proof.cubes
 
 
+#: Said after a re-run count: that the cubes were run again and agreed is the atlas' record.
+FROM_FILE = "as the atlas file records"
+
+
+def _rests_on(cube: tuple[CubeProof, Rerun | None]) -> str:
+    """:func:`~ramseygadgets.search.cubeproof.rests_on`, the re-run count labelled as taken from
+    the atlas file (it says cubes were run again and agreed; only running them again checks
+    that, while a seeded sample is checked to be its seed's draw)."""
+    proof, rerun = cube
+    text = rests_on(proof, rerun)
+    return text if rerun is None or rerun.count == 0 else f"{text}, {FROM_FILE}"
+
+
 def edges_rests_on(entry: Entry) -> str | None:
     """What the solution's edge minimality rests on where a cube log proved it, re-derived
-    ("none on 14 with at most 75 edges: cube log, 64 cubes, 7 re-run (agree)")."""
+    ("none on 14 with at most 75 edges: cube log, 64 cubes, 7 re-run (agree), as the atlas
+    file records")."""
     cube = _cube_edges(entry)
-    return None if cube is None else rests_on(*cube)
+    return None if cube is None else _rests_on(cube)
 
 
 def bound_rests_on(entry: Entry) -> str | None:
@@ -245,7 +215,7 @@ def bound_rests_on(entry: Entry) -> str | None:
     re-run record it carries, e.g. "none on 13: cube log, 32 cubes, taken on trust (not
     re-run)" (``None``: not a cube-log bound)."""
     cube = _cube_bound(entry)
-    return None if cube is None else rests_on(*cube)
+    return None if cube is None else _rests_on(cube)
 
 
 def bound_on_trust(entry: Entry) -> bool:
@@ -257,6 +227,7 @@ def entry_json(entry: Entry, disputed: str | None = None) -> dict[str, Any]:
     """An entry as ``atlas table --json`` gives it: a disputed one has ``status`` "disputed"
     and why; a lower bound from a cube log says what it rests on."""
     out = entry.to_json()
+    out["basis"] = entry_basis(entry, disputed).to_json()
     rests = bound_rests_on(entry)
     if rests is not None:
         out["lower_bound_rests_on"] = rests
@@ -272,20 +243,19 @@ def entry_json(entry: Entry, disputed: str | None = None) -> dict[str, Any]:
 
 
 def dispute(entry: Entry) -> str | None:
-    """Why an entry's shown facts are not proven (``None``: every one re-checked): its solution
-    is re-verified by the exact verifier, its sizes and cross-check checked against it, and a
-    lower bound that carries its cube proof is re-derived."""
+    """Why an entry's shown facts are not proven (``None``: every one re-checked): every re-check
+    a reader makes (:func:`ramseygadgets.basis.reader_dispute`: the solution re-verified by the
+    exact verifier, its sizes, the scan against them and the proven sizes, a vertex bound's cube
+    proof without an edge cap, re-run records against their cubes and seeds), then the coverage
+    of every cube proof the entry carries re-derived."""
     if entry.impossible:
-        return None if entry.F == entry.H else "claimed impossible but F ≠ H"
-    if entry.solution is None:
+        return reader_dispute(entry)
+    if entry.solution is not None:
+        why = solution_dispute(entry) or _edges_dispute(entry) or cross_check_dispute(entry)
+    else:
         why = None if entry.cross_check is None else "a cross-check without a solution"
-        return why or _bound_dispute(entry)
-    return (
-        _solution_dispute(entry)
-        or _edges_dispute(entry)
-        or _check_dispute(entry)
-        or _bound_dispute(entry)
-    )
+    # the coverage first, then the rest of a reader's re-checks (the solution verified above)
+    return why or _bound_dispute(entry) or reader_dispute(entry, exact=False)
 
 
 def audit(atlas: Atlas) -> dict[str, str]:

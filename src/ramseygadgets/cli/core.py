@@ -35,6 +35,7 @@ from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Graph, _check_label, load
 from ramseygadgets.patterns import get_pattern
 
 if TYPE_CHECKING:
+    from ramseygadgets.basis import Basis
     from ramseygadgets.runs.grade import Grade
     from ramseygadgets.selection import Selection
 
@@ -81,19 +82,30 @@ def size_text(fields: dict[str, Any]) -> str | None:
     n, m = fields.get("candidate_vertices"), fields.get("candidate_edges")
     if n is None or m is None:
         return None
-    optimum = fields.get("optimum_vertices")
-    if fields.get("minimal") is True:
-        grade = f"minimal (the proven optimum has {optimum} vertices)"
-    elif fields.get("minimal") is False:
-        grade = f"{fields['excess_vertices']} vertices above the proven optimum of {optimum}"
-    else:
-        grade = "no proven optimum to compare with"
+    grade = _minimality_text(fields)
     discovery = fields.get("discovery")
     if discovery is not None:
         agrees = (fields.get("recheck") or {}).get("agrees")
         confirmed = {True: "confirmed", False: "NOT confirmed", None: "not rechecked"}[agrees]
         grade += f"; {discovery} (the independent recheck: {confirmed})"
     return f"{n} vertices, {m} edges: {grade}"
+
+
+def _minimality_text(fields: dict[str, Any]) -> str:
+    """The size grade in words, with what the optimum rests on (:mod:`ramseygadgets.basis`):
+    "minimal (the proven optimum has 5 vertices)", "minimal in vertices (the vertex count is 15
+    as far as the cube log holds (338 cubes not re-run), its edge count not proven)", "1 vertex
+    above the optimum (…)"."""
+    from ramseygadgets.runs.sizes import optimum_of
+
+    optimum, grade = optimum_of(fields), fields.get("minimality")
+    if optimum is None or grade is None:
+        return "no proven optimum to compare with"
+    about = optimum.basis.describe(optimum.vertices)
+    if grade == "not minimal":
+        excess = fields["excess_vertices"]
+        return f"not minimal: {excess} {'vertex' if excess == 1 else 'vertices'} above ({about})"
+    return f"{grade} ({about})"
 
 
 def problem_record(problem: Problem, problem_set: Selection | None = None) -> dict[str, Any]:
@@ -112,10 +124,25 @@ def problem_record(problem: Problem, problem_set: Selection | None = None) -> di
         candidate = shipped.candidate if shipped is not None else None
     else:
         candidate = problem_set.solution(problem)
+    optimum = problem_set.optimum(problem) if problem_set is not None else None
+    basis = optimum.basis if optimum is not None else None
     record["min_vertices"] = candidate.graph.n if candidate is not None else None
-    edges_unproven = problem_set is not None and problem.id in problem_set.edges_unproven
+    edges_unproven = basis is not None and not basis.edges_proven
     record["min_edges"] = None if candidate is None or edges_unproven else candidate.graph.m
+    if problem_set is not None:
+        record["optimum_basis"] = None if basis is None else basis.to_json()
     record["solution"] = candidate.to_json(problem.kind) if candidate is not None else None
+    return record
+
+
+def _with_basis(record: dict[str, Any], basis: Basis) -> dict[str, Any]:
+    """An extended-set record with what its optimum rests on (``min_edges`` null unless the
+    edge count is proven; a disputed entry lists no minimum)."""
+    if basis.disputed:
+        record["min_vertices"] = None
+    if not basis.edges_proven:
+        record["min_edges"] = None
+    record["optimum_basis"] = basis.to_json()
     return record
 
 
@@ -132,7 +159,10 @@ def set_records(set_name: str | None, dataset: str | None) -> list[dict[str, Any
     if set_name == "extended":
         from ramseygadgets.extended import extended_problems
 
-        return [p.to_json() for p in extended_problems()]
+        return [
+            _with_basis(p.to_json(), problem_set.basis(p.problem, exact=False))
+            for p in extended_problems()
+        ]
     chosen = None if dataset is None else problem_set
     return [problem_record(p, chosen) for p in problem_set.problems]
 

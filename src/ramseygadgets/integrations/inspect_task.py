@@ -179,6 +179,7 @@ def samples_of(
                     "min_vertices": size,
                     "optimum_vertices": None if optimum is None else optimum.vertices,
                     "optimum_edges": None if optimum is None else optimum.edges,
+                    "optimum_basis": None if optimum is None else optimum.basis.to_json(),
                     "profile": getattr(profile, "name", None),
                     **({LIMITS_KEY: limits.to_json()} if limits is not None else {}),
                 },

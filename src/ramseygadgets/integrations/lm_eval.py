@@ -128,6 +128,7 @@ def _rows(selected: Selection, setting: str, chosen: Any) -> list[dict[str, Any]
                 "min_vertices": size,
                 "optimum_vertices": None if optimum is None else optimum.vertices,
                 "optimum_edges": None if optimum is None else optimum.edges,
+                "optimum_rests_on": None if optimum is None else optimum.basis.phrase(),
                 "system": system,
                 "user": user,
             }

@@ -321,8 +321,10 @@ def leaderboard_table(records: Sequence[Record]) -> Table:
     ]
     caption = (
         "One row per model and setting, best accuracy first. Accuracy: mean over runs with its "
-        "95% bootstrap CI over problems; minimal rate and mean excess over the correct answers "
-        "graded against a proven optimum (— : none graded); Pass@k with k = runs; mean total "
+        "95% bootstrap CI over problems; minimal rate and mean excess over every correct answer "
+        "graded against an optimum (minimal: on an optimum proven in full; 'minimal in vertices "
+        "only': on the vertex optimum of one whose edge count or bound is not proven, never "
+        "counted as minimal; — : none graded); Pass@k with k = runs; mean total "
         "tokens per sample (— : not reported); gap: benchmark − fresh accuracy on the size tiers "
         "both have (table fresh_vs_benchmark; — : no fresh runs). Every grade is re-derived from "
         "the answers; Disputed: samples whose recorded grade disagreed (file:line; counted as "

@@ -168,11 +168,13 @@ def size_record(sizes: SizeStats) -> Record:
     return {
         "graded": sizes.graded,
         "n_minimal": sizes.minimal if sizes.graded else None,
+        "n_minimal_in_vertices": sizes.minimal_in_vertices if sizes.graded else None,
         "minimal_pct": pct(sizes.minimal_rate),
         "minimal_ci_low_pct": pct(ci.low) if ci else None,
         "minimal_ci_high_pct": pct(ci.high) if ci else None,
         "mean_excess_vertices": rounded(sizes.mean_excess_vertices),
         "mean_excess_edges": rounded(sizes.mean_excess_edges),
+        "edges_graded": sizes.edges_graded,
     }
 
 

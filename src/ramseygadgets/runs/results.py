@@ -10,8 +10,10 @@ directory as :func:`ramseygadgets.runs.folder.read_run_dir` reads it), per setti
   pass@k for k < runs);
 * ``avg_tokens`` over samples that report usage; ``outcomes``: correct, wrong, parse-failure,
   truncated, error, missing;
-* grades by distance to the optimum: ``graded`` (correct samples with a proven optimum: the
-  denominator), ``minimal`` (of them, as few vertices as the optimum), ``minimal_rate`` and
+* grades by distance to the optimum: ``graded`` (correct samples with an optimum, whatever is
+  known of its edges: the denominator), ``minimal`` (of them, fully minimal: as few vertices
+  as an optimum proven in full), ``minimal_in_vertices`` (as few vertices as an optimum whose
+  edge count or vertex bound is not proven: never counted as minimal), ``minimal_rate`` and
   ``minimal_rate_ci95``, ``mean_excess_vertices``, ``mean_excess_edges``, ``excess_vertices``
   (graded samples per excess vertex count); ``null`` (never 0) where nothing is graded;
 * ``tiers``: per tier (``easy``, ``hard``) the accuracy, its interval and the grades above.
@@ -72,6 +74,7 @@ def size_results(stats: CellStats) -> dict[str, Any]:
     return {
         "graded": sizes.graded,
         "minimal": sizes.minimal if sizes.graded else None,
+        "minimal_in_vertices": sizes.minimal_in_vertices if sizes.graded else None,
         "minimal_rate": sizes.minimal_rate,
         "minimal_rate_ci95": asdict(sizes.minimal_ci) if sizes.minimal_ci else None,
         "mean_excess_vertices": sizes.mean_excess_vertices,

@@ -4,9 +4,15 @@ For a problem with a proven optimum (n*, m*) — no solution on fewer than n* ve
 on n* vertices with fewer than m* edges (:meth:`Selection.optimum
 <ramseygadgets.selection.Selection.optimum>`) — a correct candidate on n vertices and m edges has
 
-* ``minimal`` = (n = n*),
 * ``excess_vertices`` = n − n* ≥ 0 and ``excess_edges`` = m − m* (negative only when n > n*: a
-  larger graph may have fewer edges).
+  larger graph may have fewer edges; ``null`` where m* is not proven);
+* ``minimality`` (what the optimum rests on decides it, :class:`~ramseygadgets.basis.Basis`):
+  ``not minimal`` when n > n*, whatever is known of edges (a verified solution has n*
+  vertices); ``minimal`` when n = n* and both the vertex bound and the edge count are proven;
+  ``minimal in vertices`` when n = n* otherwise (the edge count not proven, or the bound only as
+  far as a cube log holds) — never counted as fully minimal;
+* ``minimal`` = (``minimality`` is ``minimal``), ``false`` for the other two;
+* ``optimum_basis``: the basis as JSON, with its phrase (``rests_on``).
 
 Where no optimum is proven these are ``null``, never a guess; a wrong answer has them ``null``
 too.  A correct answer smaller than the best known solution of a problem without a proven
@@ -28,10 +34,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ramseygadgets.basis import EDGES_UNPROVEN, PROVEN, Basis
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.selection import Optimum
 
-__all__ = ["DISCOVERY_KINDS", "SIZE_FIELDS", "SizeGrade", "optimum_of", "size_reward"]
+__all__ = [
+    "DISCOVERY_KINDS",
+    "MINIMALITY",
+    "SIZE_FIELDS",
+    "SizeGrade",
+    "optimum_of",
+    "size_reward",
+]
 
 #: The record fields a size grade owns, in the order they are written.
 SIZE_FIELDS = (
@@ -40,9 +54,13 @@ SIZE_FIELDS = (
     "optimum_vertices",
     "optimum_edges",
     "minimal",
+    "minimality",
     "excess_vertices",
     "excess_edges",
+    "optimum_basis",
 )
+#: :attr:`SizeGrade.minimality`: the grades of a correct answer against an optimum.
+MINIMALITY = ("minimal", "minimal in vertices", "not minimal")
 #: :attr:`SizeGrade.discovery`: a new best known construction, or one that refutes a proof.
 DISCOVERY_KINDS = ("new-best-known", "contradicts-proof")
 
@@ -68,6 +86,7 @@ class SizeGrade:
         return (
             self.correct
             and self.optimum is not None
+            and not self.optimum.basis.disputed
             and self.vertices is not None
             and self.edges is not None
         )
@@ -91,10 +110,22 @@ class SizeGrade:
         return self.edges - self.optimum.edges
 
     @property
-    def minimal(self) -> bool | None:
-        """``True``: as few vertices as the proven optimum; ``None``: not graded."""
+    def minimality(self) -> str | None:
+        """``minimal``, ``minimal in vertices`` or ``not minimal`` (module docs); ``None``: not
+        graded."""
         excess = self.excess_vertices
-        return None if excess is None else excess == 0
+        if excess is None:
+            return None
+        if excess > 0:
+            return "not minimal"
+        assert self.optimum is not None
+        return "minimal" if self.optimum.basis.proven else "minimal in vertices"
+
+    @property
+    def minimal(self) -> bool | None:
+        """``True``: fully minimal (both facts proven, as few vertices); ``None``: not graded."""
+        grade = self.minimality
+        return None if grade is None else grade == "minimal"
 
     @property
     def reward(self) -> float:
@@ -131,8 +162,10 @@ class SizeGrade:
             "optimum_vertices": None if optimum is None else optimum.vertices,
             "optimum_edges": None if optimum is None else optimum.edges,
             "minimal": self.minimal,
+            "minimality": self.minimality,
             "excess_vertices": self.excess_vertices,
             "excess_edges": self.excess_edges,
+            "optimum_basis": None if optimum is None else optimum.basis.to_json(),
         }
 
     @classmethod
@@ -154,9 +187,16 @@ def size_reward(correct: bool, vertices: int | None, optimum_vertices: int | Non
 
 
 def optimum_of(record: Mapping[str, Any]) -> Optimum | None:
-    """The proven optimum a sample record was graded against (``None``: none, or an old record)."""
+    """The proven optimum a sample record was graded against, with what it rests on (``None``:
+    none, or an old record; a record without ``optimum_basis`` has the vertex count proven and
+    the edge count as ``optimum_edges`` says)."""
     n, m = _count(record.get("optimum_vertices")), _count(record.get("optimum_edges"))
-    return Optimum(n, m) if n is not None else None
+    if n is None:
+        return None
+    basis = Basis.from_json(record.get("optimum_basis"))
+    if basis is None:
+        basis = PROVEN if m is not None else EDGES_UNPROVEN
+    return Optimum(n, m if basis.edges_proven else None, basis)
 
 
 def _count(value: Any) -> int | None:

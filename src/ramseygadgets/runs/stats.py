@@ -24,10 +24,14 @@ Definitions (all for one model and one setting, a :class:`Cell`):
   does not depend on the order cells are computed in), recomputing the statistic each time;
   the interval is the 2.5th and 97.5th percentile.
 * **Grades by distance to the optimum** (:class:`SizeStats`, :mod:`.sizes`): over the correct
-  samples *graded* against a proven optimum (the denominator, stated with every rate), the
-  **minimal rate** (share with as few vertices as the optimum; its interval the same bootstrap
-  over problems, of the pooled ratio) and the **mean excess** vertices and edges.  A cell with
-  no graded sample (no proven optimum, or an old run folder) has ``None``, never 0.
+  samples *graded* against an optimum (the denominator, stated with every rate; an optimum
+  whose edge count is unproven or whose vertex bound holds only as far as a cube log does
+  counts too, nothing is left out silently), the **minimal rate** (share *fully* minimal,
+  :attr:`.sizes.SizeGrade.minimality`: an answer on the vertex optimum whose optimum is not
+  proven in full is "minimal in vertices", counted apart and never as minimal; its interval the
+  same bootstrap over problems, of the pooled ratio) and the **mean excess** vertices (over the
+  graded) and edges (over those with a proven edge count).  A cell with no graded sample (no
+  optimum, or an old run folder) has ``None``, never 0.
 * **Fresh against benchmark** (:func:`accuracy_gap`): benchmark mean accuracy − fresh mean
   accuracy; its interval bootstraps the two problem sets independently (seeds ``seed`` and
   ``seed + 1``) and takes the percentiles of the differences.
@@ -322,9 +326,13 @@ class Interval:
 class SizeStats:
     """Grades by distance to the optimum over a cell's correct samples (module docstring).
 
-    ``graded``: the correct samples with a proven optimum and a known size (the denominator of
-    ``minimal_rate`` and of the means); ``excess_vertices``: how many graded samples have each
-    excess vertex count.
+    ``graded``: the correct samples with an optimum (not disputed) and a known size, whatever is
+    known of its edge count (the denominator of ``minimal_rate`` and of the vertex mean);
+    ``minimal``: those *fully* minimal (:attr:`.sizes.SizeGrade.minimality`);
+    ``minimal_in_vertices``: those on the optimum's vertex count whose optimum is not proven in
+    full (counted in ``graded``, never in ``minimal``); ``edges_graded``: those with a proven
+    edge count (the denominator of ``mean_excess_edges``); ``excess_vertices``: how many graded
+    samples have each excess vertex count.
     """
 
     correct: int = 0
@@ -335,6 +343,8 @@ class SizeStats:
     mean_excess_vertices: float | None = None
     mean_excess_edges: float | None = None
     excess_vertices: dict[int, int] = field(default_factory=dict)
+    minimal_in_vertices: int = 0
+    edges_graded: int = 0
 
 
 @dataclass(frozen=True)
@@ -455,18 +465,21 @@ def size_stats(
     graded, minimal = np.zeros(len(index)), np.zeros(len(index))
     vertices: list[int] = []
     edges: list[int] = []
-    correct = 0
+    correct = in_vertices = 0
     for (problem, _), sample in cell.samples.items():
         if not sample.correct:
             continue
         correct += 1
         sizes = sample.sizes
-        if sizes.excess_vertices is None or sizes.excess_edges is None:
+        grade = sizes.minimality
+        if grade is None or sizes.excess_vertices is None:
             continue
         graded[index[problem]] += 1
-        minimal[index[problem]] += sizes.excess_vertices == 0
+        minimal[index[problem]] += grade == "minimal"
+        in_vertices += grade == "minimal in vertices"
         vertices.append(sizes.excess_vertices)
-        edges.append(sizes.excess_edges)
+        if sizes.excess_edges is not None:
+            edges.append(sizes.excess_edges)
     if not vertices:
         return SizeStats(correct=correct)
     return SizeStats(
@@ -476,8 +489,10 @@ def size_stats(
         minimal_rate=float(minimal.sum()) / len(vertices),
         minimal_ci=bootstrap_ratio(minimal, graded, resamples, seed),
         mean_excess_vertices=mean(vertices),
-        mean_excess_edges=mean(edges),
+        mean_excess_edges=mean(edges) if edges else None,
         excess_vertices=dict(sorted(Counter(vertices).items())),
+        minimal_in_vertices=in_vertices,
+        edges_graded=len(edges),
     )
 
 
