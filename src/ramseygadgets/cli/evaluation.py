@@ -6,7 +6,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -25,9 +25,11 @@ from ramseygadgets.cli.app import (
 from ramseygadgets.cli.options import (
     DatasetOption,
     JsonOption,
+    PanelCommand,
     ProfilesFileOption,
     SetOption,
     ToolModeOption,
+    in_panel,
 )
 from ramseygadgets.cli.python_limits import (
     CPU_SECONDS_OPTION,
@@ -59,14 +61,26 @@ __all__ = [
 ]
 
 
-EVAL_HELP = """Run a model on the benchmark: every (problem, setting, run) is one sample, appended to OUT/samples.jsonl as soon as it finishes; OUT/config.json records the configuration.
+EVAL_HELP = """Run a model on the benchmark: every (problem, setting, run) is one sample, appended to OUT/samples.jsonl when it finishes; the same command resumes (backend errors are retried). With no options the reference solver runs the 70 problems in the paper's five settings, offline.
 
-Re-running the same command resumes: recorded samples are skipped and samples that ended with a backend error are retried. With no options the built-in reference solver runs all 70 problems in the paper's five settings, offline, in a few seconds.
+\b
+  ramseygadgets eval -m openai/Qwen/Qwen3-8B --base-url http://host:8000/v1
+  ramseygadgets eval --model vllm/Qwen/Qwen3-8B --setting multiround --runs 5
+  ramseygadgets report runs/ --out report/
 
-Settings: zero-shot, structural-hint, size-hint, example-hint, multiround (the paper's five, the default) and python (asked for by name: the model runs Python programs in a bubblewrap sandbox; its limits: the --python-* options).
-
-MODEL: openai/<model> (any OpenAI-compatible server, --base-url or OPENAI_BASE_URL, key from OPENAI_API_KEY), vllm/<model> (vLLM offline engine), solver, random, or replay:<samples.jsonl>. Details: docs/eval.md.
+Settings: zero-shot, structural-hint, size-hint, example-hint, multiround (the paper's five, the default) and python (by name only; its limits: the --python-* options). Details: docs/eval.md.
 """
+
+
+#: ``eval --help``'s panels, in the order they are shown: what a first run needs comes first.
+MODEL_PANEL = "Model and server"
+SETTINGS_PANEL = "Settings"
+OUTPUT_PANEL = "Runs and output"
+PROBLEMS_PANEL = "Problems"
+FRESH_PANEL = "Fresh problems (--fresh N)"
+SAMPLING_PANEL = "Sampling"
+PYTHON_PANEL = "The python setting (--setting python)"
+REQUESTS_PANEL = "Requests, retries, vLLM"
 
 
 #: ``eval --fresh``'s default ``--max-size`` (``train-data``'s is 7): room for a larger tier than
@@ -167,111 +181,188 @@ def resume_hint(out: Path) -> str:
     return invoked_command() or f"the same command (its --out {out} holds the configuration)"
 
 
-@app.command("eval", help=EVAL_HELP)
+@app.command("eval", help=EVAL_HELP, cls=PanelCommand)
 @guarded
 def eval_command(
     model: str = typer.Option(
         "solver",
         "--model",
         "-m",
-        help="openai/<model>, vllm/<model>, solver, random or replay:<file>.",
+        help="openai/<model> (any OpenAI-compatible server: --base-url or $OPENAI_BASE_URL, the "
+        "key from $OPENAI_API_KEY), vllm/<model> (vLLM offline), solver, random or "
+        "replay:<samples.jsonl>.",
+        rich_help_panel=MODEL_PANEL,
+    ),
+    base_url: str | None = typer.Option(
+        None,
+        "--base-url",
+        help="OpenAI-compatible server URL; default $OPENAI_BASE_URL.",
+        rich_help_panel=MODEL_PANEL,
     ),
     setting: list[str] | None = typer.Option(
         None,
         "--setting",
         "-s",
         help=f"Settings, comma-separated (default: the paper's five; also {PYTHON_SETTING_HELP}).",
+        rich_help_panel=SETTINGS_PANEL,
     ),
     runs: int | None = typer.Option(
-        None, "--runs", "-n", help="Runs per (problem, setting); default 5."
+        None,
+        "--runs",
+        "-n",
+        help="Runs per (problem, setting); default 5.",
+        rich_help_panel=SETTINGS_PANEL,
     ),
     out: Path | None = typer.Option(
-        None, "--out", "-o", help="Run directory; default runs/<model label>."
+        None,
+        "--out",
+        "-o",
+        help="Run directory; default runs/<model label>.",
+        rich_help_panel=OUTPUT_PANEL,
     ),
     problems: list[str] | None = typer.Option(
-        None, "--problems", "-p", help="Problem ids, comma-separated (default: all)."
+        None,
+        "--problems",
+        "-p",
+        help="Problem ids, comma-separated (default: all).",
+        rich_help_panel=PROBLEMS_PANEL,
     ),
     tier: str | None = typer.Option(
         None,
         "--tier",
         help="Only the easy or the hard tier (--set extended: also a size tier, e.g. 9-10).",
+        rich_help_panel=PROBLEMS_PANEL,
     ),
     limit: int | None = typer.Option(
-        None, "--limit", help="Only the first N problems (after --problems/--tier)."
+        None,
+        "--limit",
+        help="Only the first N problems (after --problems/--tier).",
+        rich_help_panel=PROBLEMS_PANEL,
     ),
-    set_name: SetOption = None,
-    dataset: DatasetOption = None,
+    set_name: Annotated[str | None, in_panel(SetOption, PROBLEMS_PANEL)] = None,
+    dataset: Annotated[str | None, in_panel(DatasetOption, PROBLEMS_PANEL)] = None,
     fresh: int | None = typer.Option(
         None,
         "--fresh",
         help="Draw N fresh problems from the procedural stream (none equivalent to the 70 or "
         "the extended set), each solved with its proof first; --seed seeds the draw.",
+        rich_help_panel=FRESH_PANEL,
     ),
-    colors: int | None = typer.Option(None, "--colors", help=f"--fresh: {COLORS_HELP}"),
+    colors: int | None = typer.Option(
+        None, "--colors", help=f"--fresh: {COLORS_HELP}", rich_help_panel=FRESH_PANEL
+    ),
     min_size: int | None = typer.Option(
-        None, "--min-size", help=f"--fresh: {MIN_SIZE_HELP} Default 3."
+        None, "--min-size", help=f"--fresh: {MIN_SIZE_HELP} Default 3.", rich_help_panel=FRESH_PANEL
     ),
     max_size: int | None = typer.Option(
-        None, "--max-size", help=f"--fresh: {MAX_SIZE_HELP} Default {DEFAULT_FRESH_MAX_SIZE}."
+        None,
+        "--max-size",
+        help=f"--fresh: {MAX_SIZE_HELP} Default {DEFAULT_FRESH_MAX_SIZE}.",
+        rich_help_panel=FRESH_PANEL,
     ),
-    pool: list[str] | None = typer.Option(None, "--pool", help=f"--fresh: {POOL_HELP}"),
-    gadgets: str | None = typer.Option(None, "--gadgets", help=f"--fresh: {GADGETS_HELP}"),
+    pool: list[str] | None = typer.Option(
+        None, "--pool", help=f"--fresh: {POOL_HELP}", rich_help_panel=FRESH_PANEL
+    ),
+    gadgets: str | None = typer.Option(
+        None, "--gadgets", help=f"--fresh: {GADGETS_HELP}", rich_help_panel=FRESH_PANEL
+    ),
     solve_timeout: float | None = typer.Option(
-        None, "--solve-timeout", help=f"--fresh: {SOLVE_TIMEOUT_HELP} Default 10."
+        None,
+        "--solve-timeout",
+        help=f"--fresh: {SOLVE_TIMEOUT_HELP} Default 10.",
+        rich_help_panel=FRESH_PANEL,
     ),
     max_concurrency: int | None = typer.Option(
         None,
         "--max-concurrency",
         "-c",
         help="Samples in flight; default 32 (vllm/: conversations per batch, default 1024).",
+        rich_help_panel=MODEL_PANEL,
     ),
     max_tokens: int | None = typer.Option(
-        None, "--max-tokens", help="Max tokens per reply; default the profile's (32768)."
+        None,
+        "--max-tokens",
+        help="Max tokens per reply; default the profile's (32768).",
+        rich_help_panel=SAMPLING_PANEL,
     ),
-    temperature: float | None = typer.Option(None, "--temperature", help="Sampling temperature."),
-    top_p: float | None = typer.Option(None, "--top-p", help="Nucleus sampling."),
-    top_k: int | None = typer.Option(None, "--top-k", help="Top-k sampling (sent in extra_body)."),
+    temperature: float | None = typer.Option(
+        None, "--temperature", help="Sampling temperature.", rich_help_panel=SAMPLING_PANEL
+    ),
+    top_p: float | None = typer.Option(
+        None, "--top-p", help="Nucleus sampling.", rich_help_panel=SAMPLING_PANEL
+    ),
+    top_k: int | None = typer.Option(
+        None, "--top-k", help="Top-k sampling (sent in extra_body).", rich_help_panel=SAMPLING_PANEL
+    ),
     min_p: float | None = typer.Option(
-        None, "--min-p", help="Min-p sampling (sent in extra_body)."
+        None, "--min-p", help="Min-p sampling (sent in extra_body).", rich_help_panel=SAMPLING_PANEL
     ),
     repetition_penalty: float | None = typer.Option(
-        None, "--repetition-penalty", help="Repetition penalty (extra_body)."
+        None,
+        "--repetition-penalty",
+        help="Repetition penalty (extra_body).",
+        rich_help_panel=SAMPLING_PANEL,
     ),
-    seed: int | None = typer.Option(None, "--seed", help="Base seed; run r is sent seed + r."),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Base seed; run r is sent seed + r.", rich_help_panel=SAMPLING_PANEL
+    ),
     extra_body: str | None = typer.Option(
-        None, "--extra-body", help="JSON object merged into every request body."
+        None,
+        "--extra-body",
+        help="JSON object merged into every request body.",
+        rich_help_panel=SAMPLING_PANEL,
     ),
     model_profile: str | None = typer.Option(
-        None, "--model-profile", help="Model profile (prompt quirks + sampling)."
+        None,
+        "--model-profile",
+        help="Model profile (prompt quirks + sampling).",
+        rich_help_panel=MODEL_PANEL,
     ),
-    profiles_file: ProfilesFileOption = None,
-    base_url: str | None = typer.Option(
-        None, "--base-url", help="OpenAI-compatible server URL; default $OPENAI_BASE_URL."
-    ),
-    tool_mode: ToolModeOption = "text",
-    python_rounds: int | None = ROUNDS_OPTION,
-    python_total_seconds: float | None = TOTAL_SECONDS_OPTION,
-    python_wall_seconds: float | None = WALL_SECONDS_OPTION,
-    python_cpu_seconds: int | None = CPU_SECONDS_OPTION,
-    python_memory_mb: int | None = MEMORY_MB_OPTION,
-    python_no_cgroup: bool = NO_CGROUP_OPTION,
+    profiles_file: Annotated[str | None, in_panel(ProfilesFileOption, MODEL_PANEL)] = None,
+    tool_mode: Annotated[str, in_panel(ToolModeOption, SETTINGS_PANEL)] = "text",
+    python_rounds: int | None = in_panel(ROUNDS_OPTION, PYTHON_PANEL),
+    python_total_seconds: float | None = in_panel(TOTAL_SECONDS_OPTION, PYTHON_PANEL),
+    python_wall_seconds: float | None = in_panel(WALL_SECONDS_OPTION, PYTHON_PANEL),
+    python_cpu_seconds: int | None = in_panel(CPU_SECONDS_OPTION, PYTHON_PANEL),
+    python_memory_mb: int | None = in_panel(MEMORY_MB_OPTION, PYTHON_PANEL),
+    python_no_cgroup: bool = in_panel(NO_CGROUP_OPTION, PYTHON_PANEL),
     max_retries: int = typer.Option(
-        8, "--max-retries", min=0, help="Retries per call on 429, 5xx, timeouts, drops."
+        8,
+        "--max-retries",
+        min=0,
+        help="Retries per call on 429, 5xx, timeouts, drops.",
+        rich_help_panel=REQUESTS_PANEL,
     ),
     retry_delay: float = typer.Option(
-        1.0, "--retry-delay", min=0.0, help="Base backoff delay in seconds (doubles per retry)."
+        1.0,
+        "--retry-delay",
+        min=0.0,
+        help="Base backoff delay in seconds (doubles per retry).",
+        rich_help_panel=REQUESTS_PANEL,
     ),
     request_timeout: float = typer.Option(
-        1800.0, "--request-timeout", min=0.001, help="Seconds before a call times out."
+        1800.0,
+        "--request-timeout",
+        min=0.001,
+        help="Seconds before a call times out.",
+        rich_help_panel=REQUESTS_PANEL,
     ),
     keep_errors: bool = typer.Option(
-        False, "--keep-errors", help="Do not retry samples that ended with a backend error."
+        False,
+        "--keep-errors",
+        help="Do not retry samples that ended with a backend error.",
+        rich_help_panel=REQUESTS_PANEL,
     ),
     engine_arg: list[str] | None = typer.Option(
-        None, "--engine-arg", help="vllm/: LLM(...) argument KEY=VALUE (repeatable)."
+        None,
+        "--engine-arg",
+        help="vllm/: LLM(...) argument KEY=VALUE (repeatable).",
+        rich_help_panel=REQUESTS_PANEL,
     ),
-    no_progress: bool = typer.Option(False, "--no-progress", help="Hide the live progress bar."),
-    as_json: JsonOption = False,
+    no_progress: bool = typer.Option(
+        False, "--no-progress", help="Hide the live progress bar.", rich_help_panel=OUTPUT_PANEL
+    ),
+    as_json: Annotated[bool, in_panel(JsonOption, OUTPUT_PANEL)] = False,
 ) -> None:
     from ramseygadgets.harness.retry import RetryPolicy
     from ramseygadgets.harness.runner import (

@@ -7,9 +7,12 @@ fast); ``tests/cli/test_cli_options.py`` checks that every flag two commands sha
 
 from __future__ import annotations
 
-from typing import Annotated
+import copy
+from typing import Annotated, Any, get_args, get_origin
 
 import typer
+from typer.core import TyperCommand
+from typer.models import OptionInfo
 
 __all__ = [
     "EXTRA_SETTING_NAMES",
@@ -27,6 +30,8 @@ __all__ = [
     "SetOption",
     "ToolModeOption",
     "VerticesOption",
+    "PanelCommand",
+    "in_panel",
 ]
 
 #: The settings' names for help texts, without loading the prompt builder: those beyond the
@@ -108,3 +113,42 @@ VerticesOption = Annotated[
         "e.g. 0,1,2.",
     ),
 ]
+
+
+def in_panel(option: Any, panel: str) -> Any:
+    """A copy of a declared option (an ``Annotated`` alias above: its ``typer.Option``; or a
+    ``typer.Option(...)``) shown under the help panel ``panel`` (Typer's ``rich_help_panel``),
+    for ``Annotated[T, in_panel(SetOption, "Problems")]`` or as a default: a command groups its
+    options without a second declaration of their flags and help."""
+    if get_origin(option) is Annotated:
+        option = next(m for m in get_args(option)[1:] if isinstance(m, OptionInfo))
+    if not isinstance(option, OptionInfo):
+        raise TypeError(
+            f"in_panel takes a typer.Option or an Annotated alias of one, not {option!r}"
+        )
+    grouped = copy.copy(option)
+    grouped.rich_help_panel = panel
+    return grouped
+
+
+class PanelCommand(TyperCommand):
+    """A command whose help lists its options under their panels (``rich_help_panel``, see
+    :func:`in_panel`), in the order the panels first appear in its signature, arguments first
+    and the options of no panel (``--help``) last.  The project prints help as plain text
+    (``app.HELP_MARKUP``), where Typer itself ignores panels."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:  # click's, as Typer vendors it
+        panels: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                name = "Arguments"
+            else:
+                name = getattr(param, "rich_help_panel", None) or "Options"
+            panels.setdefault(name, []).append(record)
+        rank = {"Arguments": 0, "Options": 2}
+        for name in sorted(panels, key=lambda n: rank.get(n, 1)):
+            with formatter.section(name):
+                formatter.write_dl(panels[name])
