@@ -209,7 +209,7 @@ def tool_spec(limits: PythonLimits) -> dict[str, Any]:
             "description": (
                 f"Run a Python {c['python_version']} program in a sandbox and see its exit status, "
                 f"stdout (first {c['stdout_chars']} characters) and stderr (first "
-                f"{c['stderr_chars']}). Importable: the standard library, {c['libraries']}; no "
+                f'{c["stderr_chars"]}), each line after "{c["output_prefix"]} ". Importable: the standard library, {c["libraries"]}; no '
                 f"network, no files but its own working folder. Limits per program: {c['wall_s']} s "
                 f"wall clock, {c['cpu_s']} s CPU, {c['memory_mb']} MB memory."
             ),
