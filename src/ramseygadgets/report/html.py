@@ -91,6 +91,7 @@ DEFINED_UNDER: tuple[tuple[str, str], ...] = (
 MAIN_FIGURES = ("accuracy_by_tier", "accuracy_vs_tokens")
 
 _HEX = re.compile(r"[0-9a-f]{16,}")
+_SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z0-9])")
 
 GALLERY_NOTE = (
     "Per problem, one card per model and setting showing a representative run: the first correct run "
@@ -122,6 +123,8 @@ class ProblemSection:
     min_vertices: int | None
     reference: Markup | None = None
     cards: list[Card] = field(default_factory=list)
+    #: what the optimum graded against rests on, where not proven in full (:mod:`..basis`)
+    rests_on: str | None = None
 
     @property
     def solved(self) -> int:
@@ -207,6 +210,16 @@ def reference_drawing(problem_id: str, problems: Selection | None = None) -> Mar
     return Markup(picture_svg(picture, title=title))
 
 
+def optimum_rests_on(samples: Sequence[Sample]) -> str | None:
+    """What the optimum these samples were graded against rests on, as the report re-derived it
+    (``None``: proven in full, or no optimum)."""
+    for sample in samples:
+        optimum = sample.sizes.optimum
+        if optimum is not None:
+            return None if optimum.basis.proven else optimum.basis.phrase()
+    return None
+
+
 def problem_sections(
     cells: Sequence[Cell],
     *,
@@ -234,6 +247,7 @@ def problem_sections(
             info.tier,
             info.min_vertices,
             reference_drawing(problem_id, problems) if drawings else None,
+            rests_on=optimum_rests_on(samples_all),
         )
         for cell, keys in by_problem[problem_id]:
             samples = [cell.samples[k] for k in keys if k in cell.samples]
@@ -283,9 +297,10 @@ def clip_class(text: str, numeric: bool) -> str:
 
 
 def split_caption(caption: str) -> tuple[str, str]:
-    """A caption's first sentence (shown) and the rest (folded with the table's definitions)."""
-    head, sep, rest = caption.partition(". ")
-    return (head + "." if sep else head), rest.strip()
+    """A caption's first sentence (shown) and the rest (folded with the table's definitions); a
+    sentence ends at a full stop before a capital or a digit, so "e.g. x" does not end one."""
+    parts = _SENTENCE_END.split(caption.strip(), maxsplit=1)
+    return parts[0], (parts[1] if len(parts) > 1 else "")
 
 
 def main_figure(names: Sequence[str]) -> str | None:
