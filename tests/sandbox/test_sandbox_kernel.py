@@ -10,6 +10,7 @@ import ctypes
 import errno
 import os
 import secrets
+import signal
 import socket
 import sys
 from collections.abc import Iterator
@@ -316,12 +317,16 @@ def test_a_program_killing_itself_is_not_blamed_on_a_limit(sandbox: Sandbox) -> 
         assert spun.exit_status == -9 and spun.cpu_exceeded and not spun.timed_out
 
 
-def test_cpu_time_is_counted_for_the_whole_tree(budget: None) -> None:
-    """Four processes spinning reach a 2 s limit together, well before any one of them
-    would (the per-process limit alone lets each spin 2 s)."""
+@pytest.mark.parametrize("cgroup", [True, False])
+def test_cpu_time_is_counted_for_the_whole_tree(budget: None, cgroup: bool) -> None:
+    """Four processes spinning reach the limit together: the sandbox's timer kills the tree
+    (SIGKILL, named) while each process is far below the limit; without the cgroup only the
+    per-process limit is left, and the first process dies of SIGXCPU at its own second."""
     program = "import os\nfor _ in range(3):\n    if os.fork() == 0:\n        break\nwhile True:\n    pass\n"
-    result = Sandbox(SMALL.updated(cpu_s=2, wall_s=30)).run(program)
+    without = [] if cgroup else ["cgroup"]
+    result = Sandbox(SMALL.updated(cpu_s=1, wall_s=30), without=without).run(program)
     assert result.cpu_exceeded and not result.timed_out
+    assert result.exit_status == (-signal.SIGKILL if cgroup else -signal.SIGXCPU)
 
 
 def test_protection_names_are_checked() -> None:
