@@ -135,6 +135,9 @@ def _build_image(entries: list[tuple[str, str]]) -> Path:
     if (image / _COMPLETE).exists():
         return image
     root.mkdir(mode=0o755, parents=True, exist_ok=True)
+    for stale in root.glob(".building-*"):  # left by a process that was killed
+        if not Path(f"/proc/{stale.name.split('-')[1]}").exists():
+            shutil.rmtree(stale, ignore_errors=True)
     building = root / f".building-{os.getpid()}-{secrets.token_hex(4)}"
     try:
         for source, dest in entries:
