@@ -316,7 +316,10 @@ def _drop_hostile_seconds(entries: Any, text: str, where: str) -> None:
     the entry's id) and the field: read as not recorded, never a traceback."""
     if not isinstance(entries, list):
         return
-    lines = {m.group(1): text.count("\n", 0, m.start()) + 1 for m in _ID.finditer(text)}
+    lines: dict[str, int] = {}  # the line of each entry's id (the last: entries follow the header)
+    for number, line in enumerate(text.splitlines(), 1):
+        for m in _ID.finditer(line):
+            lines[m.group(1)] = number
     for entry in entries:
         if isinstance(entry, dict):
             at = f"{where}:{lines.get(str(entry.get('id')), '?')}"
