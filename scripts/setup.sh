@@ -103,5 +103,10 @@ setup_test() {
   SETUP_ELAPSED=$((SECONDS - SETUP_START)) bash scripts/install_llama.sh
 }
 
-"setup_$MODE"
-step "done (.venv/bin/ramseygadgets)"
+# One compound command, read whole before it runs, then exit: a setup.sh edited while it runs
+# (a git pull) cannot make the running one read the new file from the middle.
+{
+  "setup_$MODE"
+  step "done (.venv/bin/ramseygadgets)"
+  exit 0
+}
