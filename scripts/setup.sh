@@ -3,7 +3,7 @@
 #
 #   bash scripts/setup.sh          the main job: .venv with the package alone (eval, report, verify,
 #                                  solve, generate, atlas, export ...), installed with uv; no Debian
-#                                  packages, no torch, no llama.cpp (about a minute, docs/performance.md)
+#                                  packages, no torch, no llama.cpp (1-2 minutes, docs/performance.md)
 #   bash scripts/setup.sh --test   everything the tests use: Debian's nauty (geng), chromium (the
 #                                  HTML-report test), g++ (llama.cpp), bubblewrap and libseccomp2
 #                                  (the python setting's sandbox) as root; the package with its test,
