@@ -131,3 +131,4 @@ def test_eval_records_and_the_report_count_every_correct_answer(red_run, tmp_pat
     assert float(row["minimal_pct"]) == 0.0 and float(row["mean_excess_vertices"]) == 0.5
     html = (tmp_path / "report" / "report.html").read_text()
     assert "minimal in vertices only" in html
+    assert "vertex count as far as the cube log holds (338 cubes not re-run)" in html

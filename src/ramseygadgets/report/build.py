@@ -104,10 +104,13 @@ DEFINITIONS = (
     "Several run directories of one model label are combined: disjoint problem sets are joined run by run, "
     "overlapping ones stacked as further runs. Runs of fresh problems (eval --fresh) are kept apart: their "
     "model label gets ' [fresh]'.",
-    "Minimal rate: among the correct answers graded against a proven optimum (the denominator, shown), the "
-    "share with as few vertices as the proven minimum, with a 95% percentile bootstrap CI over problems; mean "
-    "excess: vertices and edges above the proven minimum over the same answers. — where none is graded (no "
-    "proven optimum), never 0.",
+    "Minimal rate: among every correct answer graded against an optimum (the denominator, shown), the share "
+    "on the vertex optimum of an optimum proven in full, with a 95% percentile bootstrap CI over problems; an "
+    "answer on the vertex optimum of one whose edge count is unproven, or whose bound holds only as far as its "
+    "cube log does, is counted as 'minimal in vertices only' (shown next to the rate), never as minimal; an "
+    "answer above it is not minimal with its vertex excess. Mean excess: vertices above the optimum, edges above "
+    "a proven edge count. Each problem section says what its optimum rests on where it is not proven in full. "
+    "— where none is graded (no optimum), never 0.",
     "Discoveries: correct answers smaller than the best known solution of a problem without a proven optimum, "
     "or than a proven optimum, each re-verified by an independent method; one whose recheck did not agree is "
     "listed as disputed. All are written to discoveries.jsonl.",
