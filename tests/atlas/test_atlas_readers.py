@@ -25,7 +25,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.search.cubeproof import is_found, logged_candidate
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
-from ramseygadgets.selection import select_problems
+from ramseygadgets.selection import load_selection, select_problems
 from ramseygadgets.solutions import get_solution
 
 runner = CliRunner()
@@ -164,6 +164,18 @@ def test_a_disputed_entry_is_no_optimum(forged_atlas, tmp_path):
     result = runner.invoke(app, ["verify", pid, str(answer), "--set", "extended", "--json"])
     data = json.loads(result.stdout)
     assert data["optimum_vertices"] is None and data["minimal"] is None
+
+
+def test_a_disputed_entry_is_no_shipped_proof_for_a_dataset(forged_atlas, tmp_path):
+    """A problem-set file naming the problem keeps its own solution and claims: the disputed
+    entry neither refuses it nor gives it an optimum."""
+    pid = forged_atlas
+    problem = select_problems([pid], set_name="extended").problems[0]
+    row = {**problem.to_json(), "solution": get_solution_of(load_atlas(), pid)}
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    loaded = load_selection(path)
+    assert loaded.optimum(problem) is None and loaded.atlas_ids == {}
 
 
 def get_solution_of(atlas: Atlas, pid: str) -> dict:
