@@ -26,7 +26,7 @@ LIMITS = SandboxLimits(
 def need_sandbox() -> None:
     """Skip where bubblewrap cannot run or no cgroup can be made (the python setting refuses
     there); in CI (``CI`` or ``RAMSEYGADGETS_REQUIRE_SANDBOX`` set) fail instead:
-    scripts/setup.sh installs bubblewrap there and the tests run as root."""
+    scripts/setup.sh --test installs bubblewrap there and the tests run as root."""
     try:
         require_sandbox(require_cgroup=True)
     except SandboxUnavailableError as exc:
