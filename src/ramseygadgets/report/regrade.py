@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -116,18 +117,26 @@ def content_digest(run: Run) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _shape(run: Run) -> tuple[int, int]:
+    """What two runs with the same samples share, cheaply: the count and the sample keys."""
+    return len(run.samples), hash(frozenset(s.key for s in run.samples))
+
+
 def distinct_runs(runs: Sequence[Run]) -> tuple[list[Run], list[str]]:
     """The runs with every repeat left out (and a warning for each): a source given twice
     (through any path), and a run whose samples are another's (a copy, :func:`content_digest`)."""
     kept: list[Run] = []
     seen: dict[Any, str] = {}
     warnings: list[str] = []
+    shapes = Counter(_shape(run) for run in runs if run.samples)
     for run in runs:
         if not run.source:
             kept.append(run)
             continue
         where = (_identity(run.source), run.label, run.model, run.settings, run.runs, run.problems)
-        content = ("samples", content_digest(run)) if run.samples else where
+        # the digest only where another run has as many samples with the same keys (cheap)
+        copy = run.samples and shapes[_shape(run)] > 1
+        content = ("samples", content_digest(run)) if copy else where
         first = seen.get(where) or seen.get(content)
         if first is not None:
             warnings.append(
