@@ -26,7 +26,7 @@ import ramseygadgets
 from ramseygadgets import sandbox as sandbox_module
 from ramseygadgets.cli import app
 from ramseygadgets.sandbox import PROTECTIONS, Sandbox
-from ramseygadgets.sandbox_cgroup import CgroupSupport, cgroup_support
+from ramseygadgets.sandbox.cgroup import CgroupSupport, cgroup_support
 from ramseygadgets.tools import python as python_tool
 
 BUDGET_MB = 96

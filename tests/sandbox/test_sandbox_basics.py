@@ -9,7 +9,6 @@ import pytest
 from sandbox_helpers import LIMITS
 
 from ramseygadgets import sandbox as sandbox_module
-from ramseygadgets import sandbox_seccomp
 from ramseygadgets.sandbox import (
     Sandbox,
     SandboxError,
@@ -19,6 +18,7 @@ from ramseygadgets.sandbox import (
     require_sandbox,
     sandbox_available,
 )
+from ramseygadgets.sandbox import seccomp as sandbox_seccomp
 
 
 @pytest.fixture

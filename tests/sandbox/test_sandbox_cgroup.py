@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ramseygadgets.sandbox_cgroup import HELPER_TASKS, CgroupBudget, CgroupSupport, enter_command
-from ramseygadgets.sandbox_limits import SandboxLimits, SandboxUnavailableError
+from ramseygadgets.sandbox.cgroup import HELPER_TASKS, CgroupBudget, CgroupSupport, enter_command
+from ramseygadgets.sandbox.limits import SandboxLimits, SandboxUnavailableError
 
 LIMITS = SandboxLimits(memory_mb=96, processes=8)
 

@@ -22,8 +22,8 @@ from sandbox_helpers import LIMITS, need_sandbox
 import ramseygadgets
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.sandbox import Sandbox, SandboxLimits, SandboxResult
-from ramseygadgets.sandbox_cgroup import cgroup_support
-from ramseygadgets.sandbox_seccomp import DENIED, KEY_CALLS
+from ramseygadgets.sandbox.cgroup import cgroup_support
+from ramseygadgets.sandbox.seccomp import DENIED, KEY_CALLS
 from ramseygadgets.tools.python import PythonTool
 
 #: A small budget: a failure cannot hurt the host (each program tries 4x this).

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from ramseygadgets import sandbox_runtime
-from ramseygadgets.sandbox_runtime import PREFIX, runtime
+from ramseygadgets.sandbox import image as sandbox_image
+from ramseygadgets.sandbox.image import PREFIX, runtime
 
 
 @pytest.fixture
 def images(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "images"
-    monkeypatch.setattr(sandbox_runtime, "image_root", lambda: root)
+    monkeypatch.setattr(sandbox_image, "image_root", lambda: root)
     return root
 
 
@@ -29,18 +29,18 @@ def _stdlib(tmp_path: Path) -> Path:
 
 def test_the_image_is_hard_links_made_once(tmp_path: Path, images: Path) -> None:
     lib = _stdlib(tmp_path)
-    entries = list(sandbox_runtime._files(str(lib), f"{PREFIX}/lib/python3.99", ("test",)))
+    entries = list(sandbox_image._files(str(lib), f"{PREFIX}/lib/python3.99", ("test",)))
     dests = {dest for _, dest in entries}
     assert f"{PREFIX}/lib/python3.99/json/__init__.py" in dests
     assert not any("site-packages" in d or "/test/" in d for d in dests)
     (images / ".building-999999999-dead").mkdir(parents=True)  # a killed builder's
-    image = sandbox_runtime._build_image(entries)
+    image = sandbox_image._build_image(entries)
     copy = image / PREFIX.lstrip("/") / "lib/python3.99/os.py"
     assert copy.read_text() == "# os.py\n" and copy.stat().st_ino == (lib / "os.py").stat().st_ino
     assert not (images / ".building-999999999-dead").exists()
-    assert sandbox_runtime._build_image(entries) == image  # reused
+    assert sandbox_image._build_image(entries) == image  # reused
     os.utime(lib / "os.py", ns=(1, 1))  # a changed file: another image
-    assert sandbox_runtime._build_image(entries) != image
+    assert sandbox_image._build_image(entries) != image
 
 
 def test_the_binds_name_no_host_folder_inside() -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ramseygadgets.sandbox_limits import SandboxUnavailableError
+from ramseygadgets.sandbox.limits import SandboxUnavailableError
 
 __all__ = ["ALLOWED_MODULES", "LIBRARY_DIR", "PREFIX", "Runtime", "runtime", "image_root"]
 

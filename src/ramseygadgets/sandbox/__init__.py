@@ -2,13 +2,13 @@
 
 The program sees a read-only root holding the Python runtime at neutral paths (the
 interpreter, its standard library and the shared libraries they load:
-:mod:`ramseygadgets.sandbox_runtime`) and the allowed libraries only (:data:`ALLOWED_MODULES`,
+:mod:`ramseygadgets.sandbox.image`) and the allowed libraries only (:data:`ALLOWED_MODULES`,
 in :data:`LIBRARY_DIR` on ``sys.path``): nothing of ramseygadgets, of site-packages, of the
 host's files, home or environment.  It runs in new user, PID, network, IPC and UTS
-namespaces (no network at all), under a seccomp filter (:mod:`ramseygadgets.sandbox_seccomp`:
+namespaces (no network at all), under a seccomp filter (:mod:`ramseygadgets.sandbox.seccomp`:
 no keyring, io_uring, perf, bpf, ptrace, mounts, namespaces, sockets but ``AF_UNIX``), in a
 cgroup of its own that holds the whole tree to the memory, process and CPU budget
-(:mod:`ramseygadgets.sandbox_cgroup`), with size-capped tmpfs as home, ``/tmp`` and
+(:mod:`ramseygadgets.sandbox.cgroup`), with size-capped tmpfs as home, ``/tmp`` and
 ``/dev/shm``, a cleared environment, no capabilities, resource limits (:class:`SandboxLimits`)
 and a wall-clock limit that kills the whole tree.  bubblewrap itself starts with a fixed
 environment.  Run by root, the sandbox runs as a fresh unprivileged host uid per program; a
@@ -36,15 +36,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.sandbox_cgroup import CgroupBudget, cgroup_support, enter_command
-from ramseygadgets.sandbox_limits import (
+from ramseygadgets.sandbox.cgroup import CgroupBudget, cgroup_support, enter_command
+from ramseygadgets.sandbox.image import ALLOWED_MODULES, LIBRARY_DIR, Runtime, runtime
+from ramseygadgets.sandbox.limits import (
     SandboxError,
     SandboxLimits,
     SandboxResult,
     SandboxUnavailableError,
 )
-from ramseygadgets.sandbox_runtime import ALLOWED_MODULES, LIBRARY_DIR, Runtime, runtime
-from ramseygadgets.sandbox_seccomp import bpf_program, seccomp_fd
+from ramseygadgets.sandbox.seccomp import bpf_program, seccomp_fd
 
 __all__ = [
     "ALLOWED_MODULES",

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ramseygadgets.sandbox_limits import SandboxLimits, SandboxUnavailableError
+from ramseygadgets.sandbox.limits import SandboxLimits, SandboxUnavailableError
 
 __all__ = ["CgroupBudget", "CgroupSupport", "cgroup_support", "enter_command", "HELPER_TASKS"]
 

@@ -23,7 +23,7 @@ import socket
 from functools import cache
 from typing import Any
 
-from ramseygadgets.sandbox_limits import SandboxUnavailableError
+from ramseygadgets.sandbox.limits import SandboxUnavailableError
 
 try:  # the binding loads libseccomp.so.2 when imported
     import pyseccomp
