@@ -166,9 +166,10 @@ def test_table_json_gives_a_disputed_entry_the_status_disputed(p3_log, tmp_path)
 
 def test_the_shipped_cube_bounds_say_what_they_rest_on():
     """The blue-determiner's bound on 13 was adopted with every cube re-run (atlas adopt
-    --recheck all); the red-determiner's on 14 with 38 of its 376 cubes re-run, the negative
-    sender's 123 cubes on 13 (7,839 CPU s) with none: their coverage is re-derived, the cube
-    outcomes not re-run are the log's word, and the table says so (†)."""
+    --recheck all), the negative sender's 123 cubes on 13 all re-run in a resumable sitting with
+    the degree rules off (atlas adopt --rerun-log, issue #48); the red-determiner's on 14 with 38
+    of its 376 cubes re-run: its coverage is re-derived, the cube outcomes not re-run are the
+    log's word, and the table says so (†)."""
     atlas = load_atlas()
     expected = {
         "k3_k4_red_determiner": (
@@ -180,8 +181,8 @@ def test_the_shipped_cube_bounds_say_what_they_rest_on():
             False,
         ),
         "k3_k4_negative_sender": (
-            "none on 13: cube log, 123 cubes, taken on trust (not re-run)",
-            True,
+            f"none on 13: cube log, 123 cubes, all re-run (agree), {FROM_FILE}",
+            False,
         ),
     }
     for pid, (rests, on_trust) in expected.items():
@@ -190,8 +191,11 @@ def test_the_shipped_cube_bounds_say_what_they_rest_on():
         assert bound_on_trust(entry) is on_trust
     assert result_cells(atlas.entries["k3_k4_blue_determiner"])[0] == "**14**"
     assert result_cells(atlas.entries["k3_k4_red_determiner"])[0] == "15 †"  # found on 15
-    assert result_cells(atlas.entries["k3_k4_negative_sender"])[0] == "none ≤ 13 †"
-    assert sum(bound_on_trust(e) for e in atlas.entries.values()) == 2
+    assert result_cells(atlas.entries["k3_k4_negative_sender"])[0] == "none ≤ 13"
+    assert sum(bound_on_trust(e) for e in atlas.entries.values()) == 1
+    sender = atlas.entries["k3_k4_negative_sender"].lower_bound["rerun"]
+    assert sender["configs"] == {"degree rules off, auto, seed None": 123}
+    assert sender["rerun_log"]["source"].endswith("k3_k4_negative_sender-13-rerun.jsonl")
     blue = entry_json(atlas.entries["k3_k4_blue_determiner"])  # as atlas table --json gives it
     assert blue["lower_bound_rests_on"] == expected["k3_k4_blue_determiner"][0]
     assert blue["lower_bound_on_trust"] is False and blue["status"] == "minimal"
