@@ -17,6 +17,8 @@ import pytest
 
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.gadgets import Candidate
+from ramseygadgets.runs.config import dataset_hash
+from ramseygadgets.selection import named_problem_set, with_extended_ids
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verifier import verify
 
@@ -136,6 +138,14 @@ def make_sample(
     return record
 
 
+def genuine_hash(problems: list[str], settings: list[str]) -> str:
+    """The ``dataset_hash`` ``eval`` records for these paper (or extended) problems and settings,
+    which the report re-derives from the problems it grades against."""
+    paper = with_extended_ids(named_problem_set("paper"), problems)
+    chosen = [paper.by_id[p] for p in problems if p in paper.by_id]
+    return dataset_hash(paper.subset(chosen), settings)
+
+
 def write_run_dir(
     path: Path,
     *,
@@ -164,7 +174,7 @@ def write_run_dir(
         },
         "tool_mode": "text",
         "package_version": "0.1.0",
-        "dataset_hash": "0" * 64,
+        "dataset_hash": genuine_hash(problems, settings),
         "created": "2026-12-01T00:00:00Z",
     }
     (path / "config.json").write_text(json.dumps(config, indent=2))
