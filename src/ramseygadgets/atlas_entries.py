@@ -109,9 +109,10 @@ class Entry:
     def add_edge_proof(self, proof: dict[str, Any]) -> None:
         """Mark the solution edge-minimal by ``proof`` of "none on n vertices with at most
         m − 1 edges" (its ``n`` and ``max_edges``; ``atlas adopt``); nothing changes when the
-        solution is edge-minimal already, and a proof about other sizes is an error."""
+        solution is edge-minimal already — unless both are cube-log proofs of the same cap and
+        the new one has more cubes re-run — and a proof about other sizes is an error."""
         s = self.solution
-        if s is not None and s.get("edges_minimal"):
+        if s is not None and s.get("edges_minimal") and not _more_reruns(proof, s):
             return
         if s is None or (proof["n"], proof["max_edges"] + 1) != (s["n"], s["m"]):
             sizes = f"({s['n']}, {s['m']})" if s is not None else "none"
@@ -233,6 +234,17 @@ def check_fact(kind: str, fact: Any) -> None:
         wanted = bool if name == "agree" else int
         if value is None or type(value) is not wanted:
             raise ValueError(f"{kind} has no {wanted.__name__} field {name!r} (got {value!r})")
+
+
+def _more_reruns(proof: dict[str, Any], solution: dict[str, Any]) -> bool:
+    """Whether the cube-log edge proof ``proof`` re-ran more cubes than the one ``solution``
+    rests on, for the same sizes."""
+    old = solution.get("edges_cubes")
+    if not isinstance(old, dict):
+        return False
+    if (old.get("n"), old.get("max_edges")) != (proof["n"], proof["max_edges"]):
+        return False
+    return rerun_count(proof) > rerun_count(old)
 
 
 def rerun_count(bound: dict[str, Any]) -> int:

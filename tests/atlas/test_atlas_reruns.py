@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.atlas import Atlas, load_atlas
-from ramseygadgets.atlas.adopt import adopt_cube_log
+from ramseygadgets.atlas.adopt import CubeRecheck, adopt_cube_log
 from ramseygadgets.atlas.plan import AtlasTask
 from ramseygadgets.atlas.reruns import LoggedRecheck
 from ramseygadgets.atlas.run import new_entry
@@ -95,3 +95,32 @@ def test_the_cli_takes_the_re_run_log(p3_log, tmp_path):
     result = runner.invoke(app, ["atlas", "adopt", *args, "--rerun-log", str(tmp_path / "no")])
     assert result.exit_code == 2 and result.output.count("error:") == 1, result.output
     assert "is not a re-run log" in result.output
+
+
+@pytest.fixture(scope="module")
+def minimised_log(tmp_path_factory) -> Path:
+    """A cube run of the (P3, K3)-red-determiner that minimises edges by capped rounds."""
+    out = tmp_path_factory.mktemp("cubes") / "minimised"
+    solve_cubes(P3_K3_RED, SearchOptions(max_vertices=6, cubes=4, out=out))
+    return out / "cubes.jsonl"
+
+
+def test_an_edge_proof_re_run_later_replaces_the_sampled_one(minimised_log, tmp_path):
+    """The blue-determiner's 76 edges rest on a sampled re-run: a later complete re-run log
+    must replace it (before, an edge-minimal solution's proof was never looked at again)."""
+    atlas = _atlas()
+    adopt_cube_log(atlas, minimised_log, CubeRecheck(share=0.0))
+    solution = atlas.entries[P3_K3_RED.id].solution
+    assert solution["edges_minimal"] and "rerun" not in solution["edges_cubes"]
+    n, cap = solution["n"], solution["m"] - 1
+    numbered = read_checked(minimised_log, P3_K3_RED)
+    (proof,) = [p for p in CubeProof.from_numbered(numbered, P3_K3_RED, max_edges=cap) if p.n == n]
+    rerun_to_log(proof, tmp_path / "reruns", RerunConfig())
+    adopt_cube_log(atlas, minimised_log, LoggedRecheck(logs=(tmp_path / "reruns",)))
+    entry = atlas.entries[P3_K3_RED.id]
+    assert entry.solution["edges_cubes"]["rerun"]["rerun"] == proof.cubes
+    assert entry.solution["edges_cubes"]["rests_on"].endswith("all re-run (agree)")
+    assert dispute(entry) is None
+    again = adopt_cube_log(atlas, minimised_log, CubeRecheck(share=0.0))  # never fewer
+    assert entry.solution["edges_cubes"]["rerun"]["rerun"] == proof.cubes
+    assert not any("at most" in a.fact for a in again)

@@ -224,12 +224,14 @@ def _adopt_edge_proof(
     """Edge minimality of the entry's solution from the log's capped none-cubes (module
     docstring), re-run under the cap as ``recheck`` asks."""
     s = entry.solution
-    if s is None or s.get("edges_minimal") or not _has_capped_cubes(numbered, entry.id, s["n"]):
+    if s is None or not _has_capped_cubes(numbered, entry.id, s["n"]):
         return []
     n, cap = s["n"], s["m"] - 1
     for proof in CubeProof.from_numbered(numbered, entry.problem, max_edges=cap):
         if proof.n != n:
             continue
+        if s.get("edges_minimal") and not _more_edge_reruns(s, proof, recheck.share):
+            return []
         fact = f"no solution on {n} vertices with at most {cap} edges"
         try:
             proof.check()
@@ -239,6 +241,16 @@ def _adopt_edge_proof(
         entry.add_edge_proof(cube_edge_fact(proof, source, rerun))
         return [Adopted(entry.id, f"{fact} ({evidence(proof, rerun)})", "adopted")]
     return []
+
+
+def _more_edge_reruns(solution: dict[str, Any], proof: CubeProof, share: float) -> bool:
+    """Whether re-running ``share`` of ``proof`` would re-run more cubes than the edge proof the
+    solution rests on (a cube-log proof of the same cap; another proof is never replaced)."""
+    old = solution.get("edges_cubes")
+    if not isinstance(old, dict) or old.get("max_edges") != proof.max_edges:
+        return False
+    planned = proof.cubes if share >= 1 else math.ceil(share * proof.cubes)
+    return rerun_count(old) < planned
 
 
 def _has_capped_cubes(numbered: list[tuple[int, dict[str, Any]]], problem_id: str, n: int) -> bool:
