@@ -88,12 +88,18 @@ def test_a_bad_runs_count_in_config_json_is_refused(solver_run, raw):
     one_error_line(report, "config.json", "field 'runs'")
 
 
-def test_usage_infinity_is_skipped_by_the_report(solver_run):
+def test_usage_infinity_is_read_as_missing_by_the_report(solver_run):
+    """A hostile number is one warning naming file:line and the field; the sample is kept
+    without that value (issue 45: ``ramseygadgets.numbers``)."""
     replace_field(solver_run / "samples.jsonl", 1, "usage", '{"total_tokens": Infinity}')
     report = CliRunner().invoke(
         app, ["report", str(solver_run), "--out", str(solver_run.parent / "rep")]
     )
-    skipped_with_warning(report, "samples.jsonl:1: ", "'total_tokens'")
+    assert report.exit_code == 0, report.output
+    warnings = [line for line in report.output.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1, report.output
+    assert "samples.jsonl:1: field 'usage.total_tokens'" in warnings[0]
+    assert warnings[0].endswith("read as missing")
 
 
 @pytest.mark.parametrize("name", ["config.json", "samples.jsonl"])
