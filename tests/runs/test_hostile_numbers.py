@@ -15,8 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets import numbers
+from ramseygadgets.atlas_entries import load_atlas
 from ramseygadgets.checkpoint import json_line
 from ramseygadgets.cli import app
+from ramseygadgets.numbers import is_seconds
 from ramseygadgets.runs.folder import read_samples_file
 from ramseygadgets.search.cubelog import read_numbered
 from ramseygadgets.search.cubeproof import CubeProof
@@ -130,15 +132,31 @@ def test_atlas_adopt_never_writes_a_bare_nan(tmp_path):
     _strict(out.read_text())
 
 
-def test_a_hostile_atlas_seconds_is_a_warning_not_a_crash(tmp_path):
+def _hostile_atlas(tmp_path: Path) -> tuple[Path, int]:
+    """The shipped atlas with 10^400 as its first entry's solution seconds, and that line."""
     text = (ROOT / "src/ramseygadgets/data/atlas.json").read_text()
     at = text.index('"seconds": ', text.index('"entries"')) + len('"seconds": ')
     end = at + len(text[at:].split(",", 1)[0].split("}", 1)[0])
     path = tmp_path / "atlas.json"
     path.write_text(text[:at] + HUGE + text[end:])
+    return path, text.count("\n", 0, at) + 1
+
+
+def test_a_hostile_atlas_seconds_is_read_as_missing(tmp_path):
+    path, line = _hostile_atlas(tmp_path)
+    with pytest.warns(numbers.NumberWarning, match=f"atlas.json:{line}: field 'solution.seconds'"):
+        atlas = load_atlas(path)
+    assert all(
+        "seconds" not in (e.solution or {}) or is_seconds(e.solution["seconds"])
+        for e in atlas.entries.values()
+    )
+
+
+@pytest.mark.slow
+def test_atlas_table_over_a_hostile_seconds_is_a_warning_not_a_crash(tmp_path):
+    path, line = _hostile_atlas(tmp_path)
     result = runner.invoke(app, ["atlas", "table", "--data", str(path)])
     assert result.exit_code in (0, 1), result.output  # 1: a dispute, never 70
-    line = text.count("\n", 0, at) + 1
     assert f"atlas.json:{line}: field 'solution.seconds'" in result.output
 
 
