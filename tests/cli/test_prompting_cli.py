@@ -87,6 +87,16 @@ def test_check_exit_codes_and_json(tmp_path, solutions):
         "excess_vertices": 0,
         "excess_edges": 0,
         "discovery": None,
+        # what the optimum rests on (issue 45): the paper's 70 are proven in vertices and edges
+        "minimality": "minimal",
+        "optimum_basis": {
+            "vertices": "proven",
+            "vertices_not_rerun": 0,
+            "edges": "proven",
+            "edges_not_rerun": 0,
+            "dispute": None,
+            "rests_on": "proven",
+        },
     }
     wrong = run("check", "p3_k3_blue_determiner", str(good), "--json")
     assert wrong.exit_code == 1 and json.loads(wrong.stdout)["parsed"] is True

@@ -348,7 +348,9 @@ def write_report(
     }
     result.figures = [replace(f, png=final[f.png], svg=final[f.svg]) for f in figures]
     result.files = list(final.values())
-    write_text(stage / "summary.json", json.dumps(result.summary(), indent=2) + "\n")
+    write_text(
+        stage / "summary.json", json.dumps(result.summary(), indent=2, allow_nan=False) + "\n"
+    )
 
 
 def write_text(path: Path, text: str) -> Path:

@@ -226,7 +226,7 @@ def find_discoveries(runs: Sequence[Run], problems: Selection | None) -> list[Di
 
 def discoveries_jsonl(discoveries: Sequence[Discovery]) -> str:
     """The ``discoveries.jsonl`` text: one object per discovery (:meth:`Discovery.to_json`)."""
-    return "".join(json.dumps(d.to_json(), sort_keys=False) + "\n" for d in discoveries)
+    return "".join(json.dumps(d.to_json(), allow_nan=False) + "\n" for d in discoveries)
 
 
 def _size(n: int | None, m: int | None) -> str:
