@@ -36,7 +36,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.sandbox.cgroup import CgroupBudget, cgroup_support, enter_command
+from ramseygadgets.sandbox.cgroup import (
+    CgroupBudget,
+    cgroup_support,
+    enter_command,
+    kill_until_gone,
+)
 from ramseygadgets.sandbox.image import ALLOWED_MODULES, LIBRARY_DIR, Runtime, runtime
 from ramseygadgets.sandbox.limits import (
     SandboxError,
@@ -199,19 +204,12 @@ def _tasks_of(uid: int) -> int:
 
 def _sweep(uid: int) -> None:
     """Kill every live process of the run's own host uid until none is left (at most 2 s)."""
-    deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline:
-        left = [
+    kill_until_gone(
+        lambda: [
             int(p) for p in os.listdir("/proc") if p.isdigit() and _uids_of(p, live=True) == uid
-        ]
-        if not left:
-            return
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.01)
+        ],
+        pause=0.01,
+    )
 
 
 @dataclass

@@ -19,13 +19,40 @@ import os
 import secrets
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from ramseygadgets.sandbox.limits import SandboxLimits, SandboxUnavailableError
 
-__all__ = ["CgroupBudget", "CgroupSupport", "cgroup_support", "enter_command", "HELPER_TASKS"]
+__all__ = [
+    "CgroupBudget",
+    "CgroupSupport",
+    "cgroup_support",
+    "enter_command",
+    "HELPER_TASKS",
+    "kill_until_gone",
+]
+
+
+def kill_until_gone(
+    members: Callable[[], list[int]], *, pause: float, seconds: float = 2.0
+) -> None:
+    """SIGKILL every pid ``members()`` lists, again and again, until it lists none or
+    ``seconds`` pass (a process may fork between one listing and the kill)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        left = members()
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(pause)
+
 
 _PARENT = "ramseygadgets"
 #: Tasks of the sandbox's own in the cgroup besides the program's (bubblewrap twice with its
@@ -219,17 +246,7 @@ class CgroupBudget:
 
     def kill(self) -> None:
         """SIGKILL everything in the cgroup, until it is empty (at most 2 s)."""
-        deadline = time.monotonic() + 2.0
-        while time.monotonic() < deadline:
-            members = self._members()
-            if not members:
-                return
-            for pid in members:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.005)
+        kill_until_gone(self._members, pause=0.005)
 
     def close(self) -> None:
         """Kill what is left and remove the cgroups (an empty cgroup may stay busy a moment)."""
