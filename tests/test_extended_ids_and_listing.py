@@ -103,3 +103,28 @@ def test_a_narrow_terminal_leaves_out_the_least_needed_columns_and_says_so(
     wide = _listing(monkeypatch, 200)
     header = next(line for line in wide.stdout.splitlines() if "┃ id" in line)
     assert "size tier" in header and "source" in header and "left out" not in wide.stdout
+
+
+def test_the_listing_marks_every_vertex_count_a_cube_log_holds_and_no_other(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 45: the table says what ``--json`` says — a † exactly where the vertex count rests
+    on cube outcomes not all re-run, with the caption that explains it."""
+    listed = _listing(monkeypatch, 200)
+    assert listed.exit_code == 0, listed.output
+    marked = {
+        cells[1].strip()
+        for line in listed.stdout.splitlines()
+        if len(cells := line.split("│")) > 6 and "†" in line
+    }
+    records = json.loads(run("problems", "--set", "extended", "--json").stdout)
+    on_trust = {r["id"] for r in records if r["optimum_basis"]["vertices"] == "cube log"}
+    assert marked == on_trust
+    assert (cli_core.ON_TRUST_NOTE in listed.stdout) == bool(on_trust)
+
+
+def test_a_vertex_cell_says_what_the_count_rests_on() -> None:
+    cell = cli_core._vertex_cell
+    assert cell({"min_vertices": 9, "optimum_basis": {"vertices": "proven"}}) == "9"
+    assert cell({"min_vertices": 15, "optimum_basis": {"vertices": "cube log"}}) == "15†"
+    assert cell({"min_vertices": None, "optimum_basis": {"vertices": "disputed"}}) == "disputed"

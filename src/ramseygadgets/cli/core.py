@@ -216,7 +216,7 @@ def problems(
             "gadget": r["gadget"],
             "tier": r["tier"],
             **(
-                {"n": str(r["min_vertices"]), "size tier": r["size_tier"], "source": r["source"]}
+                {"n": _vertex_cell(r), "size tier": r["size_tier"], "source": r["source"]}
                 if sized
                 else {}
             ),
@@ -238,9 +238,26 @@ def problems(
         columns.remove(column)
         dropped.append(column)
         table = _problems_table(rows, columns, len(records))
+    notes = [ON_TRUST_NOTE] if any(row.get("n", "").endswith("†") for row in rows) else []
     if dropped:
-        table.caption = f"{', '.join(dropped)} left out at this width: --json lists every field"
+        notes.append(f"{', '.join(dropped)} left out at this width: --json lists every field")
+    if notes:
+        table.caption = "\n".join(notes)
     console.print(table)
+
+
+#: The caption under a ``problems`` table with a † (what the † says; ``--json`` says more).
+ON_TRUST_NOTE = "† n as far as a cube log holds (not all re-run); --json: optimum_basis"
+
+
+def _vertex_cell(record: dict[str, Any]) -> str:
+    """The ``n`` column: the minimal vertex count, ``15†`` where it rests on cube outcomes
+    not all re-run, ``disputed`` where the atlas entry is."""
+    basis = record.get("optimum_basis") or {}
+    if basis.get("vertices") == "disputed":
+        return "disputed"
+    n = str(record["min_vertices"])
+    return f"{n}†" if basis.get("vertices") == "cube log" else n
 
 
 def _parse_edge_option(text: str, name: str) -> tuple[int, int]:
