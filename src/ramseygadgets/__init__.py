@@ -14,8 +14,8 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from ramseygadgets.catalog import Problem, all_problems, get_problem
+    from ramseygadgets.colorings.copies import find_copies
     from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
-    from ramseygadgets.copies import find_copies
     from ramseygadgets.gadgets import Candidate, Designated, GadgetType
     from ramseygadgets.graphs import Graph, parse_graph
     from ramseygadgets.patterns import Pattern, get_pattern
@@ -27,7 +27,7 @@ _EXPORTS = {
     "parse_graph": "ramseygadgets.graphs",
     "Pattern": "ramseygadgets.patterns",
     "get_pattern": "ramseygadgets.patterns",
-    "find_copies": "ramseygadgets.copies",
+    "find_copies": "ramseygadgets.colorings.copies",
     "Coloring": "ramseygadgets.colorings.red_blue",
     "GoodColorings": "ramseygadgets.colorings.red_blue",
     "Candidate": "ramseygadgets.gadgets",

@@ -1,7 +1,7 @@
 """An independent c^m brute-force verifier for multi-colour gadgets.
 
 Copies come from networkx monomorphisms (:func:`ramseygadgets.bruteforce.copy_masks`), never
-from :mod:`ramseygadgets.copies`; colourings are all c^m vectors of colour indices (a numpy
+from :mod:`ramseygadgets.colorings.copies`; colourings are all c^m vectors of colour indices (a numpy
 array, row r = the base-c digits of r), and each definition is checked literally on the list of
 all good colourings.  Exponential: for small graphs only (c^m ≤ 2^22).
 """

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
+from ramseygadgets.colorings.copies import count_all_copies, find_copies
 from ramseygadgets.colorings.red_blue import (
     DEFAULT_MAX_CLAUSES,
     DEFAULT_SOLVER,
@@ -24,7 +25,6 @@ from ramseygadgets.colorings.red_blue import (
     new_solver,
 )
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.copies import count_all_copies, find_copies
 from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Edge, Graph
 

@@ -23,7 +23,7 @@ from typing import Any
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Cadical153, Glucose3, Glucose4, Minisat22, Solver
 
-from ramseygadgets.copies import count_all_copies, find_copies
+from ramseygadgets.colorings.copies import count_all_copies, find_copies
 from ramseygadgets.errors import ColoringLimitExceeded, GraphTooLargeError
 from ramseygadgets.graphs import Edge, Graph
 from ramseygadgets.patterns import Pattern

@@ -46,8 +46,8 @@ from dataclasses import dataclass, field
 from itertools import chain, combinations, product
 
 from ramseygadgets.catalog import Problem
+from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.red_blue import GoodColorings
-from ramseygadgets.copies import find_copies
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph

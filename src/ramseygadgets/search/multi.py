@@ -30,8 +30,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.multi import MultiColoring, MultiColorings, literal
-from ramseygadgets.copies import find_copies
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem

@@ -27,8 +27,8 @@ import numpy as np
 from pysat.solvers import Solver
 
 from ramseygadgets.catalog import Problem
+from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
-from ramseygadgets.copies import find_copies
 from ramseygadgets.graphs import Graph
 from ramseygadgets.search.bitsets import (
     from_words,

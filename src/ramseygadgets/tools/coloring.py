@@ -27,10 +27,10 @@ from typing import Any
 
 from pysat.solvers import Solver
 
+from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.red_blue import DEFAULT_SOLVER, GoodColorings
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.copies import find_copies
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import COLOR_NAMES
 from ramseygadgets.graphs import Edge, Graph, graph_from_mapping, parse_edge_list

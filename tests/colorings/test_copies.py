@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ramseygadgets.bruteforce import copy_masks
-from ramseygadgets.copies import (
+from ramseygadgets.colorings.copies import (
     MAX_BITMASK_VERTICES,
     count_all_copies,
     count_copies,
