@@ -6,7 +6,7 @@
 The log is read as the CLI reads it (:func:`ramseygadgets.search.cubeproof.read_checked`): a
 cube record of the problem that names another problem, two levels, or lacks an identity key is
 refused in one ``error:`` line naming ``file:line`` (exit 2).  A logged solution is verified
-(:func:`ramseygadgets.verifier.verify`) before it is reported.  Then, for every level n and
+(:func:`ramseygadgets.verification.verifier.verify`) before it is reported.  Then, for every level n and
 every engine that decided cubes there: per layout, the cubes decided none, the share of the
 layout's prefix assignments they hold (Σ 2^−depth, a lower bound) and whether they and the
 prefixes unit propagation refutes cover the layout (coverage re-derived, never read from the
@@ -38,7 +38,7 @@ from ramseygadgets.search.cubeproof import (
     rests_on,
 )
 from ramseygadgets.search.spec import layouts
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 
 def layout_lines(proof: CubeProof) -> tuple[list[str], bool]:

@@ -7,7 +7,7 @@ Each case decides one vertex count n of a frontier problem (``--min-vertices n
 --max-vertices n``): the single-process lazy engine (:func:`ramseygadgets.search.find_solution`),
 then :func:`ramseygadgets.search.parallel.solve_cubes` with ``jobs=2`` (forked workers that swap
 lemmas while cubes run) and with ``ray="local"`` (a local Ray cluster of 2 CPUs; Ray is
-imported only then).  A found level's solution is verified by :func:`ramseygadgets.verifier.verify`
+imported only then).  A found level's solution is verified by :func:`ramseygadgets.verification.verifier.verify`
 inside the search; here it is checked again by the exhaustive scan's detector, which shares no
 code with the finder.  One JSON line per case and way is appended to ``--out`` when it ends, so
 a run cut short keeps what it decided; the script exits 1 when two ways disagree.

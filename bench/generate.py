@@ -32,7 +32,7 @@ from ramseygadgets.search import solve
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 
 def compare_pairs(console: Console) -> None:

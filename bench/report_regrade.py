@@ -8,7 +8,7 @@ the reference solver (the shipped minimal solution: the same 70 answers in every
 the cache is for) and the random baseline (random graphs: nearly every answer different and
 wrong, the worst case).  For each, in one process:
 
-* **verifier alone**: :func:`ramseygadgets.verifier.verify` of every sample's recorded candidate,
+* **verifier alone**: :func:`ramseygadgets.verification.verifier.verify` of every sample's recorded candidate,
   one call per sample, no cache (what grading every sample again costs without the cache);
 * **re-grading**: :func:`ramseygadgets.report.regrade.regrade_runs` (the run's problem set,
   every grade re-derived, verification cached per problem and answer);
@@ -38,7 +38,7 @@ from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.report import build as report_build
 from ramseygadgets.report.regrade import Regraded, regrade_runs
 from ramseygadgets.runs.samples import Run
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 OPTIONS = ReportOptions(resamples=200, drawings=False)
 

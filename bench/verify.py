@@ -12,7 +12,7 @@ that type, on ``--n`` vertices (default 10):
 
 Each candidate is verified twice in the same process:
 
-* fast:  :func:`ramseygadgets.verifier.verify` (specialised copy enumerators, one incremental
+* fast:  :func:`ramseygadgets.verification.verifier.verify` (specialised copy enumerators, one incremental
   solver answering every question with assumptions);
 * naive: copies from networkx's GraphMatcher subgraph monomorphisms, and a fresh PySAT solver
   (same backend) built from scratch for every SAT question.
@@ -45,7 +45,7 @@ from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 DENSITIES = (0.25, 0.4, 0.55, 0.7)
 
@@ -64,7 +64,7 @@ def graphmatcher_copies(pattern: Pattern, graph: Graph) -> set[frozenset[int]]:
 
 
 class NaiveVerifier:
-    """The same questions as :mod:`ramseygadgets.verifier`, each on a freshly built solver."""
+    """The same questions as :mod:`ramseygadgets.verification.verifier`, each on a freshly built solver."""
 
     def __init__(self, graph: Graph, problem: Problem) -> None:
         self.graph = graph

@@ -84,8 +84,9 @@ def atlas_with_unproven_edges(monkeypatch):  # -> Atlas
     edge count unproven (minimal on 8 vertices still); the extended set is built from it."""
     import copy
 
-    from ramseygadgets import basis, extended
+    from ramseygadgets import extended
     from ramseygadgets.atlas import load_atlas
+    from ramseygadgets.verification import basis
 
     def clear() -> None:
         extended.extended_problems.cache_clear()

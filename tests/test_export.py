@@ -15,7 +15,7 @@ from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.prompts import SETTINGS, build_prompt
 from ramseygadgets.tools.python import PythonLimits
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 
 def test_jsonl_export_loads_with_datasets(tmp_path, solutions):
@@ -103,7 +103,7 @@ def test_export_leaves_no_temporary_files(tmp_path, solutions):
 
 def test_a_set_problem_without_a_minimal_solution_is_named(tmp_path):
     from ramseygadgets.catalog import Problem
-    from ramseygadgets.selection import Selection
+    from ramseygadgets.verification.selection import Selection
 
     problem = Problem.make("K3", "P4", "red-determiner")
     unsolved = Selection([problem], {}, source="mine")

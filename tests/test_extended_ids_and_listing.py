@@ -15,7 +15,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.cli import core as cli_core
 from ramseygadgets.cli.core import _pattern_column
 from ramseygadgets.extended import three_color_entries
-from ramseygadgets.selection import extended_problem_set
+from ramseygadgets.verification.selection import extended_problem_set
 
 runner = CliRunner()
 ATLAS_ID = "p3_house_red_determiner"  # in the extended set (the atlas), not among the paper's 70

@@ -9,8 +9,6 @@ import pytest
 from typer.testing import CliRunner
 
 import ramseygadgets.extended as extended_module
-from ramseygadgets.bruteforce import brute_force_verify
-from ramseygadgets.bruteforce_multi import MAX_BRUTE_FORCE_COLORINGS, brute_force_verify_multi
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.cli import app
 from ramseygadgets.extended import (
@@ -23,8 +21,13 @@ from ramseygadgets.extended import (
     three_color_entries,
     tier_counts,
 )
-from ramseygadgets.selection import extended_problem_set
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.bruteforce import brute_force_verify
+from ramseygadgets.verification.bruteforce_multi import (
+    MAX_BRUTE_FORCE_COLORINGS,
+    brute_force_verify_multi,
+)
+from ramseygadgets.verification.selection import extended_problem_set
+from ramseygadgets.verification.verifier import verify
 
 runner = CliRunner()
 

@@ -83,7 +83,7 @@ def test_relabelled_and_color_exchanged_benchmark_problems_are_caught() -> None:
 
 def test_color_exchange_keeps_solutions_valid() -> None:
     """Why the rule is right: a benchmark solution solves the colour-exchanged problem."""
-    from ramseygadgets.verifier import verify
+    from ramseygadgets.verification.verifier import verify
 
     for problem in all_problems():
         if COLOR_SWAP[problem.gadget] is None:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ramseygadgets.gadgets import Candidate, Designated, GadgetType
     from ramseygadgets.graphs import Graph, parse_graph
     from ramseygadgets.patterns import Pattern, get_pattern
-    from ramseygadgets.verifier import Verdict, verify
+    from ramseygadgets.verification.verifier import Verdict, verify
 
 #: Each public name and the module that defines it.
 _EXPORTS = {
@@ -36,8 +36,8 @@ _EXPORTS = {
     "Problem": "ramseygadgets.catalog",
     "all_problems": "ramseygadgets.catalog",
     "get_problem": "ramseygadgets.catalog",
-    "Verdict": "ramseygadgets.verifier",
-    "verify": "ramseygadgets.verifier",
+    "Verdict": "ramseygadgets.verification.verifier",
+    "verify": "ramseygadgets.verification.verifier",
 }
 
 __all__ = [

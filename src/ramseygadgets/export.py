@@ -1,7 +1,7 @@
 """Export the dataset (problems, prompts for every setting, minimal solutions) as JSONL or Parquet.
 
 ``export_dataset(out_dir, fmt)`` writes ``problems.<ext>`` (one row per problem; the paper's 70,
-or any :class:`~ramseygadgets.selection.Selection` such as ``--set extended``, whose rows
+or any :class:`~ramseygadgets.verification.selection.Selection` such as ``--set extended``, whose rows
 add ``size_tier``),
 ``prompts.<ext>`` (one row per problem and applicable setting: by default the paper's five,
 :data:`~ramseygadgets.prompts.SETTINGS`; ``settings`` chooses others, e.g. ``python``, whose
@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
-from ramseygadgets.basis import PROVEN, Basis
 from ramseygadgets.catalog import Problem, all_problems, in_catalog
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.files import make_output_dir, staged_directory
@@ -31,10 +30,11 @@ from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings
 from ramseygadgets.prompts.builder import format_example, render
 from ramseygadgets.solutions import Solution, get_solution
 from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
+from ramseygadgets.verification.basis import PROVEN, Basis
 
 if TYPE_CHECKING:
-    from ramseygadgets.selection import Selection
     from ramseygadgets.solutions import Solution
+    from ramseygadgets.verification.selection import Selection
 
 FORMATS = ("jsonl", "parquet")
 
@@ -73,7 +73,7 @@ def _solution(problem: Problem, problem_set: Selection | None = None) -> Solutio
 
 
 def optimum_basis(problem: Problem, problem_set: Selection | None = None) -> Basis | None:
-    """What the exported solution's minimality rests on (:mod:`ramseygadgets.basis`): proven for
+    """What the exported solution's minimality rests on (:mod:`ramseygadgets.verification.basis`): proven for
     the paper's 70, the set's re-checked basis otherwise; ``None``: only the best known
     solution (no proven optimum, or a disputed one)."""
     if problem_set is None or (problem_set.source == "catalog" and in_catalog(problem)):

@@ -10,7 +10,7 @@ that colour) the gadget conditions are, for any c:
   at least two colours over the good colourings;
 * negative sender: e and f never share a colour, and e takes at least two colours;
 * clause and variable gadgets (c = 2, F = K1,k only): the paper's enforcement conditions
-  (:mod:`ramseygadgets.verifier`).
+  (:mod:`ramseygadgets.verification.verifier`).
 
 Two colours with one pattern each are the paper's (F,H) problems (``F`` and ``H`` are their
 aliases); ``red-determiner``/``blue-determiner`` are the determiners of colours 0 and 1.

@@ -1,4 +1,4 @@
-"""Deprecated: :mod:`ramseygadgets.verifier` (moved in 0.2 so that the module no longer hides
+"""Deprecated: :mod:`ramseygadgets.verification.verifier` (moved in 0.2 so that the module no longer hides
 behind the package's ``verify`` function; this path goes in the next release).
 
 The module can be called like the function, so ``ramseygadgets.verify(problem, candidate)`` keeps
@@ -12,12 +12,12 @@ import types
 import warnings
 from typing import Any
 
-from ramseygadgets.verifier import *  # noqa: F403
-from ramseygadgets.verifier import __all__ as __all__
-from ramseygadgets.verifier import verify as _verify
+from ramseygadgets.verification.verifier import *  # noqa: F403
+from ramseygadgets.verification.verifier import __all__ as __all__
+from ramseygadgets.verification.verifier import verify as _verify
 
 warnings.warn(
-    "ramseygadgets.verify (the module) moved to ramseygadgets.verifier; "
+    "ramseygadgets.verify (the module) moved to ramseygadgets.verification.verifier; "
     "the old path goes in the next release",
     DeprecationWarning,
     stacklevel=2,

@@ -21,7 +21,7 @@ from ramseygadgets.answers import (
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 RED = GadgetType.RED_DETERMINER
 SENDER = GadgetType.POSITIVE_SENDER

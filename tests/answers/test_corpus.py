@@ -10,7 +10,7 @@ import yaml
 
 from ramseygadgets.answers import ERROR_KINDS, answer_object, parse_answer
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 CORPUS = Path(__file__).parent / "corpus"
 MANIFEST = yaml.safe_load((CORPUS / "manifest.yaml").read_text(encoding="utf-8"))

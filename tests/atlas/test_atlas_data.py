@@ -12,11 +12,11 @@ import pytest
 from ramseygadgets.atlas import Atlas, load_atlas
 from ramseygadgets.atlas.plan import SECTIONS, plan_atlas
 from ramseygadgets.atlas.table import render_markdown
-from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.search.exhaustive import nauty_available
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.bruteforce import brute_force_verify
+from ramseygadgets.verification.verifier import verify
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "atlas.md"
 TWIN = {

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets import atlas_entries, basis, extended, proofs
+from ramseygadgets import atlas_entries, extended
 from ramseygadgets.atlas import Atlas, load_atlas
 from ramseygadgets.atlas.adopt import CubeRecheck, adopt_cube_log
 from ramseygadgets.atlas.plan import AtlasTask
@@ -25,8 +25,9 @@ from ramseygadgets.cli import app
 from ramseygadgets.search.cubeproof import is_found, logged_candidate
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
-from ramseygadgets.selection import load_selection, select_problems
 from ramseygadgets.solutions import get_solution
+from ramseygadgets.verification import basis, proofs
+from ramseygadgets.verification.selection import load_selection, select_problems
 
 runner = CliRunner()
 P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # minimal: 5 vertices, 7 edges

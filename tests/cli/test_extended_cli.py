@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
 from ramseygadgets.extended import SIZE_TIERS, three_color_entries
-from ramseygadgets.selection import extended_problem_set
+from ramseygadgets.verification.selection import extended_problem_set
 
 runner = CliRunner()
 
@@ -265,7 +265,7 @@ def test_solve_all_of_a_dataset(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------
 def test_export_of_extended_problems_carries_solutions_and_tiers(tmp_path: Path) -> None:
     from ramseygadgets.export import export_dataset
-    from ramseygadgets.selection import select_problems
+    from ramseygadgets.verification.selection import select_problems
 
     chosen = select_problems(tier_sample(2), set_name="extended")
     result = export_dataset(tmp_path, "jsonl", problem_set=chosen)

@@ -20,8 +20,8 @@ from ramseygadgets.problemsets import (
 from ramseygadgets.scaleout import LocalExecutor
 from ramseygadgets.scaleout.fanout import generate_problem_set
 from ramseygadgets.search.exhaustive import nauty_available
-from ramseygadgets.selection import load_selection
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.selection import load_selection
+from ramseygadgets.verification.verifier import verify
 
 runner = CliRunner()
 needs_nauty = pytest.mark.skipif(

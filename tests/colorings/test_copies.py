@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ramseygadgets.bruteforce import copy_masks
 from ramseygadgets.colorings.copies import (
     MAX_BITMASK_VERTICES,
     count_all_copies,
@@ -22,6 +21,7 @@ from ramseygadgets.colorings.copies import (
 from ramseygadgets.errors import GraphTooLargeError
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import get_pattern
+from ramseygadgets.verification.bruteforce import copy_masks
 
 NAMED = ("P3", "K1,3", "K3", "P4", "TK3", "C4", "K4-e", "K4")
 OTHERS = ("K1,4", "P5", "C5", "K5-e", "0-1,1-2,2-3,3-0,0-4,1-4")  # generic enumerator

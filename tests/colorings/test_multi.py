@@ -8,14 +8,14 @@ from itertools import combinations
 
 import pytest
 
-from ramseygadgets.bruteforce_multi import brute_force_verify_multi, good_colorings
 from ramseygadgets.catalog import Problem, all_problems, get_problem, parse_colored_problem
 from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.errors import UnknownProblemError
 from ramseygadgets.gadgets import Designated, GadgetKind
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import get_pattern
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.bruteforce_multi import brute_force_verify_multi, good_colorings
+from ramseygadgets.verification.verifier import verify
 
 #: (P3, P3, C4)-green-determiner, minimal (found by solve_multi, proven by test_three_colors).
 GREEN = Graph(6, ((0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 2), (1, 3), (1, 4), (1, 5)))

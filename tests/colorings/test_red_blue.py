@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ramseygadgets.bruteforce import good_coloring_masks, red_degrees
 from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
 from ramseygadgets.errors import ColoringLimitExceeded, GraphTooLargeError
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import get_pattern
+from ramseygadgets.verification.bruteforce import good_coloring_masks, red_degrees
 
 F_NAMES = ("P3", "K1,3")
 H_NAMES = ("P3", "K3", "K1,3", "P4", "TK3", "C4", "K4-e", "K4")

@@ -24,9 +24,9 @@ from ramseygadgets.leakage import is_published, problem_key
 from ramseygadgets.problemsets import export_row
 from ramseygadgets.problemsets import stream as stream_module
 from ramseygadgets.report import ReportOptions, build_report, load_runs
-from ramseygadgets.selection import load_selection
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.selection import load_selection
+from ramseygadgets.verification.verifier import verify
 
 #: 32 fresh problems of minimal size ≤ 7 (6 and 7 vertices), all solved in a few seconds.
 SMALL_POOL = "P3,K1,3,K3,P4,P6,C6"

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 from ramseygadgets.harness.backends import replay as replay_module
-from ramseygadgets.selection import ProblemSetError, load_selection
+from ramseygadgets.verification.selection import ProblemSetError, load_selection
 
 PROBLEM = "p3_k3_red_determiner"
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -162,7 +162,7 @@ def test_replay_and_dataset_files_have_a_size_cap(tmp_path, monkeypatch):
     one_error_line(result, f"replay file {path} is larger than")
     dataset = tmp_path / "set.jsonl"
     dataset.write_text(json.dumps({"F": "P3", "H": "K3", "gadget": "red-determiner"}) + "\n")
-    monkeypatch.setattr("ramseygadgets.selection.MAX_PROBLEM_FILE_BYTES", 16)
+    monkeypatch.setattr("ramseygadgets.verification.selection.MAX_PROBLEM_FILE_BYTES", 16)
     with pytest.raises(ProblemSetError, match="larger than"):
         load_selection(dataset)
 

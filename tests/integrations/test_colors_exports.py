@@ -14,8 +14,8 @@ from ramseygadgets.export import export_dataset
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.runs.grading import judge
-from ramseygadgets.selection import load_selection
 from ramseygadgets.tools.coloring import run_coloring_tool
+from ramseygadgets.verification.selection import load_selection
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")
 SOLUTION = {
@@ -57,7 +57,7 @@ def test_hf_export_carries_colors_prompts_and_solutions(dataset, tmp_path):
 def test_every_export_row_has_one_schema_with_colors(tmp_path):
     """A catalog problem's row has colors too (one schema for any colour count); F and H are
     the pair's aliases, null for three colours."""
-    from ramseygadgets.selection import select_problems
+    from ramseygadgets.verification.selection import select_problems
 
     chosen = select_problems(["p3_k3_red_determiner", GREEN.id])  # GREEN: from the extended set
     result = export_dataset(tmp_path / "out", problem_set=chosen)

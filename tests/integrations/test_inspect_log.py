@@ -30,7 +30,7 @@ from ramseygadgets.cli import app  # noqa: E402
 from ramseygadgets.integrations.inspect_log import is_inspect_log  # noqa: E402
 from ramseygadgets.report import RunFormatError, load_runs  # noqa: E402
 from ramseygadgets.runs.config import dataset_hash  # noqa: E402
-from ramseygadgets.selection import select_problems  # noqa: E402
+from ramseygadgets.verification.selection import select_problems  # noqa: E402
 
 ZERO_SHOT_IDS = [ZERO_SHOT_CORRECT, ZERO_SHOT_MIXED, ZERO_SHOT_UNPARSABLE]  # as run_task asks them
 THREE_COLOR = (

@@ -44,7 +44,7 @@ from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
 from ramseygadgets.search.options import SearchOptions  # noqa: E402
 from ramseygadgets.solutions import get_solution  # noqa: E402
 from ramseygadgets.tools.coloring import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
-from ramseygadgets.verifier import verify  # noqa: E402
+from ramseygadgets.verification.verifier import verify  # noqa: E402
 
 
 def metrics_of(log: Any) -> dict[str, float]:
@@ -97,7 +97,7 @@ def test_problem_set_option_and_the_set_the_task_records() -> None:
     """``-T problem_set=extended`` selects from the extended set (as ``eval --set``); the task's
     metadata records the set and the hash ``eval`` computes for the same problems and setting."""
     from ramseygadgets.runs.config import dataset_hash
-    from ramseygadgets.selection import select_problems
+    from ramseygadgets.verification.selection import select_problems
 
     pair = "p3_p3_negative_sender"  # a two-colour problem of the extended set
     task = ramsey_gadgets(problems=pair, problem_set="extended", setting="size-hint")
@@ -377,8 +377,8 @@ def unshipped() -> tuple[Problem, Candidate]:
     """A problem with no shipped proof (not one of the 70, not in the extended set or the atlas)
     and its minimal solution (6 vertices; found in under a second): a problem-set file's word is
     all there is about it, whereas a file keeps the shipped proof of any other."""
-    from ramseygadgets.proofs import shipped_proof
     from ramseygadgets.search.minimal import solve_minimal
+    from ramseygadgets.verification.proofs import shipped_proof
 
     problem = Problem.make("P3", "P6", "blue-determiner")
     found = solve_minimal(problem, SearchOptions(max_vertices=7, timeout=60))

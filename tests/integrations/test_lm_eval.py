@@ -25,10 +25,10 @@ from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import select_for_framework
 from ramseygadgets.prompts import build_prompt
-from ramseygadgets.proofs import shipped_proof
 from ramseygadgets.search.minimal import solve_minimal
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import get_solution
+from ramseygadgets.verification.proofs import shipped_proof
 
 TASK_DIR = lm_eval_include_path() / "ramseygadgets"
 HARNESS_TESTS = Path(__file__).resolve().parents[1] / "harness"

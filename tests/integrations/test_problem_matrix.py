@@ -25,7 +25,7 @@ from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs.grading import judge
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 runner = CliRunner()
 TADPOLE = "0-1 1-2 2-3 3-4 4-0 0-5"  # C5 with a pendant edge: no table or family name

@@ -12,7 +12,6 @@ from ramseygadgets.catalog import all_problems, get_problem, paper_pairs
 from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.gadget_census import gadgets_in_graph_multi
 from ramseygadgets.gadgets import Candidate, Designated, GadgetKind
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
@@ -20,7 +19,8 @@ from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.gadget_census import gadgets_in_graph_multi
+from ramseygadgets.verification.verifier import verify
 
 PAIR_PROBLEMS = [p for p in all_problems() if not p.kind.is_hardness]
 

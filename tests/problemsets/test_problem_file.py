@@ -26,9 +26,14 @@ from ramseygadgets.problemsets import (
     plan_problem_set,
 )
 from ramseygadgets.scaleout.fanout import SolveTask, solve_task
-from ramseygadgets.selection import Optimum, ProblemSetError, load_selection, select_problems
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.selection import (
+    Optimum,
+    ProblemSetError,
+    load_selection,
+    select_problems,
+)
+from ramseygadgets.verification.verifier import verify
 
 runner = CliRunner()
 SPEC = "P3 | P3 | K3"  # red and blue matchings (twins: no red or blue determiner), green K3-free
@@ -263,7 +268,7 @@ def test_a_shipped_proof_is_found_up_to_renaming_the_colors_and_relabelling(tmp_
     assert problem.id != PAPER and loaded.optimum(problem) == Optimum(5, 7)
     assert verify(problem, loaded.solution(problem)).correct
     # an atlas entry proven only up to a lower bound is matched the same way
-    from ramseygadgets.proofs import shipped_proof
+    from ramseygadgets.verification.proofs import shipped_proof
 
     atlas = shipped_proof(Problem.make("K4", "K3", "negative-sender"))
     assert atlas is not None and atlas.source == "the atlas"

@@ -28,7 +28,7 @@ from ramseygadgets.problemsets import (
 from ramseygadgets.scaleout import LocalExecutor
 from ramseygadgets.scaleout.fanout import SolveTask, generate_problem_set, solve_task
 from ramseygadgets.search.exhaustive import nauty_available
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 runner = CliRunner()
 RED = ["generate", "--F", "P3", "--H", "K3", "--gadgets", "red-determiner", "--jobs", "1"]

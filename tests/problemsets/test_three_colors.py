@@ -7,17 +7,17 @@ import random
 import numpy as np
 import pytest
 
-from ramseygadgets.bruteforce_multi import brute_force_verify_multi, good_colorings
 from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.spec import ColoringSpec, SpecError
-from ramseygadgets.gadget_census import gadgets_in_graph_multi
 from ramseygadgets.gadgets import Designated, GadgetKind
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import iter_graphs, nauty_available
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.bruteforce_multi import brute_force_verify_multi, good_colorings
+from ramseygadgets.verification.gadget_census import gadgets_in_graph_multi
+from ramseygadgets.verification.verifier import verify
 
 needs_nauty = pytest.mark.skipif(
     not nauty_available(), reason="nauty (geng, listg) is not installed"

@@ -8,15 +8,15 @@ import re
 import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
-from ramseygadgets.bruteforce import copy_masks
-from ramseygadgets.bruteforce_multi import good_colorings
 from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.gadgets import Candidate, Designated
 from ramseygadgets.graphs import Graph
 from ramseygadgets.harness.multiround import multiround_step
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.tools.coloring import COUNT_CAP, TOOL_SPEC, run_coloring_tool, tool_spec
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.bruteforce import copy_masks
+from ramseygadgets.verification.bruteforce_multi import good_colorings
+from ramseygadgets.verification.verifier import verify
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")
 SOLUTION = Candidate(

@@ -24,7 +24,7 @@ from ramseygadgets.prompts import (
     tool_result_message,
 )
 from ramseygadgets.tools.coloring import TOOL_NAME
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 
 def text_of(prompt) -> str:

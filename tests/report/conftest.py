@@ -18,9 +18,9 @@ import pytest
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.runs.config import dataset_hash
-from ramseygadgets.selection import named_problem_set, with_extended_ids
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.selection import named_problem_set, with_extended_ids
+from ramseygadgets.verification.verifier import verify
 
 K4_EDGES = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
 

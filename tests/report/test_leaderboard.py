@@ -25,13 +25,13 @@ from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.report import regrade
 from ramseygadgets.report.metrics import problem_sort_key
 from ramseygadgets.runs.config import dataset_hash
-from ramseygadgets.selection import (
+from ramseygadgets.solutions import get_solution
+from ramseygadgets.verification.selection import (
     Selection,
     extended_problem_set,
     load_selection,
     named_problem_set,
 )
-from ramseygadgets.solutions import get_solution
 
 SEED, RESAMPLES = 5, 200
 C, W = True, False

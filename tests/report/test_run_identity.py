@@ -16,7 +16,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.report import load_runs
 from ramseygadgets.report.regrade import regrade_runs
 from ramseygadgets.runs.config import dataset_hash
-from ramseygadgets.selection import named_problem_set
+from ramseygadgets.verification.selection import named_problem_set
 
 PROBLEMS = ["p3_k3_red_determiner", "p3_k4_red_determiner"]
 

@@ -14,12 +14,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.atlas_entries import load_atlas
-from ramseygadgets.basis import PROVEN, Basis
 from ramseygadgets.cli import app
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
-from ramseygadgets.selection import Optimum, select_problems
+from ramseygadgets.verification.basis import PROVEN, Basis
+from ramseygadgets.verification.selection import Optimum, select_problems
 
 RED = "k3_k4_red_determiner"
 ON_TRUST = Basis("cube log", 338, "not proven")

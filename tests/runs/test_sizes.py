@@ -8,22 +8,27 @@ import json
 
 import pytest
 
-from ramseygadgets.basis import EDGES_UNPROVEN
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.extended import extended_problems, three_color_entries
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.problem import Problem
-from ramseygadgets.proofs import shipped_proof
-from ramseygadgets.recheck import BRUTE_FORCE_COLORINGS, Recheck, recheck
 from ramseygadgets.runs import read_run_dir
 from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, optimum_of, size_reward
 from ramseygadgets.search import find_solution
 from ramseygadgets.search.minimal import solve_minimal
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.selection import Optimum, ProblemSetError, load_selection, named_problem_set
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.basis import EDGES_UNPROVEN
+from ramseygadgets.verification.proofs import shipped_proof
+from ramseygadgets.verification.recheck import BRUTE_FORCE_COLORINGS, Recheck, recheck
+from ramseygadgets.verification.selection import (
+    Optimum,
+    ProblemSetError,
+    load_selection,
+    named_problem_set,
+)
+from ramseygadgets.verification.verifier import verify
 
 PROBLEM = "p3_k3_red_determiner"
 

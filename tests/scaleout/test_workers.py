@@ -30,7 +30,7 @@ from ramseygadgets.problemsets import (
 )
 from ramseygadgets.scaleout import LocalExecutor
 from ramseygadgets.scaleout.fanout import generate_problem_set
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 from ramseygadgets.workers import init_worker
 
 from . import helpers

@@ -7,8 +7,6 @@ from math import comb
 
 import pytest
 
-from ramseygadgets import bruteforce_multi as multi_bruteforce
-from ramseygadgets.bruteforce import good_coloring_masks
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import exists, find_solution, solve
@@ -30,6 +28,8 @@ from ramseygadgets.search.oracle import (
     finder_solver,
 )
 from ramseygadgets.search.spec import layouts
+from ramseygadgets.verification import bruteforce_multi as multi_bruteforce
+from ramseygadgets.verification.bruteforce import good_coloring_masks
 
 PAIRS = [("K3", "K3"), ("K3", "P3"), ("C4", "C4"), ("P3", "K4-e"), ("K1,3", "C4"), ("K1,3", "P4")]
 

@@ -9,7 +9,6 @@ from itertools import combinations, product
 import pytest
 from pysat.solvers import Solver
 
-from ramseygadgets.bruteforce import good_coloring_masks
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
@@ -26,7 +25,8 @@ from ramseygadgets.search.degrees import (
 )
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.spec import gadget_spec, layouts
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.bruteforce import good_coloring_masks
+from ramseygadgets.verification.verifier import verify
 
 
 def _free_by_brute_force(d: int, f: int, h: int, forced: bool | None) -> bool:

@@ -16,7 +16,7 @@ from ramseygadgets.search.exhaustive import (
 )
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 pytestmark = pytest.mark.skipif(
     not nauty_available(), reason="nauty (geng, listg) is not installed"

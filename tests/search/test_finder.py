@@ -7,7 +7,6 @@ from itertools import combinations
 
 import pytest
 
-from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.catalog import Problem, all_problems, get_problem
 from ramseygadgets.gadgets import Candidate, GadgetType
 from ramseygadgets.graphs import Graph
@@ -16,7 +15,8 @@ from ramseygadgets.search.cegar import KnCopies, LayoutFinder
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.bruteforce import brute_force_verify
+from ramseygadgets.verification.verifier import verify
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.search.symmetry import MAX_VERTICES, LexMaxCheck, column_order, group_cosets
 from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 
 def test_the_eager_engine_still_proves_every_shipped_minimum():

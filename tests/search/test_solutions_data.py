@@ -6,12 +6,12 @@ import json
 
 from typer.testing import CliRunner
 
-from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.search.dataset import SOLUTIONS_PATH
 from ramseygadgets.solutions import get_solution, load_solutions
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.bruteforce import brute_force_verify
+from ramseygadgets.verification.verifier import verify
 
 
 def test_one_solution_per_problem_in_catalog_order():

@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from ramseygadgets.bruteforce import good_coloring_masks
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.graphs import Graph
 from ramseygadgets.tools.coloring import (
@@ -19,6 +18,7 @@ from ramseygadgets.tools.coloring import (
     extract_tool_request,
     run_coloring_tool,
 )
+from ramseygadgets.verification.bruteforce import good_coloring_masks
 
 
 def report_numbers(text: str) -> tuple[int | None, set, set, set]:

@@ -7,7 +7,6 @@ import random
 import pytest
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.bruteforce import brute_force_verify
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import Graph
@@ -24,6 +23,7 @@ from ramseygadgets.training import (
     shaped_parseable_reward,
     shaped_reward,
 )
+from ramseygadgets.verification.bruteforce import brute_force_verify
 
 
 def columns(problems: list) -> dict[str, list[str]]:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 from ramseygadgets.training import ProblemStream, StreamConfig, StreamExhausted, TrainingDataError
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 #: Unpublished problems of minimal size 6 (P5 and the fork against P4 and each other), quick.
 SMALL = StreamConfig(seed=3, pool=("P4", "P5", "fork", "K3"), max_size=6)

@@ -16,7 +16,7 @@ that names another problem or two levels refuses the whole log in one line namin
   64 cubes, 7 re-run (agree)").  The outcomes of the cubes not re-run are the log's word;
 * **a solution on n vertices**: a ``found`` cube record, verified by
   :func:`~ramseygadgets.verify.verify` and by the independent
-  :func:`~ramseygadgets.recheck.recheck` (brute force, or the second SAT encoding); edge
+  :func:`~ramseygadgets.verification.recheck.recheck` (brute force, or the second SAT encoding); edge
   minimality is not claimed by the record;
 * **edge minimality of the atlas' solution** (n vertices, m edges): the cubes of level n decided
   none with an edge cap of at least m − 1 (``solve --max-edges``, or a cube run's edge
@@ -40,7 +40,6 @@ from typing import Any, Literal
 
 from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, rerun_count
 from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.recheck import Recheck, recheck
 from ramseygadgets.search.cubelog import read_numbered
 from ramseygadgets.search.cubeproof import (
     CubeProof,
@@ -55,8 +54,9 @@ from ramseygadgets.search.cubeproof import (
     rests_on,
 )
 from ramseygadgets.search.solve import SearchError
-from ramseygadgets.verdict import Verdict
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.recheck import Recheck, recheck
+from ramseygadgets.verification.verdict import Verdict
+from ramseygadgets.verification.verifier import verify
 
 __all__ = [
     "CUBE_METHOD",

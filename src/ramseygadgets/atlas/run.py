@@ -51,7 +51,7 @@ from ramseygadgets.scaleout.fanout import DEFAULT_ENGINE, generate_problem_set, 
 from ramseygadgets.search import smallest_vertex_count
 from ramseygadgets.search.exhaustive import exhaustive_minimums
 from ramseygadgets.solutions import Solution, load_solutions
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 __all__ = [
     "ATLAS_JSON",

@@ -12,15 +12,15 @@ from typing import Any
 
 from ramseygadgets.atlas.plan import SECTIONS, graph_label
 from ramseygadgets.atlas_entries import Atlas, Entry
-from ramseygadgets.basis import (
+from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.patterns import get_pattern
+from ramseygadgets.search.cubeproof import CubeProof, Rerun, rests_on
+from ramseygadgets.verification.basis import (
     cross_check_dispute,
     entry_basis,
     reader_dispute,
     solution_dispute,
 )
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.patterns import get_pattern
-from ramseygadgets.search.cubeproof import CubeProof, Rerun, rests_on
 
 __all__ = [
     "DISPUTED",
@@ -244,7 +244,7 @@ def entry_json(entry: Entry, disputed: str | None = None) -> dict[str, Any]:
 
 def dispute(entry: Entry) -> str | None:
     """Why an entry's shown facts are not proven (``None``: every one re-checked): every re-check
-    a reader makes (:func:`ramseygadgets.basis.reader_dispute`: the solution re-verified by the
+    a reader makes (:func:`ramseygadgets.verification.basis.reader_dispute`: the solution re-verified by the
     exact verifier, its sizes, the scan against them and the proven sizes, a vertex bound's cube
     proof without an edge cap, re-run records against their cubes and seeds), then the coverage
     of every cube proof the entry carries re-derived."""

@@ -35,9 +35,9 @@ from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Graph, _check_label, load
 from ramseygadgets.patterns import get_pattern
 
 if TYPE_CHECKING:
-    from ramseygadgets.basis import Basis
     from ramseygadgets.runs.grade import Grade
-    from ramseygadgets.selection import Selection
+    from ramseygadgets.verification.basis import Basis
+    from ramseygadgets.verification.selection import Selection
 
 __all__ = [
     "resolve_problem",
@@ -59,7 +59,11 @@ def resolve_problem(
     """The problem ``problem_id`` of the chosen set (``--set``, default paper, or ``--dataset``),
     and that set; an unknown id names the set and suggests close ids. The paper's set (the
     default) also finds an extended-set id, as ``eval --problems`` does."""
-    from ramseygadgets.selection import base_problem_set, find_in_set, with_extended_ids
+    from ramseygadgets.verification.selection import (
+        base_problem_set,
+        find_in_set,
+        with_extended_ids,
+    )
 
     problem_set = base_problem_set(dataset, set_name)
     if problem_set.source == "catalog":
@@ -92,7 +96,7 @@ def size_text(fields: dict[str, Any]) -> str | None:
 
 
 def _minimality_text(fields: dict[str, Any]) -> str:
-    """The size grade in words, with what the optimum rests on (:mod:`ramseygadgets.basis`):
+    """The size grade in words, with what the optimum rests on (:mod:`ramseygadgets.verification.basis`):
     "minimal (the proven optimum has 5 vertices)", "minimal in vertices (the vertex count is 15
     as far as the cube log holds (338 cubes not re-run), its edge count not proven)", "1 vertex
     above the optimum (…)"."""
@@ -153,7 +157,7 @@ def set_records(set_name: str | None, dataset: str | None) -> list[dict[str, Any
         from ramseygadgets.catalog import all_problems
 
         return [problem_record(p) for p in all_problems()]
-    from ramseygadgets.selection import base_problem_set
+    from ramseygadgets.verification.selection import base_problem_set
 
     problem_set = base_problem_set(dataset, set_name)
     if set_name == "extended":
@@ -339,7 +343,7 @@ def verify(
     The answer is a JSON object {"edges": \[\[0,1], \[1,2], ...], "e": \[0,1], "f": \[1,2], "vertices": \[0,1,2]} with the designated items the gadget needs, or an edge list (0-1, 1-2 or one "0 1" per line) or graph6 string with the designated items given by --e, --f and --vertices.
     """
     from ramseygadgets.runs.grade import Grade
-    from ramseygadgets.verifier import verify as verify_candidate
+    from ramseygadgets.verification.verifier import verify as verify_candidate
 
     problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     candidate = read_candidate(read_text_input(file), problem.kind, e, f, vertices, max_vertices)

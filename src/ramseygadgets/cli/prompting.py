@@ -162,7 +162,7 @@ def _print_check(problem: Problem, reply: str, max_vertices: int, result: dict[s
     """``check``'s console output: the answer read (where from, the parser's notes), the verdict,
     the witness coloring of a wrong answer and the size grade of a correct one."""
     from ramseygadgets.answers import format_answer, parse_answer
-    from ramseygadgets.verifier import verify
+    from ramseygadgets.verification.verifier import verify
 
     parsed = parse_answer(reply, problem.kind, max_vertices=max_vertices)
     if parsed.candidate is not None:
@@ -210,7 +210,7 @@ def export(
     """Write the problems, their prompts for the paper's five settings (or those of --setting) and their minimal solutions, with a dataset card."""
     from ramseygadgets.export import export_dataset
     from ramseygadgets.profiles import get_profile
-    from ramseygadgets.selection import base_problem_set
+    from ramseygadgets.verification.selection import base_problem_set
 
     problem_set = base_problem_set(dataset, set_name)
     profile = get_profile(model_profile, profiles_file=profiles_file)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ramseygadgets.gadgets import Candidate
     from ramseygadgets.report.metrics import CellStats
     from ramseygadgets.runs.regrade import Dispute
-    from ramseygadgets.verifier import Verdict
+    from ramseygadgets.verification.verifier import Verdict
 
 __all__ = [
     "report",
@@ -80,7 +80,7 @@ def report(
 ) -> None:
     """Tables (Markdown, CSV), figures (PNG, SVG) and an HTML report from evaluation runs."""
     from ramseygadgets.report import ReportOptions, build_report, load_runs
-    from ramseygadgets.selection import base_problem_set, check_set_name
+    from ramseygadgets.verification.selection import base_problem_set, check_set_name
 
     if set_name is not None:
         check_set_name(set_name)
@@ -202,7 +202,7 @@ def show(
     """Draw a graph with its designated items marked, to PNG or SVG: a correct answer with a good
     coloring (red/blue), an incorrect one with the verifier's counterexample coloring."""
     from ramseygadgets.report.drawing import graph_picture, save_picture
-    from ramseygadgets.verifier import verify
+    from ramseygadgets.verification.verifier import verify
 
     problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     target = Path(out) if out else Path(f"{problem.id}.png")
@@ -288,7 +288,7 @@ def drawn_coloring(
     """The coloring to draw, its kind and a caption phrase: a good coloring for a correct answer,
     the verifier's counterexample for an incorrect one (as report.html draws them), else a good
     coloring if the graph has one (the designated items are what is wrong), else none."""
-    from ramseygadgets.verifier import good_coloring
+    from ramseygadgets.verification.verifier import good_coloring
 
     if verdict.witness is not None and not verdict.correct:
         return verdict.witness, "counterexample", "the verifier's counterexample coloring"

@@ -72,7 +72,7 @@ def _problems(
         _refuse_polynomial_hardness(problem)
         return [problem]
     if all_:
-        from ramseygadgets.selection import base_problem_set
+        from ramseygadgets.verification.selection import base_problem_set
 
         return list(base_problem_set(dataset, set_name).problems)
     return [resolve_problem(problem_id, set_name, dataset)[0]]  # type: ignore[arg-type]

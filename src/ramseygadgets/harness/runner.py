@@ -60,9 +60,9 @@ from ramseygadgets.runs.folder import RunFolder, RunLogError
 from ramseygadgets.runs.records import FieldError, check_runs
 from ramseygadgets.runs.results import write_results
 from ramseygadgets.sandbox import require_sandbox
-from ramseygadgets.selection import Selection, select_problems
 from ramseygadgets.terminal import terminal_text
 from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits, sandbox_record
+from ramseygadgets.verification.selection import Selection, select_problems
 
 __all__ = [
     "DEFAULT_BATCH",

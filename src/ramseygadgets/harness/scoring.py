@@ -17,7 +17,7 @@ from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.grading import grade, size_fields
-from ramseygadgets.selection import Optimum
+from ramseygadgets.verification.selection import Optimum
 
 __all__ = ["sample_record", "utc_now"]
 

@@ -8,7 +8,7 @@ from typing import Any
 from ramseygadgets.catalog import in_catalog, split_problem_ids
 from ramseygadgets.extended import parse_size_tier
 from ramseygadgets.runs.config import dataset_hash
-from ramseygadgets.selection import GADGET_TIERS, Selection, select_problems
+from ramseygadgets.verification.selection import GADGET_TIERS, Selection, select_problems
 
 __all__ = [
     "split_problem_selection",
@@ -23,7 +23,7 @@ __all__ = [
 def split_problem_selection(
     problems: str | Sequence[str] | None,
 ) -> tuple[list[str] | None, str | None]:
-    """A framework's ``problems`` option as (ids, tier) for :func:`~ramseygadgets.selection.select_problems`.
+    """A framework's ``problems`` option as (ids, tier) for :func:`~ramseygadgets.verification.selection.select_problems`.
 
     ``None``, ``""`` or ``all`` → every problem; ``easy`` / ``hard``, or a size tier such as
     ``9-10`` (of a set that has them: ``extended``) → that tier; otherwise problem ids, as a list

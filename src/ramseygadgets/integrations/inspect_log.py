@@ -33,7 +33,7 @@ from ramseygadgets.report.runs import (
 )
 from ramseygadgets.runs.records import drop_hostile_numbers
 from ramseygadgets.runs.sizes import SIZE_FIELDS
-from ramseygadgets.selection import named_problem_set
+from ramseygadgets.verification.selection import named_problem_set
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalSample

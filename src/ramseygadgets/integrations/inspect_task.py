@@ -98,9 +98,9 @@ from ramseygadgets.prompts import (
 from ramseygadgets.report.metrics import pass_at_k, sample_std
 from ramseygadgets.runs.grading import grade
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
-from ramseygadgets.selection import Selection
 from ramseygadgets.tools.coloring import TOOL_NAME, run_coloring_tool, tool_spec
 from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
+from ramseygadgets.verification.selection import Selection
 
 MULTIROUND = "multiround"
 TOOL_MODES = ("text", "native")

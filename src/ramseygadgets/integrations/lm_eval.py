@@ -22,7 +22,7 @@ which lm-eval's single-request ``generate_until`` cannot express; use Inspect or
 * :func:`process_results` parses the generation with the project's parser and verifies it
   exactly: ``acc`` (1 when correct) and ``parse_failure`` (1 when no answer could be read); for
   a correct answer on a problem with a proven optimum (the row's ``optimum_vertices`` and
-  ``optimum_edges``, :meth:`~ramseygadgets.selection.Selection.optimum`) also ``minimal`` (1
+  ``optimum_edges``, :meth:`~ramseygadgets.verification.selection.Selection.optimum`) also ``minimal`` (1
   when it has the optimum's vertex count) and ``excess_vertices`` (its vertices above it), the
   size grade of ``eval``'s samples (:class:`~ramseygadgets.runs.sizes.SizeGrade`).  Other
   documents leave these two keys out: lm-eval averages each metric over the documents that
@@ -46,7 +46,7 @@ from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.runs.grading import grade
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
-from ramseygadgets.selection import Selection
+from ramseygadgets.verification.selection import Selection
 
 __all__ = [
     "LM_EVAL_SETTINGS",

@@ -60,7 +60,6 @@ from ramseygadgets.prompts import (
     settings_for,
 )
 from ramseygadgets.sandbox import require_sandbox
-from ramseygadgets.selection import Optimum, select_problems
 from ramseygadgets.tools.python import (
     PYTHON_SETTING,
     PythonLimits,
@@ -77,6 +76,7 @@ from ramseygadgets.training.rewards import (
     optimum_value,
     shaped_reward,
 )
+from ramseygadgets.verification.selection import Optimum, select_problems
 
 __all__ = [
     "benchmark_rows",

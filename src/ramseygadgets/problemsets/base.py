@@ -1,10 +1,10 @@
 """What every part of :mod:`ramseygadgets.problemsets` shares: its error and its file names (the
-error and the names of the files a set is read from are :mod:`ramseygadgets.problemfile`'s: one
+error and the names of the files a set is read from are :mod:`ramseygadgets.verification.problemfile`'s: one
 error for every problem-set file, generated or not)."""
 
 from __future__ import annotations
 
-from ramseygadgets.problemfile import (
+from ramseygadgets.verification.problemfile import (
     LEGACY_MULTICOLOR_FILE,
     PROBLEMS_FILE,
     RESULTS_FILE,

@@ -38,7 +38,6 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.extended import size_tier
 from ramseygadgets.files import atomic_write, make_output_dir, parse_json
 from ramseygadgets.leakage import is_published, published_keys
-from ramseygadgets.problemfile import read_problem_set
 from ramseygadgets.problemsets import PROBLEMS_FILE, check_record, export_row
 from ramseygadgets.problemsets.stream import (
     DEFAULT_POOL,
@@ -48,7 +47,8 @@ from ramseygadgets.problemsets.stream import (
 )
 from ramseygadgets.runs.folder import CONFIG_FILE, read_config
 from ramseygadgets.scaleout.fanout import result_record
-from ramseygadgets.selection import Selection, load_selection
+from ramseygadgets.verification.problemfile import read_problem_set
+from ramseygadgets.verification.selection import Selection, load_selection
 from ramseygadgets.workers import sigint_gate
 
 __all__ = [

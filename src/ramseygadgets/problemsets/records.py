@@ -1,8 +1,8 @@
 """Records: the problem part of a record and the ``problems.jsonl`` row of a solved problem
 (:func:`export_row`, schema version :data:`~ramseygadgets.problem.PROBLEM_SCHEMA_VERSION`).
 
-Reading records back is :mod:`ramseygadgets.problemfile` (the problem and solution of a record)
-and :mod:`ramseygadgets.proofs` (the check of every record read back, :func:`check_record`; how
+Reading records back is :mod:`ramseygadgets.verification.problemfile` (the problem and solution of a record)
+and :mod:`ramseygadgets.verification.proofs` (the check of every record read back, :func:`check_record`; how
 much a record proves, :func:`strength`; when a row's claim of a minimal solution counts,
 :func:`proof_problem`); their names are re-exported here."""
 
@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION, Problem
-from ramseygadgets.problemfile import (
+from ramseygadgets.prompts import settings_for
+from ramseygadgets.verification.problemfile import (
     PARSE_ERRORS,
     ProblemSetError,
     candidate_of_record,
     problem_of_record,
 )
-from ramseygadgets.prompts import settings_for
-from ramseygadgets.proofs import (
+from ramseygadgets.verification.proofs import (
     LEVEL_OUTCOMES,
     RECORD_MAX_VERTICES,
     STATUSES,

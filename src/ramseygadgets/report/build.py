@@ -63,7 +63,7 @@ from ramseygadgets.report.tools import (
     tools_table,
 )
 from ramseygadgets.runs.regrade import Dispute
-from ramseygadgets.selection import (
+from ramseygadgets.verification.selection import (
     SIZE_TIERED_SETS,
     Selection,
     base_problem_set,

@@ -27,7 +27,7 @@ from typing import Any
 from ramseygadgets.report.metrics import CellStats, problem_sort_key, row_label
 from ramseygadgets.report.runs import Run, Sample, setting_sort_key
 from ramseygadgets.report.tables import Column, Record, Table, fmt_ci, fmt_number, stats_record
-from ramseygadgets.selection import Selection
+from ramseygadgets.verification.selection import Selection
 
 __all__ = [
     "DISCOVERIES_FILE",

@@ -34,9 +34,9 @@ from ramseygadgets.report.figures import FigureFiles
 from ramseygadgets.report.metrics import Cell, problem_info, problem_sort_key
 from ramseygadgets.report.runs import Sample, problem_of_id, setting_sort_key
 from ramseygadgets.report.tables import Table
-from ramseygadgets.selection import Selection
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verifier import good_coloring
+from ramseygadgets.verification.selection import Selection
+from ramseygadgets.verification.verifier import good_coloring
 
 __all__ = [
     "TEMPLATE_NAME",

@@ -9,7 +9,7 @@ problem set (table ``disputed``).
 2. **Its own problem set.** The problem set a run was asked from is read from what its
    ``config.json`` records (:class:`SetLoader`): the named set (``paper``, with any extended ids
    it ran, or ``extended``; an Inspect log's ``paper+extended`` too), its ``--dataset`` file
-   (read by :func:`~ramseygadgets.selection.load_selection`, which keeps only the optima it
+   (read by :func:`~ramseygadgets.verification.selection.load_selection`, which keeps only the optima it
    can prove), or the ``problems.jsonl`` of a fresh run's folder, checked by drawing it again
    (:func:`~ramseygadgets.problemsets.fresh.checked_fresh_problems`).  One that cannot be read falls back to ``report --dataset/--set``, else to the
    paper's set (a warning says so).  Runs of one model label over different problem sets are
@@ -44,7 +44,7 @@ from ramseygadgets.report.tables import Column, Record, Table
 from ramseygadgets.runs.config import dataset_hash
 from ramseygadgets.runs.regrade import Dispute, Regrader
 from ramseygadgets.runs.stats import row_label
-from ramseygadgets.selection import (
+from ramseygadgets.verification.selection import (
     Selection,
     base_problem_set,
     load_selection,

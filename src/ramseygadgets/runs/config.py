@@ -23,7 +23,7 @@ from ramseygadgets import __version__
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.runs.samples import USAGE_NULLS
-from ramseygadgets.selection import Selection
+from ramseygadgets.verification.selection import Selection
 
 __all__ = [
     "FORMAT_VERSION",

@@ -9,7 +9,7 @@ sample again with the same ones (:mod:`.regrade`), so a grade is decided by one 
   :func:`~ramseygadgets.answers.parse_answer`, then :func:`grade_candidate`;
 * :func:`grade_candidate`: a parsed candidate decided by :func:`~ramseygadgets.verify.verify`;
 * :func:`size_fields`: the size grade (:mod:`.sizes`), ``discovery`` and the independent
-  ``recheck`` (:mod:`ramseygadgets.recheck`) of a discovery.
+  ``recheck`` (:mod:`ramseygadgets.verification.recheck`) of a discovery.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from ramseygadgets.answers import ParsedAnswer, parse_answer
 from ramseygadgets.gadgets import Candidate
 from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
-from ramseygadgets.recheck import recheck
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import SizeGrade
-from ramseygadgets.selection import Optimum
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.recheck import recheck
+from ramseygadgets.verification.selection import Optimum
+from ramseygadgets.verification.verifier import verify
 
 __all__ = ["grade", "grade_candidate", "judge", "size_fields"]
 
@@ -88,7 +88,7 @@ def size_fields(
 ) -> dict[str, Any]:
     """The size grade's record fields, plus ``discovery`` (``new-best-known`` or
     ``contradicts-proof``, :mod:`ramseygadgets.runs.sizes`) and ``recheck`` (the independent
-    second verification of that candidate, :mod:`ramseygadgets.recheck`) when it is one."""
+    second verification of that candidate, :mod:`ramseygadgets.verification.recheck`) when it is one."""
     sizes = SizeGrade.of(verdict, optimum)
     fields = sizes.to_json()
     known = None if best_known is None else (best_known.graph.n, best_known.graph.m)

@@ -9,8 +9,8 @@ A recorded sample claims a grade (``correct``, the optimum, ``minimal``, ``exces
    ``candidate`` (read back and verified exactly); a sample with a backend ``error`` has no
    answer;
 2. ``minimal`` and the excess come from the proven optimum of the problem set the run used
-   (:meth:`~ramseygadgets.selection.Selection.optimum`), never from the record;
-3. a discovery is rechecked again by the independent method (:mod:`ramseygadgets.recheck`).
+   (:meth:`~ramseygadgets.verification.selection.Selection.optimum`), never from the record;
+3. a discovery is rechecked again by the independent method (:mod:`ramseygadgets.verification.recheck`).
 
 A sample of a problem the run's problem set does not know cannot be verified: it counts as not
 correct (a non-correct recorded grade is kept as it is: it claims nothing).  A sample whose
@@ -40,7 +40,7 @@ from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.grading import grade, grade_candidate, size_fields
 from ramseygadgets.runs.samples import Run, Sample, problem_of_id
 from ramseygadgets.runs.sizes import SizeGrade
-from ramseygadgets.selection import Optimum, Selection
+from ramseygadgets.verification.selection import Optimum, Selection
 
 __all__ = ["COMPARED_FIELDS", "Answer", "Dispute", "Regrader"]
 

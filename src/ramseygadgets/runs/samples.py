@@ -17,8 +17,8 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import DISCOVERY_KINDS, SizeGrade, optimum_of
-from ramseygadgets.selection import Selection
 from ramseygadgets.tools.python import PYTHON_SETTING
+from ramseygadgets.verification.selection import Selection
 
 __all__ = [
     "EXAMPLE_HINT",

@@ -2,11 +2,11 @@
 
 For a problem with a proven optimum (n*, m*) — no solution on fewer than n* vertices, and none
 on n* vertices with fewer than m* edges (:meth:`Selection.optimum
-<ramseygadgets.selection.Selection.optimum>`) — a correct candidate on n vertices and m edges has
+<ramseygadgets.verification.selection.Selection.optimum>`) — a correct candidate on n vertices and m edges has
 
 * ``excess_vertices`` = n − n* ≥ 0 and ``excess_edges`` = m − m* (negative only when n > n*: a
   larger graph may have fewer edges; ``null`` where m* is not proven);
-* ``minimality`` (what the optimum rests on decides it, :class:`~ramseygadgets.basis.Basis`):
+* ``minimality`` (what the optimum rests on decides it, :class:`~ramseygadgets.verification.basis.Basis`):
   ``not minimal`` when n > n*, whatever is known of edges (a verified solution has n*
   vertices); ``minimal`` when n = n* and both the vertex bound and the edge count are proven;
   ``minimal in vertices`` when n = n* otherwise (the edge count not proven, or the bound only as
@@ -34,9 +34,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.basis import EDGES_UNPROVEN, PROVEN, Basis
 from ramseygadgets.runs.grade import Grade
-from ramseygadgets.selection import Optimum
+from ramseygadgets.verification.basis import EDGES_UNPROVEN, PROVEN, Basis
+from ramseygadgets.verification.selection import Optimum
 
 __all__ = [
     "DISCOVERY_KINDS",

@@ -30,10 +30,10 @@ from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.executors import Executor, LocalExecutor
 from ramseygadgets.files import atomic_write
-from ramseygadgets.gadget_census import gadgets_in_graph_multi
 from ramseygadgets.gadgets import Designated
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs
+from ramseygadgets.verification.gadget_census import gadgets_in_graph_multi
 
 __all__ = [
     "CheckpointError",

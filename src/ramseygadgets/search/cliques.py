@@ -27,7 +27,7 @@ from math import comb
 
 from ramseygadgets.graphs import Graph
 from ramseygadgets.problem import Problem
-from ramseygadgets.verifier import colorings_of
+from ramseygadgets.verification.verifier import colorings_of
 
 __all__ = ["CLIQUE_CONFLICTS", "MAX_CLIQUE_CLAUSES", "arrowing_clique", "clique_free_clauses"]
 

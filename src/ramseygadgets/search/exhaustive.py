@@ -4,7 +4,7 @@ Shares no code with the CEGAR finder (:mod:`.cegar`): graphs come from nauty's `
 per isomorphism class, split with ``res/mod``), converted to edge lists by nauty's ``listg``;
 each graph's good colorings are queried with the core :class:`~ramseygadgets.colorings.red_blue.GoodColorings`
 and every choice of designated items is tested (:func:`gadgets_in_graph`); reported minima are
-re-checked with :func:`ramseygadgets.verifier.verify`.
+re-checked with :func:`ramseygadgets.verification.verifier.verify`.
 
 Minimal (n, m) of a problem: scan n = smallest possible, n + 1, … and, within each n, edge
 counts m = n − 1, n, … ; the first (n, m) holding a solution is the answer.  The scan only
@@ -52,7 +52,7 @@ from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.patterns import Pattern
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 from ramseygadgets.workers import init_worker
 
 __all__ = [

@@ -9,7 +9,7 @@ parts of those it records as split or partly decided, so a sitting that digs dee
 never keeps the others from their turn.  The level is
 
 * **found** at the first cube that returns a solution — re-checked by
-  :func:`ramseygadgets.verifier.verify` here, before anything else; the cubes still running are
+  :func:`ramseygadgets.verification.verifier.verify` here, before anything else; the cubes still running are
   cancelled.  With ``minimize_edges`` the edge count is then lowered by cubes too: the level
   runs again with at most m − 1 edges (m: the best solution's) until such a round is none,
   which proves edge minimality (see *Edge caps*);

@@ -8,7 +8,7 @@ of the finder at n − 1) proves that none has fewer than n.
 :func:`solve` tries n = smallest possible, n + 1, … up to ``max_vertices`` with the exact finder
 (:mod:`.cegar`), one run per placement of the designated items; at the first n with a solution it
 lowers the edge bound until UNSAT.  Every returned candidate is re-checked by
-:func:`ramseygadgets.verifier.verify`.
+:func:`ramseygadgets.verification.verifier.verify`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ramseygadgets.search.options import (
     check_engine,
 )
 from ramseygadgets.search.spec import layouts
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.verifier import verify
 
 __all__ = [
     "Status",
@@ -285,7 +285,7 @@ def smallest_vertex_count(problem: Problem) -> int:
 
 
 def checked(problem: Problem, candidate: Candidate) -> Candidate:
-    """``candidate``, after :func:`~ramseygadgets.verifier.verify` accepts it (a search never
+    """``candidate``, after :func:`~ramseygadgets.verification.verifier.verify` accepts it (a search never
     hands out a wrong answer: a rejection is a bug, raised as ``AssertionError``)."""
     verdict = verify(problem, candidate)
     if not verdict.correct:  # never hand out a wrong answer

@@ -38,7 +38,7 @@ from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs.grading import grade, judge
 from ramseygadgets.runs.sizes import size_reward
-from ramseygadgets.verifier import good_coloring
+from ramseygadgets.verification.verifier import good_coloring
 
 __all__ = [
     "Completion",

@@ -16,8 +16,8 @@ from ramseygadgets.leakage import EXTENDED_SET, PAPER_SET, ProblemKey, problem_k
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import load_generated
 from ramseygadgets.problemsets.stream import TrainingDataError, TrainingItem
-from ramseygadgets.proofs import proof_problem, proof_records
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.proofs import proof_problem, proof_records
+from ramseygadgets.verification.verifier import verify
 
 __all__ = [
     "EXCLUDED_REASONS",
@@ -79,7 +79,7 @@ def untrusted(
 ) -> str | None:
     """Why a problem-set record may not become a training problem (``None``: it may): it needs
     one pattern per colour, a solution the exact verifier accepts, and a proof that no solution
-    has fewer vertices (:func:`~ramseygadgets.proofs.proof_problem`, the rule ``eval --dataset``
+    has fewer vertices (:func:`~ramseygadgets.verification.proofs.proof_problem`, the rule ``eval --dataset``
     applies too: ``proven_minimal`` with lower bound = the solution's size, and, where the
     search's levels are recorded, every vertex count below it searched and found empty)."""
     if not problem.spec.is_simple:

@@ -27,7 +27,7 @@ from ramseygadgets.harness.backends.vllm_backend import VLLMBackend
 if TYPE_CHECKING:
     from ramseygadgets.harness.backends.replay import ReplayData
     from ramseygadgets.harness.retry import RetryPolicy
-    from ramseygadgets.selection import Selection
+    from ramseygadgets.verification.selection import Selection
 
 SPEC_HELP = "openai/<model>, vllm/<model>, solver, random or replay:<file>"
 

@@ -11,7 +11,7 @@ from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.graphs import Graph
 from ramseygadgets.solutions import get_solution
-from ramseygadgets.verifier import (
+from ramseygadgets.verification.verifier import (
     Verdict,
     check_designated,
     verify,

@@ -32,19 +32,19 @@ from itertools import combinations, permutations
 import numpy as np
 import pytest
 
-from ramseygadgets.bruteforce import (
+from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem, all_problems
+from ramseygadgets.colorings.red_blue import GoodColorings
+from ramseygadgets.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.graphs import Graph
+from ramseygadgets.solutions import load_solutions
+from ramseygadgets.verification.bruteforce import (
     brute_force_verify,
     copy_masks,
     designated_valid,
     good_coloring_masks,
     red_degrees,
 )
-from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem, all_problems
-from ramseygadgets.colorings.red_blue import GoodColorings
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-from ramseygadgets.graphs import Graph
-from ramseygadgets.solutions import load_solutions
-from ramseygadgets.verifier import Verdict, verify
+from ramseygadgets.verification.verifier import Verdict, verify
 
 CASES_PER_PROBLEM = 16
 MAX_EDGES = 12  # 4,096 colorings per random case

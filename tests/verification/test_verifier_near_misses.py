@@ -14,11 +14,11 @@ from itertools import product
 import numpy as np
 import pytest
 
-from ramseygadgets.bruteforce import good_coloring_masks, red_degrees
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import Designated, GadgetType
 from ramseygadgets.graphs import Graph
-from ramseygadgets.verifier import verify
+from ramseygadgets.verification.bruteforce import good_coloring_masks, red_degrees
+from ramseygadgets.verification.verifier import verify
 
 PATTERNS = [
     p for p in product((True, False), repeat=3) if not all(p)
