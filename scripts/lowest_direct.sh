@@ -19,13 +19,12 @@ CORE_TESTS=(
   tests/test_architecture.py
   tests/test_atomic_writes.py
   tests/test_catalog_gadgets.py
-  tests/test_copies.py
   tests/test_docstring_examples.py
   tests/test_graphs.py
   tests/test_names.py
   tests/test_packaging.py
   tests/test_patterns.py
-  tests/test_verifier*.py
+  tests/verification
   tests/cli
   tests/colorings
   tests/answers/test_answers.py
