@@ -10,6 +10,7 @@ to a fresh server of the SmolLM2 GGUF and prints one line: what ``scripts/setup.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import socket
@@ -143,6 +144,10 @@ class LlamaServer:
                     f"llama.cpp server answered HTTP {exc.code}: {detail}"
                 ) from exc
             except OSError as exc:
+                # a crashing server closes the connection a moment before it can be reaped
+                if self.process is not None:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        self.process.wait(timeout=1.0)
                 self.check_alive("on a chat request")
                 raise LlamaServerError(f"chat request to llama.cpp failed: {exc}") from exc
         return str(answer["choices"][0]["message"]["content"] or "")
