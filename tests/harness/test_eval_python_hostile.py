@@ -27,6 +27,7 @@ from ramseygadgets import sandbox as sandbox_module
 from ramseygadgets.cli import app
 from ramseygadgets.sandbox import PROTECTIONS, Sandbox
 from ramseygadgets.sandbox.cgroup import CgroupSupport, cgroup_support
+from ramseygadgets.sandbox.image import runtime
 from ramseygadgets.tools import python as python_tool
 
 BUDGET_MB = 96
@@ -142,7 +143,7 @@ def test_nothing_reaches_the_model(mock_server, tmp_path: Path, keyring_secret: 
     assert config["sandbox"] == {
         "seccomp": True, "cgroup": cgroup_support().kind, "read_only_root": True,
         "fixed_environment": True, "neutral_paths": True, "fresh_uid": os.geteuid() == 0,
-        "require_cgroup": True,
+        "runtime_mounted": runtime().mounted, "require_cgroup": True,
     }  # fmt: skip
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ramseygadgets.sandbox import image as sandbox_image
+from ramseygadgets.sandbox import mount as sandbox_mount
 from ramseygadgets.sandbox.image import PREFIX, runtime
 
 
@@ -47,4 +48,46 @@ def test_the_binds_name_no_host_folder_inside() -> None:
     rt = runtime()
     assert rt.python.startswith(f"{PREFIX}/bin/python")
     for _, dest in rt.binds:
-        assert dest.startswith((PREFIX, "/sandbox", "/lib", "/usr/lib", "/lib64", "/etc/")), dest
+        assert dest in (f"{PREFIX}", "/sandbox", "/lib", "/lib64", "/usr/lib", "/etc"), dest
+
+
+_CAN_MOUNT = os.geteuid() == 0 and Path("/dev/loop-control").exists()
+
+
+@pytest.mark.skipif(not _CAN_MOUNT, reason="mounting the image needs root and a loop device")
+def test_the_image_is_mounted_once_as_its_own_file_system(tmp_path: Path, images: Path) -> None:
+    """As root the image becomes a read-only ext4 file mounted beside it: its files at their
+    image paths, its mount root ``/`` (so a bind's root is the image path alone), reused."""
+    lib = _stdlib(tmp_path)
+    image = sandbox_image._build_image(list(sandbox_image._files(str(lib), f"{PREFIX}/lib/x")))
+    point = sandbox_mount.mounted_image(image)
+    assert point is not None and os.path.ismount(point)
+    try:
+        assert (point / PREFIX.lstrip("/") / "lib/x/os.py").read_text() == "# os.py\n"
+        with pytest.raises(OSError):
+            (point / "new").write_text("")
+        [line] = [
+            m for m in Path("/proc/self/mountinfo").read_text().splitlines() if f" {point} " in m
+        ]
+        assert line.split()[3] == "/" and " - ext4 /dev/loop" in line
+        made = image.with_name(image.name + ".ext4").stat().st_mtime_ns
+        assert sandbox_mount.mounted_image(image) == point  # mounted already: reused
+        assert image.with_name(image.name + ".ext4").stat().st_mtime_ns == made
+    finally:
+        sandbox_mount.unmount(point)
+    assert not os.path.ismount(point)
+
+
+def test_no_mount_without_root_or_mke2fs(
+    tmp_path: Path, images: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not root, or no ``mke2fs``: the image is bound from its folder (``None``), nothing is
+    left half made, and the runtime says so (``mounted`` false)."""
+    image = sandbox_image._build_image(list(sandbox_image._files(str(_stdlib(tmp_path)), "/x")))
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert sandbox_mount.mounted_image(image) is None
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(sandbox_mount.shutil, "which", lambda *_, **__: None)
+    if Path("/dev/loop-control").exists():
+        assert sandbox_mount.mounted_image(image) is None
+    assert not list(images.glob("*.ext4*")) and not list(images.glob(".*.ext4-*"))

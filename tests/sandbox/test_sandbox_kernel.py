@@ -23,6 +23,7 @@ import ramseygadgets
 from ramseygadgets.errors import RamseyGadgetsError
 from ramseygadgets.sandbox import Sandbox, SandboxLimits, SandboxResult
 from ramseygadgets.sandbox.cgroup import cgroup_support
+from ramseygadgets.sandbox.image import image_root, runtime
 from ramseygadgets.sandbox.seccomp import DENIED, KEY_CALLS
 from ramseygadgets.tools.python import PythonTool
 
@@ -290,17 +291,39 @@ def _host_paths() -> list[str]:
     return [p for p in paths if len(p) > 1] + [os.environ.get("PATH", "/nonexistent")]
 
 
-@pytest.mark.parametrize("protection", ["", "fixed_environment", "neutral_paths"])
+#: Mount roots a program may see: its own tmpfs and /proc, /dev's nodes, the image's folders.
+_NEUTRAL = ("/usr/local", "/sandbox", "/lib", "/usr/lib", "/etc", "/null", "/zero", "/full")
+_NEUTRAL += ("/random", "/urandom", "/tty")
+
+
+def _mount_roots(mountinfo: str) -> list[str]:
+    """The root field of every line of ``/proc/self/mountinfo`` (the bound folder's path
+    inside its own file system)."""
+    return [line.split()[3] for line in mountinfo.splitlines() if " - " in line]
+
+
+@pytest.mark.parametrize("protection", ["", "fixed_environment", "neutral_paths", "runtime_mount"])
 def test_proc_names_no_host_path(sandbox: Sandbox, protection: str) -> None:
     """``/proc/1/environ`` (bubblewrap's own environment) and ``mountinfo`` name no host path,
-    no project, no interpreter's home; switched off, one of them does."""
+    no project, no interpreter's home; with the runtime image mounted (root, a loop device:
+    our machines), no mount root names the image's folder either; switched off, one of them
+    does (``runtime_mount`` off: the image's folder)."""
     without = [protection] if protection else []
     limits = sandbox.limits.updated(output_bytes=256 * 1024)
     result = Sandbox(limits, without=without).run(PROC_FACTS)
     assert result.ok and not result.output_truncated, result.stderr
     named = [p for p in _host_paths() if p in result.stdout]
-    assert bool(named) is bool(protection), named
+    assert bool(named) is (protection in ("fixed_environment", "neutral_paths")), named
     assert "PATH=/usr/sbin:/usr/bin:/sbin:/bin" in result.stdout or protection
+    if os.geteuid() == 0 and Path("/dev/loop-control").exists():
+        assert runtime().mounted  # our machines: root with loop devices
+    if runtime().mounted:
+        roots = _mount_roots(result.stdout)
+        image_folder = [r for r in roots if r.startswith(str(image_root()))]
+        assert bool(image_folder) is (protection == "runtime_mount"), image_folder
+        if not protection:
+            assert "/usr/local" in roots and "/sandbox" in roots, roots
+            assert all(r in ("/", "/newroot") or r.startswith(_NEUTRAL) for r in roots), roots
 
 
 # -- honest reports ------------------------------------------------------------------------------

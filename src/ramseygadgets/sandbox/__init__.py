@@ -70,7 +70,9 @@ __all__ = [
 HOME = "/home/sandbox"
 #: The protections a test may switch off one at a time (``Sandbox(without=...)``) to show
 #: that its hostile program does harm without it; the python setting refuses such a sandbox.
-PROTECTIONS = ("seccomp", "cgroup", "read_only_root", "fixed_environment", "neutral_paths")
+PROTECTIONS = (
+    "seccomp", "cgroup", "read_only_root", "fixed_environment", "neutral_paths", "runtime_mount"
+)  # fmt: skip
 #: The environment bubblewrap and its helpers start with (``/proc/1/environ`` inside).
 FIXED_ENVIRONMENT = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
 #: Exit codes above this are bwrap's report of a signal (128 + signal number).
@@ -152,6 +154,8 @@ def _command(
     the protections switched off, ``cpu``: the cgroup measures CPU time)."""
     rt = runtime()
     binds = rt.direct if "neutral_paths" in off else rt.binds
+    if "runtime_mount" in off and "neutral_paths" not in off:
+        binds = rt.unmounted
     ro_root = "read_only_root" not in off
     nproc = limits.processes + 2 + (0 if uid is None else _tasks_of(uid))
     prlimit = _prlimit(limits, nproc, cpu_backstop=cpu)
@@ -402,8 +406,17 @@ def sandbox_protections(without: Iterable[str] = ()) -> dict[str, Any]:
         "read_only_root": "read_only_root" not in off,
         "fixed_environment": "fixed_environment" not in off,
         "neutral_paths": "neutral_paths" not in off,
+        "runtime_mounted": not off & {"neutral_paths", "runtime_mount"} and _runtime_mounted(),
         "fresh_uid": os.geteuid() == 0,
     }
+
+
+def _runtime_mounted() -> bool:
+    """Whether the runtime image is bound from a file system of its own."""
+    try:
+        return runtime().mounted
+    except SandboxUnavailableError:
+        return False
 
 
 class Sandbox:

@@ -6,9 +6,10 @@ allowed libraries (:data:`ALLOWED_MODULES`) in :data:`LIBRARY_DIR`, shared libra
 the system's library folders at their own paths and any other (such as a ``libpython`` of a
 pyenv build) beside the C library.  The files come from a *runtime image*: a folder of hard
 links (copies across file systems) made once per runtime under ``/var/cache/ramseygadgets``
-(root) or ``~/.cache/ramseygadgets``, named by a hash of the files.  Binding from the image
-instead of the interpreter's and the virtual environment's own folders keeps their host
-paths (a home folder, the project, the user) out of ``/proc/self/mountinfo``.
+(root) or ``~/.cache/ramseygadgets``, named by a hash of the files, and as root mounted as a
+file system of its own (:mod:`ramseygadgets.sandbox.mount`).  Binding from the mounted image
+instead of the host's folders keeps every host path (a home folder, the project, the
+interpreter's installation, the image's own folder) out of ``/proc/self/mountinfo``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from ramseygadgets.sandbox.limits import SandboxUnavailableError
+from ramseygadgets.sandbox.mount import mounted_image
 
 __all__ = ["ALLOWED_MODULES", "LIBRARY_DIR", "PREFIX", "Runtime", "runtime", "image_root"]
 
@@ -47,12 +49,15 @@ _COMPLETE = ".complete"
 @dataclass(frozen=True)
 class Runtime:
     """The interpreter's path inside and the read-only binds (host path, sandbox path):
-    ``binds`` from the image; ``direct`` from the host's own folders (the tests' switch that
-    shows what ``mountinfo`` would name without the image)."""
+    ``binds`` from the image (``mounted``: from its own file system, else from its folder).
+    The tests' switches show what ``mountinfo`` would name otherwise: ``unmounted`` binds
+    from the image's folder, ``direct`` from the host's own folders."""
 
     python: str
     binds: tuple[tuple[str, str], ...]
+    unmounted: tuple[tuple[str, str], ...] = ()
     direct: tuple[tuple[str, str], ...] = ()
+    mounted: bool = False
 
 
 def _allowed_sources() -> list[tuple[str, str]]:
@@ -154,19 +159,14 @@ def _build_image(entries: list[tuple[str, str]]) -> Path:
     return image
 
 
-def _top_binds(image: Path, entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """One bind per top-level folder of the image (``/usr/local``, ``/sandbox``), one per
-    file elsewhere."""
-    binds = set()
+def _top_binds(base: Path, entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """One bind per top-level folder of the image (``/usr/local``, ``/sandbox``, ``/lib``…;
+    two levels under ``/usr``)."""
+    tops = set()
     for _, dest in entries:
         parts = Path(dest).parts
-        top = "/".join(parts[:3]) if dest.startswith(PREFIX + "/") else "/".join(parts[:2])
-        top = top.replace("//", "/")
-        if dest.startswith((PREFIX + "/", "/sandbox/")):
-            binds.add((str(image / top.lstrip("/")), top))
-        else:
-            binds.add((str(image / dest.lstrip("/")), dest))
-    return sorted(binds, key=lambda b: b[1])
+        tops.add("/".join(parts[1 : 3 if parts[1] == "usr" else 2]))
+    return [(str(base / top), f"/{top}") for top in sorted(tops)]
 
 
 @cache
@@ -192,6 +192,9 @@ def runtime() -> Runtime:
     for source, dest in allowed:
         entries += _files(source, dest)
     system = [lib for lib in libraries if lib.startswith(_SYSTEM_LIBRARIES)]
+    if os.path.exists("/etc/ld.so.cache"):
+        system.append("/etc/ld.so.cache")
+    entries += [(os.path.realpath(lib), lib) for lib in system]
     for lib in libraries:
         if lib not in system:
             entries.append((lib, f"{library_dir}/{os.path.basename(lib)}"))
@@ -201,13 +204,15 @@ def runtime() -> Runtime:
         raise SandboxUnavailableError(
             f"the sandbox cannot make its runtime image in {image_root()} ({exc.strerror or exc})"
         ) from None
-    shared = [(lib, lib) for lib in system]
-    if os.path.exists("/etc/ld.so.cache"):
-        shared.append(("/etc/ld.so.cache", "/etc/ld.so.cache"))
-    binds = _top_binds(image, entries) + shared
-    direct = [(python, inside), (stdlib, f"{PREFIX}/lib/{version}"), *allowed, *shared]
+    mount = mounted_image(image)
+    binds = _top_binds(mount or image, entries)
+    unmounted = _top_binds(image, entries)
+    direct = [(python, inside), (stdlib, f"{PREFIX}/lib/{version}"), *allowed]
+    direct += [(lib, lib) for lib in system]
     direct += [(s, d) for s, d in entries if s in libraries and s not in system]
-    return Runtime(inside, _ordered(binds), _ordered(direct))
+    return Runtime(
+        inside, _ordered(binds), _ordered(unmounted), _ordered(direct), mounted=mount is not None
+    )
 
 
 def _ordered(binds: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
