@@ -78,6 +78,27 @@ def test_the_image_is_mounted_once_as_its_own_file_system(tmp_path: Path, images
     assert not os.path.ismount(point)
 
 
+@pytest.mark.skipif(not _CAN_MOUNT, reason="mounting the image needs root and a loop device")
+def test_old_images_are_unmounted_and_mounted_again_when_used(tmp_path: Path, images: Path) -> None:
+    """At most MOUNTED_AT_MOST images hold a loop device; the least recently mounted gives
+    way, and its runtime mounts it again before its next program (never an empty bind)."""
+    made = []
+    for index in range(sandbox_mount.MOUNTED_AT_MOST + 1):
+        lib = _stdlib(tmp_path / str(index))
+        made.append(sandbox_image._build_image(list(sandbox_image._files(str(lib), "/x"))))
+        point = sandbox_mount.mounted_image(made[-1])
+        assert point is not None
+        os.utime(made[-1].with_name(made[-1].name + ".ext4"), ns=(10**9 * index,) * 2)
+    points = [image.with_name(image.name + ".mnt") for image in made]
+    try:
+        assert [os.path.ismount(p) for p in points] == [False] + [True] * (len(points) - 1)
+        first = sandbox_image.Runtime("/x", (), mounted=True, image=made[0])
+        assert first.current() is first and os.path.ismount(points[0])
+    finally:
+        for point in points:
+            sandbox_mount.unmount(point)
+
+
 def test_no_mount_without_root_or_mke2fs(
     tmp_path: Path, images: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -152,7 +152,7 @@ def _command(
     """The whole command: as root, a staging bwrap binds the runtime where the fresh ``uid``
     can read it and ``setpriv`` drops to that uid; otherwise the sandbox directly (``off``:
     the protections switched off, ``cpu``: the cgroup measures CPU time)."""
-    rt = runtime()
+    rt = runtime().current()
     binds = rt.direct if "neutral_paths" in off else rt.binds
     if "runtime_mount" in off and "neutral_paths" not in off:
         binds = rt.unmounted

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import sysconfig
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -49,7 +49,8 @@ _COMPLETE = ".complete"
 @dataclass(frozen=True)
 class Runtime:
     """The interpreter's path inside and the read-only binds (host path, sandbox path):
-    ``binds`` from the image (``mounted``: from its own file system, else from its folder).
+    ``binds`` from the image (``mounted``: from its own file system, mounted again by
+    :meth:`current` if it was unmounted since, else from its folder ``image``).
     The tests' switches show what ``mountinfo`` would name otherwise: ``unmounted`` binds
     from the image's folder, ``direct`` from the host's own folders."""
 
@@ -58,6 +59,16 @@ class Runtime:
     unmounted: tuple[tuple[str, str], ...] = ()
     direct: tuple[tuple[str, str], ...] = ()
     mounted: bool = False
+    image: Path | None = None
+
+    def current(self) -> Runtime:
+        """This runtime, its image mounted again where another runtime unmounted it."""
+        if not self.mounted or self.image is None:
+            return self
+        point = self.image.with_name(self.image.name + ".mnt")
+        if os.path.ismount(point) or mounted_image(self.image) == point:
+            return self
+        return replace(self, binds=self.unmounted, mounted=False)
 
 
 def _allowed_sources() -> list[tuple[str, str]]:
@@ -211,7 +222,12 @@ def runtime() -> Runtime:
     direct += [(lib, lib) for lib in system]
     direct += [(s, d) for s, d in entries if s in libraries and s not in system]
     return Runtime(
-        inside, _ordered(binds), _ordered(unmounted), _ordered(direct), mounted=mount is not None
+        inside,
+        _ordered(binds),
+        _ordered(unmounted),
+        _ordered(direct),
+        mounted=mount is not None,
+        image=image,
     )
 
 

@@ -5,8 +5,10 @@ system*.  Bound from a folder of the host's disk, that path is the host's
 (``/var/cache/ramseygadgets/runtime/<hash>/usr/local``); bound from a file system holding
 the image alone, it is the image's own (``/usr/local``).  As root, the image folder is
 written once into a read-only ext4 file (``mke2fs -d``, Debian's e2fsprogs) beside it and
-loop-mounted at ``<hash>.mnt``, where it stays mounted for later programs; elsewhere (no
-root, no loop device) the folder is bound directly and the run's config says so.
+loop-mounted at ``<hash>.mnt``, where it stays mounted for later programs (at most
+:data:`MOUNTED_AT_MOST` images at once: mounting one more unmounts the least recently mounted,
+which is mounted again when its runtime runs a program); elsewhere (no root, no loop device)
+the folder is bound directly and the run's config says so.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from pathlib import Path
 
 __all__ = ["mounted_image", "unmount"]
 
+#: Images kept mounted at once (each holds a loop device).
+MOUNTED_AT_MOST = 3
 #: Room beyond the files' own size: block rounding, inodes, directories.
 _SLACK = 1.25
 _SLACK_BYTES = 16 * 2**20
@@ -77,10 +81,20 @@ def mounted_image(image: Path) -> Path | None:
         if file_system is None:
             return None
         point.mkdir(mode=0o755, exist_ok=True)
+        _release_old(image.parent, keep=MOUNTED_AT_MOST - 1)
         options = "loop,ro,nodev,nosuid"
         if not _run("mount", "-t", "ext4", "-o", options, str(file_system), str(point)):
             return None
+        file_system.touch()  # when it was last mounted
     return point
+
+
+def _release_old(root: Path, keep: int) -> None:
+    """Unmount all but the ``keep`` most recently mounted images under ``root``."""
+    points = [p for p in root.glob("*.mnt") if os.path.ismount(p)]
+    points.sort(key=lambda p: p.with_suffix(".ext4").stat().st_mtime, reverse=True)
+    for point in points[keep:]:
+        unmount(point)
 
 
 def unmount(point: Path) -> None:
