@@ -92,6 +92,7 @@ def atlas_with_unproven_edges(monkeypatch):  # -> Atlas
         extended.extended_problems.cache_clear()
         basis.shipped_atlas.cache_clear()
         basis.shipped_entry_basis.cache_clear()
+        basis.shipped_atlas_audited.cache_clear()
 
     atlas = copy.deepcopy(load_atlas())
     entry = atlas.entries[BANNER_SENDER]

@@ -21,6 +21,7 @@ error.  A rerun therefore only improves entries.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import warnings
@@ -38,6 +39,7 @@ from ramseygadgets.gadgets import Candidate
 
 __all__ = [
     "ATLAS_FILE",
+    "shipped_sha256",
     "Status",
     "AtlasError",
     "Entry",
@@ -360,6 +362,12 @@ def _shipped_text() -> str | None:
         return resources.files("ramseygadgets.data").joinpath(ATLAS_FILE).read_text("utf-8")
     except (FileNotFoundError, ModuleNotFoundError):
         return None
+
+
+def shipped_sha256() -> str | None:
+    """The SHA-256 of the shipped atlas file's text (``None``: none is shipped)."""
+    text = _shipped_text()
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _shipped() -> Atlas:

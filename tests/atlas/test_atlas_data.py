@@ -11,10 +11,12 @@ import pytest
 
 from ramseygadgets.atlas import Atlas, load_atlas
 from ramseygadgets.atlas.plan import SECTIONS, plan_atlas
-from ramseygadgets.atlas.table import render_markdown
+from ramseygadgets.atlas.table import dispute, render_markdown
+from ramseygadgets.atlas_entries import shipped_sha256
 from ramseygadgets.catalog import Problem
 from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.search.exhaustive import nauty_available
+from ramseygadgets.verification.basis import AUDITED_ATLAS_SHA256
 from ramseygadgets.verification.bruteforce import brute_force_verify
 from ramseygadgets.verification.verifier import verify
 
@@ -101,3 +103,22 @@ def test_every_fact_carries_its_provenance():
 
 def test_docs_page_is_generated_from_the_data():
     assert DOCS.read_text(encoding="utf-8") == render_markdown(shipped())
+
+
+def _rests_on_cubes(entry) -> bool:
+    bound, solution = entry.lower_bound, entry.solution or {}
+    return (isinstance(bound, dict) and "cubes" in bound) or "edges_cubes" in solution
+
+
+def test_the_shipped_atlas_is_the_audited_one():
+    """``atlas table``'s audit re-derives every cube proof's coverage with no dispute, and the
+    file is the one :data:`AUDITED_ATLAS_SHA256` pins (what every reader below the search
+    trusts the coverage by; an edited atlas is read with its coverage taken from the file)."""
+    cubed = [e for e in shipped().entries.values() if _rests_on_cubes(e)]
+    assert len(cubed) >= 3
+    assert {e.id: why for e in cubed if (why := dispute(e)) is not None} == {}
+    sha = shipped_sha256()
+    assert sha == AUDITED_ATLAS_SHA256, (
+        f"the shipped atlas changed since its audit: once `ramseygadgets atlas table` shows no "
+        f"dispute, set AUDITED_ATLAS_SHA256 = {sha!r} in ramseygadgets/verification/basis.py"
+    )

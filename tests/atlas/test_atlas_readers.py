@@ -117,6 +117,7 @@ def test_adopt_keeps_a_verified_solution_with_fewer_edges(log, tmp_path):
 # -- a disputed shipped entry is no optimum anywhere ---------------------------------------------
 def _clear() -> None:
     basis.shipped_entry_basis.cache_clear()
+    basis.shipped_atlas_audited.cache_clear()
     basis.shipped_atlas.cache_clear()
     extended.extended_problems.cache_clear()
     proofs._shipped_index.cache_clear()
@@ -177,6 +178,54 @@ def test_a_disputed_entry_is_no_shipped_proof_for_a_dataset(forged_atlas, tmp_pa
     path.write_text(json.dumps(row) + "\n")
     loaded = load_selection(path)
     assert loaded.optimum(problem) is None and loaded.atlas_ids == {}
+
+
+NEGATIVE = "k3_k4_negative_sender"
+
+
+@pytest.fixture
+def forged_gap(monkeypatch) -> Iterator[str]:
+    """The shipped atlas with a gap forged into the negative sender's "none on 13": one cube
+    taken out of its proof and of its full re-run record, the counts made to agree."""
+    forged = copy.deepcopy(load_atlas())
+    bound = forged.entries[NEGATIVE].lower_bound
+    layout, cubes = next(iter(bound["cubes"]["cubes"].items()))
+    gone = cubes.pop(0)
+    bound["rerun"]["cubes"][layout].remove(gone)
+    bound["rerun"]["of"] = bound["rerun"]["rerun"] = bound["rerun"]["of"] - 1
+    text = forged.to_json()
+    monkeypatch.setattr(atlas_entries, "_shipped_text", lambda: text)
+    _clear()
+    yield NEGATIVE
+    monkeypatch.undo()
+    _clear()
+
+
+def test_the_audited_atlas_reads_proven_and_an_edited_one_takes_coverage_from_the_file(
+    forged_gap,
+):
+    """A forged gap passes every check that needs no search; ``atlas table`` disputes it by
+    re-deriving the coverage; every other reader cannot, sees that the file is not the audited
+    one, and says its coverage is the file's word: never "proven"."""
+    entry = basis.shipped_atlas().entries[forged_gap]
+    assert basis.reader_dispute(entry, exact=False) is None
+    assert "cover" in str(dispute(entry))
+    found = basis.shipped_entry_basis(forged_gap, exact=False)
+    assert found is not None and not found.vertices_proven and not found.coverage_rederived
+    assert (
+        found.vertex_phrase() == "as far as the cube log holds (coverage as the atlas file records)"
+    )
+    # the listing shows it for every cube-log optimum of the edited file (the red-determiner's)
+    listed = runner.invoke(app, ["problems", "--set", "extended", "--json"])
+    (record,) = [r for r in json.loads(listed.stdout) if r["id"] == "k3_k4_red_determiner"]
+    assert record["optimum_basis"]["coverage_rederived"] is False
+    assert "coverage as the atlas file records" in record["optimum_basis"]["rests_on"]
+
+
+def test_the_shipped_negative_senders_bound_reads_proven():
+    _clear()
+    found = basis.shipped_entry_basis(NEGATIVE, exact=False)
+    assert basis.shipped_atlas_audited() and found is not None and found.vertices_proven
 
 
 def get_solution_of(atlas: Atlas, pid: str) -> dict:
