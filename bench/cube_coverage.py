@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.search.cubeproof import (
     CubeProof,
     found_line,

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.search import find_solution, solve
 from ramseygadgets.search.cegar import ENGINES
 from ramseygadgets.search.exhaustive import gadgets_in_graph

@@ -20,7 +20,7 @@ import timeit
 from pathlib import Path
 
 from ramseygadgets.answers import parse_answer
-from ramseygadgets.gadgets import GadgetType
+from ramseygadgets.core.gadgets import GadgetType
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "prompts" / "corpus"
 

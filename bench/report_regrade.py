@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import all_problems
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.report import build as report_build

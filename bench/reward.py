@@ -33,8 +33,8 @@ from typing import Any
 
 from ramseygadgets.answers import answer_object, parse_answer
 from ramseygadgets.catalog import Problem, all_problems
-from ramseygadgets.gadgets import Candidate, Designated
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate, Designated
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.training import ramsey_reward, ramsey_shaped_reward
 

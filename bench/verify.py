@@ -41,9 +41,9 @@ from pysat.solvers import Solver
 
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.colorings.red_blue import DEFAULT_SOLVER, GoodColorings
-from ramseygadgets.gadgets import Designated, GadgetType
-from ramseygadgets.graphs import Graph
-from ramseygadgets.patterns import Pattern
+from ramseygadgets.core.gadgets import Designated, GadgetType
+from ramseygadgets.core.graphs import Graph
+from ramseygadgets.core.patterns import Pattern
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verification.verifier import verify
 

@@ -20,10 +20,8 @@ CORE_TESTS=(
   tests/test_atomic_writes.py
   tests/test_catalog_gadgets.py
   tests/test_docstring_examples.py
-  tests/test_graphs.py
-  tests/test_names.py
+  tests/core
   tests/test_packaging.py
-  tests/test_patterns.py
   tests/verification
   tests/cli
   tests/colorings

@@ -232,8 +232,8 @@ def test_the_verify_function_survives_the_old_module_path() -> None:
     code = (
         "import warnings; warnings.simplefilter('ignore')\n"
         "import ramseygadgets, ramseygadgets.verify\n"
-        "from ramseygadgets.gadgets import Candidate, Designated\n"
-        "from ramseygadgets.graphs import Graph\n"
+        "from ramseygadgets.core.gadgets import Candidate, Designated\n"
+        "from ramseygadgets.core.graphs import Graph\n"
         "p = ramseygadgets.get_problem('p3_k3_red_determiner')\n"
         "g = Graph(5, ((0,1),(0,2),(0,3),(0,4),(1,2),(1,3),(1,4)))\n"
         "print(ramseygadgets.verify(p, Candidate(g, Designated(edges=((0, 1),)))).correct)"

@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 
 from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem, all_problems, get_problem, paper_pairs
-from ramseygadgets.errors import DesignatedItemError, GraphFormatError, UnknownProblemError
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.errors import DesignatedItemError, GraphFormatError, UnknownProblemError
+from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.core.graphs import Graph
 
 
 def test_thirteen_pairs() -> None:

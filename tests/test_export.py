@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 from ramseygadgets.answers import parse_answer
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
+from ramseygadgets.core.gadgets import Candidate, Designated
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.export import ExportError, export_dataset
-from ramseygadgets.gadgets import Candidate, Designated
-from ramseygadgets.graphs import Graph
 from ramseygadgets.prompts import SETTINGS, build_prompt
 from ramseygadgets.tools.python import PythonLimits
 from ramseygadgets.verification.verifier import verify

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.cli import app
-from ramseygadgets.gadgets import GadgetType
-from ramseygadgets.graphs import Graph
-from ramseygadgets.patterns import canonical_graph6
+from ramseygadgets.core.gadgets import GadgetType
+from ramseygadgets.core.graphs import Graph
+from ramseygadgets.core.patterns import canonical_graph6
 from ramseygadgets.problemsets.stream import pool_problems
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.solutions import get_solution

@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 
 from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.core.gadgets import GadgetKind
 from ramseygadgets.extended import extended_problems
-from ramseygadgets.gadgets import GadgetKind
 from ramseygadgets.leakage import is_benchmark_equivalent, is_published, problem_key
 
 

@@ -16,23 +16,23 @@ if TYPE_CHECKING:
     from ramseygadgets.catalog import Problem, all_problems, get_problem
     from ramseygadgets.colorings.copies import find_copies
     from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
-    from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-    from ramseygadgets.graphs import Graph, parse_graph
-    from ramseygadgets.patterns import Pattern, get_pattern
+    from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
+    from ramseygadgets.core.graphs import Graph, parse_graph
+    from ramseygadgets.core.patterns import Pattern, get_pattern
     from ramseygadgets.verification.verifier import Verdict, verify
 
 #: Each public name and the module that defines it.
 _EXPORTS = {
-    "Graph": "ramseygadgets.graphs",
-    "parse_graph": "ramseygadgets.graphs",
-    "Pattern": "ramseygadgets.patterns",
-    "get_pattern": "ramseygadgets.patterns",
+    "Graph": "ramseygadgets.core.graphs",
+    "parse_graph": "ramseygadgets.core.graphs",
+    "Pattern": "ramseygadgets.core.patterns",
+    "get_pattern": "ramseygadgets.core.patterns",
     "find_copies": "ramseygadgets.colorings.copies",
     "Coloring": "ramseygadgets.colorings.red_blue",
     "GoodColorings": "ramseygadgets.colorings.red_blue",
-    "Candidate": "ramseygadgets.gadgets",
-    "Designated": "ramseygadgets.gadgets",
-    "GadgetType": "ramseygadgets.gadgets",
+    "Candidate": "ramseygadgets.core.gadgets",
+    "Designated": "ramseygadgets.core.gadgets",
+    "GadgetType": "ramseygadgets.core.gadgets",
     "Problem": "ramseygadgets.catalog",
     "all_problems": "ramseygadgets.catalog",
     "get_problem": "ramseygadgets.catalog",

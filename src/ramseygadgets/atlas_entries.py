@@ -33,9 +33,9 @@ from typing import Any, Literal
 
 from ramseygadgets import numbers
 from ramseygadgets.catalog import Problem
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.files import atomic_write
-from ramseygadgets.gadgets import Candidate
 
 __all__ = [
     "ATLAS_FILE",

@@ -22,9 +22,9 @@ import re
 from functools import lru_cache
 
 from ramseygadgets.colorings.spec import split_pattern_list
-from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
-from ramseygadgets.gadgets import GadgetType
-from ramseygadgets.patterns import PAPER_PATTERNS, Pattern, get_pattern
+from ramseygadgets.core.errors import RamseyGadgetsError, UnknownProblemError
+from ramseygadgets.core.gadgets import GadgetType
+from ramseygadgets.core.patterns import PAPER_PATTERNS, Pattern, get_pattern
 from ramseygadgets.problem import Problem
 
 __all__ = [

@@ -37,7 +37,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_any
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.workers import init_worker, usable_cores
 
 __all__ = [

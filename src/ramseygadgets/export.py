@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, all_problems, in_catalog
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import GadgetType
 from ramseygadgets.files import make_output_dir, staged_directory
-from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render

@@ -31,8 +31,8 @@ from typing import Any
 
 from ramseygadgets.atlas_entries import load_atlas
 from ramseygadgets.catalog import in_catalog
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.problem import Problem
 
 THREE_COLOR_FILE = "three_colour.json"

@@ -15,7 +15,7 @@ get the mode a plain ``open`` gives (``0666`` less the umask) and folders the mo
 ``mkdir`` (``0777`` less the umask), never ``mkstemp``'s 0600 or ``mkdtemp``'s 0700.
 
 A write that the system refuses (disk full, no permission, a read-only file system) is an
-:class:`OutputError`: a :class:`~ramseygadgets.errors.RamseyGadgetsError` (the CLI prints it on
+:class:`OutputError`: a :class:`~ramseygadgets.core.errors.RamseyGadgetsError` (the CLI prints it on
 one line) that is still an ``OSError`` (``errno``, ``strerror``) and names the destination.
 """
 
@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 
 __all__ = [
     "LOCK_FILE",

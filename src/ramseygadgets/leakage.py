@@ -36,9 +36,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ramseygadgets.catalog import Problem, all_problems
+from ramseygadgets.core.gadgets import GadgetType
+from ramseygadgets.core.patterns import canonical_graph6
 from ramseygadgets.extended import extended_problems
-from ramseygadgets.gadgets import GadgetType
-from ramseygadgets.patterns import canonical_graph6
 
 __all__ = [
     "COLOR_SWAP",

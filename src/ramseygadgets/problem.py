@@ -30,8 +30,8 @@ from functools import lru_cache
 from typing import Any
 
 from ramseygadgets.colorings.spec import MAX_COLORS, ColoringSpec, SpecError
-from ramseygadgets.gadgets import COLOR_NAMES, GadgetKind, GadgetType
-from ramseygadgets.patterns import Pattern
+from ramseygadgets.core.gadgets import COLOR_NAMES, GadgetKind, GadgetType
+from ramseygadgets.core.patterns import Pattern
 
 __all__ = ["PROBLEM_SCHEMA_VERSION", "Problem", "parse_gadget"]
 

@@ -13,8 +13,8 @@ from importlib import resources
 from typing import Any
 
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.errors import UnknownProblemError
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.errors import UnknownProblemError
+from ramseygadgets.core.gadgets import Candidate
 
 __all__ = [
     "SOLUTIONS_FILE",

@@ -19,8 +19,8 @@ from ramseygadgets.answers import (
     parse_answer,
 )
 from ramseygadgets.catalog import all_problems, get_problem
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.verification.verifier import verify
 
 RED = GadgetType.RED_DETERMINER

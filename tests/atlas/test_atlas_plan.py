@@ -13,8 +13,8 @@ from ramseygadgets.atlas.plan import (
     plan_atlas,
 )
 from ramseygadgets.catalog import Problem, all_problems
-from ramseygadgets.gadgets import GadgetType
-from ramseygadgets.patterns import canonical_graph6, get_pattern
+from ramseygadgets.core.gadgets import GadgetType
+from ramseygadgets.core.patterns import canonical_graph6, get_pattern
 from ramseygadgets.problemsets import ProblemSetError
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
 

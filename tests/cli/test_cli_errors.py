@@ -12,7 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from ramseygadgets.cli.app import BUG_EXIT_CODE, guarded, package_version
-from ramseygadgets.errors import InputError, RamseyGadgetsError
+from ramseygadgets.core.errors import InputError, RamseyGadgetsError
 
 REPORT_LINE = "this is a bug; please report it with the traceback above"
 

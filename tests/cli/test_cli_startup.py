@@ -12,7 +12,7 @@ import sys
 import networkx as nx
 import pytest
 
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.graphs import Graph
 
 HEAVY = ("numpy", "numba", "pysat", "networkx", "scipy")
 

@@ -18,9 +18,9 @@ from ramseygadgets.colorings.copies import (
     find_copies,
     generic_copies,
 )
-from ramseygadgets.errors import GraphTooLargeError
-from ramseygadgets.graphs import Graph
-from ramseygadgets.patterns import get_pattern
+from ramseygadgets.core.errors import GraphTooLargeError
+from ramseygadgets.core.graphs import Graph
+from ramseygadgets.core.patterns import get_pattern
 from ramseygadgets.verification.bruteforce import copy_masks
 
 NAMED = ("P3", "K1,3", "K3", "P4", "TK3", "C4", "K4-e", "K4")

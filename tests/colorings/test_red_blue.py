@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
-from ramseygadgets.errors import ColoringLimitExceeded, GraphTooLargeError
-from ramseygadgets.graphs import Graph
-from ramseygadgets.patterns import get_pattern
+from ramseygadgets.core.errors import ColoringLimitExceeded, GraphTooLargeError
+from ramseygadgets.core.graphs import Graph
+from ramseygadgets.core.patterns import get_pattern
 from ramseygadgets.verification.bruteforce import good_coloring_masks, red_degrees
 
 F_NAMES = ("P3", "K1,3")

@@ -328,8 +328,8 @@ def _solution(problem_id: str):
 def _wrong(problem, candidate):
     """The minimal solution with one edge removed (minimal, so no longer a solution) that keeps
     the designated items valid."""
-    from ramseygadgets.gadgets import Candidate
-    from ramseygadgets.graphs import Graph
+    from ramseygadgets.core.gadgets import Candidate
+    from ramseygadgets.core.graphs import Graph
 
     keep = set(candidate.designated.edges)
     drop = next(e for e in reversed(candidate.graph.edges) if e not in keep)

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")
 SOLUTION = {

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from ramseygadgets.catalog import Problem, all_problems, get_problem
 from ramseygadgets.cli import app
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.extended import extended_problems, size_tier
-from ramseygadgets.graphs import Graph
 from ramseygadgets.leakage import is_published, problem_key
 from ramseygadgets.problemsets import export_row
 from ramseygadgets.problemsets import stream as stream_module

@@ -10,8 +10,8 @@ import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.catalog import Problem
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.export import export_dataset
-from ramseygadgets.gadgets import Candidate
 from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.runs.grading import judge
 from ramseygadgets.tools.coloring import run_coloring_tool

@@ -31,8 +31,8 @@ from inspect_scripted import (  # noqa: E402
 
 from ramseygadgets.answers import format_answer, parse_answer  # noqa: E402
 from ramseygadgets.catalog import Problem, all_problems, get_problem  # noqa: E402
-from ramseygadgets.gadgets import Candidate  # noqa: E402
-from ramseygadgets.graphs import Graph  # noqa: E402
+from ramseygadgets.core.gadgets import Candidate  # noqa: E402
+from ramseygadgets.core.graphs import Graph  # noqa: E402
 from ramseygadgets.integrations.inspect_task import (  # noqa: E402
     build_samples,
     coloring_tool,

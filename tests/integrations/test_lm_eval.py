@@ -19,8 +19,8 @@ import yaml
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, get_problem
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import select_for_framework

@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
 from ramseygadgets.colorings.spec import SpecError
-from ramseygadgets.gadgets import Candidate, Designated
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate, Designated
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs.grading import judge
 from ramseygadgets.verification.verifier import verify

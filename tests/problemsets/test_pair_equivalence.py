@@ -12,8 +12,8 @@ from ramseygadgets.catalog import all_problems, get_problem, paper_pairs
 from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.gadgets import Candidate, Designated, GadgetKind
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate, Designated, GadgetKind
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
 from ramseygadgets.search.multi import solve_multi

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION, Problem
 from ramseygadgets.problemsets import (

@@ -6,7 +6,7 @@ import networkx as nx
 import pytest
 
 from ramseygadgets.catalog import all_problems
-from ramseygadgets.patterns import canonical_graph6, get_pattern
+from ramseygadgets.core.patterns import canonical_graph6, get_pattern
 from ramseygadgets.problemsets import (
     BUILTIN_POLYNOMIAL_PAIRS,
     ProblemSetError,

@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.executors import Executor
-from ramseygadgets.gadgets import Candidate
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import (
     ProblemSetError,

@@ -9,8 +9,8 @@ import pytest
 
 from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.spec import ColoringSpec, SpecError
-from ramseygadgets.gadgets import Designated, GadgetKind
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Designated, GadgetKind
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import iter_graphs, nauty_available
 from ramseygadgets.search.multi import solve_multi

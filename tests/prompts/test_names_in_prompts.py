@@ -12,7 +12,7 @@ import re
 import pytest
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern
+from ramseygadgets.core.patterns import Pattern, canonical_graph6, get_pattern
 from ramseygadgets.problemsets import plan_problem_set
 from ramseygadgets.prompts import build_prompt
 from ramseygadgets.search.exhaustive import nauty_available

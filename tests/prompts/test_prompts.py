@@ -9,7 +9,7 @@ import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.catalog import Problem, all_problems, get_problem
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.harness.multiround import multiround_step
 from ramseygadgets.prompts import (
     MULTIROUND_ROUNDS,

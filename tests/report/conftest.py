@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.runs.config import dataset_hash
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification.selection import named_problem_set, with_extended_ids

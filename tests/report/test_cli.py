@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.colorings.copies import find_copies
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.report import graph_picture, picture_svg
 from ramseygadgets.report.drawing import BLUE, RED
 from ramseygadgets.solutions import get_solution

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.report.drawing import layout, vertex_radius
 from ramseygadgets.solutions import load_solutions
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ramseygadgets.catalog import all_problems, get_problem
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.problem import Problem
 from ramseygadgets.report import ReportOptions, build_report, load_runs

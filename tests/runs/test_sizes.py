@@ -9,8 +9,8 @@ import json
 import pytest
 
 from ramseygadgets.catalog import get_problem
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.extended import extended_problems, three_color_entries
-from ramseygadgets.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs import read_run_dir

@@ -20,7 +20,7 @@ import pytest
 from sandbox_helpers import LIMITS, need_sandbox
 
 import ramseygadgets
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.sandbox import Sandbox, SandboxLimits, SandboxResult
 from ramseygadgets.sandbox.cgroup import cgroup_support
 from ramseygadgets.sandbox.image import image_root, runtime

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.harness.evals import run_evaluations
 from ramseygadgets.scaleout import LocalExecutor
 

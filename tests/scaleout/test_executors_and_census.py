@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.gadgets import GadgetKind
+from ramseygadgets.core.gadgets import GadgetKind
 from ramseygadgets.problem import Problem
 from ramseygadgets.scaleout import LocalExecutor, ScaleoutError
 from ramseygadgets.scaleout.census import CheckpointError, run_census
@@ -124,7 +124,7 @@ def test_a_checkpoint_directory_of_another_enumeration_is_refused(tmp_path):
 
 
 def test_bad_census_requests_are_one_line_errors():
-    from ramseygadgets.errors import RamseyGadgetsError
+    from ramseygadgets.core.errors import RamseyGadgetsError
 
     with pytest.raises(RamseyGadgetsError, match="at least one problem"):
         run_census([], [4])

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 from ramseygadgets.cli.app import sigterm_raises
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.problemsets import (
     ProblemSetWriter,
     load_generated,

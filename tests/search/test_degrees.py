@@ -9,8 +9,8 @@ from itertools import combinations, product
 import pytest
 from pysat.solvers import Solver
 
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import solve
 from ramseygadgets.search.cegar import LayoutFinder

@@ -6,7 +6,7 @@ import networkx as nx
 import pytest
 
 from ramseygadgets.catalog import all_problems, get_problem
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.search import solve
 from ramseygadgets.search.exhaustive import (
     exhaustive_minimums,

@@ -8,8 +8,8 @@ from itertools import combinations
 import pytest
 
 from ramseygadgets.catalog import Problem, all_problems, get_problem
-from ramseygadgets.gadgets import Candidate, GadgetType
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate, GadgetType
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder
 from ramseygadgets.search.options import SearchOptions
@@ -194,7 +194,7 @@ def _same_roles(gadget: GadgetType, a, b) -> bool:
 
 
 def _relabel(candidate: Candidate, perm) -> tuple[Graph, object]:
-    from ramseygadgets.gadgets import Designated
+    from ramseygadgets.core.gadgets import Designated
 
     g = Graph(
         candidate.graph.n,

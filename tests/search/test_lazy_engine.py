@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ramseygadgets.catalog import Problem, all_problems
-from ramseygadgets.gadgets import Candidate, GadgetType
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate, GadgetType
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder
 from ramseygadgets.search.exhaustive import (

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.gadgets import GadgetKind
+from ramseygadgets.core.gadgets import GadgetKind
 from ramseygadgets.problem import Problem
 from ramseygadgets.search import SearchOptions, parallel, solve
 from ramseygadgets.search.cubelog import read_log

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.tools.coloring import (
     COUNT_CAP,
     MAX_OUTPUT_CHARS,

@@ -23,8 +23,8 @@ from typer.testing import CliRunner
 
 from ramseygadgets.catalog import all_problems
 from ramseygadgets.cli import app
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.extended import extended_problems
-from ramseygadgets.graphs import Graph
 from ramseygadgets.leakage import (
     benchmark_keys,
     extended_keys,

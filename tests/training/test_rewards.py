@@ -8,8 +8,8 @@ import pytest
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import all_problems, get_problem
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.runs import grading
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.training import (

@@ -8,8 +8,8 @@ import pytest
 
 from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.colorings.red_blue import GoodColorings
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification.verifier import (
     Verdict,
@@ -167,7 +167,7 @@ def test_type_functions_work_without_a_known_coloring() -> None:
 
 
 def test_hardness_gadgets_need_a_star() -> None:
-    from ramseygadgets.patterns import get_pattern
+    from ramseygadgets.core.patterns import get_pattern
 
     with pytest.raises(ValueError, match="only for F = K1,k"):
         Problem.make(get_pattern("K3"), get_pattern("K4"), GadgetType.CLAUSE)

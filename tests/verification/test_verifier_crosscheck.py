@@ -34,8 +34,8 @@ import pytest
 
 from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem, all_problems
 from ramseygadgets.colorings.red_blue import GoodColorings
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verification.bruteforce import (
     brute_force_verify,

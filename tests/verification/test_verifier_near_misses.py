@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.gadgets import Designated, GadgetType
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Designated, GadgetType
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.verification.bruteforce import good_coloring_masks, red_degrees
 from ramseygadgets.verification.verifier import verify
 

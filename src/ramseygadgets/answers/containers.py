@@ -17,7 +17,7 @@ from ramseygadgets.answers.labelled import (
     labelled_text,
 )
 from ramseygadgets.answers.objects import EDGES_KEY
-from ramseygadgets.gadgets import GadgetForm
+from ramseygadgets.core.gadgets import GadgetForm
 
 __all__ = [
     "strip_reasoning",

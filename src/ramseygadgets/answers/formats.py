@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.gadgets import Candidate, GadgetForm, GadgetKind, GadgetType
+from ramseygadgets.core.gadgets import Candidate, GadgetForm, GadgetKind, GadgetType
 from ramseygadgets.problem import Problem
 
 __all__ = [

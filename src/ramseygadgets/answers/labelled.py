@@ -10,7 +10,7 @@ from typing import Any
 from ramseygadgets.answers.formats import MALFORMED, AnswerError
 from ramseygadgets.answers.objects import EDGES_KEY, normalize_keys, object_dict
 from ramseygadgets.answers.values import parse_edge_value, parse_label_list, parse_label_pairs
-from ramseygadgets.gadgets import GadgetForm
+from ramseygadgets.core.gadgets import GadgetForm
 
 __all__ = [
     "ASSIGNMENT_START",

@@ -17,7 +17,7 @@ from ramseygadgets.answers.values import (
     parse_label_pairs,
     read_label,
 )
-from ramseygadgets.gadgets import GadgetForm
+from ramseygadgets.core.gadgets import GadgetForm
 
 __all__ = [
     "EDGES_KEY",

@@ -27,9 +27,9 @@ from ramseygadgets.answers.objects import (
     structured_fields,
 )
 from ramseygadgets.answers.relabel import relabel
-from ramseygadgets.errors import DesignatedItemError, GraphFormatError, GraphTooLargeError
-from ramseygadgets.gadgets import Candidate, GadgetForm
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.core.errors import DesignatedItemError, GraphFormatError, GraphTooLargeError
+from ramseygadgets.core.gadgets import Candidate, GadgetForm
+from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 
 __all__ = [
     "parse_answer",

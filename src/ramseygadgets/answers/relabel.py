@@ -7,7 +7,7 @@ from typing import Any
 
 from ramseygadgets.answers.formats import MALFORMED, AnswerError
 from ramseygadgets.answers.values import Label
-from ramseygadgets.gadgets import GadgetForm
+from ramseygadgets.core.gadgets import GadgetForm
 
 __all__ = [
     "relabel",

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, rerun_count
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.search.cubelog import read_numbered
 from ramseygadgets.search.cubeproof import (
     CubeProof,

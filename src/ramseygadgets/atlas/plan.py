@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.gadgets import GadgetType
-from ramseygadgets.patterns import Pattern, canonical_graph6, name_graph
+from ramseygadgets.core.gadgets import GadgetType
+from ramseygadgets.core.patterns import Pattern, canonical_graph6, name_graph
 from ramseygadgets.problemsets import ProblemSetError, plan_problem_set
 
 __all__ = [
@@ -128,7 +128,7 @@ class AtlasPlan:
 
 def graph_label(pattern: Pattern) -> str:
     """The name tables show for a pattern, however it was spelled: its name in the names table
-    (:func:`ramseygadgets.patterns.name_graph`; every graph on ≤ 5 vertices has one), else its
+    (:func:`ramseygadgets.core.patterns.name_graph`; every graph on ≤ 5 vertices has one), else its
     family's, else the generated ``n{n}m{m}-{hash}``."""
     return name_graph(pattern.graph).name
 

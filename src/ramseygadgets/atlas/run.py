@@ -43,9 +43,9 @@ from ramseygadgets.atlas.table import render_markdown
 from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, check_fact, load_atlas
 from ramseygadgets.catalog import Problem
 from ramseygadgets.checkpoint import CheckpointLog, ascii_json_line
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.executors import Executor, LocalExecutor
 from ramseygadgets.files import staged_directory
-from ramseygadgets.graphs import Graph
 from ramseygadgets.problemsets import ProblemSetPlan, ProblemSetWriter
 from ramseygadgets.scaleout.fanout import DEFAULT_ENGINE, generate_problem_set, hardest_last
 from ramseygadgets.search import smallest_vertex_count

@@ -12,8 +12,8 @@ from typing import Any
 
 from ramseygadgets.atlas.plan import SECTIONS, graph_label
 from ramseygadgets.atlas_entries import Atlas, Entry
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.patterns import get_pattern
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.patterns import get_pattern
 from ramseygadgets.search.cubeproof import CubeProof, Rerun, rests_on
 from ramseygadgets.verification.basis import (
     cross_check_dispute,
@@ -53,7 +53,7 @@ by hand. Recompute or extend with `ramseygadgets atlas run --out DIR` (resumable
 improves entries (the fewest-vertex solution and the largest proven lower bound win). DIR is a
 `generate` run folder: locked while a run holds it, its plan the whole atlas (so runs with other
 `--section`/`--problem` choices share it), every record read back checked by the verifier.
-Graphs are named by the names table (`ramseygadgets.patterns.name_graph`, docs/core.md).
+Graphs are named by the names table (`ramseygadgets.core.patterns.name_graph`, docs/core.md).
 
 Sections: {sections}.
 

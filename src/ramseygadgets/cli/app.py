@@ -1,6 +1,6 @@
 """The Typer application shared by every command module, and its error handling.
 
-Every user error (:class:`~ramseygadgets.errors.RamseyGadgetsError`, bad option values)
+Every user error (:class:`~ramseygadgets.core.errors.RamseyGadgetsError`, bad option values)
 becomes one line on stderr and exit code 2; any other exception is a bug: its traceback and a
 line asking to report it, exit code 70 (``BUG_EXIT_CODE``); Ctrl-C exits with 130 without a
 traceback.
@@ -24,7 +24,7 @@ from typing import Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.numbers import NumberWarning
 from ramseygadgets.terminal import terminal_text
 
@@ -110,7 +110,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 def guarded(func: F) -> F:
-    """Run a command: a user error (:class:`~ramseygadgets.errors.RamseyGadgetsError`) becomes one
+    """Run a command: a user error (:class:`~ramseygadgets.core.errors.RamseyGadgetsError`) becomes one
     ``error:`` line and exit code 2; any other exception is a bug: its traceback, then one line
     asking to report it, and exit code :data:`BUG_EXIT_CODE`."""
 

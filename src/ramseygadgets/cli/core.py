@@ -29,10 +29,16 @@ from ramseygadgets.cli.options import (
     SetOption,
     VerticesOption,
 )
-from ramseygadgets.errors import DesignatedItemError, GraphFormatError
-from ramseygadgets.gadgets import Candidate, Designated, GadgetForm
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES, Graph, _check_label, load_json, parse_graph
-from ramseygadgets.patterns import get_pattern
+from ramseygadgets.core.errors import DesignatedItemError, GraphFormatError
+from ramseygadgets.core.gadgets import Candidate, Designated, GadgetForm
+from ramseygadgets.core.graphs import (
+    DEFAULT_MAX_VERTICES,
+    Graph,
+    _check_label,
+    load_json,
+    parse_graph,
+)
+from ramseygadgets.core.patterns import get_pattern
 
 if TYPE_CHECKING:
     from ramseygadgets.runs.grade import Grade

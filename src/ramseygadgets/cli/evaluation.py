@@ -50,7 +50,7 @@ from ramseygadgets.cli.training import (
     SOLVE_TIMEOUT_HELP,
     stream_config,
 )
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.terminal import terminal_text
 
 __all__ = [

@@ -15,7 +15,7 @@ from ramseygadgets.cli.options import (
     JsonOption,
     RayOption,
 )
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 
 if TYPE_CHECKING:
     from ramseygadgets.executors import Executor

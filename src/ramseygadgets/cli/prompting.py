@@ -42,7 +42,7 @@ from ramseygadgets.cli.python_limits import (
     WALL_SECONDS_OPTION,
     limits_from_options,
 )
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
 from ramseygadgets.terminal import terminal_text
 from ramseygadgets.tools.python import PYTHON_SETTING

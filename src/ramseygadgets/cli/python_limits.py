@@ -10,7 +10,7 @@ import math
 
 import typer
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.tools.python import PythonLimits, python_limits
 
 __all__ = [

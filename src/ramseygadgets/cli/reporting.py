@@ -21,15 +21,15 @@ from ramseygadgets.cli.options import (
     SetOption,
     VerticesOption,
 )
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.terminal import terminal_text
 
 if TYPE_CHECKING:
     from ramseygadgets.catalog import Problem
     from ramseygadgets.colorings.multi import MultiColoring
     from ramseygadgets.colorings.red_blue import Coloring
-    from ramseygadgets.gadgets import Candidate
+    from ramseygadgets.core.gadgets import Candidate
     from ramseygadgets.report.metrics import CellStats
     from ramseygadgets.runs.regrade import Dispute
     from ramseygadgets.verification.verifier import Verdict

@@ -30,8 +30,8 @@ from ramseygadgets.cli.options import (
     RecheckTimeoutOption,
     SetOption,
 )
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.patterns import canonical_graph6
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.patterns import canonical_graph6
 
 if TYPE_CHECKING:
     from ramseygadgets.search.batch import BatchOutcome

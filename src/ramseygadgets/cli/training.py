@@ -25,7 +25,7 @@ from ramseygadgets.cli.options import (
     JsonOption,
     ModelProfileOption,
 )
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 
 __all__ = [
     "COLORS_HELP",

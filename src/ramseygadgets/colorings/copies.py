@@ -24,9 +24,9 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
-from ramseygadgets.errors import GraphTooLargeError
-from ramseygadgets.graphs import Graph, label_matrix
-from ramseygadgets.patterns import Pattern
+from ramseygadgets.core.errors import GraphTooLargeError
+from ramseygadgets.core.graphs import Graph, label_matrix
+from ramseygadgets.core.patterns import Pattern
 
 __all__ = [
     "Copy",

@@ -25,8 +25,8 @@ from ramseygadgets.colorings.red_blue import (
     new_solver,
 )
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.errors import GraphTooLargeError
-from ramseygadgets.graphs import Edge, Graph
+from ramseygadgets.core.errors import GraphTooLargeError
+from ramseygadgets.core.graphs import Edge, Graph
 
 __all__ = [
     "literal",

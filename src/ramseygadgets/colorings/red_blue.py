@@ -24,9 +24,9 @@ from pysat.card import CardEnc, EncType
 from pysat.solvers import Cadical153, Glucose3, Glucose4, Minisat22, Solver
 
 from ramseygadgets.colorings.copies import count_all_copies, find_copies
-from ramseygadgets.errors import ColoringLimitExceeded, GraphTooLargeError
-from ramseygadgets.graphs import Edge, Graph
-from ramseygadgets.patterns import Pattern
+from ramseygadgets.core.errors import ColoringLimitExceeded, GraphTooLargeError
+from ramseygadgets.core.graphs import Edge, Graph
+from ramseygadgets.core.patterns import Pattern
 
 __all__ = [
     "DEFAULT_SOLVER",
@@ -172,7 +172,7 @@ class GoodColorings(IncrementalCNF):
     ``clauses`` is the CNF of the spec: first one clause per copy of F (negative literals),
     then one per copy of H (positive literals), built straight from the copy enumerators.
     A graph whose CNF would exceed ``max_clauses`` clauses is refused with
-    :class:`~ramseygadgets.errors.GraphTooLargeError` before anything is listed.
+    :class:`~ramseygadgets.core.errors.GraphTooLargeError` before anything is listed.
     """
 
     def __init__(

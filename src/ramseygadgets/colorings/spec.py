@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError, UnknownPatternError
-from ramseygadgets.gadgets import COLOR_NAMES
-from ramseygadgets.patterns import Pattern, canonical_graph6, get_pattern
+from ramseygadgets.core.errors import RamseyGadgetsError, UnknownPatternError
+from ramseygadgets.core.gadgets import COLOR_NAMES
+from ramseygadgets.core.patterns import Pattern, canonical_graph6, get_pattern
 
 __all__ = [
     "MAX_COLORS",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.executors import Executor, LocalExecutor
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.harness.summary import summarize

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.types import Sampling
 from ramseygadgets.problemsets.fresh import FreshRequest

@@ -25,7 +25,7 @@ from typing import Any
 from rich.console import Console
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.harness.backends import make_backend
 from ramseygadgets.harness.backends.base import redact
 from ramseygadgets.harness.backends.replay import ReplayData, load_replay

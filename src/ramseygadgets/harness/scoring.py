@@ -12,8 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.grading import grade, size_fields

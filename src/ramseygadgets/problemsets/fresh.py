@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.extended import size_tier
 from ramseygadgets.files import atomic_write, make_output_dir, parse_json
 from ramseygadgets.leakage import is_published, published_keys

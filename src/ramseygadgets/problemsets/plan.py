@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ramseygadgets.colorings.spec import ColoringSpec, SpecError
-from ramseygadgets.gadgets import COLOR_NAMES, GadgetKind, GadgetType
-from ramseygadgets.patterns import Pattern, canonical_graph6
+from ramseygadgets.core.gadgets import COLOR_NAMES, GadgetKind, GadgetType
+from ramseygadgets.core.patterns import Pattern, canonical_graph6
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets.base import ProblemSetError
 from ramseygadgets.problemsets.patterns import (

@@ -41,10 +41,10 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.patterns import Pattern
 from ramseygadgets.leakage import ProblemKey, excluded_keys, excluded_sets, problem_key
-from ramseygadgets.patterns import Pattern
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets.patterns import expand_patterns, load_polynomial_pairs
 from ramseygadgets.problemsets.plan import (

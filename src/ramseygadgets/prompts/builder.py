@@ -20,10 +20,10 @@ import jinja2
 
 from ramseygadgets.answers import answer_object
 from ramseygadgets.catalog import Problem, all_problems, get_problem, in_catalog
-from ramseygadgets.errors import RamseyGadgetsError, UnknownProblemError
-from ramseygadgets.gadgets import Candidate, Designated, GadgetForm
-from ramseygadgets.graphs import Graph
-from ramseygadgets.patterns import Pattern
+from ramseygadgets.core.errors import RamseyGadgetsError, UnknownProblemError
+from ramseygadgets.core.gadgets import Candidate, Designated, GadgetForm
+from ramseygadgets.core.graphs import Graph
+from ramseygadgets.core.patterns import Pattern
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.solutions import get_solution
 from ramseygadgets.tools.coloring import (

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.files import make_output_dir, staged_directory
 from ramseygadgets.report import figures as figs
 from ramseygadgets.report.grades import (

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ramseygadgets.colorings.red_blue import Coloring
-from ramseygadgets.errors import InputError
+from ramseygadgets.core.errors import InputError
+from ramseygadgets.core.gadgets import COLOR_NAMES, Designated, GadgetForm
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.files import atomic_path, make_output_dir
-from ramseygadgets.gadgets import COLOR_NAMES, Designated, GadgetForm
-from ramseygadgets.graphs import Graph
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

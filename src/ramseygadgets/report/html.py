@@ -26,8 +26,8 @@ from markupsafe import Markup
 
 from ramseygadgets import __version__
 from ramseygadgets.catalog import find_problem
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.gadgets import Candidate, GadgetKind
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import Candidate, GadgetKind
 from ramseygadgets.problem import Problem
 from ramseygadgets.report.drawing import MAX_DRAWN_VERTICES, graph_picture, picture_svg
 from ramseygadgets.report.figures import FigureFiles

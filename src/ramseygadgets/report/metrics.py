@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ramseygadgets.catalog import paper_pairs
+from ramseygadgets.core.gadgets import GadgetType
 from ramseygadgets.extended import SIZE_TIERS, size_tier
-from ramseygadgets.gadgets import GadgetType
 from ramseygadgets.runs.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.problemsets.base import PROBLEMS_FILE
 from ramseygadgets.problemsets.fresh import checked_fresh_problems
 from ramseygadgets.report.runs import FRESH_SET, Run

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ramseygadgets import __version__
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.runs.samples import USAGE_NULLS
 from ramseygadgets.verification.selection import Selection

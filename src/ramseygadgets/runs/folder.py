@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.checkpoint import CheckpointLog
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.files import LOCK_FILE, atomic_write, lock_directory, make_output_dir
 from ramseygadgets.runs.records import (
     FieldError,

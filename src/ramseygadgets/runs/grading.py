@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ramseygadgets.answers import ParsedAnswer, parse_answer
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import SizeGrade

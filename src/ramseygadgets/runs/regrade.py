@@ -32,9 +32,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.grading import grade, grade_candidate, size_fields

@@ -13,8 +13,8 @@ from typing import Any
 
 from ramseygadgets import numbers
 from ramseygadgets.catalog import Problem, find_problem, parse_colored_problem
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.gadgets import GadgetType
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import GadgetType
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import DISCOVERY_KINDS, SizeGrade, optimum_of
 from ramseygadgets.tools.python import PYTHON_SETTING

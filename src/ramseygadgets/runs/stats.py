@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from ramseygadgets.catalog import all_problems, find_problem
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.runs.samples import (
     OUTCOMES,
     Run,

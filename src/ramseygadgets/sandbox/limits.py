@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 
 __all__ = ["SandboxError", "SandboxUnavailableError", "SandboxLimits", "SandboxResult"]
 

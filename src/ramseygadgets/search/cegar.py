@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 
 from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings.red_blue import keyboard_interrupts
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.search.degrees import ReducibleEdges
 from ramseygadgets.search.exists import CandidateModel, ExistsModel
 from ramseygadgets.search.oracle import (

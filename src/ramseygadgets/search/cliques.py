@@ -25,7 +25,7 @@ from functools import lru_cache
 from itertools import combinations
 from math import comb
 
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.verification.verifier import colorings_of
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from ramseygadgets import numbers
 from ramseygadgets.checkpoint import CheckpointLog
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.files import lock_directory, make_output_dir
 
 __all__ = ["CUBES_FILE", "CubeLog", "CubeLogError", "cubes_by_node", "read_log", "read_numbered"]

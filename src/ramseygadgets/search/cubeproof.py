@@ -46,8 +46,8 @@ from typing import Any
 
 from ramseygadgets import numbers
 from ramseygadgets.catalog import Problem
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.search.cegar import ENGINES
 from ramseygadgets.search.cubecheck import (
     MAX_PROOF_VERTICES,

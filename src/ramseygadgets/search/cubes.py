@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.search.cegar import DEFAULT_ENGINE, DEGREE_BOUND, LayoutFinder, lemma_key
 from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
 from ramseygadgets.search.spec import Layout, layouts

@@ -70,7 +70,7 @@ from itertools import combinations, product
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout
 

@@ -48,10 +48,10 @@ from itertools import chain, combinations, product
 from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.red_blue import GoodColorings
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.gadgets import Candidate, Designated, GadgetType
-from ramseygadgets.graphs import Graph
-from ramseygadgets.patterns import Pattern
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
+from ramseygadgets.core.graphs import Graph
+from ramseygadgets.core.patterns import Pattern
 from ramseygadgets.verification.verifier import verify
 from ramseygadgets.workers import init_worker
 

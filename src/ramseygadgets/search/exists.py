@@ -21,7 +21,7 @@ from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.search.bitsets import disjoint, to_words, within
 from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
 from ramseygadgets.search.degrees import (

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.multi import MultiColoring, MultiColorings, literal
-from ramseygadgets.gadgets import Candidate
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, SearchTimeout, interrupt_at
 from ramseygadgets.search.cliques import arrowing_clique

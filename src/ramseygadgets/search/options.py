@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.search.cegar import DEFAULT_ENGINE, ENGINES
 from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER
 

@@ -29,7 +29,7 @@ from pysat.solvers import Solver
 from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.search.bitsets import (
     from_words,
     greedy_extension,

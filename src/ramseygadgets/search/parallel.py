@@ -63,7 +63,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.search.cegar import resolve_engine
 from ramseygadgets.search.cubelog import CubeLog
 from ramseygadgets.search.cubeproof import (

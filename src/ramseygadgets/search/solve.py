@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ramseygadgets.catalog import Problem, get_problem
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder, SearchTimeout
 from ramseygadgets.search.options import (
     DEFAULT_MAX_VERTICES,

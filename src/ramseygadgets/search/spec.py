@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from itertools import product
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.gadgets import Designated, GadgetForm, GadgetKind, GadgetType
-from ramseygadgets.graphs import Edge
+from ramseygadgets.core.gadgets import Designated, GadgetForm, GadgetKind, GadgetType
+from ramseygadgets.core.graphs import Edge
 
 __all__ = [
     "EdgeColor",

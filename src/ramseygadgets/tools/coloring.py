@@ -31,10 +31,10 @@ from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.red_blue import DEFAULT_SOLVER, GoodColorings
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.gadgets import COLOR_NAMES
-from ramseygadgets.graphs import Edge, Graph, graph_from_mapping, parse_edge_list
-from ramseygadgets.patterns import Pattern
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import COLOR_NAMES
+from ramseygadgets.core.graphs import Edge, Graph, graph_from_mapping, parse_edge_list
+from ramseygadgets.core.patterns import Pattern
 from ramseygadgets.problem import Problem
 
 __all__ = [

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.training.models import smollm2_gguf
 
 __all__ = ["LlamaServer", "LlamaServerError", "death_reason", "smoke_check"]

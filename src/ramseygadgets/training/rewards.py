@@ -33,8 +33,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ramseygadgets.answers import parse_answer
-from ramseygadgets.errors import RamseyGadgetsError
-from ramseygadgets.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.problem import Problem
 from ramseygadgets.runs.grading import grade, judge
 from ramseygadgets.runs.sizes import size_reward

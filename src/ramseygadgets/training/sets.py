@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.leakage import EXTENDED_SET, PAPER_SET, ProblemKey, problem_key, published_set
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import load_generated

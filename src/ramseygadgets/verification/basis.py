@@ -38,7 +38,7 @@ from functools import cache
 from typing import Any, Literal
 
 from ramseygadgets.atlas_entries import Atlas, Entry, load_atlas, shipped_sha256
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.verification.verifier import verify
 
 __all__ = [

@@ -12,10 +12,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ramseygadgets.errors import InputError
-from ramseygadgets.gadgets import Designated, GadgetType
-from ramseygadgets.graphs import Graph
-from ramseygadgets.patterns import Pattern
+from ramseygadgets.core.errors import InputError
+from ramseygadgets.core.gadgets import Designated, GadgetType
+from ramseygadgets.core.graphs import Graph
+from ramseygadgets.core.patterns import Pattern
 
 if TYPE_CHECKING:  # numpy and networkx load when a brute force runs, not with the module
     import numpy as np

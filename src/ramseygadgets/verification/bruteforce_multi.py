@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.errors import InputError
-from ramseygadgets.gadgets import Designated
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.errors import InputError
+from ramseygadgets.core.gadgets import Designated
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.verification.bruteforce import copy_masks
 

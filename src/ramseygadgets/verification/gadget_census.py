@@ -16,8 +16,8 @@ from collections.abc import Iterable
 
 from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.spec import ColoringSpec
-from ramseygadgets.gadgets import Designated
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Designated
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 
 __all__ = [

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.files import JSONTooDeepError, parse_json, read_capped
-from ramseygadgets.gadgets import Candidate
 from ramseygadgets.problem import Problem
 
 __all__ = [

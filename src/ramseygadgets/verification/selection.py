@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import all_problems, find_problem, get_problem, in_catalog
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.extended import SIZE_TIERS, extended_problems, parse_size_tier
-from ramseygadgets.gadgets import Candidate
 from ramseygadgets.problem import Problem
 from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verification.basis import EDGES_UNPROVEN, PROVEN, Basis, shipped_entry_basis

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ramseygadgets.gadgets import Designated, GadgetForm
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Designated, GadgetForm
+from ramseygadgets.core.graphs import Graph
 
 if TYPE_CHECKING:
     from ramseygadgets.colorings.multi import MultiColoring

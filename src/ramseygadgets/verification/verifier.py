@@ -33,9 +33,9 @@ from typing import Any, Protocol
 
 from ramseygadgets.colorings.multi import MultiColoring, MultiColorings
 from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
-from ramseygadgets.errors import InputError
-from ramseygadgets.gadgets import Candidate, Designated, GadgetKind
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.errors import InputError
+from ramseygadgets.core.gadgets import Candidate, Designated, GadgetKind
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problem import Problem
 from ramseygadgets.verification.verdict import Verdict, check_designated, edge_text
 

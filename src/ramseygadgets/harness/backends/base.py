@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey
 
 __all__ = [

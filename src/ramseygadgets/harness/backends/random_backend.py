@@ -14,8 +14,8 @@ from itertools import combinations
 from typing import Any
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.gadgets import Candidate, Designated
-from ramseygadgets.graphs import Graph
+from ramseygadgets.core.gadgets import Candidate, Designated
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.harness.types import ChatRequest, Completion
 
 __all__ = [

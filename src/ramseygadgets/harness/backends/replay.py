@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import get_problem
-from ramseygadgets.errors import RamseyGadgetsError
+from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.files import JSONTooDeepError, read_capped
 from ramseygadgets.harness.backends.base import BackendError
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Usage

@@ -15,7 +15,7 @@ import threading
 from typing import Any
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.gadgets import Candidate
+from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.harness.types import ChatRequest, Completion
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.minimal import solve_minimal

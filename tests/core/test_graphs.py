@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ramseygadgets.errors import GraphFormatError, GraphTooLargeError
-from ramseygadgets.graphs import (
+from ramseygadgets.core.errors import GraphFormatError, GraphTooLargeError
+from ramseygadgets.core.graphs import (
     DEFAULT_MAX_VERTICES,
     Graph,
     parse_edge_list,

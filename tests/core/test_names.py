@@ -13,9 +13,9 @@ import networkx as nx
 import pytest
 from networkx.generators.atlas import graph_atlas_g
 
-from ramseygadgets.errors import GraphFormatError, UnknownPatternError
-from ramseygadgets.graphs import parse_graph
-from ramseygadgets.patterns import (
+from ramseygadgets.core.errors import GraphFormatError, UnknownPatternError
+from ramseygadgets.core.graphs import parse_graph
+from ramseygadgets.core.patterns import (
     PAPER_NAMES,
     PAPER_PATTERNS,
     NamedGraph,
@@ -221,7 +221,7 @@ def test_ambiguous_compact_name_is_refused_the_same_in_every_command(args, tmp_p
 
 def test_records_with_any_name_read_back_to_the_same_problem() -> None:
     from ramseygadgets.colorings.spec import ColoringSpec
-    from ramseygadgets.gadgets import GadgetKind
+    from ramseygadgets.core.gadgets import GadgetKind
     from ramseygadgets.problem import Problem
     from ramseygadgets.problemsets import problem_of_record
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ramseygadgets.errors import UnknownPatternError
-from ramseygadgets.graphs import Graph
-from ramseygadgets.patterns import (
+from ramseygadgets.core.errors import UnknownPatternError
+from ramseygadgets.core.graphs import Graph
+from ramseygadgets.core.patterns import (
     MAX_PATTERN_VERTICES,
     PAPER_PATTERNS,
     canonical_graph6,

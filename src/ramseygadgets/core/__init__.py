@@ -1,0 +1,1 @@
+"""The core layer's folder (it imports nothing itself)."""
