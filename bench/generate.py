@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ramseygadgets.catalog import all_problems
-from ramseygadgets.executors import make_executor
+from ramseygadgets.infra.executors import make_executor
 from ramseygadgets.problemsets import ProblemSetWriter, plan_problem_set
 from ramseygadgets.scaleout.fanout import generate_problem_set, hardest_last
 from ramseygadgets.search import solve

@@ -17,7 +17,7 @@ fi
 echo "lowest-direct: $(.venv-lowest/bin/python -c 'import importlib.metadata as m; print(" ".join(f"{p}=={m.version(p)}" for p in ("typer", "rich", "openai", "httpx2", "python-sat", "pynauty", "networkx", "pydantic", "numpy", "numba", "jinja2", "markupsafe")))')"
 CORE_TESTS=(
   tests/test_architecture.py
-  tests/test_atomic_writes.py
+  tests/infra
   tests/test_catalog_gadgets.py
   tests/test_docstring_examples.py
   tests/core

@@ -31,11 +31,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from ramseygadgets import numbers
 from ramseygadgets.catalog import Problem
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import Candidate
-from ramseygadgets.files import atomic_write
+from ramseygadgets.infra import numbers
+from ramseygadgets.infra.files import atomic_write
 
 __all__ = [
     "ATLAS_FILE",
@@ -316,7 +316,7 @@ class Atlas:
         return cls({e.id: e for e in entries}, list(data.get("not_asked", [])), header)
 
 
-#: The seconds an atlas entry records, by fact (:mod:`ramseygadgets.numbers`).
+#: The seconds an atlas entry records, by fact (:mod:`ramseygadgets.infra.numbers`).
 ENTRY_NUMBERS = tuple(
     (f"{fact}.{name}", "seconds")
     for fact in ("solution", "lower_bound", "cross_check")
@@ -326,7 +326,7 @@ ENTRY_NUMBERS = tuple(
 
 def _drop_hostile_seconds(entries: Any, text: str, where: str) -> None:
     """Remove every recorded number of seconds out of range (a NaN, 10^400) from the entries,
-    each with a :class:`~ramseygadgets.numbers.NumberWarning` naming ``file:line`` (the line of
+    each with a :class:`~ramseygadgets.infra.numbers.NumberWarning` naming ``file:line`` (the line of
     the entry's id) and the field: read as not recorded, never a traceback."""
     if not isinstance(entries, list):
         return

@@ -24,7 +24,7 @@ from ramseygadgets.answers import format_answer
 from ramseygadgets.catalog import Problem, all_problems, in_catalog
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import GadgetType
-from ramseygadgets.files import make_output_dir, staged_directory
+from ramseygadgets.infra.files import make_output_dir, staged_directory
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render

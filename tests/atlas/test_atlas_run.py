@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from ramseygadgets.atlas import Atlas, AtlasError, load_atlas
 from ramseygadgets.atlas.run import AtlasOptions, run_atlas
 from ramseygadgets.cli import app
-from ramseygadgets.executors import Executor, LocalExecutor
+from ramseygadgets.infra.executors import Executor, LocalExecutor
 from ramseygadgets.problemsets import ProblemSetError, ProblemSetWriter, iter_records
 from ramseygadgets.search.exhaustive import nauty_available
 

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.executors import Executor
 from ramseygadgets.harness.runner import EvalOptions, run_eval
+from ramseygadgets.infra.executors import Executor
 from ramseygadgets.problemsets import (
     ProblemSetWriter,
     load_generated,

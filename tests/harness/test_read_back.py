@@ -90,7 +90,7 @@ def test_a_bad_runs_count_in_config_json_is_refused(solver_run, raw):
 
 def test_usage_infinity_is_read_as_missing_by_the_report(solver_run):
     """A hostile number is one warning naming file:line and the field; the sample is kept
-    without that value (issue 45: ``ramseygadgets.numbers``)."""
+    without that value (issue 45: ``ramseygadgets.infra.numbers``)."""
     replace_field(solver_run / "samples.jsonl", 1, "usage", '{"total_tokens": Infinity}')
     report = CliRunner().invoke(
         app, ["report", str(solver_run), "--out", str(solver_run.parent / "rep")]

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 from ramseygadgets.harness.progress import EvalProgress, EvalStats
-from ramseygadgets.terminal import terminal_text
+from ramseygadgets.infra.terminal import terminal_text
 
 LABEL = "evil[/bold]\x1b[2J\x1b]0;owned\x07"
 

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from ramseygadgets.checkpoint import (
+from ramseygadgets.infra.checkpoint import (
     CheckpointError,
     CheckpointLog,
     CheckpointWarning,

@@ -1,4 +1,4 @@
-"""Issue 45, item 5: every number read back is checked (:mod:`ramseygadgets.numbers`).  A hostile
+"""Issue 45, item 5: every number read back is checked (:mod:`ramseygadgets.infra.numbers`).  A hostile
 value (10^400 written out in digits, NaN) in a sample, a cube record or an atlas entry is one
 warning naming ``file:line`` and the field and is read as missing — never exit 70 — and no
 writer puts a bare ``NaN`` into a file."""
@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets import numbers
 from ramseygadgets.atlas_entries import load_atlas
-from ramseygadgets.checkpoint import json_line
 from ramseygadgets.cli import app
-from ramseygadgets.numbers import is_seconds
+from ramseygadgets.infra import numbers
+from ramseygadgets.infra.checkpoint import json_line
+from ramseygadgets.infra.numbers import is_seconds
 from ramseygadgets.runs.folder import read_samples_file
 from ramseygadgets.search.cubelog import read_numbered
 from ramseygadgets.search.cubeproof import CubeProof

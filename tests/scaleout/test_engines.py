@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.executors import ScaleoutError
+from ramseygadgets.infra.executors import ScaleoutError
 from ramseygadgets.scaleout.fanout import ENGINES, engine_function
 from ramseygadgets.search.options import SearchOptions
 

@@ -98,7 +98,7 @@ def test_the_clusters_error_events_go_to_stderr_not_into_json_on_stdout(monkeypa
     them to stderr (the real case: tests/scaleout/test_ray_cluster.py)."""
     from ray._private import worker as ray_worker
 
-    from ramseygadgets import executors
+    from ramseygadgets.infra import executors
 
     monkeypatch.setattr(ray_worker, "print_to_stdstream", ray_worker.print_to_stdstream)
     monkeypatch.setattr(executors, "_errors_guarded", False)

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from ramseygadgets.cli import app
 from ramseygadgets.cli.app import sigterm_raises
 from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.infra.workers import init_worker
 from ramseygadgets.problemsets import (
     ProblemSetWriter,
     load_generated,
@@ -31,7 +32,6 @@ from ramseygadgets.problemsets import (
 from ramseygadgets.scaleout import LocalExecutor
 from ramseygadgets.scaleout.fanout import generate_problem_set
 from ramseygadgets.verification.verifier import verify
-from ramseygadgets.workers import init_worker
 
 from . import helpers
 

@@ -8,7 +8,7 @@ Output directory:
   :class:`~ramseygadgets.problemsets.ProblemSetWriter`); a re-run skips recorded problems, and
   with ``retry_unsolved`` re-runs the open ones from their proven lower bound;
 * ``crosscheck.jsonl``: one record per exhaustively re-checked problem (a
-  :class:`~ramseygadgets.checkpoint.CheckpointLog`: appended and fsynced, a torn last line
+  :class:`~ramseygadgets.infra.checkpoint.CheckpointLog`: appended and fsynced, a torn last line
   cut off on the next run, a corrupt line removed by the next run (the log rewritten atomically
   with every valid line, one warning naming what was removed) and its check re-derived);
 * ``atlas.json``: the base atlas (default: the shipped one) merged with every record above;
@@ -42,10 +42,10 @@ from ramseygadgets.atlas.plan import (
 from ramseygadgets.atlas.table import render_markdown
 from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, check_fact, load_atlas
 from ramseygadgets.catalog import Problem
-from ramseygadgets.checkpoint import CheckpointLog, ascii_json_line
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.executors import Executor, LocalExecutor
-from ramseygadgets.files import staged_directory
+from ramseygadgets.infra.checkpoint import CheckpointLog, ascii_json_line
+from ramseygadgets.infra.executors import Executor, LocalExecutor
+from ramseygadgets.infra.files import staged_directory
 from ramseygadgets.problemsets import ProblemSetPlan, ProblemSetWriter
 from ramseygadgets.scaleout.fanout import DEFAULT_ENGINE, generate_problem_set, hardest_last
 from ramseygadgets.search import smallest_vertex_count
@@ -439,7 +439,7 @@ def run_atlas(
 
 def _write_atlas_files(atlas: Atlas, options: AtlasOptions, directory: Path) -> None:
     """``atlas.json`` and ``atlas.md`` of ``directory``, both or neither replaced
-    (:func:`~ramseygadgets.files.staged_directory`; a failure is an ``OutputError``)."""
+    (:func:`~ramseygadgets.infra.files.staged_directory`; a failure is an ``OutputError``)."""
     atlas.header = atlas_header(options)
     with staged_directory(directory) as stage:
         (stage / ATLAS_JSON).write_text(atlas.to_json(), encoding="utf-8")

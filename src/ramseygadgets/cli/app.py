@@ -25,8 +25,8 @@ import typer
 from rich.console import Console
 
 from ramseygadgets.core.errors import RamseyGadgetsError
-from ramseygadgets.numbers import NumberWarning
-from ramseygadgets.terminal import terminal_text
+from ramseygadgets.infra.numbers import NumberWarning
+from ramseygadgets.infra.terminal import terminal_text
 
 __all__ = [
     "BUG_EXIT_CODE",
@@ -131,7 +131,7 @@ def guarded(func: F) -> F:
 
 @contextlib.contextmanager
 def one_line_warnings() -> Iterator[None]:
-    """Show a :class:`~ramseygadgets.numbers.NumberWarning` (a number read back out of range,
+    """Show a :class:`~ramseygadgets.infra.numbers.NumberWarning` (a number read back out of range,
     read as missing) as one ``warning:`` line on stderr, without the Python source line."""
     shown = warnings.showwarning
 

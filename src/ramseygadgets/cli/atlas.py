@@ -106,7 +106,7 @@ def run(
     from ramseygadgets.atlas.plan import parse_sections
     from ramseygadgets.atlas.run import AtlasOptions, run_atlas
     from ramseygadgets.atlas_entries import Atlas
-    from ramseygadgets.executors import make_executor
+    from ramseygadgets.infra.executors import make_executor
     from ramseygadgets.scaleout.fanout import engine_function
 
     sections = tuple(s.name for s in parse_sections(section))
@@ -253,7 +253,7 @@ def table(
     from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.table import audit, entry_json, render_markdown
     from ramseygadgets.atlas_entries import ATLAS_FILE, AtlasError
-    from ramseygadgets.files import atomic_write
+    from ramseygadgets.infra.files import atomic_write
 
     if data is not None and Path(data).is_dir():
         data = str(Path(data) / ATLAS_FILE)

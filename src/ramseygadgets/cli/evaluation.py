@@ -51,7 +51,7 @@ from ramseygadgets.cli.training import (
     stream_config,
 )
 from ramseygadgets.core.errors import RamseyGadgetsError
-from ramseygadgets.terminal import terminal_text
+from ramseygadgets.infra.terminal import terminal_text
 
 __all__ = [
     "EVAL_HELP",

@@ -18,7 +18,7 @@ from ramseygadgets.cli.options import (
 from ramseygadgets.core.errors import RamseyGadgetsError
 
 if TYPE_CHECKING:
-    from ramseygadgets.executors import Executor
+    from ramseygadgets.infra.executors import Executor
     from ramseygadgets.problemsets import ProblemSetPlan, ProblemSetWriter
     from ramseygadgets.scaleout.fanout import GenerateOutcome
 
@@ -129,7 +129,7 @@ def generate(
     ),
     as_json: JsonOption = False,
 ) -> None:
-    from ramseygadgets.executors import make_executor
+    from ramseygadgets.infra.executors import make_executor
     from ramseygadgets.problemsets import ProblemSetWriter
 
     show = not as_json
@@ -243,7 +243,7 @@ def _report_rejected(rejected: list[str]) -> None:
 def _workers(jobs: int | None, oversubscribe: bool, todo: int | None) -> int:
     """Worker processes: --jobs, at most the CPU cores (unless --oversubscribe) and, when only
     the solving needs them, at most the problems to solve; a capped --jobs is said."""
-    from ramseygadgets.workers import usable_cores
+    from ramseygadgets.infra.workers import usable_cores
 
     cores = usable_cores()
     workers = jobs or cores

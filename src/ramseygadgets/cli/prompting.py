@@ -43,8 +43,8 @@ from ramseygadgets.cli.python_limits import (
     limits_from_options,
 )
 from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
+from ramseygadgets.infra.terminal import terminal_text
 from ramseygadgets.problem import Problem
-from ramseygadgets.terminal import terminal_text
 from ramseygadgets.tools.python import PYTHON_SETTING
 
 __all__ = [

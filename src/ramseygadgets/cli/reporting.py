@@ -23,7 +23,7 @@ from ramseygadgets.cli.options import (
 )
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
-from ramseygadgets.terminal import terminal_text
+from ramseygadgets.infra.terminal import terminal_text
 
 if TYPE_CHECKING:
     from ramseygadgets.catalog import Problem

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.core.errors import RamseyGadgetsError
-from ramseygadgets.executors import Executor, LocalExecutor
 from ramseygadgets.harness.runner import EvalOptions, run_eval
 from ramseygadgets.harness.summary import summarize
+from ramseygadgets.infra.executors import Executor, LocalExecutor
 from ramseygadgets.runs.folder import SAMPLES_FILE, read_samples
 
 __all__ = [

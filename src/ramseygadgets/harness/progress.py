@@ -16,8 +16,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ramseygadgets.infra.terminal import terminal_text
 from ramseygadgets.runs.samples import Usage
-from ramseygadgets.terminal import terminal_text
 
 __all__ = [
     "EvalStats",

@@ -53,6 +53,7 @@ from ramseygadgets.harness.scheduling import (
 from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey
 from ramseygadgets.harness.writer import GroupCommitWriter
+from ramseygadgets.infra.terminal import terminal_text
 from ramseygadgets.problemsets.fresh import FRESH_SET, fresh_problem_set
 from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings_for
 from ramseygadgets.runs.config import check_compatible, dataset_hash, make_config
@@ -60,7 +61,6 @@ from ramseygadgets.runs.folder import RunFolder, RunLogError
 from ramseygadgets.runs.records import FieldError, check_runs
 from ramseygadgets.runs.results import write_results
 from ramseygadgets.sandbox import require_sandbox
-from ramseygadgets.terminal import terminal_text
 from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits, sandbox_record
 from ramseygadgets.verification.selection import Selection, select_problems
 

@@ -18,10 +18,10 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
+from ramseygadgets.infra.terminal import terminal_text
 from ramseygadgets.runs.records import SampleKey
 from ramseygadgets.runs.samples import Sample, example_hint_applies, unknown_usage_as_zero
 from ramseygadgets.runs.stats import mean, sample_std
-from ramseygadgets.terminal import terminal_text
 
 __all__ = [
     "ACCURACY_COLUMNS",

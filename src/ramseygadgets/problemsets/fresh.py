@@ -36,7 +36,8 @@ from typing import Any
 
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.extended import size_tier
-from ramseygadgets.files import atomic_write, make_output_dir, parse_json
+from ramseygadgets.infra.files import atomic_write, make_output_dir, parse_json
+from ramseygadgets.infra.workers import sigint_gate
 from ramseygadgets.leakage import is_published, published_keys
 from ramseygadgets.problemsets import PROBLEMS_FILE, check_record, export_row
 from ramseygadgets.problemsets.stream import (
@@ -49,7 +50,6 @@ from ramseygadgets.runs.folder import CONFIG_FILE, read_config
 from ramseygadgets.scaleout.fanout import result_record
 from ramseygadgets.verification.problemfile import read_problem_set
 from ramseygadgets.verification.selection import Selection, load_selection
-from ramseygadgets.workers import sigint_gate
 
 __all__ = [
     "FRESH_FILE",

@@ -1,5 +1,5 @@
 """The ``results.jsonl`` checkpoint of a generation run: one record per finished problem, on the
-project's one append-only log (:class:`~ramseygadgets.checkpoint.CheckpointLog`): each record
+project's one append-only log (:class:`~ramseygadgets.infra.checkpoint.CheckpointLog`): each record
 one durable write of a whole line, a torn last line cut off, a corrupt line named by file and
 line and left out (its problem is solved again)."""
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.checkpoint import CheckpointLog, ascii_json_line
+from ramseygadgets.infra.checkpoint import CheckpointLog, ascii_json_line
 from ramseygadgets.problemsets.base import ProblemSetError
 from ramseygadgets.problemsets.records import check_record, strongest
 

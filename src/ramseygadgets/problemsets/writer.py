@@ -10,7 +10,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.files import atomic_write, lock_directory, make_output_dir, staged_directory
+from ramseygadgets.infra.files import (
+    atomic_write,
+    lock_directory,
+    make_output_dir,
+    staged_directory,
+)
 from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION
 from ramseygadgets.problemsets.base import (
     LEGACY_MULTICOLOR_FILE,

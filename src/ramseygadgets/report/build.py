@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.core.errors import RamseyGadgetsError
-from ramseygadgets.files import make_output_dir, staged_directory
+from ramseygadgets.infra.files import make_output_dir, staged_directory
 from ramseygadgets.report import figures as figs
 from ramseygadgets.report.grades import (
     DISCOVERIES_FILE,

@@ -23,7 +23,7 @@ from ramseygadgets.colorings.red_blue import Coloring
 from ramseygadgets.core.errors import InputError
 from ramseygadgets.core.gadgets import COLOR_NAMES, Designated, GadgetForm
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.files import atomic_path, make_output_dir
+from ramseygadgets.infra.files import atomic_path, make_output_dir
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

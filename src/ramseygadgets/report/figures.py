@@ -31,6 +31,7 @@ import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ramseygadgets.infra.terminal import terminal_text
 from ramseygadgets.report.metrics import CellStats
 from ramseygadgets.report.runs import OUTCOMES, setting_sort_key
 from ramseygadgets.report.tools import (
@@ -40,7 +41,6 @@ from ramseygadgets.report.tools import (
     ToolTier,
     tier_order,
 )
-from ramseygadgets.terminal import terminal_text
 
 __all__ = [
     "MARKERS",

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ramseygadgets.infra.terminal import terminal_text
 from ramseygadgets.report.metrics import (
     Breakdown,
     Cell,
@@ -23,7 +24,6 @@ from ramseygadgets.report.metrics import (
     problem_sort_key,
 )
 from ramseygadgets.report.runs import EXAMPLE_HINT, setting_sort_key
-from ramseygadgets.terminal import terminal_text
 
 __all__ = [
     "Record",

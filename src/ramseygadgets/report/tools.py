@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets import numbers
 from ramseygadgets.extended import SIZE_TIERS
+from ramseygadgets.infra import numbers
 from ramseygadgets.report.metrics import SIZE_TIER_BREAKDOWN, Cell, CellStats, breakdown, cell_stats
 from ramseygadgets.report.tables import (
     STD_NOTE,
@@ -176,7 +176,7 @@ TAKEN_FROM_SAMPLES = (
 
 
 def _amount(value: Any) -> float | None:
-    """A recorded count or number of seconds in range (:func:`ramseygadgets.numbers.seconds`:
+    """A recorded count or number of seconds in range (:func:`ramseygadgets.infra.numbers.seconds`:
     finite, 0 .. 10^9), else ``None``: the reader has already warned of a hostile one."""
     return numbers.seconds(value)
 

@@ -15,7 +15,7 @@ reports (:mod:`ramseygadgets.report`) read them through it; neither imports the 
 
 from __future__ import annotations
 
-from ramseygadgets.checkpoint import CheckpointError, CheckpointLog, CheckpointWarning
+from ramseygadgets.infra.checkpoint import CheckpointError, CheckpointLog, CheckpointWarning
 from ramseygadgets.runs.folder import (
     CONFIG_FILE,
     ERRORS_FILE,

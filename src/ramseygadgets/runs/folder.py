@@ -5,14 +5,14 @@ with :func:`read_run_dir`; both read samples with :func:`read_samples`.
 
 Safety rules:
 
-* ``samples.jsonl`` is a :class:`~ramseygadgets.checkpoint.CheckpointLog`: each batch of
+* ``samples.jsonl`` is a :class:`~ramseygadgets.infra.checkpoint.CheckpointLog`: each batch of
   samples is one ``os.write`` of complete JSON lines to a file opened with ``O_APPEND |
   O_NOFOLLOW``, followed by ``fsync``; a failed write (disk full) is cut back off; a torn last
   line is cut off when the harness opens the folder (skipped, with a warning, by the reports);
   lone surrogates in a reply become U+FFFD (flagged in the record);
 * every field read back is checked (:mod:`.records`); a bad line is an error naming the file
   and the line;
-* ``config.json`` is replaced atomically (:func:`ramseygadgets.files.atomic_write`) and written
+* ``config.json`` is replaced atomically (:func:`ramseygadgets.infra.files.atomic_write`) and written
   only with the first sample: a run that records nothing (failed pre-flight) leaves nothing;
 * one writer at a time: an exclusive ``flock`` on ``DIR/.lock`` (opened with ``O_NOFOLLOW``).
 """
@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.checkpoint import CheckpointLog
 from ramseygadgets.core.errors import RamseyGadgetsError
-from ramseygadgets.files import LOCK_FILE, atomic_write, lock_directory, make_output_dir
+from ramseygadgets.infra.checkpoint import CheckpointLog
+from ramseygadgets.infra.files import LOCK_FILE, atomic_write, lock_directory, make_output_dir
 from ramseygadgets.runs.records import (
     FieldError,
     SampleKey,
@@ -130,7 +130,7 @@ def read_config(
 
 
 def write_file(path: Path, text: str | bytes) -> None:
-    """:func:`~ramseygadgets.files.atomic_write`, with a failure (disk full) as one sentence."""
+    """:func:`~ramseygadgets.infra.files.atomic_write`, with a failure (disk full) as one sentence."""
     try:
         atomic_write(path, text)
     except OSError as exc:
@@ -308,7 +308,7 @@ def read_samples_file(
     """The samples of a ``samples.jsonl`` for a report (every field checked, and a run index
     below ``runs``; never repaired).
 
-    A number out of range (:mod:`ramseygadgets.numbers`: a NaN, 10^400 in ``latency_s``) is
+    A number out of range (:mod:`ramseygadgets.infra.numbers`: a NaN, 10^400 in ``latency_s``) is
     read as missing, with a warning naming ``file:line`` and the field.  A line that cannot be
     used (malformed JSON, not UTF-8, another field that fails its check), a torn
     last line (a run killed while writing) and a record whose key was already seen (the first

@@ -6,12 +6,12 @@ a field that would make a later step fail or grow without bound is refused with 
 * ``run`` is an integer (JSON ``1.0``, ``1e20``, ``Infinity`` or ``[1]`` are not) in
   ``0 .. runs − 1``; ``runs`` is an integer in ``1 .. MAX_RUNS``.
 * Token counts, retries, round and tool-call counts are counts, latencies and tool seconds
-  durations, both in range (:mod:`ramseygadgets.numbers`, the one check of numbers read back);
+  durations, both in range (:mod:`ramseygadgets.infra.numbers`, the one check of numbers read back);
   texts are strings; ``correct`` is a boolean.  The harness refuses a record that fails (it
   resumes only from a log it can read whole); a report reads a hostile number as missing, with
   one warning naming ``file:line`` and the field (:func:`drop_hostile_numbers`).
 
-Text written back is made encodable by :func:`ramseygadgets.checkpoint.json_line`: lone UTF-16 surrogates (half
+Text written back is made encodable by :func:`ramseygadgets.infra.checkpoint.json_line`: lone UTF-16 surrogates (half
 an emoji, which servers emit when a token splits a code point) become U+FFFD and the record is
 flagged ``"replaced_surrogates": true``.
 """
@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets import numbers
-from ramseygadgets.files import JSONTooDeepError, parse_json
+from ramseygadgets.infra import numbers
+from ramseygadgets.infra.files import JSONTooDeepError, parse_json
 
 __all__ = [
     "MAX_RUNS",
@@ -53,7 +53,7 @@ _TEXT_FIELDS = ("model", "response", "reasoning", "finish_reason", "error", "err
 _COUNT_FIELDS = ("retries", "rounds", "tool_calls", "min_vertices")
 _SECONDS_FIELDS = ("latency_s", "tool_seconds")
 _USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "total_tokens")
-#: Every number of a sample record, with its kind (:mod:`ramseygadgets.numbers`).
+#: Every number of a sample record, with its kind (:mod:`ramseygadgets.infra.numbers`).
 NUMBER_FIELDS = (
     *((name, "count") for name in _COUNT_FIELDS),
     *((name, "seconds") for name in _SECONDS_FIELDS),
@@ -121,12 +121,12 @@ def _check_optional(record: Mapping[str, Any], field: str, valid: Any, what: str
 
 
 def is_count(value: Any) -> bool:
-    """A count read back (:func:`ramseygadgets.numbers.is_count`: an integer in range)."""
+    """A count read back (:func:`ramseygadgets.infra.numbers.is_count`: an integer in range)."""
     return numbers.is_count(value)
 
 
 def is_duration(value: Any) -> bool:
-    """Seconds read back (:func:`ramseygadgets.numbers.is_seconds`: finite, in range)."""
+    """Seconds read back (:func:`ramseygadgets.infra.numbers.is_seconds`: finite, in range)."""
     return numbers.is_seconds(value)
 
 

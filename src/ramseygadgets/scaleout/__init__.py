@@ -1,5 +1,5 @@
 """Scale-out of generated sets: many problems at once, on the executors of
-:mod:`ramseygadgets.executors` (local worker processes, or a Ray cluster with ``--ray ADDRESS``).
+:mod:`ramseygadgets.infra.executors` (local worker processes, or a Ray cluster with ``--ray ADDRESS``).
 
 * :mod:`.fanout`: problems of a generated set as tasks (``generate``), one checkpointed record each;
 * :mod:`.census`: the exhaustive enumeration in geng ``res/mod`` slices, one atomic JSON file per
@@ -12,7 +12,7 @@ the census, the fan-out and the cross-check from their modules.
 
 from __future__ import annotations
 
-from ramseygadgets.executors import (
+from ramseygadgets.infra.executors import (
     Executor,
     LocalExecutor,
     RayExecutor,

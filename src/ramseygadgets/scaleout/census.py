@@ -29,8 +29,8 @@ from typing import Any, TypeGuard
 from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import Designated
-from ramseygadgets.executors import Executor, LocalExecutor
-from ramseygadgets.files import atomic_write
+from ramseygadgets.infra.executors import Executor, LocalExecutor
+from ramseygadgets.infra.files import atomic_write
 from ramseygadgets.problem import Problem
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs
 from ramseygadgets.verification.gadget_census import gadgets_in_graph_multi

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.executors import Executor
+from ramseygadgets.infra.executors import Executor
 from ramseygadgets.problemsets import problem_of_record
 from ramseygadgets.scaleout.census import CensusResult, SliceTask, run_census
 

@@ -17,7 +17,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ramseygadgets.executors import Executor, LocalExecutor, ScaleoutError
+from ramseygadgets.infra.executors import Executor, LocalExecutor, ScaleoutError
+from ramseygadgets.infra.workers import sigint_gate
 from ramseygadgets.problem import Problem
 from ramseygadgets.problemsets import (
     ProblemSetPlan,
@@ -29,7 +30,6 @@ from ramseygadgets.search.dataset import search_method, solution_record
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.solve import SearchResult
-from ramseygadgets.workers import sigint_gate
 
 __all__ = [
     "ENGINES",
@@ -200,7 +200,7 @@ def generate_problem_set(
     ``start``: per problem id, the first vertex count to try (counts below it are already
     proven to hold no solution).  Ctrl-C stops the solving, keeps every finished record and
     still writes the output files; any further Ctrl-C is held off until that write is done
-    (:func:`ramseygadgets.workers.sigint_gate`).
+    (:func:`ramseygadgets.infra.workers.sigint_gate`).
     """
     engine_function(engine)  # an unknown engine fails before any work
     outcome = GenerateOutcome()

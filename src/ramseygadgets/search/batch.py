@@ -1,9 +1,9 @@
-"""Solve many problems, in parallel on :mod:`ramseygadgets.executors`, keeping every finished
+"""Solve many problems, in parallel on :mod:`ramseygadgets.infra.executors`, keeping every finished
 result on Ctrl-C.
 
 Workers ignore SIGINT; the parent catches it, stops the pool and returns what finished.
-Workers die with the parent if it is killed (:mod:`ramseygadgets.workers`); a worker that dies
-costs only its problem, which runs again (:class:`~ramseygadgets.executors.LocalExecutor`).
+Workers die with the parent if it is killed (:mod:`ramseygadgets.infra.workers`); a worker that dies
+costs only its problem, which runs again (:class:`~ramseygadgets.infra.executors.LocalExecutor`).
 Each problem's own time limit is enforced inside :func:`~ramseygadgets.search.solve.solve`.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ramseygadgets.catalog import Problem
-from ramseygadgets.executors import make_executor
+from ramseygadgets.infra.executors import make_executor
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.solve import SearchResult, solve
 
@@ -54,7 +54,7 @@ def solve_many(
     on_result: Callable[[SearchResult], None] | None = None,
 ) -> BatchOutcome:
     """Solve every problem (``options.timeout`` is per problem) on ``options.jobs`` worker
-    processes or ``options.ray`` (:func:`ramseygadgets.executors.make_executor`); ``on_result``
+    processes or ``options.ray`` (:func:`ramseygadgets.infra.executors.make_executor`); ``on_result``
     is called as each finishes.
 
     ``on_start`` is called before each problem when they run in this process (workers give no

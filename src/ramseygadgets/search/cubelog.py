@@ -1,5 +1,5 @@
 """The checkpoint of finished cubes (:mod:`.parallel`), ``DIR/cubes.jsonl``: nothing decided is
-lost.  It is the project's one append-only log (:class:`~ramseygadgets.checkpoint.CheckpointLog`):
+lost.  It is the project's one append-only log (:class:`~ramseygadgets.infra.checkpoint.CheckpointLog`):
 
 * each record is one complete JSON line written with a single ``write`` to a file opened with
   ``O_APPEND | O_NOFOLLOW``, then ``fsync``-ed: a kill loses at most the record in flight; a
@@ -24,10 +24,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets import numbers
-from ramseygadgets.checkpoint import CheckpointLog
 from ramseygadgets.core.errors import RamseyGadgetsError
-from ramseygadgets.files import lock_directory, make_output_dir
+from ramseygadgets.infra import numbers
+from ramseygadgets.infra.checkpoint import CheckpointLog
+from ramseygadgets.infra.files import lock_directory, make_output_dir
 
 __all__ = ["CUBES_FILE", "CubeLog", "CubeLogError", "cubes_by_node", "read_log", "read_numbered"]
 
@@ -52,13 +52,13 @@ def _check(record: dict[str, Any]) -> None:
         raise ValueError("not a cube record (no 'kind')")
 
 
-#: The numbers of a cube record a reader adds up (:mod:`ramseygadgets.numbers`).
+#: The numbers of a cube record a reader adds up (:mod:`ramseygadgets.infra.numbers`).
 CUBE_NUMBERS = (("cpu_seconds", "seconds"), ("wall_seconds", "seconds"))
 
 
 def _read_checked(log: CheckpointLog, *, repair: bool) -> list[dict[str, Any]]:
     """The records of ``log``, each checked; a number out of range (a NaN, 10^400 in
-    ``cpu_seconds``) is removed, read as missing, with a :class:`~ramseygadgets.numbers.
+    ``cpu_seconds``) is removed, read as missing, with a :class:`~ramseygadgets.infra.numbers.
     NumberWarning` naming ``file:line`` and the field."""
     dropped: dict[int, list[str]] = {}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.catalog import all_problems, get_problem
-from ramseygadgets.files import atomic_write
+from ramseygadgets.infra.files import atomic_write
 from ramseygadgets.search.oracle import LARGE_LEVEL, LARGE_LEVEL_SOLVER, ORACLE_SOLVER
 from ramseygadgets.search.solve import SearchResult
 

@@ -52,8 +52,8 @@ from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.core.patterns import Pattern
+from ramseygadgets.infra.workers import init_worker
 from ramseygadgets.verification.verifier import verify
-from ramseygadgets.workers import init_worker
 
 __all__ = [
     "GENG_NAMES",

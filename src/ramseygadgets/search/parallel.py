@@ -20,7 +20,7 @@ never keeps the others from their turn.  The level is
 **Lemma sharing.**  A finished cube returns its lemmas; cubes submitted later on the same level
 and layout start with the most recent :data:`.cubes.MAX_SHARED_LEMMAS` of them (sound: every
 lemma holds for every solution of the level, :mod:`.cubes`).  Local workers also swap them while
-their cubes run (:class:`.cubes.LemmaExchange`, relayed by the local task pool, :class:`ramseygadgets.executors.ProcessPool`).
+their cubes run (:class:`.cubes.LemmaExchange`, relayed by the local task pool, :class:`ramseygadgets.infra.executors.ProcessPool`).
 
 **Checkpoints** (``out``): every finished cube is appended to ``OUT/cubes.jsonl``
 (:mod:`.cubelog`) by this process (the driver) with the problem, the engine that ran, the

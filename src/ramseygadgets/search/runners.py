@@ -1,18 +1,18 @@
 """Where cubes run: in this process, in local worker processes, or as Ray tasks — on the task
-pools of :mod:`ramseygadgets.executors` (:class:`CubeRunner`).
+pools of :mod:`ramseygadgets.infra.executors` (:class:`CubeRunner`).
 
 A runner has ``slots`` (cubes to keep in flight), ``submit(key, task)``, ``wait()`` — the
 ``(key, record)`` pairs of the cubes that ended, at least one, where ``record`` is ``None`` for a
 cube whose worker died (killed, out of memory) — ``cancel_all()`` and ``close()``.
 
 * ``--jobs 1``: in this process, one cube at a time.
-* ``--jobs K``: K local worker processes (:class:`ramseygadgets.executors.ProcessPool`), each
+* ``--jobs K``: K local worker processes (:class:`ramseygadgets.infra.executors.ProcessPool`), each
   keeping its finders from cube to cube.  While cubes run, the workers swap lemmas through the
   parent (:class:`.cubes.LemmaExchange` on the worker's
-  :func:`~ramseygadgets.executors.worker_channel`; the pool relays them, dropping a message to
+  :func:`~ramseygadgets.infra.executors.worker_channel`; the pool relays them, dropping a message to
   a worker whose pipe is full).  A worker killed mid-cube costs that cube only: the scheduler
   re-runs it (:mod:`.parallel`).
-* ``--ray auto|local|ADDRESS``: Ray tasks (:class:`ramseygadgets.executors.RayExecutor`); Ray
+* ``--ray auto|local|ADDRESS``: Ray tasks (:class:`ramseygadgets.infra.executors.RayExecutor`); Ray
   re-runs a task whose worker died, cancelled tasks are force-killed.
 
 A worker needs nothing but its task: the problem, the cube and the lemmas it starts with travel
@@ -31,7 +31,7 @@ import socket
 import sys
 from typing import Any
 
-from ramseygadgets.executors import Executor, LocalExecutor, RayExecutor, worker_channel
+from ramseygadgets.infra.executors import Executor, LocalExecutor, RayExecutor, worker_channel
 from ramseygadgets.search.cubes import (
     CubeTask,
     LemmaExchange,

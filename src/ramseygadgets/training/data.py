@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.files import (
+from ramseygadgets.infra.files import (
     atomic_write,
     check_writable,
     fsync_dir,

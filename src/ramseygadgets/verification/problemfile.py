@@ -29,7 +29,7 @@ from typing import Any
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import Candidate
-from ramseygadgets.files import JSONTooDeepError, parse_json, read_capped
+from ramseygadgets.infra.files import JSONTooDeepError, parse_json, read_capped
 from ramseygadgets.problem import Problem
 
 __all__ = [

@@ -29,7 +29,7 @@ from ramseygadgets.atlas_entries import load_atlas
 from ramseygadgets.catalog import all_problems
 from ramseygadgets.core.gadgets import Candidate, GadgetKind
 from ramseygadgets.extended import extended_problems
-from ramseygadgets.files import parse_json
+from ramseygadgets.infra.files import parse_json
 from ramseygadgets.leakage import ProblemKey, problem_key
 from ramseygadgets.problem import Problem
 from ramseygadgets.solutions import load_solutions

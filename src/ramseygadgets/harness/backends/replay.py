@@ -17,9 +17,9 @@ from typing import Any
 
 from ramseygadgets.catalog import get_problem
 from ramseygadgets.core.errors import RamseyGadgetsError
-from ramseygadgets.files import JSONTooDeepError, read_capped
 from ramseygadgets.harness.backends.base import BackendError
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Usage
+from ramseygadgets.infra.files import JSONTooDeepError, read_capped
 from ramseygadgets.prompts import SETTINGS
 from ramseygadgets.runs.folder import CONFIG_FILE, read_config
 from ramseygadgets.runs.records import (

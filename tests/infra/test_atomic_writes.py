@@ -14,7 +14,7 @@ from optional_deps import HAS_DATASETS
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.files import (
+from ramseygadgets.infra.files import (
     OutputError,
     atomic_write,
     check_writable,

@@ -1,0 +1,1 @@
+"""The infra layer's folder (it imports nothing itself)."""
