@@ -23,8 +23,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cubeproof import (
     CubeProof,
     found_line,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from frontier import FRONTIER, second_check
 
-from ramseygadgets.catalog import Problem
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search import find_solution
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import Problem, get_problem
+from ramseygadgets.problems.catalog import Problem, get_problem
 from ramseygadgets.search import SearchOptions, find_solution
 from ramseygadgets.search.parallel import solve_cubes
 

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LEVEL = """
 import json, sys, time
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import cubes
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
@@ -47,7 +47,7 @@ print(json.dumps({"wall_seconds": round(time.monotonic() - start, 2), "status": 
 
 SEQUENCE = """
 import json, sys, time
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import cubes
 from ramseygadgets.search.cubes import Cube, CubeTask, run_cube
 from ramseygadgets.search.spec import layouts

@@ -29,8 +29,8 @@ import sys
 import time
 from pathlib import Path
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search import find_solution, solve
 from ramseygadgets.search.cegar import ENGINES
 from ramseygadgets.search.exhaustive import gadgets_in_graph

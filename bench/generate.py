@@ -24,14 +24,14 @@ from collections import Counter
 from rich.console import Console
 from rich.table import Table
 
-from ramseygadgets.catalog import all_problems
 from ramseygadgets.infra.executors import make_executor
+from ramseygadgets.problems.catalog import all_problems
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.problemsets import ProblemSetWriter, plan_problem_set
 from ramseygadgets.scaleout.fanout import generate_problem_set, hardest_last
 from ramseygadgets.search import solve
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verification.verifier import verify
 
 

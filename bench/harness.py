@@ -32,9 +32,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from ramseygadgets.catalog import all_problems  # noqa: E402
 from ramseygadgets.harness import scoring  # noqa: E402
 from ramseygadgets.harness.runner import EvalOptions, Evaluation  # noqa: E402
+from ramseygadgets.problems.catalog import all_problems  # noqa: E402
 
 
 class JudgeTimer:

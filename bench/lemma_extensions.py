@@ -24,7 +24,7 @@ from typing import Any
 
 from benchlog import append_run
 
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import cegar
 from ramseygadgets.search.cubes import Cube, CubeTask, clear_finders, run_cube
 from ramseygadgets.search.spec import layouts

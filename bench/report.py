@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ramseygadgets.catalog import all_problems
+from ramseygadgets.problems.catalog import all_problems
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 
 OUTCOMES = ("parse-failure", "error", "truncated")

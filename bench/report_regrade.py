@@ -31,9 +31,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import all_problems
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
+from ramseygadgets.problems.catalog import all_problems
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.report import build as report_build
 from ramseygadgets.report.regrade import Regraded, regrade_runs

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.cubelog import read_log
 from ramseygadgets.search.cubeproof import CubeProof, read_checked
 from ramseygadgets.search.reruns import RerunConfig, pending, rerun_to_log

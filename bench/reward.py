@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.answers import answer_object, parse_answer
-from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.core.gadgets import Candidate, Designated
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.solutions import get_solution
+from ramseygadgets.problems.catalog import Problem, all_problems
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.training import ramsey_reward, ramsey_shaped_reward
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "prompts" / "corpus"

@@ -36,7 +36,7 @@ FRONTIER_SET = [
 #: Runs in the child: decide the levels, print CPU seconds and the outcome as JSON.
 CHILD = """
 import json, sys, time
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import solve
 try:  # SearchOptions since issue 35; a baseline before it takes keywords
     from ramseygadgets.search import SearchOptions

@@ -21,7 +21,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from ramseygadgets.catalog import Problem, all_problems, get_problem
+from ramseygadgets.problems.catalog import Problem, all_problems, get_problem
 from ramseygadgets.search import solve
 from ramseygadgets.search.batch import solve_many
 from ramseygadgets.search.cegar import DEFAULT_ENGINE, ENGINES

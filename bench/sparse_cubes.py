@@ -33,7 +33,7 @@ from pathlib import Path
 
 from benchlog import append_run
 
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import cegar
 from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cubelog import read_log

@@ -25,8 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ramseygadgets.catalog import get_problem
-from ramseygadgets.solutions import get_solution
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.solutions import get_solution
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBLEM_ID = "k13_k4_red_determiner"

@@ -42,8 +42,8 @@ import random
 import time
 from typing import Any
 
-from ramseygadgets.extended import SIZE_TIERS, size_tier
-from ramseygadgets.leakage import problem_key
+from ramseygadgets.problems.extended import SIZE_TIERS, size_tier
+from ramseygadgets.problems.leakage import problem_key
 from ramseygadgets.problemsets.stream import DEFAULT_POOL, ProblemStream, StreamConfig
 
 #: The default pool before issue 36: the paper's eight patterns plus K1,4, P5 and C5.

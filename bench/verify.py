@@ -39,12 +39,12 @@ from networkx.algorithms.isomorphism import GraphMatcher
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
-from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.colorings.red_blue import DEFAULT_SOLVER, GoodColorings
 from ramseygadgets.core.gadgets import Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.core.patterns import Pattern
-from ramseygadgets.solutions import load_solutions
+from ramseygadgets.problems.catalog import Problem, all_problems
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.verification.verifier import verify
 
 DENSITIES = (0.25, 0.4, 0.55, 0.7)

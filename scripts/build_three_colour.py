@@ -30,7 +30,7 @@ from typing import Any
 from ramseygadgets.bruteforce_multi import MAX_BRUTE_FORCE_COLORINGS, brute_force_verify_multi
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.infra.files import atomic_write
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.problemsets import problem_of_record, read_results
 from ramseygadgets.verifier import verify
 

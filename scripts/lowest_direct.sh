@@ -18,7 +18,7 @@ echo "lowest-direct: $(.venv-lowest/bin/python -c 'import importlib.metadata as 
 CORE_TESTS=(
   tests/test_architecture.py
   tests/infra
-  tests/test_catalog_gadgets.py
+  tests/problems/test_catalog_gadgets.py
   tests/test_docstring_examples.py
   tests/core
   tests/test_packaging.py

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from ramseygadgets.solutions import load_solutions
+from ramseygadgets.problems.solutions import load_solutions
 
 #: Helpers shared by several test folders (``tests/helpers``: the gadget-search program).
 HELPERS = Path(__file__).resolve().parent / "helpers"
@@ -84,8 +84,8 @@ def atlas_with_unproven_edges(monkeypatch):  # -> Atlas
     edge count unproven (minimal on 8 vertices still); the extended set is built from it."""
     import copy
 
-    from ramseygadgets import extended
     from ramseygadgets.atlas import load_atlas
+    from ramseygadgets.problems import extended
     from ramseygadgets.verification import basis
 
     def clear() -> None:

@@ -28,7 +28,7 @@ EXAMPLE_MODULES = [module_name(path) for path in SOURCES if ">>>" in path.read_t
 
 
 def test_examples_are_found() -> None:
-    assert "ramseygadgets.problem" in EXAMPLE_MODULES
+    assert "ramseygadgets.problems.problem" in EXAMPLE_MODULES
 
 
 def test_no_example_is_skipped() -> None:

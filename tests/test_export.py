@@ -8,11 +8,11 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.answers import parse_answer
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.core.gadgets import Candidate, Designated
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.export import ExportError, export_dataset
+from ramseygadgets.problems.catalog import get_problem
 from ramseygadgets.prompts import SETTINGS, build_prompt
 from ramseygadgets.tools.python import PythonLimits
 from ramseygadgets.verification.verifier import verify
@@ -102,7 +102,7 @@ def test_export_leaves_no_temporary_files(tmp_path, solutions):
 
 
 def test_a_set_problem_without_a_minimal_solution_is_named(tmp_path):
-    from ramseygadgets.catalog import Problem
+    from ramseygadgets.problems.catalog import Problem
     from ramseygadgets.verification.selection import Selection
 
     problem = Problem.make("K3", "P4", "red-determiner")

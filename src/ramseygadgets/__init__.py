@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from ramseygadgets.catalog import Problem, all_problems, get_problem
     from ramseygadgets.colorings.copies import find_copies
     from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
     from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
     from ramseygadgets.core.graphs import Graph, parse_graph
     from ramseygadgets.core.patterns import Pattern, get_pattern
+    from ramseygadgets.problems.catalog import Problem, all_problems, get_problem
     from ramseygadgets.verification.verifier import Verdict, verify
 
 #: Each public name and the module that defines it.
@@ -33,9 +33,9 @@ _EXPORTS = {
     "Candidate": "ramseygadgets.core.gadgets",
     "Designated": "ramseygadgets.core.gadgets",
     "GadgetType": "ramseygadgets.core.gadgets",
-    "Problem": "ramseygadgets.catalog",
-    "all_problems": "ramseygadgets.catalog",
-    "get_problem": "ramseygadgets.catalog",
+    "Problem": "ramseygadgets.problems.catalog",
+    "all_problems": "ramseygadgets.problems.catalog",
+    "get_problem": "ramseygadgets.problems.catalog",
     "Verdict": "ramseygadgets.verification.verifier",
     "verify": "ramseygadgets.verification.verifier",
 }

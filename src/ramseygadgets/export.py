@@ -21,19 +21,19 @@ from typing import TYPE_CHECKING, Any
 
 from ramseygadgets import __version__
 from ramseygadgets.answers import format_answer
-from ramseygadgets.catalog import Problem, all_problems, in_catalog
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import GadgetType
 from ramseygadgets.infra.files import make_output_dir, staged_directory
+from ramseygadgets.problems.catalog import Problem, all_problems, in_catalog
+from ramseygadgets.problems.solutions import Solution, get_solution
 from ramseygadgets.profiles import ModelProfile, get_profile
 from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings_for
 from ramseygadgets.prompts.builder import format_example, render
-from ramseygadgets.solutions import Solution, get_solution
 from ramseygadgets.tools.python import PYTHON_SETTING, PythonLimits
 from ramseygadgets.verification.basis import PROVEN, Basis
 
 if TYPE_CHECKING:
-    from ramseygadgets.solutions import Solution
+    from ramseygadgets.problems.solutions import Solution
     from ramseygadgets.verification.selection import Selection
 
 FORMATS = ("jsonl", "parquet")

@@ -18,9 +18,9 @@ from ramseygadgets.answers import (
     format_answer,
     parse_answer,
 )
-from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import all_problems, get_problem
 from ramseygadgets.verification.verifier import verify
 
 RED = GadgetType.RED_DETERMINER

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from ramseygadgets.answers import ERROR_KINDS, answer_object, parse_answer
-from ramseygadgets.catalog import get_problem
+from ramseygadgets.problems.catalog import get_problem
 from ramseygadgets.verification.verifier import verify
 
 CORPUS = Path(__file__).parent / "corpus"

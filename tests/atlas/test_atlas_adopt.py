@@ -20,9 +20,9 @@ from ramseygadgets.atlas.table import (
     entry_json,
     prover_cell,
 )
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
-from ramseygadgets.extended import extended_problems
+from ramseygadgets.problems.catalog import Problem
+from ramseygadgets.problems.extended import extended_problems
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 

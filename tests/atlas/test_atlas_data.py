@@ -12,9 +12,9 @@ import pytest
 from ramseygadgets.atlas import Atlas, load_atlas
 from ramseygadgets.atlas.plan import SECTIONS, plan_atlas
 from ramseygadgets.atlas.table import dispute, render_markdown
-from ramseygadgets.atlas_entries import shipped_sha256
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.gadgets import GadgetType
+from ramseygadgets.problems.atlas_entries import shipped_sha256
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.exhaustive import nauty_available
 from ramseygadgets.verification.basis import AUDITED_ATLAS_SHA256
 from ramseygadgets.verification.bruteforce import brute_force_verify

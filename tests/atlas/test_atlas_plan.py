@@ -12,9 +12,9 @@ from ramseygadgets.atlas.plan import (
     parse_sections,
     plan_atlas,
 )
-from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.core.gadgets import GadgetType
 from ramseygadgets.core.patterns import canonical_graph6, get_pattern
+from ramseygadgets.problems.catalog import Problem, all_problems
 from ramseygadgets.problemsets import ProblemSetError
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
 

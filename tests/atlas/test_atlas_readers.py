@@ -14,18 +14,18 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets import atlas_entries, extended
 from ramseygadgets.atlas import Atlas, load_atlas
 from ramseygadgets.atlas.adopt import CubeRecheck, adopt_cube_log
 from ramseygadgets.atlas.plan import AtlasTask
 from ramseygadgets.atlas.run import new_entry
 from ramseygadgets.atlas.table import FROM_FILE, bound_rests_on, dispute, entry_json
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
+from ramseygadgets.problems import atlas_entries, extended
+from ramseygadgets.problems.catalog import Problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.search.cubeproof import is_found, logged_candidate
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification import basis, proofs
 from ramseygadgets.verification.selection import load_selection, select_problems
 

@@ -16,8 +16,8 @@ from ramseygadgets.atlas.plan import AtlasTask
 from ramseygadgets.atlas.reruns import LoggedRecheck
 from ramseygadgets.atlas.run import new_entry
 from ramseygadgets.atlas.table import bound_on_trust, bound_rests_on, dispute
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cubeproof import CubeLogRefused, CubeProof, read_checked
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes

@@ -23,8 +23,8 @@ from ramseygadgets.atlas.table import (
     entry_json,
     result_cells,
 )
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 

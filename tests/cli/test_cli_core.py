@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.runs.sizes import SIZE_FIELDS
 from ramseygadgets.search.minimal import solve_minimal
 from ramseygadgets.search.options import SearchOptions

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
-from ramseygadgets.extended import SIZE_TIERS, three_color_entries
+from ramseygadgets.problems.extended import SIZE_TIERS, three_color_entries
 from ramseygadgets.verification.selection import extended_problem_set
 
 runner = CliRunner()

@@ -63,7 +63,7 @@ def test_unusable_input_exits_2_with_one_line(args, words):
 
 
 def test_check_exit_codes_and_json(tmp_path, solutions):
-    from ramseygadgets.catalog import get_problem
+    from ramseygadgets.problems.catalog import get_problem
 
     problem = get_problem("p3_k3_red_determiner")
     good = tmp_path / "good.txt"

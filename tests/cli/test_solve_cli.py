@@ -8,11 +8,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.search.batch import solve_many
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.solutions import load_solutions
 
 runner = CliRunner()
 

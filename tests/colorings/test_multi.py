@@ -8,12 +8,12 @@ from itertools import combinations
 
 import pytest
 
-from ramseygadgets.catalog import Problem, all_problems, get_problem, parse_colored_problem
 from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.core.errors import UnknownProblemError
 from ramseygadgets.core.gadgets import Designated, GadgetKind
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.core.patterns import get_pattern
+from ramseygadgets.problems.catalog import Problem, all_problems, get_problem, parse_colored_problem
 from ramseygadgets.verification.bruteforce_multi import brute_force_verify_multi, good_colorings
 from ramseygadgets.verification.verifier import verify
 

@@ -222,7 +222,7 @@ def test_ambiguous_compact_name_is_refused_the_same_in_every_command(args, tmp_p
 def test_records_with_any_name_read_back_to_the_same_problem() -> None:
     from ramseygadgets.colorings.spec import ColoringSpec
     from ramseygadgets.core.gadgets import GadgetKind
-    from ramseygadgets.problem import Problem
+    from ramseygadgets.problems.problem import Problem
     from ramseygadgets.problemsets import problem_of_record
 
     tadpole = "0-1 1-2 2-3 3-4 4-0 0-5"  # C5 with a pendant edge: no table or family name

@@ -318,8 +318,8 @@ def expected_kind(sample: str) -> str:
 
 
 def _solution(problem_id: str):
-    from ramseygadgets.catalog import get_problem
-    from ramseygadgets.solutions import get_solution
+    from ramseygadgets.problems.catalog import get_problem
+    from ramseygadgets.problems.solutions import get_solution
 
     problem = get_problem(problem_id)
     return problem, get_solution(problem.id).candidate

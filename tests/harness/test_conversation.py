@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.runner import merge_first_round
 from ramseygadgets.harness.types import Completion, SampleKey, Sampling, Usage
+from ramseygadgets.problems.catalog import get_problem
 from ramseygadgets.prompts import build_prompt
 
 PROBLEM = get_problem("p3_k3_red_determiner")

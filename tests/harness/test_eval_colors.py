@@ -11,9 +11,9 @@ from openai_mock import Reply, RequestInfo, tool_call
 from typer.testing import CliRunner
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
 from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.problems.catalog import Problem
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")
 SOLUTION = {

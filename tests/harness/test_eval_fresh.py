@@ -16,15 +16,15 @@ import networkx as nx
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import Problem, all_problems, get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.extended import extended_problems, size_tier
-from ramseygadgets.leakage import is_published, problem_key
+from ramseygadgets.problems.catalog import Problem, all_problems, get_problem
+from ramseygadgets.problems.extended import extended_problems, size_tier
+from ramseygadgets.problems.leakage import is_published, problem_key
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.problemsets import export_row
 from ramseygadgets.problemsets import stream as stream_module
 from ramseygadgets.report import ReportOptions, build_report, load_runs
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification.selection import load_selection
 from ramseygadgets.verification.verifier import verify
 

@@ -13,12 +13,12 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.harness.runner import EvalOptions, Evaluation
+from ramseygadgets.problems.catalog import all_problems, get_problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.prompts import settings_for
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.solutions import get_solution
 
 
 def run_eval(*args: str):
@@ -475,7 +475,7 @@ def test_solver_searches_problems_without_a_shipped_solution(tmp_path):
 
 
 def test_problem_set_outside_the_catalog_gets_its_size_hint(tmp_path):
-    from ramseygadgets.catalog import Problem
+    from ramseygadgets.problems.catalog import Problem
     from ramseygadgets.search import solve
 
     problem = Problem.make("P3", "C5", "red-determiner")

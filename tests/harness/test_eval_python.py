@@ -20,9 +20,9 @@ from sandbox_helpers import need_sandbox
 from typer.testing import CliRunner
 
 from ramseygadgets import sandbox as sandbox_module
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.sandbox import SandboxUnavailableError
 from ramseygadgets.tools.python import PythonLimits
 

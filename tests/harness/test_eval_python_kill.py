@@ -20,9 +20,9 @@ from test_resume import by_key, start_subprocess
 from typer.testing import CliRunner
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
-from ramseygadgets.solutions import get_solution
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.solutions import get_solution
 
 pytestmark = pytest.mark.timeout(300)
 

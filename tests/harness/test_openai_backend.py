@@ -9,7 +9,6 @@ import openai
 import pytest
 from openai_mock import Drop, Fail, Garbage, Reply, tool_call
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.harness.backends.base import BackendError
 from ramseygadgets.harness.backends.openai_backend import (
     OpenAIBackend,
@@ -18,6 +17,7 @@ from ramseygadgets.harness.backends.openai_backend import (
 )
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.types import ChatRequest, SampleKey, Sampling
+from ramseygadgets.problems.catalog import get_problem
 
 PROBLEM = get_problem("p3_k3_red_determiner")
 FAST = RetryPolicy(max_retries=4, base_delay=0.01, max_delay=0.05, request_timeout=0.5)

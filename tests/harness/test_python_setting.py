@@ -13,13 +13,13 @@ import pytest
 from openai_mock import searching_model, tool_call
 
 from ramseygadgets import sandbox as sandbox_module
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.harness.backends.openai_backend import OpenAIBackend
 from ramseygadgets.harness.backends.replay import ReplayBackend, ReplayData
 from ramseygadgets.harness.conversation import Conversation
 from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey, Sampling
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.prompts import build_prompt
 from ramseygadgets.sandbox import (
     Sandbox,

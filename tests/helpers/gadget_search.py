@@ -4,7 +4,7 @@ this folder on ``sys.path``."""
 
 from __future__ import annotations
 
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 
 __all__ = ["search_program", "found_answer"]
 

@@ -20,9 +20,9 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.catalog import get_problem
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.prompts import build_prompt
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.tools.coloring import TOOL_NAME
 
 MOCK = "mockllm/model"

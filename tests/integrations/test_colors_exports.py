@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.export import export_dataset
 from ramseygadgets.integrations import lm_eval as glue
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.runs.grading import judge
 from ramseygadgets.tools.coloring import run_coloring_tool
 from ramseygadgets.verification.selection import load_selection

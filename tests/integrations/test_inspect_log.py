@@ -25,9 +25,9 @@ from inspect_scripted import (  # noqa: E402
 )
 from typer.testing import CliRunner  # noqa: E402
 
-from ramseygadgets.catalog import get_problem  # noqa: E402
 from ramseygadgets.cli import app  # noqa: E402
 from ramseygadgets.integrations.inspect_log import is_inspect_log  # noqa: E402
+from ramseygadgets.problems.catalog import get_problem  # noqa: E402
 from ramseygadgets.report import RunFormatError, load_runs  # noqa: E402
 from ramseygadgets.runs.config import dataset_hash  # noqa: E402
 from ramseygadgets.verification.selection import select_problems  # noqa: E402

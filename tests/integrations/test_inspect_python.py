@@ -27,11 +27,11 @@ from inspect_scripted import Calls, Reads, ScriptedModel, Text, run_task  # noqa
 from sandbox_helpers import need_sandbox  # noqa: E402
 
 from ramseygadgets import sandbox as sandbox_module  # noqa: E402
-from ramseygadgets.catalog import get_problem  # noqa: E402
 from ramseygadgets.integrations.inspect_log import sample_record  # noqa: E402
 from ramseygadgets.integrations.inspect_python import python_limits, run_python  # noqa: E402
 from ramseygadgets.integrations.inspect_task import build_samples, ramsey_gadgets  # noqa: E402
-from ramseygadgets.problem import Problem  # noqa: E402
+from ramseygadgets.problems.catalog import get_problem  # noqa: E402
+from ramseygadgets.problems.problem import Problem  # noqa: E402
 from ramseygadgets.prompts import build_prompt  # noqa: E402
 from ramseygadgets.sandbox import SandboxError, SandboxLimits, SandboxUnavailableError  # noqa: E402
 from ramseygadgets.tools.python import TOOL_NAME, PythonLimits  # noqa: E402

@@ -30,7 +30,6 @@ from inspect_scripted import (  # noqa: E402
 )
 
 from ramseygadgets.answers import format_answer, parse_answer  # noqa: E402
-from ramseygadgets.catalog import Problem, all_problems, get_problem  # noqa: E402
 from ramseygadgets.core.gadgets import Candidate  # noqa: E402
 from ramseygadgets.core.graphs import Graph  # noqa: E402
 from ramseygadgets.integrations.inspect_task import (  # noqa: E402
@@ -39,10 +38,11 @@ from ramseygadgets.integrations.inspect_task import (  # noqa: E402
     generate_config,
     ramsey_gadgets,
 )
+from ramseygadgets.problems.catalog import Problem, all_problems, get_problem  # noqa: E402
+from ramseygadgets.problems.solutions import get_solution  # noqa: E402
 from ramseygadgets.profiles import all_profiles, get_profile  # noqa: E402
 from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
 from ramseygadgets.search.options import SearchOptions  # noqa: E402
-from ramseygadgets.solutions import get_solution  # noqa: E402
 from ramseygadgets.tools.coloring import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
 from ramseygadgets.verification.verifier import verify  # noqa: E402
 

@@ -18,16 +18,16 @@ import pytest
 import yaml
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.integrations import lm_eval_include_path
 from ramseygadgets.integrations.common import select_for_framework
+from ramseygadgets.problems.catalog import Problem, get_problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.prompts import build_prompt
 from ramseygadgets.search.minimal import solve_minimal
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification.proofs import shipped_proof
 
 TASK_DIR = lm_eval_include_path() / "ramseygadgets"

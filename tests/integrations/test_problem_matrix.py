@@ -23,7 +23,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.colorings.spec import SpecError
 from ramseygadgets.core.gadgets import Candidate, Designated
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.runs.grading import judge
 from ramseygadgets.verification.verifier import verify
 

@@ -23,7 +23,7 @@ from sandbox_helpers import need_sandbox  # tests/helpers, on sys.path (tests/co
 
 from ramseygadgets.harness.summary import summarize
 from ramseygadgets.integrations import lm_eval_include_path
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.runs.folder import read_samples
 from ramseygadgets.runs.grading import judge
 from ramseygadgets.training import exact_reward
@@ -92,7 +92,7 @@ def assert_honest(record: dict[str, Any]) -> None:
 
 
 def _fields(record: dict[str, Any]) -> tuple[str, str, str]:
-    from ramseygadgets.catalog import get_problem
+    from ramseygadgets.problems.catalog import get_problem
 
     p = get_problem(record["problem_id"])
     return p.F.name, p.H.name, p.gadget.value

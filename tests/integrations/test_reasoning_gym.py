@@ -8,7 +8,7 @@ import pytest
 reasoning_gym = pytest.importorskip("reasoning_gym", reason="the train extra is not installed")
 
 import ramseygadgets.integrations.reasoning_gym as rg_glue  # noqa: E402
-from ramseygadgets.problem import Problem  # noqa: E402
+from ramseygadgets.problems.problem import Problem  # noqa: E402
 from ramseygadgets.runs.grading import judge  # noqa: E402
 from ramseygadgets.training import is_published  # noqa: E402
 

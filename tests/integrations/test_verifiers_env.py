@@ -13,10 +13,10 @@ import pytest
 pytest.importorskip("verifiers", reason="the train extra is not installed")
 
 from ramseygadgets.answers import format_answer  # noqa: E402
-from ramseygadgets.catalog import get_problem  # noqa: E402
 from ramseygadgets.harness.multiround import multiround_step
+from ramseygadgets.problems.catalog import get_problem  # noqa: E402
+from ramseygadgets.problems.solutions import get_solution  # noqa: E402
 from ramseygadgets.prompts import build_prompt
-from ramseygadgets.solutions import get_solution  # noqa: E402
 
 HARNESS_TESTS = Path(__file__).resolve().parents[1] / "harness"
 SOLVED, UNSOLVED = get_problem("p3_k3_red_determiner"), get_problem("k13_k4_red_determiner")
@@ -131,8 +131,8 @@ def test_a_training_split_with_published_problems_is_refused(tmp_path: Path) -> 
 
     from ramseygadgets.cli import app
     from ramseygadgets.integrations.verifiers_env import load_environment, training_split
-    from ramseygadgets.leakage import is_published
-    from ramseygadgets.problem import Problem
+    from ramseygadgets.problems.leakage import is_published
+    from ramseygadgets.problems.problem import Problem
 
     def train_data(out: Path, *args: str) -> None:
         command = ["train-data", "--out", str(out), "--seed", "2", "--max-size", "6", *args]

@@ -21,8 +21,8 @@ from gadget_search import found_answer, search_program  # noqa: E402
 from sandbox_helpers import need_sandbox, processes_with  # noqa: E402
 
 from ramseygadgets import sandbox as sandbox_module  # noqa: E402
-from ramseygadgets.catalog import get_problem  # noqa: E402
-from ramseygadgets.problem import Problem  # noqa: E402
+from ramseygadgets.problems.catalog import get_problem  # noqa: E402
+from ramseygadgets.problems.problem import Problem  # noqa: E402
 from ramseygadgets.prompts import build_prompt  # noqa: E402
 from ramseygadgets.sandbox import SandboxError, SandboxLimits, SandboxUnavailableError  # noqa: E402
 from ramseygadgets.tools.python import PythonLimits  # noqa: E402

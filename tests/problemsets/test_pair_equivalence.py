@@ -1,5 +1,5 @@
 """Two colours with one forbidden graph each: the multi-colour code gives exactly the core's
-results on the same :class:`~ramseygadgets.problem.Problem`: same CNF, same verdicts, same
+results on the same :class:`~ramseygadgets.problems.problem.Problem`: same CNF, same verdicts, same
 minimal (n, m), same gadgets found inside every small graph."""
 
 from __future__ import annotations
@@ -8,17 +8,17 @@ import random
 
 import pytest
 
-from ramseygadgets.catalog import all_problems, get_problem, paper_pairs
 from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.core.gadgets import Candidate, Designated, GadgetKind
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import all_problems, get_problem, paper_pairs
+from ramseygadgets.problems.problem import Problem
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs, nauty_available
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verification.gadget_census import gadgets_in_graph_multi
 from ramseygadgets.verification.verifier import verify
 

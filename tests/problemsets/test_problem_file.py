@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
-from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION, Problem
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.problem import PROBLEM_SCHEMA_VERSION, Problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.problemsets import (
     ProblemSetPlan,
     ProblemSetWriter,
@@ -26,7 +27,6 @@ from ramseygadgets.problemsets import (
     plan_problem_set,
 )
 from ramseygadgets.scaleout.fanout import SolveTask, solve_task
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification.selection import (
     Optimum,
     ProblemSetError,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from ramseygadgets.catalog import all_problems
 from ramseygadgets.core.patterns import canonical_graph6, get_pattern
+from ramseygadgets.problems.catalog import all_problems
 from ramseygadgets.problemsets import (
     BUILTIN_POLYNOMIAL_PAIRS,
     ProblemSetError,

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from ramseygadgets.cli import app
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.infra.executors import Executor
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.problemsets import (
     ProblemSetError,
     ProblemSetWriter,

@@ -11,7 +11,7 @@ from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.spec import ColoringSpec, SpecError
 from ramseygadgets.core.gadgets import Designated, GadgetKind
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.exhaustive import iter_graphs, nauty_available
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchOptions

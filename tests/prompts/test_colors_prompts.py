@@ -8,10 +8,10 @@ import re
 import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
-from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.core.gadgets import Candidate, Designated
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.harness.multiround import multiround_step
+from ramseygadgets.problems.catalog import Problem, get_problem
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.tools.coloring import COUNT_CAP, TOOL_SPEC, run_coloring_tool, tool_spec
 from ramseygadgets.verification.bruteforce import copy_masks

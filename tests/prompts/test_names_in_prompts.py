@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.patterns import Pattern, canonical_graph6, get_pattern
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.problemsets import plan_problem_set
 from ramseygadgets.prompts import build_prompt
 from ramseygadgets.search.exhaustive import nauty_available

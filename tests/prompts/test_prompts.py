@@ -8,9 +8,9 @@ import re
 import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
-from ramseygadgets.catalog import Problem, all_problems, get_problem
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.harness.multiround import multiround_step
+from ramseygadgets.problems.catalog import Problem, all_problems, get_problem
 from ramseygadgets.prompts import (
     MULTIROUND_ROUNDS,
     SETTINGS,

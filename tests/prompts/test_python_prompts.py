@@ -7,9 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.prompts import (
     ALL_SETTINGS,
     SETTINGS,

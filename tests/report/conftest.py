@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.runs.config import dataset_hash
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification.selection import named_problem_set, with_extended_ids
 from ramseygadgets.verification.verifier import verify
 

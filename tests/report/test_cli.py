@@ -9,13 +9,13 @@ import xml.etree.ElementTree as ET
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.report import graph_picture, picture_svg
 from ramseygadgets.report.drawing import BLUE, RED
-from ramseygadgets.solutions import get_solution
 
 runner = CliRunner()
 SVG = "{http://www.w3.org/2000/svg}"

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.report.drawing import layout, vertex_radius
-from ramseygadgets.solutions import load_solutions
 
 
 def closest_approach(graph: Graph, positions) -> tuple[float, str]:

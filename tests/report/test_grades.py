@@ -13,16 +13,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.harness.runner import EvalOptions, run_eval
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import all_problems, get_problem
+from ramseygadgets.problems.problem import Problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.report.grades import Discovery, discoveries_table
 from ramseygadgets.runs.results import run_results
 from ramseygadgets.search.minimal import solve_minimal
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.solutions import get_solution
 
 OLD_RUNS = Path(__file__).parents[1] / "harness" / "data" / "old_runs"
 RESAMPLES, SEED = 300, 3

@@ -20,12 +20,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.extended import size_tier
 from ramseygadgets.harness.runner import EvalOptions, run_eval
+from ramseygadgets.problems.extended import size_tier
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.report import regrade
 from ramseygadgets.report.metrics import problem_sort_key
 from ramseygadgets.runs.config import dataset_hash
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification.selection import (
     Selection,
     extended_problem_set,

@@ -110,7 +110,7 @@ def test_tier_split(hand_cell):
 
 def test_size_and_gadget_splits_use_sample_fields(hand_cell):
     sizes = {v: st.problems for v, st in breakdown(hand_cell, BREAKDOWNS["size"], resamples=0)}
-    from ramseygadgets.solutions import get_solution
+    from ramseygadgets.problems.solutions import get_solution
 
     expected: dict[int, int] = {}
     for p in PLAN:
@@ -121,7 +121,7 @@ def test_size_and_gadget_splits_use_sample_fields(hand_cell):
 
 
 def test_min_vertices_falls_back_to_shipped_solution(run_dir_factory, sample):
-    from ramseygadgets.solutions import get_solution
+    from ramseygadgets.problems.solutions import get_solution
 
     samples = [
         sample(P1, "zero-shot", 0, "correct", min_vertices=None),
@@ -200,7 +200,7 @@ def test_bootstrap_of_a_perfect_run_is_degenerate(run_dir_factory, sample):
 
 
 def test_example_hint_expected_set_and_table2(run_dir_factory, sample):
-    from ramseygadgets.catalog import all_problems
+    from ramseygadgets.problems.catalog import all_problems
 
     assert sum(example_hint_applies(p.id) for p in all_problems()) == 30
     q1, q2 = "k13_k3_red_determiner", "k13_k3_positive_sender"  # example-hint applies

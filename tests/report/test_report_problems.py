@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.minimal import solve_minimal
 from ramseygadgets.search.options import SearchOptions
 

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.atlas_entries import load_atlas
 from ramseygadgets.cli import app
 from ramseygadgets.infra import numbers
 from ramseygadgets.infra.checkpoint import json_line
 from ramseygadgets.infra.numbers import is_seconds
+from ramseygadgets.problems.atlas_entries import load_atlas
 from ramseygadgets.runs.folder import read_samples_file
 from ramseygadgets.search.cubelog import read_numbered
 from ramseygadgets.search.cubeproof import CubeProof
@@ -106,7 +106,7 @@ def test_a_hostile_cube_seconds_is_a_warning_naming_file_and_line(tmp_path, valu
     path = _hostile_cube_log(tmp_path, value)
     with pytest.warns(numbers.NumberWarning, match=rf"{path.name}:\d+: field 'cpu_seconds'"):
         numbered = read_numbered(path)
-    from ramseygadgets.catalog import Problem
+    from ramseygadgets.problems.catalog import Problem
 
     proofs = CubeProof.from_numbered(numbered, Problem.make("K3", "K4-e", "red-determiner"))
     assert all(math.isfinite(p.cpu_seconds) for p in proofs)

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.atlas_entries import load_atlas
 from ramseygadgets.cli import app
 from ramseygadgets.harness.runner import EvalOptions, run_eval
+from ramseygadgets.problems.atlas_entries import load_atlas
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
 from ramseygadgets.verification.basis import PROVEN, Basis

@@ -8,17 +8,17 @@ import json
 
 import pytest
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.core.gadgets import Candidate
-from ramseygadgets.extended import extended_problems, three_color_entries
 from ramseygadgets.harness.runner import EvalOptions, run_eval
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.extended import extended_problems, three_color_entries
+from ramseygadgets.problems.problem import Problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.runs import read_run_dir
 from ramseygadgets.runs.sizes import SIZE_FIELDS, SizeGrade, optimum_of, size_reward
 from ramseygadgets.search import find_solution
 from ramseygadgets.search.minimal import solve_minimal
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification.basis import EDGES_UNPROVEN
 from ramseygadgets.verification.proofs import shipped_proof
 from ramseygadgets.verification.recheck import BRUTE_FORCE_COLORINGS, Recheck, recheck

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.infra.executors import ScaleoutError
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.scaleout.fanout import ENGINES, engine_function
 from ramseygadgets.search.options import SearchOptions
 

@@ -9,7 +9,7 @@ import pytest
 
 from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.core.gadgets import GadgetKind
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.scaleout import LocalExecutor, ScaleoutError
 from ramseygadgets.scaleout.census import CheckpointError, run_census
 from ramseygadgets.search.exhaustive import nauty_available

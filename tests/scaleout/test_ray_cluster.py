@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.cubelog import CUBES_FILE, cubes_by_node, read_log
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes

@@ -85,7 +85,7 @@ def test_workers_of_a_killed_generate_die_with_it(tmp_path):
 def test_workers_of_a_killed_solve_jobs_die_with_it():
     """The pool of ``solve --jobs`` (``solve_many``) on two long problems, parent SIGKILLed."""
     code = (
-        "from ramseygadgets.catalog import Problem\n"
+        "from ramseygadgets.problems.catalog import Problem\n"
         "from ramseygadgets.search.batch import solve_many\n"
         "from ramseygadgets.search.options import SearchOptions\n"
         "slow = [Problem.make('K1,3', H, 'red-determiner') for H in ('K1,4', 'K5')]\n"

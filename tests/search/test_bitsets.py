@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.bitsets import (
     disjoint,
     from_words,

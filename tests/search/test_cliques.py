@@ -8,7 +8,7 @@ from math import comb
 import pytest
 
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import exists, find_solution, solve
 from ramseygadgets.search import multi as multi_search
 from ramseygadgets.search.cegar import LayoutFinder

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ramseygadgets.catalog import Problem
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cubecheck import CubeLogRefused, read_checked, required_identity
 
 ROOT = Path(__file__).parents[2]

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search import SearchError
 from ramseygadgets.search.cubeproof import (
     CubeLogRefused,

@@ -18,10 +18,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli import app
 from ramseygadgets.cli import search as cli_search
 from ramseygadgets.infra import executors
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search import cubes as cubes_module
 from ramseygadgets.search import runners as runners_module

@@ -11,7 +11,7 @@ from pysat.solvers import Solver
 
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import solve
 from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.degrees import (

@@ -5,8 +5,9 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.problems.catalog import all_problems, get_problem
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.search import solve
 from ramseygadgets.search.exhaustive import (
     exhaustive_minimums,
@@ -15,7 +16,6 @@ from ramseygadgets.search.exhaustive import (
     nauty_available,
 )
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verification.verifier import verify
 
 pytestmark = pytest.mark.skipif(

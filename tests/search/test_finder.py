@@ -7,14 +7,14 @@ from itertools import combinations
 
 import pytest
 
-from ramseygadgets.catalog import Problem, all_problems, get_problem
 from ramseygadgets.core.gadgets import Candidate, GadgetType
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import Problem, all_problems, get_problem
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.spec import layouts
-from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verification.bruteforce import brute_force_verify
 from ramseygadgets.verification.verifier import verify
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.core.gadgets import Candidate, GadgetType
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import Problem, all_problems
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder
 from ramseygadgets.search.exhaustive import (
@@ -23,7 +24,6 @@ from ramseygadgets.search.exhaustive import (
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.search.symmetry import MAX_VERTICES, LexMaxCheck, column_order, group_cosets
-from ramseygadgets.solutions import load_solutions
 from ramseygadgets.verification.verifier import verify
 
 

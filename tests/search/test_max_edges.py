@@ -10,11 +10,11 @@ from dataclasses import replace
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.cli import app
 from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.core.gadgets import GadgetKind
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import all_problems, get_problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import SearchOptions, parallel, solve
 from ramseygadgets.search.cubelog import read_log
 from ramseygadgets.search.cubeproof import CubeProof, none_below, problem_tag

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ramseygadgets.catalog import Problem
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cubelog import read_log
 from ramseygadgets.search.cubeproof import CubeLogRefused, CubeProof, Rerun, read_checked
 from ramseygadgets.search.options import SearchOptions

@@ -6,10 +6,10 @@ import json
 
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.cli import app
+from ramseygadgets.problems.catalog import all_problems, get_problem
+from ramseygadgets.problems.solutions import get_solution, load_solutions
 from ramseygadgets.search.dataset import SOLUTIONS_PATH
-from ramseygadgets.solutions import get_solution, load_solutions
 from ramseygadgets.verification.bruteforce import brute_force_verify
 from ramseygadgets.verification.verifier import verify
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import get_problem
 from ramseygadgets.tools.coloring import (
     COUNT_CAP,
     MAX_OUTPUT_CHARS,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.training import (
     ProblemStream,
     StreamConfig,

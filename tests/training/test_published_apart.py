@@ -1,6 +1,6 @@
 """Training data apart from every published problem (issue 36, item 3): no ``train-data`` row and
 no reasoning-gym item is equivalent to one of the 70 or to a problem of the extended set, by the
-leakage rule (:func:`ramseygadgets.leakage.problem_key`) and, independently of nauty and of the
+leakage rule (:func:`ramseygadgets.problems.leakage.problem_key`) and, independently of nauty and of the
 rule's canonical forms, by networkx's isomorphism of the patterns under every renaming of the
 colours the definitions allow; ``--include-extended`` (``include_extended=True``) lets the
 extended set in and still keeps the 70 out, and the manifest says which sets were left out.
@@ -21,11 +21,11 @@ import networkx as nx
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import all_problems
 from ramseygadgets.cli import app
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.extended import extended_problems
-from ramseygadgets.leakage import (
+from ramseygadgets.problems.catalog import all_problems
+from ramseygadgets.problems.extended import extended_problems
+from ramseygadgets.problems.leakage import (
     benchmark_keys,
     extended_keys,
     is_benchmark_equivalent,
@@ -33,7 +33,7 @@ from ramseygadgets.leakage import (
     problem_key,
     published_keys,
 )
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.problemsets.patterns import expand_patterns
 from ramseygadgets.problemsets.stream import (
     DEFAULT_POOL,

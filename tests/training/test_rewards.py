@@ -7,11 +7,11 @@ import random
 import pytest
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import all_problems, get_problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.runs import grading
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.training import (
     completion_reply,
     exact_reward,

@@ -101,7 +101,7 @@ def test_an_equivalent_problem_drawn_later_is_named_as_drawn_and_solved() -> Non
     """The (P5, P4)-red-determiner and the (P4, P5)-blue-determiner are one problem (solved
     once); each draw names the problem drawn, with a solution the verifier accepts for it, so
     that a draw does not depend on which of the two came first."""
-    from ramseygadgets.problem import Problem
+    from ramseygadgets.problems.problem import Problem
 
     stream = ProblemStream(SMALL)
     red = Problem.make("P5", "P4", "red-determiner")

@@ -6,11 +6,11 @@ from itertools import combinations
 
 import pytest
 
-from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.solutions import get_solution
+from ramseygadgets.problems.catalog import Problem, get_problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.verification.verifier import (
     Verdict,
     check_designated,

@@ -32,11 +32,11 @@ from itertools import combinations, permutations
 import numpy as np
 import pytest
 
-from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem, all_problems
 from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.solutions import load_solutions
+from ramseygadgets.problems.catalog import POLYNOMIAL_PAIRS, Problem, all_problems
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.verification.bruteforce import (
     brute_force_verify,
     copy_masks,

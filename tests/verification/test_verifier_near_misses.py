@@ -14,9 +14,9 @@ from itertools import product
 import numpy as np
 import pytest
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.gadgets import Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.verification.bruteforce import good_coloring_masks, red_degrees
 from ramseygadgets.verification.verifier import verify
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ramseygadgets.core.gadgets import Candidate, GadgetForm, GadgetKind, GadgetType
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 
 __all__ = [
     "NO_ANSWER",

@@ -1,7 +1,7 @@
 """The atlas: minimal gadgets of every small pair, with proofs and provenance (issue 14).
 
 The package computes the atlas; its data (an entry's facts, the shipped ``data/atlas.json``) is
-:mod:`ramseygadgets.atlas_entries`, a layer below, which the extended set reads and the package
+:mod:`ramseygadgets.problems.atlas_entries`, a layer below, which the extended set reads and the package
 re-exports.
 
 * :mod:`.plan`: the sections (every pair of the paper's eight graphs; stars against every
@@ -13,7 +13,7 @@ re-exports.
 
 from __future__ import annotations
 
-from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, load_atlas
+from ramseygadgets.problems.atlas_entries import Atlas, AtlasError, Entry, load_atlas
 
 __all__ = [
     "Atlas",

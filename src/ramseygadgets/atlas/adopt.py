@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, rerun_count
 from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.problems.atlas_entries import Atlas, AtlasError, Entry, rerun_count
 from ramseygadgets.search.cubelog import read_numbered
 from ramseygadgets.search.cubeproof import (
     CubeProof,

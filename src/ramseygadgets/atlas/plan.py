@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.gadgets import GadgetType
 from ramseygadgets.core.patterns import Pattern, canonical_graph6, name_graph
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.problemsets import ProblemSetError, plan_problem_set
 
 __all__ = [

@@ -40,17 +40,17 @@ from ramseygadgets.atlas.plan import (
     plan_atlas,
 )
 from ramseygadgets.atlas.table import render_markdown
-from ramseygadgets.atlas_entries import Atlas, AtlasError, Entry, check_fact, load_atlas
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.infra.checkpoint import CheckpointLog, ascii_json_line
 from ramseygadgets.infra.executors import Executor, LocalExecutor
 from ramseygadgets.infra.files import staged_directory
+from ramseygadgets.problems.atlas_entries import Atlas, AtlasError, Entry, check_fact, load_atlas
+from ramseygadgets.problems.catalog import Problem
+from ramseygadgets.problems.solutions import Solution, load_solutions
 from ramseygadgets.problemsets import ProblemSetPlan, ProblemSetWriter
 from ramseygadgets.scaleout.fanout import DEFAULT_ENGINE, generate_problem_set, hardest_last
 from ramseygadgets.search import smallest_vertex_count
 from ramseygadgets.search.exhaustive import exhaustive_minimums
-from ramseygadgets.solutions import Solution, load_solutions
 from ramseygadgets.verification.verifier import verify
 
 __all__ = [

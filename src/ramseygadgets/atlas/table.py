@@ -11,9 +11,9 @@ from collections import Counter
 from typing import Any
 
 from ramseygadgets.atlas.plan import SECTIONS, graph_label
-from ramseygadgets.atlas_entries import Atlas, Entry
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.patterns import get_pattern
+from ramseygadgets.problems.atlas_entries import Atlas, Entry
 from ramseygadgets.search.cubeproof import CubeProof, Rerun, rests_on
 from ramseygadgets.verification.basis import (
     cross_check_dispute,

@@ -105,8 +105,8 @@ def run(
     from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.plan import parse_sections
     from ramseygadgets.atlas.run import AtlasOptions, run_atlas
-    from ramseygadgets.atlas_entries import Atlas
     from ramseygadgets.infra.executors import make_executor
+    from ramseygadgets.problems.atlas_entries import Atlas
     from ramseygadgets.scaleout.fanout import engine_function
 
     sections = tuple(s.name for s in parse_sections(section))
@@ -252,8 +252,8 @@ def table(
 ) -> None:
     from ramseygadgets.atlas import load_atlas
     from ramseygadgets.atlas.table import audit, entry_json, render_markdown
-    from ramseygadgets.atlas_entries import ATLAS_FILE, AtlasError
     from ramseygadgets.infra.files import atomic_write
+    from ramseygadgets.problems.atlas_entries import ATLAS_FILE, AtlasError
 
     if data is not None and Path(data).is_dir():
         data = str(Path(data) / ATLAS_FILE)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.table import Table
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli.app import (
     app,
     console,
@@ -39,6 +38,7 @@ from ramseygadgets.core.graphs import (
     parse_graph,
 )
 from ramseygadgets.core.patterns import get_pattern
+from ramseygadgets.problems.catalog import Problem
 
 if TYPE_CHECKING:
     from ramseygadgets.runs.grade import Grade
@@ -126,7 +126,7 @@ def problem_record(problem: Problem, problem_set: Selection | None = None) -> di
     edges; ``null`` when none is known, and ``min_edges`` ``null`` where only the vertex count
     is proven); ``solution``: that graph with its designated items.
     """
-    from ramseygadgets.solutions import load_solutions
+    from ramseygadgets.problems.solutions import load_solutions
 
     record: dict[str, Any] = dict(problem.to_json())
     if problem_set is None:
@@ -160,14 +160,14 @@ def set_records(set_name: str | None, dataset: str | None) -> list[dict[str, Any
     """The records ``problems`` lists: the extended set with every colour count, size tier and
     proof; any other set with the fields of :func:`problem_record`."""
     if dataset is None and set_name in (None, "paper"):  # the catalog alone: no SAT solver
-        from ramseygadgets.catalog import all_problems
+        from ramseygadgets.problems.catalog import all_problems
 
         return [problem_record(p) for p in all_problems()]
     from ramseygadgets.verification.selection import base_problem_set
 
     problem_set = base_problem_set(dataset, set_name)
     if set_name == "extended":
-        from ramseygadgets.extended import extended_problems
+        from ramseygadgets.problems.extended import extended_problems
 
         return [
             _with_basis(p.to_json(), problem_set.basis(p.problem, exact=False))

@@ -10,7 +10,6 @@ from typing import Annotated, Any
 
 import typer
 
-from ramseygadgets.catalog import split_problem_ids
 from ramseygadgets.cli.app import (
     Terminated,
     app,
@@ -52,6 +51,7 @@ from ramseygadgets.cli.training import (
 )
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.infra.terminal import terminal_text
+from ramseygadgets.problems.catalog import split_problem_ids
 
 __all__ = [
     "EVAL_HELP",

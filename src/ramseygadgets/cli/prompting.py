@@ -44,7 +44,7 @@ from ramseygadgets.cli.python_limits import (
 )
 from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.infra.terminal import terminal_text
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.tools.python import PYTHON_SETTING
 
 __all__ = [

@@ -26,10 +26,10 @@ from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.infra.terminal import terminal_text
 
 if TYPE_CHECKING:
-    from ramseygadgets.catalog import Problem
     from ramseygadgets.colorings.multi import MultiColoring
     from ramseygadgets.colorings.red_blue import Coloring
     from ramseygadgets.core.gadgets import Candidate
+    from ramseygadgets.problems.catalog import Problem
     from ramseygadgets.report.metrics import CellStats
     from ramseygadgets.runs.regrade import Dispute
     from ramseygadgets.verification.verifier import Verdict

@@ -10,7 +10,6 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.cli.app import (
     Terminated,
     app,
@@ -32,6 +31,7 @@ from ramseygadgets.cli.options import (
 )
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.patterns import canonical_graph6
+from ramseygadgets.problems.catalog import Problem
 
 if TYPE_CHECKING:
     from ramseygadgets.search.batch import BatchOutcome

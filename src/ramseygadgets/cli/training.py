@@ -253,7 +253,7 @@ def _manifest(
     config: Any,
     selection: Any,
 ) -> dict[str, Any]:
-    from ramseygadgets.leakage import excluded_sets, exclusion_rule
+    from ramseygadgets.problems.leakage import excluded_sets, exclusion_rule
 
     return {
         "command": "ramseygadgets " + shlex.join(sys.argv[1:]),

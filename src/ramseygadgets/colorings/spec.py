@@ -161,7 +161,7 @@ class ColoringSpec:
 
     @property
     def is_simple(self) -> bool:
-        """One forbidden pattern per colour: the spec of a :class:`~ramseygadgets.problem.Problem`."""
+        """One forbidden pattern per colour: the spec of a :class:`~ramseygadgets.problems.problem.Problem`."""
         return all(len(col.forbidden) == 1 for col in self.colors)
 
     @property

@@ -33,7 +33,7 @@ COLOR_NAMES = ("red", "blue", "green", "yellow", "purple", "orange", "cyan", "ma
 class GadgetKind(str, Enum):
     """What a gadget forces, for any number of colours; the designated items follow from it.
 
-    A determiner also names the colour it forces (:attr:`ramseygadgets.problem.Problem.color`);
+    A determiner also names the colour it forces (:attr:`ramseygadgets.problems.problem.Problem.color`);
     clause and variable gadgets exist for two colours only (F = K1,k).
     """
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.harness.multiround import multiround_step
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Sampling, Usage
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.prompts import (
     MULTIROUND_ROUNDS,
     followup_message,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.catalog import get_problem
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.prompts import MULTIROUND_ROUNDS, PromptError, followup_message
 from ramseygadgets.tools.coloring import extract_tool_request, run_coloring_tool
 

@@ -24,7 +24,6 @@ from typing import Any
 
 from rich.console import Console
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.harness.backends import make_backend
 from ramseygadgets.harness.backends.base import redact
@@ -54,6 +53,7 @@ from ramseygadgets.harness.scoring import sample_record
 from ramseygadgets.harness.types import Completion, SampleKey
 from ramseygadgets.harness.writer import GroupCommitWriter
 from ramseygadgets.infra.terminal import terminal_text
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.problemsets.fresh import FRESH_SET, fresh_problem_set
 from ramseygadgets.prompts import ALL_SETTINGS, SETTINGS, build_prompt, settings_for
 from ramseygadgets.runs.config import check_compatible, dataset_hash, make_config

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from ramseygadgets.catalog import Problem
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.runs.records import SampleKey
 from ramseygadgets.runs.samples import Usage  # one usage type, written and read back
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ramseygadgets.catalog import in_catalog, split_problem_ids
-from ramseygadgets.extended import parse_size_tier
+from ramseygadgets.problems.catalog import in_catalog, split_problem_ids
+from ramseygadgets.problems.extended import parse_size_tier
 from ramseygadgets.runs.config import dataset_hash
 from ramseygadgets.verification.selection import GADGET_TIERS, Selection, select_problems
 

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ramseygadgets.catalog import find_problem
 from ramseygadgets.integrations.common import reasoning_text
+from ramseygadgets.problems.catalog import find_problem
 from ramseygadgets.report.runs import (
     Run,
     RunFormatError,

@@ -66,7 +66,6 @@ from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams, tool
 from inspect_ai.util import store
 
 from ramseygadgets.answers import format_answer
-from ramseygadgets.catalog import Problem, get_problem, in_catalog
 from ramseygadgets.harness.multiround import multiround_step
 from ramseygadgets.integrations.common import (
     no_problems_message,
@@ -87,6 +86,7 @@ from ramseygadgets.integrations.inspect_state import (
     TOOL_USES_KEY,
     chat_message,
 )
+from ramseygadgets.problems.catalog import Problem, get_problem, in_catalog
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import (
     ALL_SETTINGS,

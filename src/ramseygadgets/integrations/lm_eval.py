@@ -41,7 +41,7 @@ from ramseygadgets.integrations.common import (
     no_problems_message,
     select_for_framework,
 )
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import build_prompt, settings_for
 from ramseygadgets.runs.grading import grade

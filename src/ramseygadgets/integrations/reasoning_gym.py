@@ -23,7 +23,7 @@ with ``shaped=True`` in the config it is the size-shaped reward
 (:func:`ramseygadgets.training.shaped_reward` against the entry's proven ``min_vertices``: 1
 for a correct minimal answer, ``1 / (1 + excess vertices)`` for a larger correct one, 0 for a
 wrong one).  Published problems never occur (the leakage rule,
-:mod:`ramseygadgets.leakage`): none is equivalent to one of the 70 or, unless
+:mod:`ramseygadgets.problems.leakage`): none is equivalent to one of the 70 or, unless
 ``include_extended=True`` in the config, to a problem of the extended set (``--set extended``).
 """
 
@@ -38,7 +38,7 @@ from reasoning_gym.coaching import BaseCurriculum, ScalarAttributeDefinition
 from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.problemsets.stream import (
     DEFAULT_POOL,
     ProblemStream,

@@ -29,7 +29,7 @@ the size-shaped reward (:func:`ramseygadgets.training.shaped_reward`: 1 for a co
 the proven minimal vertex count, ``1 / (1 + excess vertices)`` for a larger correct one, 0 for
 a wrong one, the exact reward where no optimum is proven).  Rows: ``prompt`` (the project's
 messages), ``answer`` (empty: the verifier needs no reference answer) and ``info``
-(``problem_id``, the problem's fields, :meth:`~ramseygadgets.problem.Problem.fields`:
+(``problem_id``, the problem's fields, :meth:`~ramseygadgets.problems.problem.Problem.fields`:
 ``colors``, ``F``, ``H``, ``gadget``, and ``optimum_vertices``, the proven minimal vertex count
 or null), from which the reward rebuilds the problem with any number of colours and any
 (generated) pattern names; a row it cannot read raises an error the caller sees, never a 0.  The evaluation split is the benchmark selection (``problems``: ``all``,
@@ -50,8 +50,8 @@ from typing import Any
 
 from ramseygadgets.harness.multiround import multiround_step
 from ramseygadgets.integrations.common import split_problem_selection
-from ramseygadgets.leakage import PAPER_SET
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.leakage import PAPER_SET
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.prompts import (
     ALL_SETTINGS,
     MULTIROUND_ROUNDS,

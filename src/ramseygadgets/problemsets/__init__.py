@@ -35,7 +35,7 @@ Modules, one concern each:
     again; of several records of a problem the strongest counts.  A re-run skips recorded
     problems; ``Ctrl-C`` loses only problems in flight;
   - ``problems.jsonl``: every problem with a solution, of any number of colours, one row each
-    with ``schema_version`` (:data:`~ramseygadgets.problem.PROBLEM_SCHEMA_VERSION`), ``colors``
+    with ``schema_version`` (:data:`~ramseygadgets.problems.problem.PROBLEM_SCHEMA_VERSION`), ``colors``
     (``F``/``H`` too for pairs), the fields of ``ramseygadgets export`` (``problems`` table)
     where they apply, plus ``solution`` and ``status``: the file ``ramseygadgets eval
     --dataset`` reads;

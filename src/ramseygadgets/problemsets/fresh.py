@@ -1,7 +1,7 @@
 """Fresh problems (``eval --fresh N``): N distinct problems drawn from the procedural stream
 (:mod:`ramseygadgets.problemsets.stream`), none equivalent to a published problem — the paper's
 70 or the extended set, up to isomorphism of the patterns and renaming the colours
-(:func:`ramseygadgets.leakage.published_keys`) — each solved with its proof of minimality before
+(:func:`ramseygadgets.problems.leakage.published_keys`) — each solved with its proof of minimality before
 the first request.
 
 A draw keeps a problem only when its search proves the minimum: a solution on n vertices, none
@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.core.errors import RamseyGadgetsError
-from ramseygadgets.extended import size_tier
 from ramseygadgets.infra.files import atomic_write, make_output_dir, parse_json
 from ramseygadgets.infra.workers import sigint_gate
-from ramseygadgets.leakage import is_published, published_keys
+from ramseygadgets.problems.extended import size_tier
+from ramseygadgets.problems.leakage import is_published, published_keys
 from ramseygadgets.problemsets import PROBLEMS_FILE, check_record, export_row
 from ramseygadgets.problemsets.stream import (
     DEFAULT_POOL,

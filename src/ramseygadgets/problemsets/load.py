@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.core.gadgets import Candidate
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.verification.problemfile import problem_set_files, read_problem_set
 
 __all__ = ["GeneratedEntry", "load_generated", "problem_set_files"]

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import POLYNOMIAL_PAIRS
 from ramseygadgets.colorings.spec import MAX_COLORS, split_pattern_list
 from ramseygadgets.core.errors import UnknownPatternError
 from ramseygadgets.core.gadgets import GadgetType
 from ramseygadgets.core.patterns import Pattern, canonical_graph6, get_pattern, name_graph
+from ramseygadgets.problems.catalog import POLYNOMIAL_PAIRS
 from ramseygadgets.problemsets.base import ProblemSetError
 from ramseygadgets.search.exhaustive import iter_graphs
 

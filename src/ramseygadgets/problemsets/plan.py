@@ -11,7 +11,7 @@ from typing import Any
 from ramseygadgets.colorings.spec import ColoringSpec, SpecError
 from ramseygadgets.core.gadgets import COLOR_NAMES, GadgetKind, GadgetType
 from ramseygadgets.core.patterns import Pattern, canonical_graph6
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.problemsets.base import ProblemSetError
 from ramseygadgets.problemsets.patterns import (
     PLAN_LIMIT,

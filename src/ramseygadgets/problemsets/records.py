@@ -1,5 +1,5 @@
 """Records: the problem part of a record and the ``problems.jsonl`` row of a solved problem
-(:func:`export_row`, schema version :data:`~ramseygadgets.problem.PROBLEM_SCHEMA_VERSION`).
+(:func:`export_row`, schema version :data:`~ramseygadgets.problems.problem.PROBLEM_SCHEMA_VERSION`).
 
 Reading records back is :mod:`ramseygadgets.verification.problemfile` (the problem and solution of a record)
 and :mod:`ramseygadgets.verification.proofs` (the check of every record read back, :func:`check_record`; how
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION, Problem
+from ramseygadgets.problems.problem import PROBLEM_SCHEMA_VERSION, Problem
 from ramseygadgets.prompts import settings_for
 from ramseygadgets.verification.problemfile import (
     PARSE_ERRORS,

@@ -4,7 +4,7 @@ evaluation problems).
 
 Every item is a :class:`TrainingItem` (a problem with its proven minimal size, a minimal
 solution and the search's result).  Problems equivalent to a published problem are never
-candidates (:mod:`ramseygadgets.leakage`): by default neither the 70 benchmark problems nor the
+candidates (:mod:`ramseygadgets.problems.leakage`): by default neither the 70 benchmark problems nor the
 extended set (``--set extended``); ``StreamConfig(include_extended=True)`` (``train-data
 --include-extended``) leaves out only the 70.  ``eval --fresh`` always leaves out both.
 
@@ -44,8 +44,8 @@ from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.patterns import Pattern
-from ramseygadgets.leakage import ProblemKey, excluded_keys, excluded_sets, problem_key
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.leakage import ProblemKey, excluded_keys, excluded_sets, problem_key
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.problemsets.patterns import expand_patterns, load_polynomial_pairs
 from ramseygadgets.problemsets.plan import (
     ProblemSetPlan,
@@ -151,8 +151,8 @@ def pool_problems(
 ) -> list[list[Problem]]:
     """Per ordered pair (F, H) of the pool, or per multiset of ``config.colors`` patterns, the
     problems the rules allow that are not equivalent to one of ``exclude`` (canonical forms,
-    :func:`~ramseygadgets.leakage.problem_key`; default: the published problems the config
-    leaves out, :func:`~ramseygadgets.leakage.excluded_keys`: the 70 and the extended set,
+    :func:`~ramseygadgets.problems.leakage.problem_key`; default: the published problems the config
+    leaves out, :func:`~ramseygadgets.problems.leakage.excluded_keys`: the 70 and the extended set,
     or only the 70 with ``include_extended``)."""
     return [group for _, group in pool_groups(config, exclude)]
 

@@ -16,7 +16,7 @@ from ramseygadgets.infra.files import (
     make_output_dir,
     staged_directory,
 )
-from ramseygadgets.problem import PROBLEM_SCHEMA_VERSION
+from ramseygadgets.problems.problem import PROBLEM_SCHEMA_VERSION
 from ramseygadgets.problemsets.base import (
     LEGACY_MULTICOLOR_FILE,
     MANIFEST_FILE,

@@ -19,13 +19,13 @@ from typing import Any
 import jinja2
 
 from ramseygadgets.answers import answer_object
-from ramseygadgets.catalog import Problem, all_problems, get_problem, in_catalog
 from ramseygadgets.core.errors import RamseyGadgetsError, UnknownProblemError
 from ramseygadgets.core.gadgets import Candidate, Designated, GadgetForm
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.core.patterns import Pattern
+from ramseygadgets.problems.catalog import Problem, all_problems, get_problem, in_catalog
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.profiles import ModelProfile, get_profile
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.tools.coloring import (
     TOOL_MAX_VERTICES,
     TOOL_NAME,

@@ -25,16 +25,16 @@ from jinja2 import Environment, PackageLoader, Template
 from markupsafe import Markup
 
 from ramseygadgets import __version__
-from ramseygadgets.catalog import find_problem
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import Candidate, GadgetKind
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import find_problem
+from ramseygadgets.problems.problem import Problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.report.drawing import MAX_DRAWN_VERTICES, graph_picture, picture_svg
 from ramseygadgets.report.figures import FigureFiles
 from ramseygadgets.report.metrics import Cell, problem_info, problem_sort_key
 from ramseygadgets.report.runs import Sample, problem_of_id, setting_sort_key
 from ramseygadgets.report.tables import Table
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.verification.selection import Selection
 from ramseygadgets.verification.verifier import good_coloring
 

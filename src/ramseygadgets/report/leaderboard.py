@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.extended import SIZE_TIERS
+from ramseygadgets.problems.extended import SIZE_TIERS
 from ramseygadgets.report.grades import SIZE_COLUMNS
 from ramseygadgets.report.metrics import (
     Cell,

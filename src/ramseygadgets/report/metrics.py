@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ramseygadgets.catalog import paper_pairs
 from ramseygadgets.core.gadgets import GadgetType
-from ramseygadgets.extended import SIZE_TIERS, size_tier
+from ramseygadgets.problems.catalog import paper_pairs
+from ramseygadgets.problems.extended import SIZE_TIERS, size_tier
 from ramseygadgets.runs.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ramseygadgets.extended import SIZE_TIERS
 from ramseygadgets.infra import numbers
+from ramseygadgets.problems.extended import SIZE_TIERS
 from ramseygadgets.report.metrics import SIZE_TIER_BREAKDOWN, Cell, CellStats, breakdown, cell_stats
 from ramseygadgets.report.tables import (
     STD_NOTE,

@@ -19,7 +19,7 @@ from typing import Any
 from ramseygadgets.answers import ParsedAnswer, parse_answer
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import SizeGrade
 from ramseygadgets.verification.recheck import recheck

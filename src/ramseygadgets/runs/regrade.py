@@ -35,7 +35,7 @@ from typing import Any
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.grading import grade, grade_candidate, size_fields
 from ramseygadgets.runs.samples import Run, Sample, problem_of_id

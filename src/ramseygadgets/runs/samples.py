@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ramseygadgets.catalog import Problem, find_problem, parse_colored_problem
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import GadgetType
 from ramseygadgets.infra import numbers
+from ramseygadgets.problems.catalog import Problem, find_problem, parse_colored_problem
 from ramseygadgets.runs.grade import Grade
 from ramseygadgets.runs.sizes import DISCOVERY_KINDS, SizeGrade, optimum_of
 from ramseygadgets.tools.python import PYTHON_SETTING

@@ -50,8 +50,9 @@ from typing import Any
 
 import numpy as np
 
-from ramseygadgets.catalog import all_problems, find_problem
 from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.problems.catalog import all_problems, find_problem
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.runs.samples import (
     OUTCOMES,
     Run,
@@ -62,7 +63,6 @@ from ramseygadgets.runs.samples import (
     problem_tier,
     setting_sort_key,
 )
-from ramseygadgets.solutions import get_solution
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",

@@ -31,7 +31,7 @@ from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import Designated
 from ramseygadgets.infra.executors import Executor, LocalExecutor
 from ramseygadgets.infra.files import atomic_write
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.exhaustive import gadgets_in_graph, iter_graphs
 from ramseygadgets.verification.gadget_census import gadgets_in_graph_multi
 

@@ -1,7 +1,7 @@
 """Problems fan out as tasks: each worker solves one problem (minimal solution with proofs) and
 returns a JSON record; the parent checkpoints every record as it arrives.
 
-Two-colour pairs (F, H) (:attr:`~ramseygadgets.problem.Problem.is_pair`) go to a two-colour
+Two-colour pairs (F, H) (:attr:`~ramseygadgets.problems.problem.Problem.is_pair`) go to a two-colour
 search engine (:data:`ENGINES`; default ``cegar``: :func:`ramseygadgets.search.solve`, all six
 gadget types); every other problem (three or more colours, or a colour with several forbidden
 patterns) to :func:`ramseygadgets.multicolor.solve_multi`.  Every record names the engine and its budget.
@@ -19,7 +19,7 @@ from typing import Any
 
 from ramseygadgets.infra.executors import Executor, LocalExecutor, ScaleoutError
 from ramseygadgets.infra.workers import sigint_gate
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.problemsets import (
     ProblemSetPlan,
     ProblemSetWriter,

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.infra.executors import make_executor
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.solve import SearchResult, solve
 

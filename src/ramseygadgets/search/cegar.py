@@ -42,10 +42,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings.red_blue import keyboard_interrupts
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.degrees import ReducibleEdges
 from ramseygadgets.search.exists import CandidateModel, ExistsModel
 from ramseygadgets.search.oracle import (

@@ -26,7 +26,7 @@ from itertools import combinations
 from math import comb
 
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.verification.verifier import colorings_of
 
 __all__ = ["CLIQUE_CONFLICTS", "MAX_CLIQUE_CLAUSES", "arrowing_clique", "clique_free_clauses"]

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from ramseygadgets.catalog import Problem
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cubelog import read_numbered
 from ramseygadgets.search.solve import SearchError
 

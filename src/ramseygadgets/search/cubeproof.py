@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.infra import numbers
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cegar import ENGINES
 from ramseygadgets.search.cubecheck import (
     MAX_PROOF_VERTICES,

@@ -40,8 +40,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cegar import DEFAULT_ENGINE, DEGREE_BOUND, LayoutFinder, lemma_key
 from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
 from ramseygadgets.search.spec import Layout, layouts

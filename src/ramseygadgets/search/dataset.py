@@ -14,8 +14,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import all_problems, get_problem
 from ramseygadgets.infra.files import atomic_write
+from ramseygadgets.problems.catalog import all_problems, get_problem
 from ramseygadgets.search.oracle import LARGE_LEVEL, LARGE_LEVEL_SOLVER, ORACLE_SOLVER
 from ramseygadgets.search.solve import SearchResult
 

@@ -71,7 +71,7 @@ from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout
 
 Edge = tuple[int, int]

@@ -45,7 +45,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain, combinations, product
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.core.errors import RamseyGadgetsError
@@ -53,6 +52,7 @@ from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.core.patterns import Pattern
 from ramseygadgets.infra.workers import init_worker
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.verification.verifier import verify
 
 __all__ = [

@@ -20,8 +20,8 @@ import numpy as np
 from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.bitsets import disjoint, to_words, within
 from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
 from ramseygadgets.search.degrees import (

@@ -4,7 +4,7 @@ m − 1 edges when ``edges_minimal``)."""
 
 from __future__ import annotations
 
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.multi import solve_multi
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.solve import SearchResult, solve

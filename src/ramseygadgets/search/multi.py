@@ -34,7 +34,7 @@ from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.multi import MultiColoring, MultiColorings, literal
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.cegar import DEFAULT_SEARCH_SOLVER, SearchTimeout, interrupt_at
 from ramseygadgets.search.cliques import arrowing_clique
 from ramseygadgets.search.exists import ExistsModel

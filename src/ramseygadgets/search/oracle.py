@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 from pysat.solvers import Solver
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.bitsets import (
     from_words,
     greedy_extension,

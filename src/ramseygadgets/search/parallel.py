@@ -62,8 +62,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cegar import resolve_engine
 from ramseygadgets.search.cubelog import CubeLog
 from ramseygadgets.search.cubeproof import (

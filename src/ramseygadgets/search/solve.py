@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.core.gadgets import Candidate
+from ramseygadgets.problems.catalog import Problem, get_problem
 from ramseygadgets.search.cegar import KnCopies, LayoutFinder, SearchTimeout
 from ramseygadgets.search.options import (
     DEFAULT_MAX_VERTICES,

@@ -29,9 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
-from ramseygadgets.catalog import Problem
 from ramseygadgets.core.gadgets import Designated, GadgetForm, GadgetKind, GadgetType
 from ramseygadgets.core.graphs import Edge
+from ramseygadgets.problems.catalog import Problem
 
 __all__ = [
     "EdgeColor",

@@ -35,7 +35,7 @@ from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import COLOR_NAMES
 from ramseygadgets.core.graphs import Edge, Graph, graph_from_mapping, parse_edge_list
 from ramseygadgets.core.patterns import Pattern
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 
 __all__ = [
     "TOOL_NAME",

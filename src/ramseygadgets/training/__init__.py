@@ -1,7 +1,7 @@
 """Train on RamseyGadgets: exact verifiable rewards, leakage-free training data (none
 equivalent to one of the 70 or, by default, to the extended set), and a seeded procedural problem
 stream (docs/training.md).  The stream and the leakage rule live lower down
-(:mod:`ramseygadgets.problemsets.stream`, :mod:`ramseygadgets.leakage`: ``eval --fresh`` uses
+(:mod:`ramseygadgets.problemsets.stream`, :mod:`ramseygadgets.problems.leakage`: ``eval --fresh`` uses
 them too); their names are exported here as well.
 
 >>> from ramseygadgets.training import ramsey_reward          # TRL: GRPOTrainer(reward_funcs=...)
@@ -13,7 +13,7 @@ Nothing here imports TRL, ``datasets`` or the search engine at package import ti
 
 from __future__ import annotations
 
-from ramseygadgets.leakage import (
+from ramseygadgets.problems.leakage import (
     COLOR_SWAP,
     benchmark_keys,
     excluded_keys,

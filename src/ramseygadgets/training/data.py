@@ -35,8 +35,8 @@ from ramseygadgets.infra.files import (
     make_output_dir,
     make_temp_dir,
 )
-from ramseygadgets.leakage import EXTENDED_SET, published_set
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.leakage import EXTENDED_SET, published_set
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.problemsets.stream import TrainingDataError, TrainingItem
 from ramseygadgets.prompts import build_prompt
 
@@ -130,7 +130,7 @@ def leaked_problems(
     """``(problem_id, published set)`` of each distinct problem of ``rows`` (dataset rows with
     the problem columns ``colors`` or ``F``/``H``, and ``gadget``) that training data may not
     hold: equivalent to one of the 70 (``paper``) or, unless ``include_extended``, to an
-    extended problem (``extended``); the leakage rule of :mod:`ramseygadgets.leakage`."""
+    extended problem (``extended``); the leakage rule of :mod:`ramseygadgets.problems.leakage`."""
     out: list[tuple[str, str]] = []
     seen: set[tuple[Any, ...]] = set()
     for row in rows:

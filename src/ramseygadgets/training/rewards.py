@@ -35,7 +35,7 @@ from typing import Any
 from ramseygadgets.answers import parse_answer
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.runs.grading import grade, judge
 from ramseygadgets.runs.sizes import size_reward
 from ramseygadgets.verification.verifier import good_coloring

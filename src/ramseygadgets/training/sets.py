@@ -1,6 +1,6 @@
 """Training problems from generated problem sets (``train-data --from``): every solution
 verified again, its minimal size used only with a proof that checks, and no problem equivalent
-to a published problem (:mod:`ramseygadgets.leakage`: one of the 70, and by default one of the
+to a published problem (:mod:`ramseygadgets.problems.leakage`: one of the 70, and by default one of the
 extended set).  The procedural stream is
 :mod:`ramseygadgets.problemsets.stream`."""
 
@@ -12,8 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from ramseygadgets.core.gadgets import Candidate
-from ramseygadgets.leakage import EXTENDED_SET, PAPER_SET, ProblemKey, problem_key, published_set
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.leakage import (
+    EXTENDED_SET,
+    PAPER_SET,
+    ProblemKey,
+    problem_key,
+    published_set,
+)
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.problemsets import load_generated
 from ramseygadgets.problemsets.stream import TrainingDataError, TrainingItem
 from ramseygadgets.verification.proofs import proof_problem, proof_records

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from ramseygadgets.atlas_entries import Atlas, Entry, load_atlas, shipped_sha256
 from ramseygadgets.core.errors import RamseyGadgetsError
+from ramseygadgets.problems.atlas_entries import Atlas, Entry, load_atlas, shipped_sha256
 from ramseygadgets.verification.verifier import verify
 
 __all__ = [

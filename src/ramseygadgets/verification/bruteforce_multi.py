@@ -14,7 +14,7 @@ from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.core.errors import InputError
 from ramseygadgets.core.gadgets import Designated
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.verification.bruteforce import copy_masks
 
 if TYPE_CHECKING:  # numpy and networkx load when a brute force runs, not with the module

@@ -18,7 +18,7 @@ from ramseygadgets.colorings.multi import MultiColorings
 from ramseygadgets.colorings.spec import ColoringSpec
 from ramseygadgets.core.gadgets import Designated
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 
 __all__ = [
     "gadgets_in_graph_multi",

@@ -8,7 +8,7 @@ to evaluate: a wrong solution refuses the file) and
 A problem-set file is JSON Lines (or a JSON list, or ``{"problems": [...]}``) of records with
 ``F``, ``H``, ``gadget`` (or, for any number of colours, ``colors`` — one forbidden pattern, or
 a list of patterns, per colour — and ``gadget``: the records of
-:meth:`~ramseygadgets.problem.Problem.to_json`, of ``generate``'s ``problems.jsonl`` and of
+:meth:`~ramseygadgets.problems.problem.Problem.to_json`, of ``generate``'s ``problems.jsonl`` and of
 ``ramseygadgets export``), or just a catalog ``id``; a solution as ``solution: {"edges": ...,
 "e": ...}`` or as top-level ``edges``/``e``/``f``/``vertices``.  A ``generate`` folder is read
 as its ``problems.jsonl`` plus, from releases before schema version 2, its ``multicolor.jsonl``;
@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.infra.files import JSONTooDeepError, parse_json, read_capped
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.problems.problem import Problem
 
 __all__ = [
     "LEGACY_MULTICOLOR_FILE",

@@ -10,7 +10,7 @@ of a minimal solution counts, and the proofs the project ships.
   has one (:func:`proof_records`), and where the search's levels are recorded, every smaller
   vertex count searched and found empty;
 * :func:`shipped_proof`: what the project ships about a problem up to equivalence (the leakage
-  rule, :func:`ramseygadgets.leakage.problem_key`: isomorphic patterns, renamed colours) — the
+  rule, :func:`ramseygadgets.problems.leakage.problem_key`: isomorphic patterns, renamed colours) — the
   paper's 70 and the extended set with their proven minimal solutions, the atlas' other entries
   with their proven lower bounds and best known solutions.  A problem-set file never overrides
   a shipped proof, and one that contradicts it is refused
@@ -25,14 +25,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.atlas_entries import load_atlas
-from ramseygadgets.catalog import all_problems
 from ramseygadgets.core.gadgets import Candidate, GadgetKind
-from ramseygadgets.extended import extended_problems
 from ramseygadgets.infra.files import parse_json
-from ramseygadgets.leakage import ProblemKey, problem_key
-from ramseygadgets.problem import Problem
-from ramseygadgets.solutions import load_solutions
+from ramseygadgets.problems.atlas_entries import load_atlas
+from ramseygadgets.problems.catalog import all_problems
+from ramseygadgets.problems.extended import extended_problems
+from ramseygadgets.problems.leakage import ProblemKey, problem_key
+from ramseygadgets.problems.problem import Problem
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.verification.problemfile import (
     PARSE_ERRORS,
     RESULTS_FILE,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ramseygadgets.core.gadgets import Candidate
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.verification.bruteforce import brute_force_verify
 from ramseygadgets.verification.bruteforce_multi import brute_force_verify_multi
 from ramseygadgets.verification.verifier import verify

@@ -1,5 +1,5 @@
 """Which problems an evaluation runs: a named set (``--set``: ``paper``, the 70-problem catalog,
-the default; ``extended``, :mod:`ramseygadgets.extended`) or a problem-set file (``--dataset``),
+the default; ``extended``, :mod:`ramseygadgets.problems.extended`) or a problem-set file (``--dataset``),
 optionally filtered, with each problem's known minimal solution and its *proven* optimum.
 
 A problem-set file (formats: :mod:`ramseygadgets.verification.problemfile`) is trusted only as far as it
@@ -7,7 +7,7 @@ proves (:func:`load_selection`):
 
 * every solution it gives must pass the exact verifier, or the file is refused;
 * a problem that has a shipped proof (the paper's 70, the extended set, the atlas; matched up to
-  isomorphism of the patterns and renaming the colours, :mod:`ramseygadgets.leakage`) keeps it,
+  isomorphism of the patterns and renaming the colours, :mod:`ramseygadgets.problems.leakage`) keeps it,
   whatever the file says; a record that contradicts it (a solution below the proven bound, a
   claimed minimal solution larger than the shipped one, a claimed lower bound above it) is
   refused in one line naming the record (``file:line``);
@@ -26,11 +26,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import all_problems, find_problem, get_problem, in_catalog
 from ramseygadgets.core.gadgets import Candidate
-from ramseygadgets.extended import SIZE_TIERS, extended_problems, parse_size_tier
-from ramseygadgets.problem import Problem
-from ramseygadgets.solutions import load_solutions
+from ramseygadgets.problems.catalog import all_problems, find_problem, get_problem, in_catalog
+from ramseygadgets.problems.extended import SIZE_TIERS, extended_problems, parse_size_tier
+from ramseygadgets.problems.problem import Problem
+from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.verification.basis import EDGES_UNPROVEN, PROVEN, Basis, shipped_entry_basis
 from ramseygadgets.verification.problemfile import (
     MAX_PROBLEM_FILE_BYTES,
@@ -198,7 +198,7 @@ def named_problem_set(name: str = "paper") -> Selection:
 
 
 def extended_problem_set() -> Selection:
-    """The extended set (:mod:`ramseygadgets.extended`; two and three colours) with its
+    """The extended set (:mod:`ramseygadgets.problems.extended`; two and three colours) with its
     minimal solutions and size tiers."""
     chosen = extended_problems()
     return Selection(

@@ -36,7 +36,7 @@ from ramseygadgets.colorings.red_blue import Coloring, GoodColorings
 from ramseygadgets.core.errors import InputError
 from ramseygadgets.core.gadgets import Candidate, Designated, GadgetKind
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.verification.verdict import Verdict, check_designated, edge_text
 
 __all__ = [

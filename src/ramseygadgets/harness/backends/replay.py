@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ramseygadgets.catalog import get_problem
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.harness.backends.base import BackendError
 from ramseygadgets.harness.types import ChatRequest, Completion, SampleKey, Usage
 from ramseygadgets.infra.files import JSONTooDeepError, read_capped
+from ramseygadgets.problems.catalog import get_problem
 from ramseygadgets.prompts import SETTINGS
 from ramseygadgets.runs.folder import CONFIG_FILE, read_config
 from ramseygadgets.runs.records import (

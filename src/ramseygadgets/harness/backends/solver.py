@@ -17,7 +17,7 @@ from typing import Any
 from ramseygadgets.answers import format_answer
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.harness.types import ChatRequest, Completion
-from ramseygadgets.problem import Problem
+from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.minimal import solve_minimal
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.tools import coloring as coloring_tool

@@ -14,7 +14,7 @@ from ramseygadgets.answers import format_answer
 from ramseygadgets.cli import app
 from ramseygadgets.cli import core as cli_core
 from ramseygadgets.cli.core import _pattern_column
-from ramseygadgets.extended import three_color_entries
+from ramseygadgets.problems.extended import three_color_entries
 from ramseygadgets.verification.selection import extended_problem_set
 
 runner = CliRunner()

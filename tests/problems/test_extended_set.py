@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 from typer.testing import CliRunner
 
-import ramseygadgets.extended as extended_module
-from ramseygadgets.catalog import Problem, all_problems
+import ramseygadgets.problems.extended as extended_module
 from ramseygadgets.cli import app
-from ramseygadgets.extended import (
+from ramseygadgets.problems.catalog import Problem, all_problems
+from ramseygadgets.problems.extended import (
     SIZE_TIERS,
     atlas_problems,
     counts_markdown,
@@ -73,7 +73,7 @@ def test_paper_set_stays_the_default() -> None:
 
 def test_atlas_part_is_every_minimal_entry_outside_the_catalog() -> None:
     from ramseygadgets.atlas import load_atlas
-    from ramseygadgets.catalog import in_catalog
+    from ramseygadgets.problems.catalog import in_catalog
 
     entries = [e for e in load_atlas().entries.values() if e.status == "minimal"]
     expected = [e.id for e in entries if not in_catalog(e.problem)]
@@ -166,7 +166,7 @@ def test_tier_counts_add_up() -> None:
 def test_docs_show_the_current_tier_counts(doc: str) -> None:
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / doc).read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / doc).read_text(encoding="utf-8")
     assert counts_markdown() in text
 
 

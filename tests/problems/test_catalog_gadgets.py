@@ -7,10 +7,16 @@ from collections import Counter
 
 import pytest
 
-from ramseygadgets.catalog import POLYNOMIAL_PAIRS, Problem, all_problems, get_problem, paper_pairs
 from ramseygadgets.core.errors import DesignatedItemError, GraphFormatError, UnknownProblemError
 from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import (
+    POLYNOMIAL_PAIRS,
+    Problem,
+    all_problems,
+    get_problem,
+    paper_pairs,
+)
 
 
 def test_thirteen_pairs() -> None:
@@ -211,7 +217,7 @@ def test_designated_json_and_description() -> None:
 
 
 def test_in_catalog_compares_the_whole_problem():
-    from ramseygadgets.catalog import Problem, all_problems, in_catalog
+    from ramseygadgets.problems.catalog import Problem, all_problems, in_catalog
 
     assert all(in_catalog(p) for p in all_problems())
     assert not in_catalog(Problem.make("P3", "C5", "red-determiner"))

@@ -12,14 +12,14 @@ import networkx as nx
 import pytest
 from typer.testing import CliRunner
 
-from ramseygadgets.catalog import Problem, all_problems
 from ramseygadgets.cli import app
 from ramseygadgets.core.gadgets import GadgetType
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.core.patterns import canonical_graph6
+from ramseygadgets.problems.catalog import Problem, all_problems
+from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.problemsets.stream import pool_problems
 from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.solutions import get_solution
 from ramseygadgets.training import (
     COLOR_SWAP,
     StreamConfig,
@@ -154,7 +154,7 @@ def leaky_problem_set(path: Path) -> Path:
 
 
 def _names(pid: str) -> tuple[str, str, str]:
-    from ramseygadgets.catalog import get_problem
+    from ramseygadgets.problems.catalog import get_problem
 
     p = get_problem(pid)
     return p.F.name, p.H.name, p.gadget.value

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import itertools
 
-from ramseygadgets.catalog import Problem, get_problem
 from ramseygadgets.core.gadgets import GadgetKind
-from ramseygadgets.extended import extended_problems
-from ramseygadgets.leakage import is_benchmark_equivalent, is_published, problem_key
+from ramseygadgets.problems.catalog import Problem, get_problem
+from ramseygadgets.problems.extended import extended_problems
+from ramseygadgets.problems.leakage import is_benchmark_equivalent, is_published, problem_key
 
 
 def test_three_color_problems_never_match_the_benchmark():

@@ -1,0 +1,1 @@
+"""The problems layer's folder (it imports nothing itself)."""
