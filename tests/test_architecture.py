@@ -172,6 +172,12 @@ def test_lower_layers_load_nothing_above_them() -> None:
     assert not upward, "\n".join(upward)
 
 
+def test_the_root_holds_the_facade_and_aliases_only() -> None:
+    """Every module of the package root but ``__init__`` and ``__main__`` is a deprecated path."""
+    root = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
+    assert root and not root - set(deprecated_paths()), sorted(root - set(deprecated_paths()))
+
+
 def test_tests_mirror_the_package() -> None:
     """A test folder is named for a package of ``src/ramseygadgets`` (or a root module with
     shared fixtures, e.g. ``sandbox``); ``helpers`` holds what several folders share."""

@@ -264,7 +264,7 @@ def test_solve_all_of_a_dataset(tmp_path: Path) -> None:
 # export
 # ---------------------------------------------------------------------------------------------
 def test_export_of_extended_problems_carries_solutions_and_tiers(tmp_path: Path) -> None:
-    from ramseygadgets.export import export_dataset
+    from ramseygadgets.training.export import export_dataset
     from ramseygadgets.verification.selection import select_problems
 
     chosen = select_problems(tier_sample(2), set_name="extended")

@@ -10,11 +10,11 @@ import pytest
 
 from ramseygadgets.answers import format_answer, parse_answer
 from ramseygadgets.core.gadgets import Candidate
-from ramseygadgets.export import export_dataset
 from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.runs.grading import judge
 from ramseygadgets.tools.coloring import run_coloring_tool
+from ramseygadgets.training.export import export_dataset
 from ramseygadgets.verification.selection import load_selection
 
 GREEN = Problem.of_colors("P3 | P3 | C4", "green-determiner")

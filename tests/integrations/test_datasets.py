@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ramseygadgets.export import export_dataset
 from ramseygadgets.integrations import lm_eval as glue
 from ramseygadgets.problems.catalog import get_problem
+from ramseygadgets.training.export import export_dataset
 
 datasets = pytest.importorskip("datasets")
 

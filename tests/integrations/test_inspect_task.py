@@ -40,8 +40,8 @@ from ramseygadgets.integrations.inspect_task import (  # noqa: E402
 )
 from ramseygadgets.problems.catalog import Problem, all_problems, get_problem  # noqa: E402
 from ramseygadgets.problems.solutions import get_solution  # noqa: E402
-from ramseygadgets.profiles import all_profiles, get_profile  # noqa: E402
 from ramseygadgets.prompts import MULTIROUND_ROUNDS, build_prompt  # noqa: E402
+from ramseygadgets.prompts.profiles import all_profiles, get_profile  # noqa: E402
 from ramseygadgets.search.options import SearchOptions  # noqa: E402
 from ramseygadgets.tools.coloring import TOOL_MAX_VERTICES, TOOL_NAME, run_coloring_tool  # noqa: E402
 from ramseygadgets.verification.verifier import verify  # noqa: E402

@@ -72,7 +72,7 @@ def test_wheel_contains_templates_and_works_when_installed(tmp_path):
         check=True,
     )
     code = (
-        "import ramseygadgets.prompts as p, ramseygadgets.profiles as f; assert 'site' in p.__file__; "
+        "import ramseygadgets.prompts as p, ramseygadgets.prompts.profiles as f; assert 'site' in p.__file__; "
         "print(len(p.build_prompt('k13_k4_clause_gadget', 'multiround', 'deepseek-r1').messages[0]['content']))"
     )
     out = subprocess.run(

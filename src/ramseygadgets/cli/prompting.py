@@ -86,8 +86,8 @@ def prompt(
     )
     if python is not None and setting != PYTHON_SETTING:
         fail("the --python-* limits go with --setting python only")
-    from ramseygadgets.profiles import get_profile
     from ramseygadgets.prompts import build_prompt
+    from ramseygadgets.prompts.profiles import get_profile
 
     problem, problem_set = resolve_problem(problem_id, set_name, dataset)
     profile = get_profile(model_profile, profiles_file=profiles_file)
@@ -208,8 +208,8 @@ def export(
     as_json: JsonOption = False,
 ) -> None:
     """Write the problems, their prompts for the paper's five settings (or those of --setting) and their minimal solutions, with a dataset card."""
-    from ramseygadgets.export import export_dataset
-    from ramseygadgets.profiles import get_profile
+    from ramseygadgets.prompts.profiles import get_profile
+    from ramseygadgets.training.export import export_dataset
     from ramseygadgets.verification.selection import base_problem_set
 
     problem_set = base_problem_set(dataset, set_name)

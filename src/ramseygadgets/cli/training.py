@@ -153,7 +153,7 @@ def train_data(
     ),
     as_json: JsonOption = False,
 ) -> None:
-    from ramseygadgets.profiles import get_profile
+    from ramseygadgets.prompts.profiles import get_profile
     from ramseygadgets.training import (
         TrainingDataError,
         training_rows,

@@ -14,7 +14,7 @@ from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.harness.retry import RetryPolicy
 from ramseygadgets.harness.types import Sampling
 from ramseygadgets.problemsets.fresh import FreshRequest
-from ramseygadgets.profiles import get_profile, profile_for_model
+from ramseygadgets.prompts.profiles import get_profile, profile_for_model
 from ramseygadgets.tools.python import PythonLimits
 
 __all__ = [

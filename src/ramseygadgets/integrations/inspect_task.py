@@ -87,7 +87,6 @@ from ramseygadgets.integrations.inspect_state import (
     chat_message,
 )
 from ramseygadgets.problems.catalog import Problem, get_problem, in_catalog
-from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import (
     ALL_SETTINGS,
     MULTIROUND_ROUNDS,
@@ -95,6 +94,7 @@ from ramseygadgets.prompts import (
     followup_message,
     settings_for,
 )
+from ramseygadgets.prompts.profiles import get_profile
 from ramseygadgets.report.metrics import pass_at_k, sample_std
 from ramseygadgets.runs.grading import grade
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of

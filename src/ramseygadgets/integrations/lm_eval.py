@@ -42,8 +42,8 @@ from ramseygadgets.integrations.common import (
     select_for_framework,
 )
 from ramseygadgets.problems.problem import Problem
-from ramseygadgets.profiles import get_profile
 from ramseygadgets.prompts import build_prompt, settings_for
+from ramseygadgets.prompts.profiles import get_profile
 from ramseygadgets.runs.grading import grade
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
 from ramseygadgets.verification.selection import Selection

@@ -25,7 +25,7 @@ from ramseygadgets.core.graphs import Graph
 from ramseygadgets.core.patterns import Pattern
 from ramseygadgets.problems.catalog import Problem, all_problems, get_problem, in_catalog
 from ramseygadgets.problems.solutions import get_solution
-from ramseygadgets.profiles import ModelProfile, get_profile
+from ramseygadgets.prompts.profiles import ModelProfile, get_profile
 from ramseygadgets.tools.coloring import (
     TOOL_MAX_VERTICES,
     TOOL_NAME,

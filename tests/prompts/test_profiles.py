@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ramseygadgets.profiles import (
+from ramseygadgets.prompts.profiles import (
     BUILTIN_PROFILES,
     ModelProfile,
     ProfileError,

@@ -11,10 +11,10 @@ from ramseygadgets.answers import parse_answer
 from ramseygadgets.cli import app
 from ramseygadgets.core.gadgets import Candidate, Designated
 from ramseygadgets.core.graphs import Graph
-from ramseygadgets.export import ExportError, export_dataset
 from ramseygadgets.problems.catalog import get_problem
 from ramseygadgets.prompts import SETTINGS, build_prompt
 from ramseygadgets.tools.python import PythonLimits
+from ramseygadgets.training.export import ExportError, export_dataset
 from ramseygadgets.verification.verifier import verify
 
 

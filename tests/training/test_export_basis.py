@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from ramseygadgets.export import export_dataset
+from ramseygadgets.training.export import export_dataset
 from ramseygadgets.verification.selection import select_problems
 
 RED = "k3_k4_red_determiner"  # 15 vertices as far as the cube log holds, 89 edges unproven
