@@ -95,7 +95,7 @@ def test_check_exit_codes_and_json(tmp_path, solutions):
             "edges": "proven",
             "edges_not_rerun": 0,
             "dispute": None,
-                "coverage_rederived": True,
+            "coverage_rederived": True,
             "rests_on": "proven",
         },
     }

@@ -438,6 +438,41 @@ def excess_vertices(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles:
 TOOL_COLORS = dict(zip(COMPARED_SETTINGS, ("#8c8c8c", "#4c9be8", "#e8704c")))
 
 
+def _tool_bars(
+    ax: Any, points: Sequence[ToolTier], model: str, settings: list[str], tiers: list[str]
+) -> None:
+    """One model's bars: for each setting, its mean accuracy per tier with 95% CIs."""
+    width = 0.8 / max(len(settings), 1)
+    for s_index, setting in enumerate(settings):
+        shown = [
+            (tiers.index(p.tier), p.stats)
+            for p in points
+            if p.model == model and p.setting == setting and p.stats.mean is not None
+        ]
+        if not shown:
+            continue
+        ax.bar(
+            [x + (s_index - (len(settings) - 1) / 2) * width for x, _ in shown],
+            [100 * st.mean for _, st in shown if st.mean is not None],
+            width=width,
+            color=TOOL_COLORS[setting],
+            yerr=_yerr([st for _, st in shown]),
+            capsize=2,
+        )
+
+
+def _tier_axis(ax: Any, model: str, tiers: list[str], first_column: bool) -> None:
+    """A panel's tier ticks, title and labels."""
+    labels = ["all tiers" if t == ALL_TIERS else t for t in tiers]
+    ax.set_xticks(range(len(tiers)), [plain(t) for t in labels], fontsize=8)
+    ax.set_title(plain(model))
+    ax.set_xlabel("size tier (vertices of the minimal solution)")
+    ax.set_ylim(0, 102)
+    ax.grid(alpha=0.3, axis="y")
+    if first_column:
+        ax.set_ylabel("mean accuracy (%)")
+
+
 def tools_by_size_tier(points: Sequence[ToolTier], out_dir: Path) -> FigureFiles:
     """One panel per model with a python run: per size tier (and over all), a bar for each of
     no tool, the coloring tool and Python (:func:`~ramseygadgets.report.tools.tool_comparison`)."""
@@ -447,43 +482,17 @@ def tools_by_size_tier(points: Sequence[ToolTier], out_dir: Path) -> FigureFiles
     rows, cols = _panels(len(models))
     fig = _new_figure(max(4.2, 0.9 * len(tiers) + 1.5) * cols + 1.5, 3.4 * rows)
     axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
-    width = 0.8 / max(len(settings), 1)
     for i, model in enumerate(models):
         ax = axes[i // cols][i % cols]
-        for s_index, setting in enumerate(settings):
-            shown = [
-                (tiers.index(p.tier), p.stats)
-                for p in points
-                if p.model == model and p.setting == setting and p.stats.mean is not None
-            ]
-            if not shown:
-                continue
-            mean = [100 * st.mean for _, st in shown if st.mean is not None]
-            ax.bar(
-                [x + (s_index - (len(settings) - 1) / 2) * width for x, _ in shown],
-                mean,
-                width=width,
-                color=TOOL_COLORS[setting],
-                yerr=_yerr([st for _, st in shown]),
-                capsize=2,
-            )
-        labels = ["all tiers" if t == ALL_TIERS else t for t in tiers]
-        ax.set_xticks(range(len(tiers)), [plain(t) for t in labels], fontsize=8)
-        ax.set_title(plain(model))
-        ax.set_xlabel("size tier (vertices of the minimal solution)")
-        ax.set_ylim(0, 102)
-        ax.grid(alpha=0.3, axis="y")
-        if i % cols == 0:
-            ax.set_ylabel("mean accuracy (%)")
+        _tool_bars(ax, points, model, settings, tiers)
+        _tier_axis(ax, model, tiers, first_column=i % cols == 0)
     _hide_unused(axes, len(models), rows, cols)
     if settings:
-        _side_legend(
-            fig,
-            [
-                matplotlib.patches.Patch(color=TOOL_COLORS[s], label=f"{TOOL_LABELS[s]} ({s})")
-                for s in settings
-            ],
-        )
+        patches = [
+            matplotlib.patches.Patch(color=TOOL_COLORS[s], label=f"{TOOL_LABELS[s]} ({s})")
+            for s in settings
+        ]
+        _side_legend(fig, patches)
     return _save(
         fig,
         out_dir,
