@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ramseygadgets.cli.app import HELP_MARKUP, app, console, err_console, guarded, print_json
 from ramseygadgets.cli.options import (
@@ -15,6 +14,7 @@ from ramseygadgets.cli.options import (
     RayOption,
     RecheckTimeoutOption,
 )
+from ramseygadgets.cli.progress import progress_bar
 
 __all__ = [
     "ADOPT_HELP",
@@ -171,12 +171,6 @@ Reads --base (default: the shipped atlas) and writes the merged atlas to --out (
 
 
 #: The columns of ``atlas adopt``'s bar while it re-runs a log's cubes.
-_RERUN_COLUMNS = (
-    TextColumn("{task.description}"),
-    BarColumn(),
-    MofNCompleteColumn(),
-    TimeElapsedColumn(),
-)
 
 
 @atlas_app.command("adopt", help=ADOPT_HELP)
@@ -211,7 +205,7 @@ def adopt(
     from ramseygadgets.search.cubeproof import parse_recheck
 
     atlas = load_atlas(None if base == "builtin" else base)
-    with Progress(*_RERUN_COLUMNS, console=err_console, transient=True) as progress:
+    with progress_bar() as progress:
         bar = progress.add_task("re-running cubes", total=None, visible=False)
 
         def on_rerun(what: str, done: int, total: int) -> None:

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json
 from ramseygadgets.cli.options import (
     JsonOption,
     RayOption,
 )
+from ramseygadgets.cli.progress import progress_bar
 from ramseygadgets.core.errors import RamseyGadgetsError
 
 if TYPE_CHECKING:
@@ -27,13 +27,6 @@ __all__ = [
     "generate",
 ]
 
-
-_COLUMNS = (
-    TextColumn("[progress.description]{task.description}"),
-    BarColumn(),
-    MofNCompleteColumn(),
-    TimeElapsedColumn(),
-)
 
 GENERATE_HELP = """Generate a new problem set: every pair (F, H) from the --F and --H lists (deduplicated up to colour swap) and every multi-colour --spec, with the gadget types that make sense for it, each solved to a minimal solution with proofs.
 
@@ -199,7 +192,7 @@ def _plan(request: dict[str, Any], *, force: bool, show: bool) -> ProblemSetPlan
     estimate = estimate_plan(request["F"], request["H"], request["spec"])
     if show and estimate.enumerations:
         err_console.print(f"planning {estimate.describe()}", highlight=False)
-    with Progress(*_COLUMNS, console=err_console, transient=True, disable=not show) as progress:
+    with progress_bar(disable=not show) as progress:
         bars: dict[str, Any] = {}
 
         def on_enumerated(label: str, done: int, total: int) -> None:
@@ -277,7 +270,7 @@ def _solve(
     todo = sum(
         1 for p in plan.problems if not writer.done(p.id, retry_unsolved, limits["max_vertices"])
     )
-    with Progress(*_COLUMNS, console=err_console, transient=True, disable=not show) as progress:
+    with progress_bar(disable=not show) as progress:
         bar = progress.add_task("solving", total=todo)
 
         def on_result(record: dict[str, Any]) -> None:

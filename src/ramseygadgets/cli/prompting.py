@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ramseygadgets.cli.app import (
     app,
@@ -33,6 +32,7 @@ from ramseygadgets.cli.options import (
     SetOption,
     ToolModeOption,
 )
+from ramseygadgets.cli.progress import progress_bar
 from ramseygadgets.cli.python_limits import (
     CPU_SECONDS_OPTION,
     MEMORY_MB_OPTION,
@@ -214,13 +214,8 @@ def export(
 
     problem_set = base_problem_set(dataset, set_name)
     profile = get_profile(model_profile, profiles_file=profiles_file)
-    with Progress(
-        TextColumn("exporting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err_console,
-        transient=True,
-        disable=as_json or not err_console.is_terminal,
+    with progress_bar(
+        "exporting", elapsed=False, disable=as_json or not err_console.is_terminal
     ) as bar:
         task = bar.add_task("export", total=None)
         result = export_dataset(

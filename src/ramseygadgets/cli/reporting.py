@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich import box
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
 from ramseygadgets.cli.app import app, console, err_console, guarded, print_json, read_text_input
@@ -21,6 +20,7 @@ from ramseygadgets.cli.options import (
     SetOption,
     VerticesOption,
 )
+from ramseygadgets.cli.progress import progress_bar
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.graphs import DEFAULT_MAX_VERTICES
 from ramseygadgets.infra.terminal import terminal_text
@@ -96,15 +96,7 @@ def report(
         problem_set=set_name,
         dataset=dataset,
     )
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=as_json or not err_console.is_terminal,
-    ) as progress:
+    with progress_bar(disable=as_json or not err_console.is_terminal) as progress:
 
         def hook(description: str, total: int) -> Callable[[], None]:
             task = progress.add_task(description, total=total)

@@ -7,7 +7,6 @@ import time
 from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ramseygadgets.cli.app import (
@@ -29,6 +28,7 @@ from ramseygadgets.cli.options import (
     RecheckTimeoutOption,
     SetOption,
 )
+from ramseygadgets.cli.progress import progress_bar
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.patterns import canonical_graph6
 from ramseygadgets.problems.catalog import Problem
@@ -466,13 +466,7 @@ def _solve_batch(problems: list[Problem], options: SearchOptions, show: bool) ->
 
     if not show:
         return solve_many(problems, options)
-    columns = (
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console, transient=True) as progress:
+    with progress_bar(console=console) as progress:
         task = progress.add_task(
             f"solving ({options.jobs} job{'s' if options.jobs > 1 else ''})", total=len(problems)
         )
