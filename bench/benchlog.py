@@ -27,3 +27,20 @@ def append_run(out: Path, bench: str, figures: dict[str, Any], args: argparse.Na
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a", encoding="utf-8") as f:
         f.write(json.dumps(line) + "\n")
+
+
+def timed_cube(task: Any) -> dict[str, Any]:
+    """Run one cube (a ``CubeTask``) with fresh finders; its outcome, CPU seconds, candidates."""
+    from ramseygadgets.search.cubes import clear_finders, run_cube
+
+    clear_finders()
+    start = time.process_time()
+    try:
+        result = run_cube(task)
+    finally:
+        clear_finders()
+    return {
+        "outcome": result["outcome"],
+        "cpu_seconds": round(time.process_time() - start, 3),
+        "candidates": result["candidates"],
+    }

@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from benchlog import append_run
+from benchlog import append_run, timed_cube
 
 from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import cegar
-from ramseygadgets.search.cubes import Cube, CubeTask, clear_finders, run_cube
+from ramseygadgets.search.cubes import Cube, CubeTask
 from ramseygadgets.search.spec import layouts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,18 +56,10 @@ def run(item: tuple[str, int | None, str, str], tries: int, timeout: float) -> d
     task = CubeTask(problem=problem, cube=cube, timeout=timeout, share=False, max_edges=cap)
     kept = cegar.EXTENSIONS_TRIED
     cegar.EXTENSIONS_TRIED = tries
-    clear_finders()
-    start = time.process_time()
     try:
-        result = run_cube(task)
+        return timed_cube(task)
     finally:
         cegar.EXTENSIONS_TRIED = kept
-        clear_finders()
-    return {
-        "outcome": result["outcome"],
-        "cpu_seconds": round(time.process_time() - start, 3),
-        "candidates": result["candidates"],
-    }
 
 
 def main(argv: list[str] | None = None) -> int:

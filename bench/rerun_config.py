@@ -19,14 +19,13 @@ import argparse
 import json
 import random
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from benchlog import append_run
+from benchlog import append_run, timed_cube
 
 from ramseygadgets.problems.problem import Problem
-from ramseygadgets.search.cubes import Cube, CubeTask, clear_finders, run_cube
+from ramseygadgets.search.cubes import Cube, CubeTask
 from ramseygadgets.search.spec import layouts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,17 +60,7 @@ def run(
         degree_bound=degree_bound,
         max_edges=record.get("max_edges"),
     )
-    clear_finders()
-    start = time.process_time()
-    try:
-        result = run_cube(task)
-    finally:
-        clear_finders()
-    return {
-        "outcome": result["outcome"],
-        "cpu_seconds": round(time.process_time() - start, 3),
-        "candidates": result["candidates"],
-    }
+    return timed_cube(task)
 
 
 def main(argv: list[str] | None = None) -> int:
