@@ -324,49 +324,6 @@ def test_report_in_headless_chromium(built, browser):
     assert len(shot["data"]) > 1000
 
 
-def test_table1_fits_a_1400px_page(tmp_path, report_helpers, browser):
-    """Five runs (pass@1..4 columns), every setting and a long model label: Table 1 is read
-    without a horizontal scrollbar on a 1400 px wide page."""
-    from ramseygadgets.report import example_hint_applies
-
-    settings = ["zero-shot", "structural-hint", "size-hint", "example-hint", "multiround"]
-    problems = ["k13_k3_red_determiner", "k13_k4_variable_gadget"]
-    samples = [
-        report_helpers.make_sample(p, s, r, "correct" if r % 2 else "wrong", tokens=123_456)
-        for s in settings
-        for p in problems
-        if s != "example-hint" or example_hint_applies(p)
-        for r in range(5)
-    ]
-    run = report_helpers.write_run_dir(
-        tmp_path / "run",
-        problems=problems,
-        settings=settings,
-        runs=5,
-        samples=samples,
-        model_label="openai/Qwen/Qwen3-235B-A22B-Instruct-2507-FP8",
-    )
-    out = tmp_path / "report"
-    args = ["report", str(run), "--out", str(out), "--bootstrap", "50", "--no-drawings"]
-    assert CliRunner().invoke(app, args).exit_code == 0
-    browser.call(
-        "Emulation.setDeviceMetricsOverride",
-        width=1400,
-        height=1000,
-        deviceScaleFactor=1,
-        mobile=False,
-    )
-    browser.call("Page.enable")
-    browser.call("Page.navigate", url=(out / "report.html").resolve().as_uri())
-    browser.wait_for("Page.loadEventFired")
-    box = browser.js(
-        "(() => { const t = document.querySelector('#table-table1'), s = t.parentElement;"
-        " return [s.scrollWidth, s.clientWidth, t.getBoundingClientRect().right]; })()"
-    )
-    scroll_width, client_width, right = box
-    assert scroll_width <= client_width and right <= 1400, box
-
-
 LAYOUT_JS = """(() => {
   const board = document.querySelector('#table-leaderboard');
   const rows = Array.from(board.tBodies[0].rows).map(r => r.getBoundingClientRect().height);
@@ -509,3 +466,16 @@ def test_long_cells_are_clipped_and_numbers_never():
         "One row per model.",
         "Accuracy: mean.",
     )
+
+
+def test_table1_fits_a_1400px_page(long_leaderboard, browser):
+    """Five runs (pass@1..4 columns), every setting and a long model label: Table 1 is read
+    without a horizontal scrollbar on a 1400 px wide page."""
+    page, _ = long_leaderboard
+    _open_at(browser, page, 1400, 1000)
+    box = browser.js(
+        "(() => { const t = document.querySelector('#table-table1'), s = t.parentElement;"
+        " return [s.scrollWidth, s.clientWidth, t.getBoundingClientRect().right]; })()"
+    )
+    scroll_width, client_width, right = box
+    assert scroll_width <= client_width and right <= 1400, box
