@@ -27,15 +27,12 @@ from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 
 runner = CliRunner()
-P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # minimal: 5 vertices
+P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # as tests/atlas/conftest.py
 
 
-@pytest.fixture(scope="module")
-def log(tmp_path_factory) -> Path:
-    """A cube log of every level of the (P3, K3)-red-determiner: none on 2..4, found on 5."""
-    out = tmp_path_factory.mktemp("cubes") / "run"
-    solve_cubes(P3_K3_RED, SearchOptions(max_vertices=6, cubes=4, out=out, minimize_edges=False))
-    return out / "cubes.jsonl"
+@pytest.fixture
+def log(p3_k3_log: Path) -> Path:
+    return p3_k3_log
 
 
 def _fresh_atlas() -> Atlas:

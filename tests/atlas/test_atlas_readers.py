@@ -24,21 +24,16 @@ from ramseygadgets.problems import atlas_entries, extended
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.search.cubeproof import is_found, logged_candidate
-from ramseygadgets.search.options import SearchOptions
-from ramseygadgets.search.parallel import solve_cubes
 from ramseygadgets.verification import basis, proofs
 from ramseygadgets.verification.selection import load_selection, select_problems
 
 runner = CliRunner()
-P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # minimal: 5 vertices, 7 edges
+P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # as tests/atlas/conftest.py
 
 
-@pytest.fixture(scope="module")
-def log(tmp_path_factory) -> Path:
-    """Every level of the (P3, K3)-red-determiner: none on 2..4 (4 cubes each), found on 5."""
-    out = tmp_path_factory.mktemp("readers") / "run"
-    solve_cubes(P3_K3_RED, SearchOptions(max_vertices=6, cubes=4, out=out, minimize_edges=False))
-    return out / "cubes.jsonl"
+@pytest.fixture
+def log(p3_k3_log: Path) -> Path:
+    return p3_k3_log
 
 
 def _adopted(log: Path, share: float, seed: int) -> Atlas:

@@ -24,14 +24,12 @@ from ramseygadgets.search.parallel import solve_cubes
 from ramseygadgets.search.reruns import RerunConfig, rerun_to_log
 
 runner = CliRunner()
-P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # minimal: 5 vertices
+P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # as tests/atlas/conftest.py
 
 
-@pytest.fixture(scope="module")
-def p3_log(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("p3") / "run"
-    solve_cubes(P3_K3_RED, SearchOptions(max_vertices=6, cubes=4, out=out, minimize_edges=False))
-    return out / "cubes.jsonl"
+@pytest.fixture
+def p3_log(p3_k3_log: Path) -> Path:
+    return p3_k3_log
 
 
 def _level4(log: Path) -> CubeProof:
