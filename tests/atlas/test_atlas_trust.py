@@ -167,14 +167,14 @@ def test_table_json_gives_a_disputed_entry_the_status_disputed(p3_log, tmp_path)
 def test_the_shipped_cube_bounds_say_what_they_rest_on():
     """The blue-determiner's bound on 13 was adopted with every cube re-run (atlas adopt
     --recheck all), the negative sender's 123 cubes on 13 all re-run in a resumable sitting with
-    the degree rules off (atlas adopt --rerun-log, issue #48); the red-determiner's on 14 with 38
-    of its 376 cubes re-run: its coverage is re-derived, the cube outcomes not re-run are the
-    log's word, and the table says so (†)."""
+    the degree rules off, the red-determiner's 376 cubes on 14 all re-run with the degree rules
+    on and another seed (atlas adopt --rerun-log, issue #48): coverage re-derived, nothing left
+    on trust (no †)."""
     atlas = load_atlas()
     expected = {
         "k3_k4_red_determiner": (
-            f"none on 14: cube log, 376 cubes, 38 re-run (agree), {FROM_FILE}",
-            True,
+            f"none on 14: cube log, 376 cubes, all re-run (agree), {FROM_FILE}",
+            False,
         ),
         "k3_k4_blue_determiner": (
             f"none on 13: cube log, 32 cubes, all re-run (agree), {FROM_FILE}",
@@ -190,9 +190,11 @@ def test_the_shipped_cube_bounds_say_what_they_rest_on():
         assert bound_rests_on(entry) == rests and dispute(entry) is None
         assert bound_on_trust(entry) is on_trust
     assert result_cells(atlas.entries["k3_k4_blue_determiner"])[0] == "**14**"
-    assert result_cells(atlas.entries["k3_k4_red_determiner"])[0] == "15 †"  # found on 15
+    assert result_cells(atlas.entries["k3_k4_red_determiner"])[0] == "**15**"  # found on 15
     assert result_cells(atlas.entries["k3_k4_negative_sender"])[0] == "none ≤ 13"
-    assert sum(bound_on_trust(e) for e in atlas.entries.values()) == 1
+    assert sum(bound_on_trust(e) for e in atlas.entries.values()) == 0
+    red = atlas.entries["k3_k4_red_determiner"].lower_bound["rerun"]
+    assert red["configs"] == {"degree rules on, auto, seed 1": 376}
     sender = atlas.entries["k3_k4_negative_sender"].lower_bound["rerun"]
     assert sender["configs"] == {"degree rules off, auto, seed None": 123}
     assert sender["rerun_log"]["source"].endswith("k3_k4_negative_sender-13-rerun.jsonl")

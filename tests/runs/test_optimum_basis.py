@@ -1,13 +1,19 @@
-"""What an optimum rests on, shown wherever it is graded (issue 45, items 1–2): the (K3, K4)
-red-determiner's 15 vertices hold as far as its cube log holds (338 of 376 cubes not re-run) and
-its edge count is not proven, so a 16-vertex answer is not minimal with 1 vertex excess and a
+"""What an optimum rests on, shown wherever it is graded (issue 45, items 1–2). The (K3, K4)
+red-determiner as the atlas stood before its bound was re-run in full (``red_on_trust``: 38 of
+376 cubes re-run, an audited file): its 15 vertices hold as far as its cube log holds and its
+edge count is not proven, so a 16-vertex answer is not minimal with 1 vertex excess and a
 15-vertex one is "minimal in vertices", never counted as minimal; nothing is dropped from the
-minimal rate's denominator; ``verify`` never calls that optimum proven."""
+minimal rate's denominator; ``verify`` never calls that optimum proven.  The shipped atlas, all
+376 cubes re-run since, reads "vertex count proven" by itself."""
 
 from __future__ import annotations
 
+import copy
 import csv
+import hashlib
 import json
+import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +21,62 @@ from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 from ramseygadgets.harness.runner import EvalOptions, run_eval
+from ramseygadgets.problems import atlas_entries, extended
 from ramseygadgets.problems.atlas_entries import load_atlas
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
+from ramseygadgets.verification import basis, proofs
 from ramseygadgets.verification.basis import PROVEN, Basis
 from ramseygadgets.verification.selection import Optimum, select_problems
 
 RED = "k3_k4_red_determiner"
 ON_TRUST = Basis("cube log", 338, "not proven")
 runner = CliRunner()
+
+
+#: The shipped atlas's own reader and audited hash (the fixture below stands another in place).
+SHIPPED_TEXT, AUDITED = atlas_entries._shipped_text, basis.AUDITED_ATLAS_SHA256
+
+
+def _clear() -> None:
+    for cached in (basis.shipped_entry_basis, basis.shipped_atlas, basis.shipped_atlas_audited):
+        cached.cache_clear()
+    extended.extended_problems.cache_clear()
+    proofs._shipped_index.cache_clear()
+
+
+def _sampled_rerun(atlas, pid: str, count: int, seed: int) -> str:
+    """The atlas text with ``pid``'s bound re-run on ``seed``'s draw of ``count`` cubes only."""
+    bound = atlas.entries[pid].lower_bound
+    decided = sorted((name, b) for name, bits in bound["cubes"]["cubes"].items() for b in bits)
+    cubes: dict[str, list[str]] = {}
+    for name, bits in random.Random(seed).sample(decided, count):
+        cubes.setdefault(name, []).append(bits)
+    bound["rerun"].update(rerun=count, seed=seed, cubes=cubes, configs={"sample": count})
+    return atlas.to_json()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def red_on_trust() -> Iterator[None]:
+    """An audited shipped atlas in which the red-determiner's bound has 38 of 376 cubes re-run."""
+    text = _sampled_rerun(copy.deepcopy(load_atlas()), RED, 38, 2026)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(atlas_entries, "_shipped_text", lambda: text)
+        patch.setattr(basis, "AUDITED_ATLAS_SHA256", hashlib.sha256(text.encode()).hexdigest())
+        _clear()
+        yield
+    _clear()
+
+
+def test_the_shipped_red_determiners_vertex_count_is_proven_by_its_full_re_run(red_on_trust):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(atlas_entries, "_shipped_text", SHIPPED_TEXT)
+        patch.setattr(basis, "AUDITED_ATLAS_SHA256", AUDITED)
+        _clear()
+        found = basis.shipped_entry_basis(RED, exact=False)
+    _clear()
+    assert found == Basis(edges="not proven")
+    assert found.phrase() == "vertex count proven; edge count not proven"
 
 
 def _answer(pendant: bool) -> dict:
