@@ -84,15 +84,11 @@ def atlas_with_unproven_edges(monkeypatch):  # -> Atlas
     edge count unproven (minimal on 8 vertices still); the extended set is built from it."""
     import copy
 
+    from shipped_atlas import clear_shipped_atlas_caches as clear
+
     from ramseygadgets.atlas import load_atlas
     from ramseygadgets.problems import extended
     from ramseygadgets.verification import basis
-
-    def clear() -> None:
-        extended.extended_problems.cache_clear()
-        basis.shipped_atlas.cache_clear()
-        basis.shipped_entry_basis.cache_clear()
-        basis.shipped_atlas_audited.cache_clear()
 
     atlas = copy.deepcopy(load_atlas())
     entry = atlas.entries[BANNER_SENDER]

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from shipped_atlas import clear_shipped_atlas_caches
 from typer.testing import CliRunner
 
 from ramseygadgets.atlas import Atlas, load_atlas
@@ -20,11 +21,11 @@ from ramseygadgets.atlas.plan import AtlasTask
 from ramseygadgets.atlas.run import new_entry
 from ramseygadgets.atlas.table import FROM_FILE, bound_rests_on, dispute, entry_json
 from ramseygadgets.cli import app
-from ramseygadgets.problems import atlas_entries, extended
+from ramseygadgets.problems import atlas_entries
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.search.cubeproof import is_found, logged_candidate
-from ramseygadgets.verification import basis, proofs
+from ramseygadgets.verification import basis
 from ramseygadgets.verification.selection import load_selection, select_problems
 
 runner = CliRunner()
@@ -110,12 +111,6 @@ def test_adopt_keeps_a_verified_solution_with_fewer_edges(log, tmp_path):
 
 
 # -- a disputed shipped entry is no optimum anywhere ---------------------------------------------
-def _clear() -> None:
-    basis.shipped_entry_basis.cache_clear()
-    basis.shipped_atlas_audited.cache_clear()
-    basis.shipped_atlas.cache_clear()
-    extended.extended_problems.cache_clear()
-    proofs._shipped_index.cache_clear()
 
 
 @pytest.fixture
@@ -137,10 +132,10 @@ def forged_atlas(monkeypatch) -> Iterator[str]:
     forged.entries[entry.id].cross_check = None
     text = forged.to_json()
     monkeypatch.setattr(atlas_entries, "_shipped_text", lambda: text)
-    _clear()
+    clear_shipped_atlas_caches()
     yield entry.id
     monkeypatch.undo()
-    _clear()
+    clear_shipped_atlas_caches()
 
 
 def test_a_disputed_entry_is_no_optimum(forged_atlas, tmp_path):
@@ -190,10 +185,10 @@ def forged_gap(monkeypatch) -> Iterator[str]:
     bound["rerun"]["of"] = bound["rerun"]["rerun"] = bound["rerun"]["of"] - 1
     text = forged.to_json()
     monkeypatch.setattr(atlas_entries, "_shipped_text", lambda: text)
-    _clear()
+    clear_shipped_atlas_caches()
     yield NEGATIVE
     monkeypatch.undo()
-    _clear()
+    clear_shipped_atlas_caches()
 
 
 def test_the_audited_atlas_reads_proven_and_an_edited_one_takes_coverage_from_the_file(
@@ -218,7 +213,7 @@ def test_the_audited_atlas_reads_proven_and_an_edited_one_takes_coverage_from_th
 
 
 def test_the_shipped_negative_senders_bound_reads_proven():
-    _clear()
+    clear_shipped_atlas_caches()
     found = basis.shipped_entry_basis(NEGATIVE, exact=False)
     assert basis.shipped_atlas_audited() and found is not None and found.vertices_proven
 

@@ -17,15 +17,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from shipped_atlas import clear_shipped_atlas_caches
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 from ramseygadgets.harness.runner import EvalOptions, run_eval
-from ramseygadgets.problems import atlas_entries, extended
+from ramseygadgets.problems import atlas_entries
 from ramseygadgets.problems.atlas_entries import load_atlas
 from ramseygadgets.report import ReportOptions, build_report, load_runs
 from ramseygadgets.runs.sizes import SizeGrade, optimum_of
-from ramseygadgets.verification import basis, proofs
+from ramseygadgets.verification import basis
 from ramseygadgets.verification.basis import PROVEN, Basis
 from ramseygadgets.verification.selection import Optimum, select_problems
 
@@ -36,13 +37,6 @@ runner = CliRunner()
 
 #: The shipped atlas's own reader and audited hash (the fixture below stands another in place).
 SHIPPED_TEXT, AUDITED = atlas_entries._shipped_text, basis.AUDITED_ATLAS_SHA256
-
-
-def _clear() -> None:
-    for cached in (basis.shipped_entry_basis, basis.shipped_atlas, basis.shipped_atlas_audited):
-        cached.cache_clear()
-    extended.extended_problems.cache_clear()
-    proofs._shipped_index.cache_clear()
 
 
 def _sampled_rerun(atlas, pid: str, count: int, seed: int) -> str:
@@ -63,18 +57,18 @@ def red_on_trust() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(atlas_entries, "_shipped_text", lambda: text)
         patch.setattr(basis, "AUDITED_ATLAS_SHA256", hashlib.sha256(text.encode()).hexdigest())
-        _clear()
+        clear_shipped_atlas_caches()
         yield
-    _clear()
+    clear_shipped_atlas_caches()
 
 
 def test_the_shipped_red_determiners_vertex_count_is_proven_by_its_full_re_run(red_on_trust):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(atlas_entries, "_shipped_text", SHIPPED_TEXT)
         patch.setattr(basis, "AUDITED_ATLAS_SHA256", AUDITED)
-        _clear()
+        clear_shipped_atlas_caches()
         found = basis.shipped_entry_basis(RED, exact=False)
-    _clear()
+    clear_shipped_atlas_caches()
     assert found == Basis(edges="not proven")
     assert found.phrase() == "vertex count proven; edge count not proven"
 
