@@ -27,11 +27,6 @@ runner = CliRunner()
 P3_K3_RED = Problem.make("P3", "K3", "red-determiner")  # as tests/atlas/conftest.py
 
 
-@pytest.fixture
-def p3_log(p3_k3_log: Path) -> Path:
-    return p3_k3_log
-
-
 def _level4(log: Path) -> CubeProof:
     proofs = CubeProof.from_numbered(read_checked(log, P3_K3_RED), P3_K3_RED)
     return next(p for p in proofs if p.n == 4)
@@ -42,11 +37,11 @@ def _atlas() -> Atlas:
     return Atlas({entry.id: entry})
 
 
-def test_a_complete_re_run_log_makes_the_bound_all_re_run(p3_log, tmp_path):
-    proof = _level4(p3_log)
+def test_a_complete_re_run_log_makes_the_bound_all_re_run(p3_k3_log, tmp_path):
+    proof = _level4(p3_k3_log)
     rerun_to_log(proof, tmp_path / "reruns", RerunConfig())
     atlas = _atlas()
-    adopt_cube_log(atlas, p3_log, LoggedRecheck(logs=(tmp_path / "reruns",)))
+    adopt_cube_log(atlas, p3_k3_log, LoggedRecheck(logs=(tmp_path / "reruns",)))
     entry = atlas.entries[P3_K3_RED.id]
     rerun = entry.lower_bound["rerun"]
     assert rerun["rerun"] == rerun["of"] == proof.cubes
@@ -58,19 +53,19 @@ def test_a_complete_re_run_log_makes_the_bound_all_re_run(p3_log, tmp_path):
     assert not bound_on_trust(entry) and dispute(entry) is None
 
 
-def test_a_partial_re_run_log_counts_what_it_holds(p3_log, tmp_path):
-    proof = _level4(p3_log)
+def test_a_partial_re_run_log_counts_what_it_holds(p3_k3_log, tmp_path):
+    proof = _level4(p3_k3_log)
     out = tmp_path / "reruns"
     rerun_to_log(proof, out, RerunConfig(), order=lambda cubes: cubes[:1])
     atlas = _atlas()
-    adopt_cube_log(atlas, p3_log, LoggedRecheck(logs=(out,)))
+    adopt_cube_log(atlas, p3_k3_log, LoggedRecheck(logs=(out,)))
     entry = atlas.entries[P3_K3_RED.id]
     assert bound_rests_on(entry).startswith(f"none on 4: cube log, {proof.cubes} cubes, 1 re-run")
     assert bound_on_trust(entry) and dispute(entry) is None
 
 
-def test_a_re_run_record_that_found_a_solution_refuses_the_log(p3_log, tmp_path):
-    proof = _level4(p3_log)
+def test_a_re_run_record_that_found_a_solution_refuses_the_log(p3_k3_log, tmp_path):
+    proof = _level4(p3_k3_log)
     out = tmp_path / "reruns"
     rerun_to_log(proof, out, RerunConfig())
     log = out / "cubes.jsonl"
@@ -78,14 +73,14 @@ def test_a_re_run_record_that_found_a_solution_refuses_the_log(p3_log, tmp_path)
     rows[0].update(outcome="found", edges=[[0, 1]])
     log.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with pytest.raises(CubeLogRefused, match="its re-run found a solution"):
-        adopt_cube_log(_atlas(), p3_log, LoggedRecheck(logs=(out,)))
+        adopt_cube_log(_atlas(), p3_k3_log, LoggedRecheck(logs=(out,)))
 
 
-def test_the_cli_takes_the_re_run_log(p3_log, tmp_path):
-    rerun_to_log(_level4(p3_log), tmp_path / "reruns", RerunConfig())
+def test_the_cli_takes_the_re_run_log(p3_k3_log, tmp_path):
+    rerun_to_log(_level4(p3_k3_log), tmp_path / "reruns", RerunConfig())
     base, out = tmp_path / "base.json", tmp_path / "atlas.json"
     _atlas().write(base)
-    args = [str(p3_log), "-o", str(out), "--base", str(base)]
+    args = [str(p3_k3_log), "-o", str(out), "--base", str(base)]
     result = runner.invoke(app, ["atlas", "adopt", *args, "--rerun-log", str(tmp_path / "reruns")])
     assert result.exit_code == 0, result.output
     entry = load_atlas(out).entries[P3_K3_RED.id]
