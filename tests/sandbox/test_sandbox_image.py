@@ -112,3 +112,20 @@ def test_no_mount_without_root_or_mke2fs(
     if Path("/dev/loop-control").exists():
         assert sandbox_mount.mounted_image(image) is None
     assert not list(images.glob("*.ext4*")) and not list(images.glob(".*.ext4-*"))
+
+
+@pytest.mark.skipif(not _CAN_MOUNT, reason="mounting the image needs root and a loop device")
+def test_a_mount_that_fails_leaves_the_folder_bound(
+    tmp_path: Path, images: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mount`` refused (no free loop device): no mount, the image's folder is what a runtime
+    binds, and a runtime whose image cannot be mounted again falls back to its folder's binds."""
+    image = sandbox_image._build_image(list(sandbox_image._files(str(_stdlib(tmp_path)), "/x")))
+    real_run = sandbox_mount._run
+    monkeypatch.setattr(sandbox_mount, "_run", lambda *a: a[0] != "mount" and real_run(*a))
+    assert sandbox_mount.mounted_image(image) is None
+    assert not os.path.ismount(image.with_name(image.name + ".mnt"))
+    folder_binds = (("/host/folder", "/x"),)
+    rt = sandbox_image.Runtime("/x", (("/mounted", "/x"),), folder_binds, mounted=True, image=image)
+    fallen_back = rt.current()
+    assert not fallen_back.mounted and fallen_back.binds == folder_binds
