@@ -36,6 +36,13 @@ def test_importing_the_cli_loads_nothing_heavy(code: str) -> None:
     assert loaded_after(code) == []
 
 
+def test_registering_the_commands_loads_no_progress_bar() -> None:
+    """rich's progress module loads only when a command shows a bar (``cli.progress``)."""
+    probe = "import sys, ramseygadgets.cli\nprint('rich.progress' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
 def test_problems_loads_no_sat_solver_nor_numpy() -> None:
     code = (
         "import contextlib, io, sys\nsys.argv = ['ramseygadgets', 'problems', '--json']\n"
