@@ -27,6 +27,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
+from ramseygadgets.verification import basis
 
 runner = CliRunner()
 K3_K4_RED = Problem.make("K3", "K4", "red-determiner")  # open at 14 in the shipped atlas
@@ -201,3 +202,22 @@ def test_the_shipped_cube_bounds_say_what_they_rest_on():
     blue = entry_json(atlas.entries["k3_k4_blue_determiner"])  # as atlas table --json gives it
     assert blue["lower_bound_rests_on"] == expected["k3_k4_blue_determiner"][0]
     assert blue["lower_bound_on_trust"] is False and blue["status"] == "minimal"
+
+
+def _prose(path: Path) -> str:
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def test_the_readme_and_the_trust_page_say_what_the_shipped_optima_rest_on():
+    """The sentences of README.md (Trust) and docs/trust.md on the (K3, K4) determiners follow
+    what the shipped atlas's entries rest on, re-derived here: they go false when it changes."""
+    red = basis.shipped_entry_basis("k3_k4_red_determiner", exact=False)
+    blue = basis.shipped_entry_basis("k3_k4_blue_determiner", exact=False)
+    assert red is not None and blue is not None
+    assert red.vertices_proven and red.edges == "not proven"
+    assert blue.vertices_proven and blue.edges == "cube log"
+    root = Path(__file__).resolve().parents[2]
+    for page in (root / "README.md", root / "docs" / "trust.md"):
+        text = _prose(page)
+        assert "red-determiner's 15 vertices are proven (all 376 cubes re-run" in text, page
+        assert f"({blue.edges_not_rerun} of 285 cubes not re-run)" in text, page
