@@ -153,9 +153,7 @@ def _command(
     can read it and ``setpriv`` drops to that uid; otherwise the sandbox directly (``off``:
     the protections switched off, ``cpu``: the cgroup measures CPU time)."""
     rt = runtime().current()
-    binds = rt.direct if "neutral_paths" in off else rt.binds
-    if "runtime_mount" in off and "neutral_paths" not in off:
-        binds = rt.unmounted
+    binds = rt.binds_without(off)
     ro_root = "read_only_root" not in off
     nproc = limits.processes + 2 + (0 if uid is None else _tasks_of(uid))
     prlimit = _prlimit(limits, nproc, cpu_backstop=cpu)
@@ -414,7 +412,7 @@ def sandbox_protections(without: Iterable[str] = ()) -> dict[str, Any]:
 def _runtime_mounted() -> bool:
     """Whether the runtime image is bound from a file system of its own."""
     try:
-        return runtime().mounted
+        return runtime().current().mounted
     except SandboxUnavailableError:
         return False
 

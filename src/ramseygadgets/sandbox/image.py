@@ -61,6 +61,13 @@ class Runtime:
     mounted: bool = False
     image: Path | None = None
 
+    def binds_without(self, off: frozenset[str]) -> tuple[tuple[str, str], ...]:
+        """The binds with the tests' switches ``off``: ``neutral_paths`` off, the host's own
+        folders; ``runtime_mount`` off, the image's folder."""
+        if "neutral_paths" in off:
+            return self.direct
+        return self.unmounted if "runtime_mount" in off else self.binds
+
     def current(self) -> Runtime:
         """This runtime, its image mounted again where another runtime unmounted it."""
         if not self.mounted or self.image is None:
