@@ -179,3 +179,14 @@ def test_eval_records_and_the_report_count_every_correct_answer(red_run, tmp_pat
     html = (tmp_path / "report" / "report.html").read_text()
     assert "minimal in vertices only" in html
     assert "vertex count as far as the cube log holds (338 cubes not re-run)" in html
+
+
+def test_a_basis_read_back_keeps_where_its_coverage_came_from():
+    taken = Basis("cube log", 0, "not proven", coverage_rederived=False)
+    assert Basis.from_json(taken.to_json()) == taken
+    assert (
+        taken.vertex_phrase() == "as far as the cube log holds (coverage as the atlas file records)"
+    )
+    assert Basis.from_json({**taken.to_json(), "coverage_rederived": "yes"}) is None
+    old = {k: v for k, v in PROVEN.to_json().items() if k != "coverage_rederived"}
+    assert Basis.from_json(old) == PROVEN  # records written before the field
