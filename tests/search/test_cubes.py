@@ -186,6 +186,55 @@ def test_a_level_keeps_its_newest_lemmas_from_cube_to_cube(monkeypatch):
         clear_finders()
 
 
+def test_the_halves_of_a_split_cube_inherit_every_lemma_it_learned(monkeypatch):
+    """A split cube's lemmas were learned in its very region: its halves get all of them (and
+    its own inheritance), not only the level's newest ``MAX_KEPT_LEMMAS`` — here 0, so the
+    inheritance is the only way they arrive; the verdict stays the single-process one.  Past
+    ``MAX_CACHED_COPIES`` (here 0) the copies of lemmas the level does not keep are dropped."""
+    monkeypatch.setattr(cubes_module, "MAX_KEPT_LEMMAS", 0)
+    monkeypatch.setattr(cubes_module, "MAX_CACHED_COPIES", 0)
+    seen: dict[str, tuple[set, set]] = {}
+    real = runners_module.run_cube
+
+    def spy(task, exchange=None):
+        record = real(task, exchange)
+        inherited = {_hashable(lemma) for lemma in task.inherited}
+        seen[task.cube.bits] = (inherited, {_hashable(lemma) for lemma in record["learned"]})
+        return record
+
+    monkeypatch.setattr(runners_module, "run_cube", spy)
+    options = SearchOptions(
+        min_vertices=9, max_vertices=9, cubes=2, split_after=0.01, minimize_edges=False
+    )
+    cubes: list[dict] = []
+    many = solve_cubes(K3_K4E_RED, options, on_cube=cubes.append)
+    assert (many.status, many.lower_bound) == ("none-up-to-limit", 10)
+    split = [c["bits"] for c in cubes if c["outcome"] == "split"]
+    children = [bits for bits in seen if bits[:-1] in split]
+    assert split and children
+    for bits in children:
+        parent_inherited, parent_learned = seen[bits[:-1]]
+        assert seen[bits][0] == parent_inherited | parent_learned
+    assert any(seen[bits][0] - seen[bits[:-1]][0] for bits in children)  # lemmas did pass down
+    state = next(iter(cubes_module._LEVELS.values()), None)
+    assert state is None or not state.finder.mono  # the inherited lemmas' copies dropped
+    clear_finders()
+
+
+def test_without_sharing_nothing_is_inherited(monkeypatch):
+    inherited: list = []
+    real = runners_module.run_cube
+    monkeypatch.setattr(
+        runners_module,
+        "run_cube",
+        lambda task, exchange=None: (inherited.extend(task.inherited), real(task, exchange))[1],
+    )
+    options = SearchOptions(min_vertices=9, max_vertices=9, cubes=2, split_after=0.01, share=False)
+    assert solve_cubes(K3_K4E_RED, options).lower_bound == 10
+    assert not inherited
+    clear_finders()
+
+
 def test_the_verdict_holds_with_a_fresh_finder_for_every_cube(monkeypatch):
     monkeypatch.setattr(cubes_module, "MAX_KEPT_LEMMAS", 0)
     one = solve(K3_K4E_RED, SearchOptions(max_vertices=9))

@@ -49,6 +49,8 @@ from ramseygadgets.search.symmetry import column_order
 
 __all__ = [
     "MAX_SHARED_LEMMAS",
+    "MAX_INHERITED_LEMMAS",
+    "MAX_CACHED_COPIES",
     "split_edges",
     "Cube",
     "Refuter",
@@ -65,6 +67,17 @@ __all__ = [
 
 #: Lemmas handed to one cube at most (the most recent ones): adding a lemma costs a clause.
 MAX_SHARED_LEMMAS = 500
+
+#: Lemmas a half of a cube split at run time inherits from the cube and its split ancestors
+#: at most (the newest): they were learned in that very part of the search, so the half starts
+#: where its parent stopped instead of with the level's newest :data:`MAX_KEPT_LEMMAS`.  On dense
+#: level-14 cubes of the (K3, K4)-negative-sender split after 30 s the cap of 5,000 alone cost
+#: 2.2× (``bench/dense_cubes.py``, docs/search.md).
+MAX_INHERITED_LEMMAS = 100_000
+
+#: Counterexample lemmas whose copies (:meth:`.exists.CandidateModel.lemma_copies`) a process
+#: keeps cached at most beyond the level's kept ones (about 1 KB each).
+MAX_CACHED_COPIES = 100_000
 
 
 def split_edges(n: int, layout: Layout) -> list[int]:
@@ -191,6 +204,9 @@ class CubeTask:
     degree_bound: bool = DEGREE_BOUND
     #: only graphs with at most this many edges (``SearchOptions.max_edges``)
     max_edges: int | None = None
+    #: the lemmas the cube's split ancestors learned (:data:`MAX_INHERITED_LEMMAS`): added in
+    #: full to this cube's finder, and kept past it only as far as the level's cap keeps lemmas
+    inherited: Sequence[tuple[str, object]] = ()
 
 
 #: Lemmas a process keeps per level and layout (the newest), and hands each new cube's finder.
@@ -234,9 +250,19 @@ class LevelState:
         edges = split_edges(task.cube.n, layout)
         finder.restrict(list(zip(edges, (b == "1" for b in task.cube.bits))), task.max_edges)
         finder.add_lemmas(list(self.lemmas.values()))
+        finder.add_lemmas(task.inherited)
         finder.share_lemmas()
         self.running = True
         return finder
+
+    def trim_copies(self) -> None:
+        """Past :data:`MAX_CACHED_COPIES` cached lemma copies, drop those of lemmas the level
+        does not keep (inherited ones: the next half of the same cube would compute them again,
+        which is what the cache saves — a third of a split piece's time without it)."""
+        mono = self.finder.mono
+        if len(mono) > MAX_CACHED_COPIES:
+            for value in [v for v in mono if ("c", v) not in self.lemmas]:
+                del mono[value]
 
     def close(self) -> None:
         self.finder.close()
@@ -378,6 +404,7 @@ def run_cube(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str,
     state.running = False
     assert finder.learned is not None
     state.keep(finder.learned)
+    state.trim_copies()
     stats = finder.stats
     return {
         "kind": "cube",

@@ -21,6 +21,8 @@ never keeps the others from their turn.  The level is
 and layout start with the most recent :data:`.cubes.MAX_SHARED_LEMMAS` of them (sound: every
 lemma holds for every solution of the level, :mod:`.cubes`).  Local workers also swap them while
 their cubes run (:class:`.cubes.LemmaExchange`, relayed by the local task pool, :class:`ramseygadgets.infra.executors.ProcessPool`).
+The halves of a cube split at run time inherit every lemma it and its split ancestors learned
+(up to :data:`.cubes.MAX_INHERITED_LEMMAS`, ``CubeTask.inherited``), on whichever worker they run.
 
 **Checkpoints** (``out``): every finished cube is appended to ``OUT/cubes.jsonl``
 (:mod:`.cubelog`) by this process (the driver) with the problem, the engine that ran, the
@@ -74,6 +76,7 @@ from ramseygadgets.search.cubeproof import (
     problem_tag,
 )
 from ramseygadgets.search.cubes import (
+    MAX_INHERITED_LEMMAS,
     MAX_SHARED_LEMMAS,
     Cube,
     CubePlan,
@@ -140,6 +143,8 @@ class _LevelRun:
         self.planned_decided: set[str] = set()
         #: the keys of the planned cubes that had no turn before this run (log included)
         self.untouched: set[str] = set()
+        #: per cube key, the lemmas its split ancestors learned (``CubeTask.inherited``)
+        self.inherited: dict[str, list[tuple[str, object]]] = {}
 
     def run(self) -> tuple[str, Candidate | None]:
         logged = self.s.logged(self.n, self.max_edges)
@@ -196,6 +201,7 @@ class _LevelRun:
             share=s.share,
             split_after=split,
             max_edges=self.max_edges,
+            inherited=self.inherited.get(cube.key, ()),
         )
 
     def _lost(self, cube: Cube, todo: list[Cube]) -> None:
@@ -227,8 +233,9 @@ class _LevelRun:
             return "found", self.s.candidate_from(record)
         if result["outcome"] == "timeout":
             return "timeout", None
+        inherited = self.inherited.pop(cube.key, [])
         if result["outcome"] == "split":
-            self._split(cube)
+            self._split(cube, (inherited + learned)[-MAX_INHERITED_LEMMAS:])
         if self.s.share:
             pool = self.pools.setdefault(cube.layout, [])
             pool += learned
@@ -277,20 +284,24 @@ class _LevelRun:
             out += self._expand(dataclasses.replace(cube, bits=bits), decided, splits)
         return out
 
-    def _split(self, cube: Cube) -> None:
+    def _split(self, cube: Cube, lemmas: list[tuple[str, object]]) -> None:
         """Replace a cube that ran past ``split_after`` by its children (those propagation does
         not refute), first in line after the planned cubes still waiting for their first turn:
-        together they cover it, so coverage is unchanged."""
-        refuter = self._refuter(cube.layout)
+        together they cover it, so coverage is unchanged.  Each child inherits ``lemmas``."""
+        refuter, todo = self._refuter(cube.layout), self.todo
         if len(cube.bits) >= len(refuter.edges):  # nothing left to fix: run it to the end
-            self.todo.insert(0, dataclasses.replace(cube, bits=cube.bits))
+            children, at = [cube], 0
             self.no_split.add(cube.key)
-            return
-        children = [cube.bits + b for b in "10" if not refuter.refuted(cube.bits + b)]
-        self.record.refuted += 2 - len(children)
-        todo = self.todo
-        at = next((i + 1 for i in reversed(range(len(todo))) if todo[i].key in self.untouched), 0)
-        todo[at:at] = [dataclasses.replace(cube, bits=b) for b in children]
+        else:
+            kept = [b for b in "10" if not refuter.refuted(cube.bits + b)]
+            self.record.refuted += 2 - len(kept)
+            children = [dataclasses.replace(cube, bits=cube.bits + b) for b in kept]
+            at = next(
+                (i + 1 for i in reversed(range(len(todo))) if todo[i].key in self.untouched), 0
+            )
+        if self.s.share:
+            self.inherited.update((child.key, lemmas) for child in children)
+        todo[at:at] = children
 
     def close(self) -> None:
         for refuter in self.refuters.values():
