@@ -103,6 +103,7 @@ def _split_depth_first(
                 return "found", candidates, pieces
             if result["outcome"] == "split":
                 lemmas = (inherited + result["learned"]) if inherit else []
+                lemmas = lemmas[-cube_module.MAX_INHERITED_LEMMAS :]
                 halves = [bits + b for b in "01" if not refuter.refuted(bits + b)]
                 stack += [(half, lemmas) for half in halves]  # "1" first: the denser half
         return "none", candidates, pieces
@@ -115,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", type=float, default=30.0, help="seconds before a split")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument(
+        "--inherit-cap",
+        type=int,
+        default=cube_module.MAX_INHERITED_LEMMAS,
+        help="lemmas a half inherits at most (MAX_INHERITED_LEMMAS)",
+    )
+    parser.add_argument(
         "--out", type=Path, default=Path(__file__).parent / "results/dense-cubes.jsonl"
     )
     args = parser.parse_args(argv)
@@ -122,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = set(variants) - set(VARIANTS)
     if unknown:
         raise SystemExit(f"unknown variants {sorted(unknown)}; choose from {', '.join(VARIANTS)}")
+    cube_module.MAX_INHERITED_LEMMAS = args.inherit_cap
     problem = Problem.make("K3", "K4", "negative-sender")
     names = [lay.name for lay in layouts(problem.gadget, 14)]
     rows = []
