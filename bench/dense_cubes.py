@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchlog import append_run
+from benchlog import append_run, timed_cube
 
 from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search import cubes as cube_module
@@ -52,26 +52,19 @@ VARIANTS = ("whole", "split", "split-keep-all", "split-inherit", "minisat", "rul
 
 def search(problem: Problem, cube: Cube, variant: str, split: float) -> dict[str, Any]:
     """One cube by one variant (module docstring), in fresh finders."""
+    if not variant.startswith("split"):
+        solver = "minisat22" if variant == "minisat" else "auto"
+        rules = variant != "rules-off"
+        task = CubeTask(problem=problem, cube=cube, share=False, solver=solver, degree_bound=rules)
+        return {**timed_cube(task), "pieces": 1}
     clear_finders()
     kept = cube_module.MAX_KEPT_LEMMAS
     if variant == "split-keep-all":
         cube_module.MAX_KEPT_LEMMAS = None
     start = time.process_time()
     try:
-        if variant.startswith("split"):
-            inherit = variant == "split-inherit"
-            outcome, candidates, pieces = _split_depth_first(problem, cube, split, inherit)
-        else:
-            solver = "minisat22" if variant == "minisat" else "auto"
-            task = CubeTask(
-                problem=problem,
-                cube=cube,
-                share=False,
-                solver=solver,
-                degree_bound=variant != "rules-off",
-            )
-            result = run_cube(task)
-            outcome, candidates, pieces = result["outcome"], result["candidates"], 1
+        inherit = variant == "split-inherit"
+        outcome, candidates, pieces = _split_depth_first(problem, cube, split, inherit)
     finally:
         cube_module.MAX_KEPT_LEMMAS = kept
         clear_finders()
