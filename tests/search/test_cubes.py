@@ -221,6 +221,30 @@ def test_the_halves_of_a_split_cube_inherit_every_lemma_it_learned(monkeypatch):
     clear_finders()
 
 
+@pytest.mark.parametrize("cap", [None, 0])
+def test_an_inherited_lemmas_copies_stay_cached_up_to_the_cap(monkeypatch, cap):
+    """A cube given inherited lemmas starts with them (it learns none of them again); the level
+    does not keep them, but their copies stay cached for the next half unless the cache is past
+    ``MAX_CACHED_COPIES``."""
+    monkeypatch.setattr(cubes_module, "MAX_KEPT_LEMMAS", 0)
+    if cap is not None:
+        monkeypatch.setattr(cubes_module, "MAX_CACHED_COPIES", cap)
+    first, second = generate_cubes(K3_K4E_RED, 8, 4).cubes[:2]
+    try:
+        learned = run_cube(CubeTask(problem=K3_K4E_RED, cube=first))["learned"]
+        clear_finders()
+        counterexamples = {value for kind, value in learned if kind == "c"}
+        assert counterexamples
+        two = run_cube(CubeTask(problem=K3_K4E_RED, cube=second, inherited=learned))
+        assert not {_hashable(x) for x in learned} & {_hashable(x) for x in two["learned"]}
+        state = next(iter(cubes_module._LEVELS.values()))
+        assert not state.lemmas
+        cached = counterexamples & set(state.finder.mono)
+        assert cached == (counterexamples if cap is None else set())
+    finally:
+        clear_finders()
+
+
 def test_without_sharing_nothing_is_inherited(monkeypatch):
     inherited: list = []
     real = runners_module.run_cube

@@ -70,9 +70,10 @@ MAX_SHARED_LEMMAS = 500
 
 #: Lemmas a half of a cube split at run time inherits from the cube and its split ancestors
 #: at most (the newest): they were learned in that very part of the search, so the half starts
-#: where its parent stopped instead of with the level's newest :data:`MAX_KEPT_LEMMAS`.  On dense
-#: level-14 cubes of the (K3, K4)-negative-sender split after 30 s the cap of 5,000 alone cost
-#: 2.2× (``bench/dense_cubes.py``, docs/search.md).
+#: where its parent stopped instead of with the level's newest :data:`MAX_KEPT_LEMMAS`.  Three dense
+#: level-14 cubes of the (K3, K4)-negative-sender split every 30 s cost 3.64× their whole search
+#: without it and 1.76× with it (``bench/dense_cubes.py``, docs/search.md); a fresh solver loaded
+#: with many more lemmas tries fewer candidates a second (95,783: 6.5× fewer), hence the cap.
 MAX_INHERITED_LEMMAS = 100_000
 
 #: Counterexample lemmas whose copies (:meth:`.exists.CandidateModel.lemma_copies`) a process
@@ -205,7 +206,8 @@ class CubeTask:
     #: only graphs with at most this many edges (``SearchOptions.max_edges``)
     max_edges: int | None = None
     #: the lemmas the cube's split ancestors learned (:data:`MAX_INHERITED_LEMMAS`): added in
-    #: full to this cube's finder, and kept past it only as far as the level's cap keeps lemmas
+    #: full to this cube's finder, not kept by the level past it (their copies stay cached up to
+    #: :data:`MAX_CACHED_COPIES`)
     inherited: Sequence[tuple[str, object]] = ()
 
 

@@ -64,7 +64,7 @@ EdgeFooting = Literal["proven", "cube log", "not proven"]
 #: The phrase for facts resting on cube outcomes not all re-run.
 ON_TRUST_WORDS = "as far as the cube log holds"
 #: The SHA-256 of the shipped atlas whose every cube proof's coverage ``atlas table``
-#: re-derived with no dispute.  ``tests/atlas/test_shipped_atlas_audit.py`` re-derives it on
+#: re-derived with no dispute.  ``tests/atlas/test_atlas_data.py::test_the_shipped_atlas_is_the_audited_one`` re-derives it on
 #: every run and fails, printing the new hash, when the file and this constant part (after an
 #: adoption: audit, then set it).
 AUDITED_ATLAS_SHA256 = "cca1ca078f7fc5f84b88b99020109e915180785e6e6bc07bd3c0ec5e73bd9a6f"
