@@ -224,7 +224,7 @@ def solve(
 ) -> None:
     """Find minimal gadgets (fewest vertices, then fewest edges) with a proof that none is smaller.
 
-    Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted by Ctrl-C, 143: by SIGTERM (the finished results are still printed, and with --out every finished cube is in the log). Solutions are printed as JSON answers that 'ramseygadgets verify PROBLEM_ID -' reads.
+    Exit 0: every problem solved; 1: some not found within the limits; 130: interrupted by Ctrl-C, 143: by SIGTERM (the finished results are still printed; with --out every finished cube is in the log and what the cubes in flight learned in OUT/stopped-cubes.jsonl, for the rerun). Solutions are printed as JSON answers that 'ramseygadgets verify PROBLEM_ID -' reads.
     """
     from ramseygadgets.search.options import SearchOptions
     from ramseygadgets.search.solve import check_engine

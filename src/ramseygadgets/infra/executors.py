@@ -13,8 +13,9 @@ arrives (a checkpoint), so a crash or Ctrl-C keeps everything finished.
   (killed, out of memory) costs only its task (a new worker is forked for the next one), which
   a ``ProcessPoolExecutor`` cannot give (one dead worker breaks the whole pool).  Workers may
   send messages while a task runs (:func:`worker_channel`), which the parent relays to the
-  other workers (the cube search's lemma exchange).  Workers ignore SIGINT; on Ctrl-C or an
-  error the parent kills them; a killed parent takes its workers with it
+  other workers (the cube search's lemma exchange) and passes to its ``observe`` function (a
+  task run in this process sends to it too: :class:`TaskPool`).  Workers ignore SIGINT; on
+  Ctrl-C or an error the parent kills them; a killed parent takes its workers with it
   (:mod:`ramseygadgets.infra.workers`).  A pool never has more processes than tasks.
 * :class:`RayExecutor` (``--ray ADDRESS``): each item is a Ray task; Ray re-runs a task whose
   worker died (``max_retries``), cancelled tasks are force-killed.  ``ADDRESS`` is ``auto``
@@ -58,6 +59,8 @@ __all__ = [
 
 
 Task = Callable[[Any], Any]
+#: ``observe(key, message)``: a message the task ``key`` sent while it ran (:class:`TaskPool`).
+Observer = Callable[[Any, Any], None]
 #: What :meth:`TaskPool.wait` reports for a task whose worker died.
 LOST = None
 
@@ -75,20 +78,29 @@ class TaskFailed(ScaleoutError):
 
 
 class TaskPool:
-    """Tasks of ``fn`` in this process, one at a time (run when :meth:`wait` is called)."""
+    """Tasks of ``fn`` in this process, one at a time (run when :meth:`wait` is called);
+    ``observe(key, message)`` gets each message a task sends on its :func:`worker_channel`."""
 
     slots = 1
 
-    def __init__(self, fn: Task) -> None:
-        self.fn = fn
+    def __init__(self, fn: Task, observe: Observer | None = None) -> None:
+        self.fn, self.observe = fn, observe
         self.queue: list[tuple[Any, Any]] = []
 
     def submit(self, key: Any, item: Any) -> None:
         self.queue.append((key, item))
 
     def wait(self) -> list[tuple[Any, Any]]:
+        global _channel
         key, item = self.queue.pop(0)
-        return [(key, self.fn(item))]
+        if self.observe is None:
+            return [(key, self.fn(item))]
+        observe = self.observe
+        _channel = _ObservedChannel(lambda message: observe(key, message))
+        try:
+            return [(key, self.fn(item))]
+        finally:
+            _channel = None
 
     def cancel_all(self) -> None:
         self.queue.clear()
@@ -114,11 +126,26 @@ class Channel:
         return out
 
 
+class _ObservedChannel(Channel):
+    """The channel of a task run in this process: what it sends goes to ``observe``, nothing
+    comes in."""
+
+    def __init__(self, observe: Callable[[Any], None]) -> None:
+        self.observe = observe
+
+    def send(self, message: Any) -> None:
+        self.observe(message)
+
+    def pending(self) -> list[Any]:
+        return []
+
+
 _channel: Channel | None = None
 
 
 def worker_channel() -> Channel | None:
-    """This process's channel to its parent when it is a :class:`ProcessPool` worker, else None."""
+    """This process's channel to its parent when it is a :class:`ProcessPool` worker, or to the
+    pool's observer while a :class:`TaskPool` with one runs a task here; else None."""
     return _channel
 
 
@@ -175,7 +202,8 @@ def _send_if_room(conn: Connection, message: Any) -> None:
 class ProcessPool(TaskPool):
     """At most ``slots`` forked worker processes, each running one task at a time and kept from
     task to task (module docstring); ``relay``: pass each message a worker sends on to the
-    others; ``on_message``: what a worker does with a message that comes between tasks."""
+    others; ``on_message``: what a worker does with a message that comes between tasks;
+    ``observe(key, message)``: called here with each message the task ``key`` sends."""
 
     def __init__(
         self,
@@ -184,8 +212,10 @@ class ProcessPool(TaskPool):
         *,
         relay: bool = False,
         on_message: Callable[[Any], None] | None = None,
+        observe: Observer | None = None,
     ) -> None:
         self.fn, self.slots, self.relay, self.on_message = fn, slots, relay, on_message
+        self.observe = observe
         methods = mp.get_all_start_methods()
         self.ctx = mp.get_context("fork") if "fork" in methods else mp.get_context()
         self.idle: list[tuple[Any, Connection]] = []
@@ -220,7 +250,7 @@ class ProcessPool(TaskPool):
             for key, (proc, conn) in list(self.busy.items()):
                 if conn not in ready and proc.sentinel not in ready:
                     continue
-                done = self._done(conn)
+                done = self._done(key, conn)
                 if done is None and proc.is_alive():
                     continue  # messages only, or a spurious wake-up: nothing yet
                 del self.busy[key]
@@ -236,14 +266,17 @@ class ProcessPool(TaskPool):
             raise failed
         return out
 
-    def _done(self, conn: Connection) -> _Done | None:
-        """The result waiting in ``conn``, if any, after relaying the messages before it to the
-        other workers; ``None`` also when the worker died before sending."""
+    def _done(self, key: Any, conn: Connection) -> _Done | None:
+        """The result waiting in ``conn`` (the task ``key``'s), if any, after relaying the
+        messages before it to the other workers (and to :attr:`observe`); ``None`` also when
+        the worker died before sending."""
         try:
             while conn.poll():
                 message = conn.recv()
                 if isinstance(message, _Done):
                     return message
+                if self.observe is not None:
+                    self.observe(key, message)
                 if self.relay:
                     for _proc, other in [*self.busy.values(), *self.idle]:
                         if other is not conn:
@@ -287,10 +320,12 @@ class Executor:
         *,
         relay: bool = False,
         on_message: Callable[[Any], None] | None = None,
+        observe: Observer | None = None,
     ) -> TaskPool:
         """A pool of at most ``slots`` (default :attr:`workers`) tasks of ``fn`` in flight;
-        ``relay`` and ``on_message``: messages between local workers (:class:`ProcessPool`)."""
-        return TaskPool(fn)
+        ``relay`` and ``on_message``: messages between local workers (:class:`ProcessPool`);
+        ``observe``: the messages tasks send, here (:class:`TaskPool`, :class:`ProcessPool`)."""
+        return TaskPool(fn, observe)
 
     def run(
         self, fn: Task, items: Sequence[Any], *, describe: Callable[[Any], str] = str
@@ -366,11 +401,12 @@ class LocalExecutor(Executor):
         *,
         relay: bool = False,
         on_message: Callable[[Any], None] | None = None,
+        observe: Observer | None = None,
     ) -> TaskPool:
         size = self.workers if slots is None else min(self.workers, slots)
         if size <= 1:
-            return TaskPool(fn)
-        return ProcessPool(fn, size, relay=relay, on_message=on_message)
+            return TaskPool(fn, observe)
+        return ProcessPool(fn, size, relay=relay, on_message=on_message, observe=observe)
 
 
 class RayPool(TaskPool):
@@ -472,9 +508,11 @@ class RayExecutor(Executor):
         *,
         relay: bool = False,
         on_message: Callable[[Any], None] | None = None,
+        observe: Observer | None = None,
     ) -> TaskPool:
         """Ray tasks, at most ``slots`` (default: the cluster's CPUs) in flight; no messages
-        between them (``relay`` and ``on_message`` are for local workers)."""
+        between them or to here (``relay``, ``on_message`` and ``observe`` are for local
+        workers)."""
         return RayPool(self, fn, max(1, slots or self.workers))
 
     def close(self) -> None:

@@ -28,7 +28,10 @@ The halves of a cube split at run time inherit every lemma it and its split ance
 (:mod:`.cubelog`) by this process (the driver) with the problem, the engine that ran, the
 outcome and where it ran (``node``, ``host``, ``pid``, ``ip`` on Ray:
 :func:`.runners.placement`; optional, older logs have none).  Only finished cubes are logged:
-a cube in flight when its node or the driver is lost is not, so a rerun searches it again.
+a cube in flight when its node or the driver is lost is not, so a rerun searches it again — but
+when the run stops (Ctrl-C, SIGTERM, its time limit) the lemmas each cube in flight inherited
+and streamed so far go to ``OUT/stopped-cubes.jsonl`` (:mod:`.stopped`), and the rerun starts
+that cube, or its open parts, with them (each derived again first).
 A rerun with the same
 ``out`` skips every cube contained in a decided one of the same engine (the cubes of one level
 must all come from one engine: both engines' symmetry breaking keeps one graph per orbit, but
@@ -97,6 +100,7 @@ from ramseygadgets.search.solve import (
     smallest_vertex_count,
 )
 from ramseygadgets.search.spec import layouts
+from ramseygadgets.search.stopped import StoppedCube, StoppedCubes
 
 __all__ = [
     "CUBES_PER_SLOT",
@@ -143,8 +147,13 @@ class _LevelRun:
         self.planned_decided: set[str] = set()
         #: the keys of the planned cubes that had no turn before this run (log included)
         self.untouched: set[str] = set()
-        #: per cube key, the lemmas its split ancestors learned (``CubeTask.inherited``)
+        #: per cube key, the lemmas its split ancestors learned (``CubeTask.inherited``), or
+        #: it (or an ancestor) learned before a stop (:mod:`.stopped`)
         self.inherited: dict[str, list[tuple[str, object]]] = {}
+        #: per cube key, a cube that ran out of the run's time, with what it knew then
+        self.timed_out: dict[str, tuple[Cube, list[tuple[str, object]]]] = {}
+        self.layout_of = {lay.name: lay for lay in layouts(sched.problem.gadget, n)}
+        self.layout_index = {name: i for i, name in enumerate(self.layout_of)}
 
     def run(self) -> tuple[str, Candidate | None]:
         logged = self.s.logged(self.n, self.max_edges)
@@ -162,10 +171,25 @@ class _LevelRun:
             if not parts:
                 self.planned_decided.add(c.key)
             (untouched if parts == [c] else resumed).extend(parts)
-        todo = self.todo
-        todo += untouched + resumed  # every planned cube's first turn before a resumed one's parts
+        self.todo += untouched + resumed  # every planned cube's first turn before resumed parts
         self.untouched = {c.key for c in untouched}
-        runner = self.s.runner
+        if self.s.stopped is not None and self.s.share:
+            resumed_lemmas = self.s.stopped.for_cubes(self.n, self.todo, self.layout_of)
+            self.inherited.update(resumed_lemmas)
+            self.record.cubes_from_stop = len(resumed_lemmas)
+        try:
+            outcome = self._run_cubes()
+        finally:
+            self._keep_stopped()
+        if self.in_flight:
+            self.s.runner.cancel_all()
+            self.in_flight.clear()
+        return outcome
+
+    def _run_cubes(self) -> tuple[str, Candidate | None]:
+        """Run the cubes of :attr:`todo` (and the halves of those that split) to the level's
+        outcome; the cubes in flight then are left in :attr:`in_flight`."""
+        todo, runner = self.todo, self.s.runner
         while todo or self.in_flight:
             while todo and len(self.in_flight) < runner.slots:
                 left = self.s.time_left()
@@ -181,10 +205,35 @@ class _LevelRun:
                     continue
                 outcome = self._finished(cube, result)
                 if outcome is not None:
-                    runner.cancel_all()
-                    self.in_flight.clear()
                     return outcome
         return "none", None
+
+    def _keep_stopped(self) -> None:
+        """Write what the cubes in flight (and one that ran out of time) learned to the
+        stopped cubes' file (:mod:`.stopped`), for the rerun, and drop the entries that decided
+        cubes now cover; counted in the level record."""
+        stopped = self.s.stopped
+        if stopped is None or not self.s.share:
+            return
+        streamed = self.s.runner.streamed
+        for key, cube in self.in_flight.items():
+            self.timed_out[key] = (cube, self.inherited.get(key, []) + streamed.get(key, []))
+        kept = [
+            StoppedCube(self.n, cube.layout_name, cube.bits, tuple(lemmas[-MAX_INHERITED_LEMMAS:]))
+            for cube, lemmas in self.timed_out.values()
+        ]
+        stopped.write(kept, self._still_open)
+        self.record.stopped_cubes = len(kept)
+        self.record.stopped_lemmas = sum(len(s.lemmas) for s in kept)
+
+    def _still_open(self, key: tuple[int, str, str]) -> bool:
+        """Whether the stopped cube ``(n, layout name, bits)`` of an older stop is still open:
+        another level's, or not covered by this level's decided cubes."""
+        n, name, bits = key
+        if n != self.n or name not in self.layout_of:
+            return True
+        refuter = self._refuter(self.layout_index[name])
+        return not covered(refuter, self.decided.get(name, set()), bits)
 
     def _task(self, cube: Cube, left: float | None) -> CubeTask:
         s = self.s
@@ -231,9 +280,10 @@ class _LevelRun:
             self.s.on_cube(record)
         if result["outcome"] == "found":
             return "found", self.s.candidate_from(record)
-        if result["outcome"] == "timeout":
-            return "timeout", None
         inherited = self.inherited.pop(cube.key, [])
+        if result["outcome"] == "timeout":
+            self.timed_out[cube.key] = (cube, inherited + learned)
+            return "timeout", None
         if result["outcome"] == "split":
             self._split(cube, (inherited + learned)[-MAX_INHERITED_LEMMAS:])
         if self.s.share:
@@ -338,6 +388,8 @@ class CubeScheduler:
         self.deadline = start + options.timeout if options.timeout is not None else None
         self.target: int = options.cubes or CUBES_PER_SLOT * runner.slots
         self.on_cube = on_cube
+        #: the lemmas of cubes in flight at a stop (:mod:`.stopped`), beside the log
+        self.stopped = StoppedCubes(log.path.parent, problem) if log is not None else None
         self.ran = _engine_for(problem, self.engine)
         self.plans: dict[int, CubePlan] = {}
         if log is not None:  # a log read back is held to the same rules as any other

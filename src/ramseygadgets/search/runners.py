@@ -5,7 +5,8 @@ A runner has ``slots`` (cubes to keep in flight), ``submit(key, task)``, ``wait(
 ``(key, record)`` pairs of the cubes that ended, at least one, where ``record`` is ``None`` for a
 cube whose worker died (killed, out of memory) — ``cancel_all()`` and ``close()``.
 
-* ``--jobs 1``: in this process, one cube at a time.
+* ``--jobs 1``: in this process, one cube at a time (its lemmas stream to the runner as a
+  worker's do, :attr:`CubeRunner.streamed`).
 * ``--jobs K``: K local worker processes (:class:`ramseygadgets.infra.executors.ProcessPool`), each
   keeping its finders from cube to cube.  While cubes run, the workers swap lemmas through the
   parent (:class:`.cubes.LemmaExchange` on the worker's
@@ -87,18 +88,32 @@ class CubeRunner:
 
     def __init__(self, executor: Executor, slots: int) -> None:
         self.executor = executor
-        self.pool = executor.pool(_guarded_run, slots, relay=True, on_message=take_lemmas)
+        self.pool = executor.pool(
+            _guarded_run, slots, relay=True, on_message=take_lemmas, observe=self._streamed
+        )
         self.slots = self.pool.slots
         self.name = executor.describe(self.slots)
+        #: per cube in flight, the lemmas it has sent so far (its :class:`.cubes.LemmaExchange`;
+        #: none on Ray), so that a stopped search keeps them (:mod:`.stopped`)
+        self.streamed: dict[str, list[tuple[str, object]]] = {}
+
+    def _streamed(self, key: str, message: Any) -> None:
+        if isinstance(message, tuple) and message[:1] == ("lemmas",):
+            self.streamed.setdefault(key, []).extend(message[2])
 
     def submit(self, key: str, task: CubeTask) -> None:
+        self.streamed[key] = []
         self.pool.submit(key, task)
 
     def wait(self) -> list[Outcome]:
-        return self.pool.wait()
+        ended = self.pool.wait()
+        for key, _ in ended:
+            self.streamed.pop(key, None)
+        return ended
 
     def cancel_all(self) -> None:
         self.pool.cancel_all()
+        self.streamed.clear()
 
     def close(self) -> None:
         self.pool.close()

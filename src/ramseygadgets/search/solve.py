@@ -74,6 +74,11 @@ class LevelRecord:
     cpu_seconds: float = 0.0
     #: only graphs with at most this many edges were searched (``SearchOptions.max_edges``)
     max_edges: int | None = None
+    #: cubes that started with the lemmas of a cube stopped earlier; cubes in flight at this
+    #: run's stop and the lemmas kept of them (:mod:`.stopped`)
+    cubes_from_stop: int = 0
+    stopped_cubes: int = 0
+    stopped_lemmas: int = 0
 
     def to_json(self) -> dict[str, Any]:
         out = self._json()
@@ -85,6 +90,9 @@ class LevelRecord:
                 refuted_by_propagation=self.refuted,
                 cube_cpu_seconds=round(self.cpu_seconds, 3),
             )
+        for name in ("cubes_from_stop", "stopped_cubes", "stopped_lemmas"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
         return out
 
     def _json(self) -> dict[str, Any]:

@@ -1,0 +1,43 @@
+"""Messages a task sends while it runs reach the pool's ``observe`` function, whether the task
+runs in a worker process or in this one (:mod:`ramseygadgets.infra.executors`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ramseygadgets.infra.executors import LocalExecutor, TaskPool, worker_channel
+
+
+def _chatty(item: int) -> str:
+    channel = worker_channel()
+    if channel is None:
+        return "no channel"
+    for i in range(item):
+        channel.send(("note", item, i))
+    return f"sent {item}"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_each_message_reaches_the_observer_with_its_tasks_key(jobs):
+    seen: list[tuple[Any, Any]] = []
+    pool = LocalExecutor(jobs).pool(_chatty, jobs, observe=lambda key, m: seen.append((key, m)))
+    try:
+        for key, item in (("a", 3), ("b", 2)):
+            pool.submit(key, item)
+        results: dict[Any, Any] = {}
+        while len(results) < 2:
+            results.update(pool.wait())
+    finally:
+        pool.close()
+    assert results == {"a": "sent 3", "b": "sent 2"}
+    for key, item in (("a", 3), ("b", 2)):
+        assert [m for k, m in seen if k == key] == [("note", item, i) for i in range(item)]
+
+
+def test_a_task_in_this_process_has_no_channel_without_an_observer():
+    pool = TaskPool(_chatty)
+    pool.submit("a", 3)
+    assert pool.wait() == [("a", "no channel")]
+    assert worker_channel() is None

@@ -1,0 +1,176 @@
+"""What the cubes in flight at a stop learned is kept, handed to the rerun, and never trusted
+(:mod:`ramseygadgets.search.stopped`)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from ramseygadgets.core.graphs import Graph
+from ramseygadgets.problems.catalog import Problem
+from ramseygadgets.search import SearchError
+from ramseygadgets.search.cubes import clear_finders
+from ramseygadgets.search.options import SearchOptions
+from ramseygadgets.search.parallel import solve_cubes
+from ramseygadgets.search.spec import EdgeColor, gadget_spec, layouts
+from ramseygadgets.search.stopped import STOPPED_FILE, LemmaCheck, StoppedLemmaRefused
+from ramseygadgets.verification.bruteforce import good_coloring_masks
+
+K3_K4E_RED = Problem.make("K3", "K4-e", "red-determiner")
+P3_K3_NEG = Problem.make("P3", "K3", "negative-sender")
+P3_K3_RED = Problem.make("P3", "K3", "red-determiner")
+#: level 10 of K3_K4E_RED in two cubes: "0" is decided at once, "1" runs about ten seconds
+LEVEL_10 = dict(min_vertices=10, max_vertices=10, cubes=2, minimize_edges=False)
+
+
+def _entries(out: Path) -> list[dict]:
+    path = out / STOPPED_FILE
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+@pytest.fixture(autouse=True)
+def _fresh_finders():
+    yield
+    clear_finders()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_run_out_of_time_keeps_what_its_cube_in_flight_learned_and_the_rerun_starts_with_it(
+    tmp_path, jobs
+):
+    first = solve_cubes(K3_K4E_RED, SearchOptions(timeout=2.0, jobs=jobs, out=tmp_path, **LEVEL_10))
+    assert first.status == "timeout"
+    [entry] = _entries(tmp_path)
+    level = first.levels[0]
+    assert (entry["n"], entry["bits"], entry["problem_id"]) == (10, "1", K3_K4E_RED.id)
+    assert len(entry["lemmas"]) == level.stopped_lemmas > 0 and level.stopped_cubes == 1
+    cubes: list[dict] = []
+    rerun = solve_cubes(
+        K3_K4E_RED, SearchOptions(jobs=jobs, out=tmp_path, **LEVEL_10), on_cube=cubes.append
+    )
+    assert (rerun.status, rerun.lower_bound) == ("none-up-to-limit", 11)  # the verdict holds
+    assert rerun.levels[0].cubes_from_stop == 1
+    assert [c["inherited_in"] for c in cubes if c["bits"] == "1"] == [len(entry["lemmas"])]
+    assert _entries(tmp_path) == []  # the level is decided: nothing stopped is left open
+
+
+def test_ctrl_c_keeps_what_the_other_workers_cube_streamed(tmp_path):
+    """Two workers: the quick cube ends, Ctrl-C comes; the cube still running never ends, but
+    the lemmas it sent while it ran are kept."""
+
+    def interrupt(record: dict) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve_cubes(K3_K4E_RED, SearchOptions(jobs=2, out=tmp_path, **LEVEL_10), on_cube=interrupt)
+    [entry] = _entries(tmp_path)
+    assert entry["bits"] == "1"
+    level = [json.loads(x) for x in (tmp_path / "cubes.jsonl").read_text().splitlines()][-1]
+    assert level["kind"] == "level" and level["stopped_cubes"] == 1
+
+
+def _stopped_run(tmp_path: Path) -> tuple[Path, list[str]]:
+    solve_cubes(K3_K4E_RED, SearchOptions(timeout=1.5, jobs=1, out=tmp_path, **LEVEL_10))
+    path = tmp_path / STOPPED_FILE
+    return path, path.read_text().splitlines()
+
+
+def _designated_edge_id(problem: Problem, n: int) -> int:
+    layout = layouts(problem.gadget, n)[0]
+    return Graph.complete(n).edge_id(*layout.designated.edges[0])
+
+
+def test_a_forged_lemma_that_would_hide_every_solution_is_refused(tmp_path):
+    """``("a", [e])`` says "e is not an edge": every graph of the layout has it, so the rerun
+    would prove the level none whatever it holds.  It is derived again and refused."""
+    path, lines = _stopped_run(tmp_path)
+    entry = json.loads(lines[0])
+    entry["lemmas"].insert(0, ["a", [_designated_edge_id(K3_K4E_RED, 10)]])
+    path.write_text(json.dumps(entry) + "\n")
+    with pytest.raises(StoppedLemmaRefused, match=rf"{STOPPED_FILE}:1: lemma 0 .*good colouring"):
+        solve_cubes(K3_K4E_RED, SearchOptions(jobs=1, out=tmp_path, **LEVEL_10))
+
+
+def test_a_forged_counterexample_that_meets_no_bad_condition_is_refused(tmp_path):
+    """A red-determiner's bad colourings have e blue; a "counterexample" with e red excludes
+    graphs for no reason."""
+    path, lines = _stopped_run(tmp_path)
+    entry = json.loads(lines[0])
+    red_everywhere = format((1 << 45) - 1, "x")
+    entry["lemmas"].append(["c", red_everywhere])
+    path.write_text(json.dumps(entry) + "\n")
+    with pytest.raises(StoppedLemmaRefused, match=r"lemma \d+ .*meets no bad condition"):
+        solve_cubes(K3_K4E_RED, SearchOptions(jobs=1, out=tmp_path, **LEVEL_10))
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"problem_id": "%s", "n": 10, "layout": "e=0-1"}', "without its n, layout, bits"),
+        (
+            '{"problem_id": "%s", "n": 10, "layout": "e=0-1", "bits": "1", "lemmas": [["x", 1]]}',
+            "unknown lemma kind",
+        ),
+        (
+            '{"problem_id": "%s", "n": 10, "layout": "e=0-1", "bits": "1", "lemmas": [["c", "zz"]]}',
+            "no colouring of K_n",
+        ),
+        (
+            '{"problem_id": "%s", "n": 10, "layout": "e=0-1", "bits": "1", "lemmas": [["a", [99]]]}',
+            "no set of K_n edges",
+        ),
+    ],
+)
+def test_a_malformed_stopped_cube_is_named_not_used(tmp_path, line, why):
+    (tmp_path / STOPPED_FILE).write_text((line.replace("%s", K3_K4E_RED.id)) + "\n")
+    with pytest.raises(SearchError, match=rf"{STOPPED_FILE}:1: .*{why}"):
+        solve_cubes(K3_K4E_RED, SearchOptions(jobs=1, out=tmp_path, **LEVEL_10))
+
+
+def test_without_sharing_no_stopped_lemma_is_written_or_read(tmp_path):
+    solve_cubes(K3_K4E_RED, SearchOptions(timeout=1.0, share=False, out=tmp_path, **LEVEL_10))
+    assert not (tmp_path / STOPPED_FILE).exists()
+
+
+def _brute_force_arrows(problem: Problem, n: int, edges: list[int]) -> bool:
+    """Whether the graph of ``edges`` (K_n ids) has no good colouring meeting some witness
+    condition, by listing every colouring."""
+    kn = Graph.complete(n)
+    pairs = [kn.edges[t] for t in edges]
+    graph = Graph.from_edges(pairs, n)
+    good = good_coloring_masks(graph, problem.F, problem.H)
+    spec = gadget_spec(problem, layouts(problem.gadget, n)[0].designated)
+    for witness in spec.witnesses:
+        ok = good
+        for atom in witness:
+            assert isinstance(atom, EdgeColor)
+            if tuple(atom.edge) in pairs or tuple(reversed(atom.edge)) in pairs:
+                bit = 1 << graph.edge_id(*atom.edge)
+                ok = ok[((ok & bit) != 0) == atom.red]
+        if len(ok) == 0:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("problem", [P3_K3_RED, P3_K3_NEG])
+def test_the_arrowing_check_agrees_with_brute_force(problem):
+    """Random edge sets of K_6, dense enough that some arrow and some do not: the oracle's
+    verdict equals the list of every colouring's."""
+    n, rng = 6, random.Random(7)
+    check = LemmaCheck(problem, n, layouts(problem.gadget, n)[0])
+    m = n * (n - 1) // 2
+    verdicts = []
+    try:
+        for _ in range(40):
+            edges = sorted(rng.sample(range(m), rng.randint(6, m)))
+            holds = check.why_not(("a", edges)) is None
+            assert holds == _brute_force_arrows(problem, n, edges), edges
+            verdicts.append(holds)
+    finally:
+        check.close()
+    assert any(verdicts) and not all(verdicts)
