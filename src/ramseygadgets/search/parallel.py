@@ -150,8 +150,9 @@ class _LevelRun:
         #: per cube key, the lemmas its split ancestors learned (``CubeTask.inherited``), or
         #: it (or an ancestor) learned before a stop (:mod:`.stopped`)
         self.inherited: dict[str, list[tuple[str, object]]] = {}
-        #: per cube key, a cube that ran out of the run's time, with what it knew then
-        self.timed_out: dict[str, tuple[Cube, list[tuple[str, object]]]] = {}
+        #: per cube key, a cube this run stopped (out of time, or in flight at the stop), with the
+        #: lemmas it knew then
+        self.stopped_now: dict[str, tuple[Cube, list[tuple[str, object]]]] = {}
         self.layout_of = {lay.name: lay for lay in layouts(sched.problem.gadget, n)}
         self.layout_index = {name: i for i, name in enumerate(self.layout_of)}
 
@@ -217,10 +218,11 @@ class _LevelRun:
             return
         streamed = self.s.runner.streamed
         for key, cube in self.in_flight.items():
-            self.timed_out[key] = (cube, self.inherited.get(key, []) + streamed.get(key, []))
+            self.stopped_now[key] = (cube, self.inherited.get(key, []) + streamed.get(key, []))
         kept = [
             StoppedCube(self.n, cube.layout_name, cube.bits, tuple(lemmas[-MAX_INHERITED_LEMMAS:]))
-            for cube, lemmas in self.timed_out.values()
+            for cube, lemmas in self.stopped_now.values()
+            if lemmas
         ]
         stopped.write(kept, self._still_open)
         self.record.stopped_cubes = len(kept)
@@ -282,7 +284,7 @@ class _LevelRun:
             return "found", self.s.candidate_from(record)
         inherited = self.inherited.pop(cube.key, [])
         if result["outcome"] == "timeout":
-            self.timed_out[cube.key] = (cube, inherited + learned)
+            self.stopped_now[cube.key] = (cube, inherited + learned)
             return "timeout", None
         if result["outcome"] == "split":
             self._split(cube, (inherited + learned)[-MAX_INHERITED_LEMMAS:])
