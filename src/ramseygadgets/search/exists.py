@@ -43,7 +43,23 @@ from ramseygadgets.search.oracle import (
 from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout, RedDegree
 from ramseygadgets.search.symmetry import LexMaxCheck, column_order, group_cosets
 
-__all__ = ["ExistsModel", "CandidateModel"]
+__all__ = ["CADICAL_OPTIONS", "ExistsModel", "CandidateModel"]
+
+#: CaDiCaL options of the exists solver (when it is CaDiCaL: from :data:`.oracle.LARGE_LEVEL`
+#: vertices).  Its clauses grow by one lemma per candidate and every call is short, so bounded
+#: variable elimination, probing and stable-mode phases, meant for one long solve, cost more than
+#: they find — a little: 1.05× on three dense and eight sparse level-14 cubes
+#: (``bench/exists_options.py``; 1.15× on the smallest, the others 1.00–1.04×).
+CADICAL_OPTIONS: dict[str, int] = {"elim": 0, "stable": 0, "probe": 0}
+
+
+def exists_solver(name: str, clauses: Sequence[Sequence[int]]) -> Solver:
+    """A PySAT solver ``name`` holding ``clauses``, CaDiCaL configured by :data:`CADICAL_OPTIONS`."""
+    solver = Solver(name=name)
+    if name.startswith("cadical") and CADICAL_OPTIONS:
+        solver.configure(CADICAL_OPTIONS)
+    solver.append_formula(clauses)
+    return solver
 
 
 class ExistsModel:
@@ -102,14 +118,14 @@ class ExistsModel:
         self.solver_name = finder_solver(solver, n)
         #: the static clauses and variable count, kept for :meth:`reset`
         self.static, self.static_top = self.clauses, self.top
-        self.solver = Solver(name=self.solver_name, bootstrap_with=self.static)
+        self.solver = exists_solver(self.solver_name, self.static)
         self.clauses = []
 
     def reset(self) -> None:
         """A new solver with the static clauses only: every lemma, restriction and learned
         clause dropped (cheaper than building the model again)."""
         self.solver.delete()
-        self.solver = Solver(name=self.solver_name, bootstrap_with=self.static)
+        self.solver = exists_solver(self.solver_name, self.static)
         self.top, self.totalizer = self.static_top, None
 
     def _add_witnesses(self) -> None:
