@@ -132,6 +132,12 @@ def test_a_malformed_stopped_cube_is_named_not_used(tmp_path, line, why):
         solve_cubes(K3_K4E_RED, SearchOptions(jobs=1, out=tmp_path, **LEVEL_10))
 
 
+def test_a_stopped_cubes_file_that_is_not_text_is_named_not_used(tmp_path):
+    (tmp_path / STOPPED_FILE).write_bytes(b"\xff\xfe\x00garbage\n")
+    with pytest.raises(SearchError, match=rf"{STOPPED_FILE}: cannot be read"):
+        solve_cubes(K3_K4E_RED, SearchOptions(jobs=1, out=tmp_path, **LEVEL_10))
+
+
 def test_without_sharing_no_stopped_lemma_is_written_or_read(tmp_path):
     solve_cubes(K3_K4E_RED, SearchOptions(timeout=1.0, share=False, out=tmp_path, **LEVEL_10))
     assert not (tmp_path / STOPPED_FILE).exists()

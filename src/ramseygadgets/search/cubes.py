@@ -205,7 +205,8 @@ class CubeTask:
     degree_bound: bool = DEGREE_BOUND
     #: only graphs with at most this many edges (``SearchOptions.max_edges``)
     max_edges: int | None = None
-    #: the lemmas the cube's split ancestors learned (:data:`MAX_INHERITED_LEMMAS`): added in
+    #: the lemmas the cube's split ancestors learned, or it or an ancestor learned before a stop
+    #: (:mod:`.stopped`; at most :data:`MAX_INHERITED_LEMMAS`): added in
     #: full to this cube's finder, not kept by the level past it (their copies stay cached up to
     #: :data:`MAX_CACHED_COPIES`)
     inherited: Sequence[tuple[str, object]] = ()

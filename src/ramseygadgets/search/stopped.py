@@ -21,7 +21,8 @@ file on trust.  Each is derived again for the problem, level and layout of the r
   edges has no good colouring meeting some witness condition (one oracle query each): no graph
   containing it has one either.
 
-A lemma that does not hold is refused with the file, line and lemma named.  One line per stopped
+A lemma that does not hold refuses the file, with its line and the lemma named: the run does not
+start (deleting the file only costs what it saved).  One line per stopped
 cube (JSON: the problem's tag, ``n``, ``layout``, ``bits``, ``lemmas`` as ``["c", hex]`` or
 ``["a", [edge ids]]``); the file is rewritten atomically whenever a level run ends, keeping
 the entries of cubes still open (not covered by the level's decided cubes).
@@ -49,6 +50,8 @@ __all__ = ["STOPPED_FILE", "LemmaCheck", "StoppedCube", "StoppedCubes", "Stopped
 STOPPED_FILE = "stopped-cubes.jsonl"
 
 Lemma = tuple[str, object]
+#: How a refusal ends: the run does not start with a file it cannot trust.
+REFUSED = "refused (delete the file to search those cubes without what they learned)"
 
 
 class StoppedLemmaRefused(SearchError):
@@ -154,8 +157,11 @@ class StoppedCubes:
     def _entries(self) -> list[tuple[int, dict[str, Any]]]:
         if not self.path.exists():
             return []
-        with open(self.path, encoding="utf-8") as fh:
-            return [(line, self._parse(line, text)) for line, text in enumerate(fh, 1)]
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                return [(line, self._parse(line, text)) for line, text in enumerate(fh, 1)]
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoppedLemmaRefused(f"{self.path}: cannot be read ({exc}); {REFUSED}") from None
 
     def _parse(self, line: int, text: str) -> dict[str, Any]:
         try:
@@ -177,7 +183,7 @@ class StoppedCubes:
         return entry
 
     def _refused(self, line: int, why: str) -> StoppedLemmaRefused:
-        return StoppedLemmaRefused(f"{self.path}:{line}: {why}; not used")
+        return StoppedLemmaRefused(f"{self.path}:{line}: {why}; {REFUSED}")
 
     def for_cubes(
         self, n: int, cubes: Iterable[Cube], layout_of: Mapping[str, Layout]
