@@ -4,11 +4,18 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from ramseygadgets.cli import app
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search import SearchError
@@ -180,3 +187,41 @@ def test_the_arrowing_check_agrees_with_brute_force(problem):
     finally:
         check.close()
     assert any(verdicts) and not all(verdicts)
+
+
+CLI_LEVEL_10 = ["solve", "--F", "K3", "--H", "K4-e", "--gadget", "red-determiner"]
+CLI_LEVEL_10 += ["--min-vertices", "10", "--max-vertices", "10", "--cubes", "2", "--any-edges"]
+
+
+def test_the_cli_says_where_a_stopped_runs_lemmas_went(tmp_path):
+    result = CliRunner().invoke(app, [*CLI_LEVEL_10, "--timeout", "2", "--out", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert f"kept what the cubes in flight learned in {tmp_path / STOPPED_FILE}" in result.output
+    assert _entries(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX signals")
+def test_sigterm_keeps_what_the_workers_cubes_streamed(tmp_path):
+    """The way a sitting ends: SIGTERM to the driver of two workers (exit 143)."""
+    code = "import sys; from ramseygadgets.cli import main; sys.argv[0] = 'ramseygadgets'; main()"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *CLI_LEVEL_10, "--jobs", "2", "--out", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        deadline = time.monotonic() + 30
+        log = tmp_path / "cubes.jsonl"
+        while not (log.exists() and log.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.2)  # the quick cube "0" is logged; "1" runs on
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, stderr
+    assert b"kept what the cubes in flight learned" in stderr
+    [entry] = _entries(tmp_path)
+    assert entry["bits"] == "1" and entry["lemmas"]

@@ -415,16 +415,33 @@ def _solve_single(
         }
         if show:
             _print_interrupted_proof(problem, levels, options)
+            _print_stopped_cubes(options)
         return outcome
     outcome.results.append(result)
     outcome.seconds = result.seconds
     if show:
         console.print(_result_line(result))
         console.print(f"  proof: {result.proof()}", markup=False, highlight=False)
+        if result.status == "timeout":
+            _print_stopped_cubes(options)
         if result.candidate is not None:
             answer = json.dumps(result.candidate.to_json(problem.kind))
             console.print(f"  solution: {answer}", markup=False, highlight=False)
     return outcome
+
+
+def _print_stopped_cubes(options: SearchOptions) -> None:
+    """Where what the cubes in flight learned went (``--out``: search/stopped.py)."""
+    from pathlib import Path
+
+    from ramseygadgets.search.stopped import STOPPED_FILE
+
+    path = Path(options.out) / STOPPED_FILE if options.out is not None else None
+    if path is not None and path.exists() and path.stat().st_size:
+        err_console.print(
+            f"kept what the cubes in flight learned in {path}; the same command goes on with it",
+            highlight=False,
+        )
 
 
 def _print_interrupted_proof(
