@@ -19,6 +19,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search import SearchError
+from ramseygadgets.search import runners as runners_module
 from ramseygadgets.search.cubes import clear_finders
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
@@ -225,3 +226,18 @@ def test_sigterm_keeps_what_the_workers_cubes_streamed(tmp_path):
     assert b"kept what the cubes in flight learned" in stderr
     [entry] = _entries(tmp_path)
     assert entry["bits"] == "1" and entry["lemmas"]
+
+
+def test_the_driver_holds_only_the_newest_lemmas_a_stop_could_keep(monkeypatch):
+    monkeypatch.setattr(runners_module, "MAX_INHERITED_LEMMAS", 10)
+    runner = runners_module.make_runner(1)
+    try:
+        for start in range(0, 100, 7):
+            message = ("lemmas", ("p", 9, 0), [("c", i) for i in range(start, start + 7)])
+            runner._streamed("9|e=0-1|1", message)
+            assert len(runner.streamed["9|e=0-1|1"]) <= 20
+        assert runner.streamed["9|e=0-1|1"][-10:] == [("c", i) for i in range(95, 105)]
+        runner._streamed("9|e=0-1|1", ("something else",))
+        assert len(runner.streamed) == 1
+    finally:
+        runner.close()

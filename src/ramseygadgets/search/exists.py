@@ -43,7 +43,7 @@ from ramseygadgets.search.oracle import (
 from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout, RedDegree
 from ramseygadgets.search.symmetry import LexMaxCheck, column_order, group_cosets
 
-__all__ = ["CADICAL_OPTIONS", "ExistsModel", "CandidateModel"]
+__all__ = ["CADICAL_OPTIONS", "ExistsModel", "CandidateModel", "exists_solver"]
 
 #: CaDiCaL options of the exists solver (when it is CaDiCaL: from :data:`.oracle.LARGE_LEVEL`
 #: vertices).  Its clauses grow by one lemma per candidate and every call is short, so bounded

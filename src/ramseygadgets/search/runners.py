@@ -34,6 +34,7 @@ from typing import Any
 
 from ramseygadgets.infra.executors import Executor, LocalExecutor, RayExecutor, worker_channel
 from ramseygadgets.search.cubes import (
+    MAX_INHERITED_LEMMAS,
     CubeTask,
     LemmaExchange,
     clear_finders,
@@ -98,8 +99,13 @@ class CubeRunner:
         self.streamed: dict[str, list[tuple[str, object]]] = {}
 
     def _streamed(self, key: str, message: Any) -> None:
+        """Keep a lemma message of cube ``key`` (only the newest :data:`.cubes.
+        MAX_INHERITED_LEMMAS` are ever kept at a stop: an hour-long cube learns millions)."""
         if isinstance(message, tuple) and message[:1] == ("lemmas",):
-            self.streamed.setdefault(key, []).extend(message[2])
+            lemmas = self.streamed.setdefault(key, [])
+            lemmas.extend(message[2])
+            if len(lemmas) > 2 * MAX_INHERITED_LEMMAS:
+                del lemmas[:-MAX_INHERITED_LEMMAS]
 
     def submit(self, key: str, task: CubeTask) -> None:
         self.streamed[key] = []
