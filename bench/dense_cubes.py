@@ -14,7 +14,10 @@ searched in this one process, fresh finders per variant, the order rotating from
   :data:`~ramseygadgets.search.cubes.MAX_KEPT_LEMMAS` lemmas from piece to piece;
 * ``split-keep-all``: the same with every lemma kept;
 * ``split-inherit``: ``split`` with each half given every lemma its split ancestors learned
-  (``CubeTask.inherited``, as the scheduler does since the ninth session);
+  (``CubeTask.inherited``, as the scheduler does since the ninth session), kept out of its
+  solver until a candidate breaks one (:mod:`ramseygadgets.search.deferred`, tenth session);
+* ``split-inherit-clauses``: the same with every inherited lemma a clause from the start (the
+  ninth session's way);
 * ``minisat``: ``whole`` with MiniSat as the exists solver (CaDiCaL is the default from 13
   vertices);
 * ``rules-off``: ``whole`` without the degree, edge, floor and through rules of
@@ -47,7 +50,15 @@ CUBES = (
     ("f adjacent to e", "111111111111111111111110"),  # 77.7 s
     ("f adjacent to e", "111111111111111111110"),  # 86.8 s
 )
-VARIANTS = ("whole", "split", "split-keep-all", "split-inherit", "minisat", "rules-off")
+VARIANTS = (
+    "whole",
+    "split",
+    "split-keep-all",
+    "split-inherit",
+    "split-inherit-clauses",
+    "minisat",
+    "rules-off",
+)
 
 
 def search(problem: Problem, cube: Cube, variant: str, split: float) -> dict[str, Any]:
@@ -58,15 +69,16 @@ def search(problem: Problem, cube: Cube, variant: str, split: float) -> dict[str
         task = CubeTask(problem=problem, cube=cube, share=False, solver=solver, degree_bound=rules)
         return {**timed_cube(task), "pieces": 1}
     clear_finders()
-    kept = cube_module.MAX_KEPT_LEMMAS
+    kept, deferred = cube_module.MAX_KEPT_LEMMAS, cube_module.DEFER_INHERITED
+    cube_module.DEFER_INHERITED = variant != "split-inherit-clauses"
     if variant == "split-keep-all":
         cube_module.MAX_KEPT_LEMMAS = None
     start = time.process_time()
     try:
-        inherit = variant == "split-inherit"
+        inherit = variant.startswith("split-inherit")
         outcome, candidates, pieces = _split_depth_first(problem, cube, split, inherit)
     finally:
-        cube_module.MAX_KEPT_LEMMAS = kept
+        cube_module.MAX_KEPT_LEMMAS, cube_module.DEFER_INHERITED = kept, deferred
         clear_finders()
     return {
         "outcome": outcome,

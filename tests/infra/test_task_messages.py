@@ -3,6 +3,7 @@ runs in a worker process or in this one (:mod:`ramseygadgets.infra.executors`)."
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -41,3 +42,27 @@ def test_a_task_in_this_process_has_no_channel_without_an_observer():
     pool.submit("a", 3)
     assert pool.wait() == [("a", "no channel")]
     assert worker_channel() is None
+
+
+def _chatty_then_slow(item: float) -> str:
+    channel = worker_channel()
+    assert channel is not None
+    channel.send(("note", item))
+    time.sleep(item)
+    return f"slept {item}"
+
+
+def test_drain_reads_what_running_tasks_sent_and_keeps_a_result_for_wait():
+    seen: list[tuple[Any, Any]] = []
+    pool = LocalExecutor(2).pool(_chatty_then_slow, 2, observe=lambda key, m: seen.append((key, m)))
+    try:
+        pool.submit("slow", 3.0)
+        pool.submit("quick", 0.0)
+        time.sleep(1.0)  # both sent their note, "quick" its result too; nobody read them
+        assert seen == []
+        pool.drain()
+        assert sorted(seen) == [("quick", ("note", 0.0)), ("slow", ("note", 3.0))]
+        assert pool.wait() == [("quick", "slept 0.0")]
+        assert pool.wait() == [("slow", "slept 3.0")]
+    finally:
+        pool.close()

@@ -49,7 +49,7 @@ def _fresh_finders():
 def test_a_run_out_of_time_keeps_what_its_cube_in_flight_learned_and_the_rerun_starts_with_it(
     tmp_path, jobs
 ):
-    first = solve_cubes(K3_K4E_RED, SearchOptions(timeout=2.0, jobs=jobs, out=tmp_path, **LEVEL_10))
+    first = solve_cubes(K3_K4E_RED, SearchOptions(timeout=4.0, jobs=jobs, out=tmp_path, **LEVEL_10))
     assert first.status == "timeout"
     [entry] = _entries(tmp_path)
     level = first.levels[0]
@@ -66,10 +66,11 @@ def test_a_run_out_of_time_keeps_what_its_cube_in_flight_learned_and_the_rerun_s
 
 
 def test_ctrl_c_keeps_what_the_other_workers_cube_streamed(tmp_path):
-    """Two workers: the quick cube ends, Ctrl-C comes; the cube still running never ends, but
-    the lemmas it sent while it ran are kept."""
+    """Two workers: the quick cube ends, a second later Ctrl-C comes (the driver reads no
+    message meanwhile); the cube still running never ends, but the lemmas it sent are kept."""
 
     def interrupt(record: dict) -> None:
+        time.sleep(1.0)
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
@@ -81,7 +82,7 @@ def test_ctrl_c_keeps_what_the_other_workers_cube_streamed(tmp_path):
 
 
 def _stopped_run(tmp_path: Path) -> tuple[Path, list[str]]:
-    solve_cubes(K3_K4E_RED, SearchOptions(timeout=1.5, jobs=1, out=tmp_path, **LEVEL_10))
+    solve_cubes(K3_K4E_RED, SearchOptions(timeout=3.0, jobs=1, out=tmp_path, **LEVEL_10))
     path = tmp_path / STOPPED_FILE
     return path, path.read_text().splitlines()
 
@@ -195,7 +196,7 @@ CLI_LEVEL_10 += ["--min-vertices", "10", "--max-vertices", "10", "--cubes", "2",
 
 
 def test_the_cli_says_where_a_stopped_runs_lemmas_went(tmp_path):
-    result = CliRunner().invoke(app, [*CLI_LEVEL_10, "--timeout", "2", "--out", str(tmp_path)])
+    result = CliRunner().invoke(app, [*CLI_LEVEL_10, "--timeout", "3", "--out", str(tmp_path)])
     assert result.exit_code == 1, result.output
     assert f"kept what the cubes in flight learned in {tmp_path / STOPPED_FILE}" in result.output
     assert _entries(tmp_path)

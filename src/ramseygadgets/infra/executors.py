@@ -102,6 +102,9 @@ class TaskPool:
         finally:
             _channel = None
 
+    def drain(self) -> None:
+        """Pass on what running tasks sent and nobody read yet (here: nothing is left unread)."""
+
     def cancel_all(self) -> None:
         self.queue.clear()
 
@@ -220,6 +223,8 @@ class ProcessPool(TaskPool):
         self.ctx = mp.get_context("fork") if "fork" in methods else mp.get_context()
         self.idle: list[tuple[Any, Connection]] = []
         self.busy: dict[Any, tuple[Any, Connection]] = {}
+        #: results :meth:`drain` read before :meth:`wait` asked
+        self.early: dict[Any, _Done] = {}
 
     def submit(self, key: Any, item: Any) -> None:
         while self.idle:
@@ -242,6 +247,11 @@ class ProcessPool(TaskPool):
     def wait(self) -> list[tuple[Any, Any]]:
         out: list[tuple[Any, Any]] = []
         failed: BaseException | None = None
+        for key, early in self.early.items():
+            self.idle.append(self.busy.pop(key))
+            failed = failed or early.error
+            out.append((key, early.result))
+        self.early.clear()
         while not out:
             waitables: list[Any] = []
             for proc, conn in self.busy.values():
@@ -285,15 +295,24 @@ class ProcessPool(TaskPool):
             pass
         return None
 
+    def drain(self) -> None:
+        """Relay and observe every message the busy workers sent so far, at once (before a
+        stop reads what they sent); a result that came meanwhile waits for :meth:`wait`."""
+        for key, (_proc, conn) in self.busy.items():
+            if key not in self.early and (done := self._done(key, conn)) is not None:
+                self.early[key] = done
+
     def cancel_all(self) -> None:
         """Kill the busy workers (a task cannot be stopped otherwise); idle ones stay."""
         _kill(list(self.busy.values()))
         self.busy.clear()
+        self.early.clear()
 
     def close(self) -> None:
         _kill(list(self.busy.values()) + self.idle)
         self.busy.clear()
         self.idle.clear()
+        self.early.clear()
 
 
 def _kill(workers: list[tuple[Any, Connection]]) -> None:

@@ -46,6 +46,7 @@ from ramseygadgets.colorings.red_blue import keyboard_interrupts
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.catalog import Problem
+from ramseygadgets.search.deferred import DeferredLemmas
 from ramseygadgets.search.degrees import ReducibleEdges
 from ramseygadgets.search.exists import CandidateModel, ExistsModel
 from ramseygadgets.search.oracle import (
@@ -112,6 +113,7 @@ class FinderStats:
     arrowing: int = 0  # lazy engine: subgraphs without a witness coloring
     pruned: int = 0  # lazy engine: candidates excluded as not lex-maximal
     reduced: int = 0  # lazy engine: candidates excluded by the edge rule (:mod:`.degrees`)
+    deferred: int = 0  # models dropped for breaking an inherited lemma (:mod:`.deferred`)
     sat_seconds: float = 0.0
     check_seconds: float = 0.0
 
@@ -192,6 +194,8 @@ class LayoutFinder:
         #: :meth:`add_lemmas`, kept by :meth:`reset` (whoever adds lemmas again and again drops
         #: the entries of those it no longer adds)
         self.mono: dict[int, tuple[list[int], list[int]]] = {}
+        #: inherited counterexample lemmas not yet clauses (:meth:`defer_lemmas`)
+        self.deferred: DeferredLemmas | None = None
 
     def reset(self) -> None:
         """Start again from the static clauses: no lemma, restriction or statistic kept (the
@@ -200,6 +204,7 @@ class LayoutFinder:
         self.stats = FinderStats()
         self.learned = None
         self.known = set()
+        self.deferred = None
 
     # -- cubes (:mod:`.cubes`) ---------------------------------------------------------------------
     def restrict(self, fixed: Sequence[tuple[int, bool]], max_edges: int | None = None) -> None:
@@ -233,6 +238,30 @@ class LayoutFinder:
             else:
                 assert isinstance(value, (list, tuple))
                 self.model.add_arrowing(value)
+
+    def defer_lemmas(self, lemmas: Sequence[tuple[str, object]]) -> None:
+        """Add lemmas as :meth:`add_lemmas` does, but keep the counterexample ones out of the
+        solver until a candidate breaks one (:mod:`.deferred`; an empty one, or an arrowing
+        lemma, is added at once)."""
+        values, monos, now = [], [], []
+        for kind, value in lemmas:
+            key = lemma_key(kind, value)
+            if kind != "c" or key in self.known:
+                now.append((kind, value))
+                continue
+            assert isinstance(value, int)
+            mono = self.mono.get(value)
+            if mono is None:
+                mono = self.mono[value] = self.model.lemma_copies(value)
+            if not mono[0] and not mono[1]:
+                now.append((kind, value))
+                continue
+            self.known.add(key)
+            values.append(value)
+            monos.append(mono)
+        self.add_lemmas(now)
+        if values:
+            self.deferred = DeferredLemmas(self.copies, values, monos)
 
     def _learn(self, kind: str, value: object) -> None:
         if self.learned is not None:
@@ -286,6 +315,11 @@ class LayoutFinder:
             if self.reducible is not None and (clause := self.reducible(edge_mask)):
                 self.model.solver.add_clause(clause)  # not shared: it holds for reduced ones
                 self.stats.reduced += 1
+                continue
+            if self.deferred is not None and (broken := self.deferred.broken(edge_mask)):
+                for value, mono in broken:
+                    self.model.add_lemma(value, mono)
+                self.stats.deferred += 1
                 continue
             self.stats.candidates += 1
             if self.lazy:

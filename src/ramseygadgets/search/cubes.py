@@ -212,6 +212,10 @@ class CubeTask:
     inherited: Sequence[tuple[str, object]] = ()
 
 
+#: Whether a cube's inherited lemmas wait outside its solver until a candidate breaks one
+#: (:mod:`.deferred`) instead of all being clauses from the start.
+DEFER_INHERITED = True
+
 #: Lemmas a process keeps per level and layout (the newest), and hands each new cube's finder.
 #: Every lemma holds for the whole level, but the exists solver slows down as they pile up: at
 #: 14 vertices a worker's finder kept for 40 minutes tried 6 candidates a second where a fresh
@@ -253,7 +257,10 @@ class LevelState:
         edges = split_edges(task.cube.n, layout)
         finder.restrict(list(zip(edges, (b == "1" for b in task.cube.bits))), task.max_edges)
         finder.add_lemmas(list(self.lemmas.values()))
-        finder.add_lemmas(task.inherited)
+        if DEFER_INHERITED:
+            finder.defer_lemmas(task.inherited)
+        else:
+            finder.add_lemmas(task.inherited)
         finder.share_lemmas()
         self.running = True
         return finder
@@ -423,6 +430,7 @@ def run_cube(task: CubeTask, exchange: LemmaExchange | None = None) -> dict[str,
         "lemmas": stats.lemmas,
         "arrowing_lemmas": stats.arrowing,
         "pruned_as_not_lex_max": stats.pruned,
+        "dropped_by_inherited": stats.deferred,
         "shared_in": len(task.lemmas),
         "inherited_in": len(task.inherited),
         "edges": [list(e) for e in graph.edges] if graph is not None else None,

@@ -216,6 +216,7 @@ class _LevelRun:
         stopped = self.s.stopped
         if stopped is None or not self.s.share:
             return
+        self.s.runner.drain()
         streamed = self.s.runner.streamed
         for key, cube in self.in_flight.items():
             self.stopped_now[key] = (cube, self.inherited.get(key, []) + streamed.get(key, []))

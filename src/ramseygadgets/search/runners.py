@@ -117,6 +117,10 @@ class CubeRunner:
             self.streamed.pop(key, None)
         return ended
 
+    def drain(self) -> None:
+        """Take in every lemma message the cubes in flight sent so far (:attr:`streamed`)."""
+        self.pool.drain()
+
     def cancel_all(self) -> None:
         self.pool.cancel_all()
         self.streamed.clear()
