@@ -251,7 +251,8 @@ class LevelState:
         """The finder, reset for the task's cube: the cube and the edge bound as unit clauses
         (CaDiCaL simplifies with them, where assumptions are decided again on every call: 1.5×
         less CPU on the sparse cubes of ``bench/sparse_cubes.py``), then the kept lemmas (the
-        task's among them)."""
+        task's among them) as clauses and its inherited ones deferred (:mod:`.deferred`,
+        :data:`DEFER_INHERITED`)."""
         finder = self.finder
         finder.reset()
         edges = split_edges(task.cube.n, layout)
