@@ -20,7 +20,11 @@ from ramseygadgets.harness.types import ChatRequest, SampleKey, Sampling
 from ramseygadgets.problems.catalog import get_problem
 
 PROBLEM = get_problem("p3_k3_red_determiner")
-FAST = RetryPolicy(max_retries=4, base_delay=0.01, max_delay=0.05, request_timeout=0.5)
+#: quick retries; a request timeout far above any reply's time on a loaded machine (a 0.5 s
+#: timeout once cost a CI run an extra retry of a 429)
+FAST = RetryPolicy(max_retries=4, base_delay=0.01, max_delay=0.05, request_timeout=10.0)
+#: for the reply that comes too late: timed out at 1.5 s, 3 s before it comes
+SHORT_TIMEOUT = RetryPolicy(max_retries=4, base_delay=0.01, max_delay=0.05, request_timeout=1.5)
 
 
 def request(run: int = 0, content: str = "hi", **kwargs) -> ChatRequest:
@@ -155,7 +159,7 @@ def test_assistant_prefix_is_continued(mock_server):
         (Fail(503, "overloaded"), "HTTP 503"),
         (Drop(), "connection"),
         (Garbage(), "unreadable"),
-        (Reply("too late", delay=2.0), "timed out"),
+        (Reply("too late", delay=4.5), "timed out"),
     ],
 )
 def test_transient_failures_are_retried_and_counted(mock_server, failure, expected_in_error):
@@ -168,7 +172,7 @@ def test_transient_failures_are_retried_and_counted(mock_server, failure, expect
     backend = OpenAIBackend(
         "mock-model",
         base_url=server.base_url,
-        retry=FAST,
+        retry=SHORT_TIMEOUT if expected_in_error == "timed out" else FAST,
         on_retry=lambda key, attempt, reason, delay: retries.append((attempt, reason)),
     )
     (c,) = call(backend, request())
