@@ -358,10 +358,10 @@ except ImportError:
 def test_nothing_outlives_a_killed_harness(host: Host, isolation: bool) -> None:
     """The harness killed (SIGKILL) in the middle of a program: no sandbox is left behind
     (without the sandbox the program outlives it: the test can fail)."""
-    sleeper = f"import os, sys\n{_marked('import time; time.sleep(60)', host)}\n"
+    sleeper = f"import os, sys\n{_marked('import time; time.sleep(180)', host)}\n"
     harness = (
         "from ramseygadgets.sandbox import Sandbox, SandboxLimits\n"
-        f"Sandbox(SandboxLimits(wall_s=60), isolation={isolation}).run({sleeper!r})\n"
+        f"Sandbox(SandboxLimits(wall_s=180), isolation={isolation}).run({sleeper!r})\n"
     )
     if isolation:
         need_sandbox()
@@ -369,7 +369,8 @@ def test_nothing_outlives_a_killed_harness(host: Host, isolation: bool) -> None:
     script.write_text(harness)
     process = subprocess.Popen([sys.executable, str(script)])
     try:
-        deadline = time.monotonic() + 20
+        # a loaded 2-core CI machine once took over 20 s to start the harness and its program
+        deadline = time.monotonic() + 120
         while not processes_with(host.marker) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert processes_with(host.marker), "the program never started"
