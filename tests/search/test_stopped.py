@@ -20,6 +20,7 @@ from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search import SearchError
 from ramseygadgets.search import runners as runners_module
+from ramseygadgets.search import stopped as stopped_module
 from ramseygadgets.search.cubes import clear_finders
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
@@ -66,8 +67,9 @@ def test_a_run_out_of_time_keeps_what_its_cube_in_flight_learned_and_the_rerun_s
 
 
 def test_ctrl_c_keeps_what_the_other_workers_cube_streamed(tmp_path):
-    """Two workers: the quick cube ends, a second later Ctrl-C comes (the driver reads no
-    message meanwhile); the cube still running never ends, but the lemmas it sent are kept."""
+    """Two workers: the quick cube ends, a second later Ctrl-C comes; the cube still running
+    never ends, but the lemmas it sent are kept (those still unread in its pipe too: the pool's
+    ``drain``, tested in tests/infra/test_task_messages.py)."""
 
     def interrupt(record: dict) -> None:
         time.sleep(1.0)
@@ -139,6 +141,26 @@ def test_a_malformed_stopped_cube_is_named_not_used(tmp_path, line, why):
     (tmp_path / STOPPED_FILE).write_text((line.replace("%s", K3_K4E_RED.id)) + "\n")
     with pytest.raises(SearchError, match=rf"{STOPPED_FILE}:1: .*{why}"):
         solve_cubes(K3_K4E_RED, SearchOptions(jobs=1, out=tmp_path, **LEVEL_10))
+
+
+def test_an_entry_with_more_lemmas_than_a_stop_keeps_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(stopped_module, "MAX_INHERITED_LEMMAS", 1)
+    line = {"problem_id": K3_K4E_RED.id, "n": 10, "layout": "e=0-1", "bits": "1"}
+    line["lemmas"] = [["c", "1"], ["c", "2"]]
+    (tmp_path / STOPPED_FILE).write_text(json.dumps(line) + "\n")
+    with pytest.raises(SearchError, match=rf"{STOPPED_FILE}:1: 2 lemmas, more than 1"):
+        solve_cubes(K3_K4E_RED, SearchOptions(jobs=1, out=tmp_path, **LEVEL_10))
+
+
+def test_a_level_end_with_nothing_stopped_leaves_the_file_alone(tmp_path):
+    """Another level's entry, nothing in flight at this level's end: no rewrite."""
+    path, lines = _stopped_run(tmp_path)
+    other = {**json.loads(lines[0]), "n": 11}
+    path.write_text(json.dumps(other) + "\n")
+    before = path.stat().st_mtime_ns
+    options = {**LEVEL_10, "min_vertices": 9, "max_vertices": 9}
+    assert solve_cubes(K3_K4E_RED, SearchOptions(jobs=1, out=tmp_path, **options)).lower_bound == 10
+    assert path.stat().st_mtime_ns == before and _entries(tmp_path) == [other]
 
 
 def test_a_stopped_cubes_file_that_is_not_text_is_named_not_used(tmp_path):

@@ -24,8 +24,8 @@ file on trust.  Each is derived again for the problem, level and layout of the r
 A lemma that does not hold refuses the file, with its line and the lemma named: the run does not
 start (deleting the file only costs what it saved).  One line per stopped
 cube (JSON: the problem's tag, ``n``, ``layout``, ``bits``, ``lemmas`` as ``["c", hex]`` or
-``["a", [edge ids]]``); the file is rewritten atomically whenever a level run ends, keeping
-the entries of cubes still open (not covered by the level's decided cubes).
+``["a", [edge ids]]``); the file is rewritten atomically when a level run ends with cubes
+in flight or with entries its decided cubes now cover (those are dropped), else left alone.
 """
 
 from __future__ import annotations
@@ -233,19 +233,20 @@ class StoppedCubes:
         """Rewrite the file with ``stopped`` and the older entries that ``still_open((n,
         layout, bits))`` keeps (not stopped again now; other problems' all), atomically."""
         new = {s.key for s in stopped}
-        kept = [
-            entry
-            for _, entry in self._entries()
-            if entry.get("problem_id") != self.problem.id
-            or (
-                (key := (entry["n"], entry["layout"], entry["bits"])) not in new and still_open(key)
-            )
-        ]
+
+        def kept(entry: dict[str, Any]) -> bool:
+            if entry.get("problem_id") != self.problem.id:
+                return True
+            key = (entry["n"], entry["layout"], entry["bits"])
+            return key not in new and bool(still_open(key))
+
+        entries = [entry for _, entry in self._entries()]
+        old = [entry for entry in entries if kept(entry)]
+        if not stopped and len(old) == len(entries):
+            return  # nothing stopped, nothing covered since: the file stays as it is
         tag = problem_tag(self.problem)
-        lines = [json.dumps(e, separators=(",", ":")) for e in kept]
+        lines = [json.dumps(e, separators=(",", ":")) for e in old]
         lines += [json.dumps({**tag, **_encoded(s)}, separators=(",", ":")) for s in stopped]
-        if not lines and not self.path.exists():
-            return
         with atomic_path(self.path) as tmp:
             tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
