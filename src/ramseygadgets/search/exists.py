@@ -49,7 +49,7 @@ __all__ = ["CADICAL_OPTIONS", "ExistsModel", "CandidateModel", "exists_solver"]
 #: vertices).  Its clauses grow by one lemma per candidate and every call is short, so bounded
 #: variable elimination, probing and stable-mode phases, meant for one long solve, cost more than
 #: they find — a little: 1.05× on three dense and eight sparse level-14 cubes
-#: (``bench/exists_options.py``; 1.15× on the smallest, the others 1.00–1.04×).
+#: (``bench/exists_options.py``; per cube from 0.86×, a 1.2 s sparse one, to 1.17×).
 CADICAL_OPTIONS: dict[str, int] = {"elim": 0, "stable": 0, "probe": 0}
 
 
