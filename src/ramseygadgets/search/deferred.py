@@ -43,6 +43,7 @@ class DeferredLemmas:
         self.watch = self.indices[self.indptr[:-1]].copy() if lists else self.indptr[:0].copy()
         self.alive = np.ones(len(lists), dtype=np.bool_)
         self.left = len(lists)
+        self.out = np.empty(len(lists), dtype=np.int64)  # reused: this runs on every model
 
     def broken(self, edge_mask: int) -> list[tuple[int, Copies]]:
         """The lemmas the graph ``edge_mask`` breaks (no copy of theirs inside it), as
@@ -53,10 +54,9 @@ class DeferredLemmas:
         present = np.concatenate(
             (within(self.copies.f_table, words), within(self.copies.h_table, words))
         )
-        out = np.empty(self.left, dtype=np.int64)
-        count = _broken(self.alive, self.watch, self.indptr, self.indices, present, out)
+        count = _broken(self.alive, self.watch, self.indptr, self.indices, present, self.out)
         self.left -= count
-        return [(self.values[i], self.monos[i]) for i in out[:count]]
+        return [(self.values[i], self.monos[i]) for i in self.out[:count]]
 
 
 @numba.njit(cache=True)
