@@ -236,7 +236,7 @@ def test_cli_recheck_options(level8):
 def test_an_interrupted_single_problem_prints_its_proof_line(monkeypatch):
     """docs/search.md: every run prints a proof: line, an interrupted one too."""
 
-    def interrupted(problem, options, *, on_level):
+    def interrupted(problem, options, *, on_level, on_start):
         for n in (2, 3):
             on_level(LevelRecord(n, "none", 0.0))
         raise KeyboardInterrupt
@@ -247,6 +247,31 @@ def test_an_interrupted_single_problem_prints_its_proof_line(monkeypatch):
     assert result.exit_code == 130
     assert "proof: none on 2..3 vertices" in result.output
     assert "no solution has fewer than 4 vertices" in result.output
+
+
+@pytest.mark.parametrize("stop_in", ["level", "check"])
+def test_an_interrupted_run_on_a_checked_log_says_what_its_proof_rests_on(
+    level8, monkeypatch, stop_in
+):
+    """Ctrl-C during level 9 of ``--assume-none-below`` (no level finished): the proof line
+    names the checked log (it said "levels below 9 not searched" before); Ctrl-C during the
+    check itself claims nothing from the log."""
+    parallel = importlib.import_module("ramseygadgets.search.parallel")
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(parallel, "_level" if stop_in == "level" else "none_below", stop)
+    args = [*BLUE_ARGS, "--min-vertices", "9", "--max-vertices", "9", "--any-edges"]
+    result = cli.invoke(app, ["solve", *args, "--assume-none-below", str(level8)])
+    assert result.exit_code == 130, result.output
+    assert "interrupted: no level decided" in result.output
+    if stop_in == "level":
+        assert "proof: none on 8: cube log, 8 cubes" in result.output
+        assert "not searched" not in result.output
+    else:
+        assert "proof: levels below 9 not searched" in result.output
+        assert "cube log" not in result.output
 
 
 def test_a_none_cube_whose_bits_are_not_its_keys_is_refused(level8, tmp_path):

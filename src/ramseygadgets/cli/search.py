@@ -377,6 +377,7 @@ def _solve_single(
     from ramseygadgets.search.solve import solve as solve_problem
 
     levels: list[LevelRecord] = []
+    started: list[SearchResult] = []  # the result as it grows (on_start), for an interruption
 
     def on_level(level: LevelRecord) -> None:
         levels.append(level)
@@ -400,9 +401,11 @@ def _solve_single(
             from ramseygadgets.search.parallel import solve_cubes
 
             on_cube = CubeHeartbeat() if show else None
-            result = solve_cubes(problem, options, on_level=on_level, on_cube=on_cube)
+            result = solve_cubes(
+                problem, options, on_level=on_level, on_cube=on_cube, on_start=started.append
+            )
         else:
-            result = solve_problem(problem, options, on_level=on_level)
+            result = solve_problem(problem, options, on_level=on_level, on_start=started.append)
     except KeyboardInterrupt as exc:
         outcome.interruption = exc
         outcome.unfinished = [problem.id]
@@ -414,7 +417,7 @@ def _solve_single(
             "max_edges": options.max_edges,
         }
         if show:
-            _print_interrupted_proof(problem, levels, options)
+            _print_interrupted_proof(problem, levels, options, started[0] if started else None)
             _print_stopped_cubes(options)
         return outcome
     outcome.results.append(result)
@@ -445,25 +448,24 @@ def _print_stopped_cubes(options: SearchOptions) -> None:
 
 
 def _print_interrupted_proof(
-    problem: Problem, levels: list[LevelRecord], options: SearchOptions
+    problem: Problem,
+    levels: list[LevelRecord],
+    options: SearchOptions,
+    started: SearchResult | None,
 ) -> None:
     """The ``proof:`` line of the levels decided before an interruption (docs/search.md: every
-    run prints one), and the lower bound they prove (under the run's edge cap, if any)."""
+    run prints one), and the lower bound they prove (under the run's edge cap, if any).
+    ``started``: the search's own result (``on_start``), which knows whether
+    ``--assume-none-below`` was checked; None when the search stopped before that check."""
     from ramseygadgets.search.options import cap_words
     from ramseygadgets.search.solve import SearchResult, smallest_vertex_count
 
-    first = smallest_vertex_count(problem)
-    partial = SearchResult(
-        *(problem.id, problem, "timeout", None, first, 0.0),
-        levels=levels,
-        max_edges=options.max_edges,
-    )
-    partial.searched_from = max(first, options.min_vertices or first)
-    if options.assume_none_below is not None and levels:  # its check passed before any level
-        partial.assumed = (
-            f"none on {partial.searched_from - 1}: --assume-none-below "
-            f"{options.assume_none_below} (checked before the search)"
-        )
+    partial = started
+    if partial is None:
+        first = smallest_vertex_count(problem)
+        partial = SearchResult(*(problem.id, problem, "timeout", None, first, 0.0), levels=levels)
+        partial.max_edges = options.max_edges
+        partial.searched_from = max(first, options.min_vertices or first)
     proven = [lv.n for lv in levels if lv.outcome == "none"]
     if proven:
         err_console.print(

@@ -461,6 +461,7 @@ def solve_cubes(
     *,
     on_level: Callable[[LevelRecord], None] | None = None,
     on_cube: Callable[[dict[str, Any]], None] | None = None,
+    on_start: Callable[[SearchResult], None] | None = None,
 ) -> SearchResult:
     """:func:`.solve` by cube-and-conquer (module docstring): same verdict, many workers.
 
@@ -471,7 +472,8 @@ def solve_cubes(
     within ``recheck_timeout`` seconds); ``split_after``: a cube still running after this many
     seconds is stopped and replaced by its two children (balances the cubes at run time; the
     worker keeps what it learned, so little is lost).  ``on_level`` gets each level's record,
-    ``on_cube`` each finished cube's.
+    ``on_cube`` each finished cube's, ``on_start`` the result once ``assume_none_below`` is
+    checked (as :func:`.solve`).
     """
     problem = resolve_problem(problem)
     begin = first_level(problem, options)
@@ -498,6 +500,8 @@ def solve_cubes(
             timeout=options.recheck_timeout,
         )
         result.lower_bound = begin
+    if on_start is not None:
+        on_start(result)
     log = CubeLog(options.out) if options.out is not None else None
     runner: Runner | None = None
     try:

@@ -442,6 +442,7 @@ def solve(
     options: SearchOptions = SearchOptions(),
     *,
     on_level: Callable[[LevelRecord], None] | None = None,
+    on_start: Callable[[SearchResult], None] | None = None,
 ) -> SearchResult:
     """The minimal solution of ``problem`` (fewest vertices, then fewest edges) with its proof.
 
@@ -450,9 +451,11 @@ def solve(
     result says how far the proof got (``lower_bound``) and carries any solution found so far.
     ``engine``: ``auto`` (lazy unless F is a star), ``lazy`` or ``eager`` (:mod:`.cegar`); all
     give the same answer, and each level records which one ran and what it enumerated.
-    ``on_level`` is called with each level's record as it is decided.
+    ``on_level`` is called with each level's record as it is decided, ``on_start`` with the
+    result before the first level: it grows as the search goes, so a caller that is interrupted
+    still holds what was proven (the CLI's ``proof:`` line after Ctrl-C).
     """
-    return search_levels(resolve_problem(problem), options, _run_level, on_level)
+    return search_levels(resolve_problem(problem), options, _run_level, on_level, on_start)
 
 
 #: Decides level n into the result: ``(problem, n, deadline, options, result)`` → True when the
@@ -465,9 +468,11 @@ def search_levels(
     options: SearchOptions,
     decide_level: LevelSearch,
     on_level: Callable[[LevelRecord], None] | None = None,
+    on_start: Callable[[SearchResult], None] | None = None,
 ) -> SearchResult:
     """Levels n = :func:`first_level` … ``max_vertices`` in turn, each decided by
-    ``decide_level``, until one stops the search; ``on_level`` sees each level's record."""
+    ``decide_level``, until one stops the search; ``on_level`` sees each level's record,
+    ``on_start`` the result before the first level (as :func:`solve`)."""
     start = time.monotonic()
     deadline = _deadline(start, options)
     begin = first_level(problem, options)
@@ -482,6 +487,8 @@ def search_levels(
         max_edges=options.max_edges,
     )
     result.searched_from = begin
+    if on_start is not None:
+        on_start(result)
     for n in range(begin, options.max_vertices + 1):
         done = decide_level(problem, n, deadline, options, result)
         if on_level is not None:
