@@ -43,7 +43,6 @@ class DeferredLemmas:
         self.watch = self.indices[self.indptr[:-1]].copy() if lists else self.indptr[:0].copy()
         self.alive = np.ones(len(lists), dtype=np.bool_)
         self.left = len(lists)
-        self.out = np.empty(len(lists), dtype=np.int64)  # reused: this runs on every model
 
     def broken(self, edge_mask: int) -> list[tuple[int, Copies]]:
         """The lemmas the graph ``edge_mask`` breaks (no copy of theirs inside it), as
@@ -54,9 +53,10 @@ class DeferredLemmas:
         present = np.concatenate(
             (within(self.copies.f_table, words), within(self.copies.h_table, words))
         )
-        count = _broken(self.alive, self.watch, self.indptr, self.indices, present, self.out)
+        out = np.empty(self.left, dtype=np.int64)
+        count = _broken(self.alive, self.watch, self.indptr, self.indices, present, out)
         self.left -= count
-        return [(self.values[i], self.monos[i]) for i in self.out[:count]]
+        return [(self.values[i], self.monos[i]) for i in out[:count]]
 
 
 @numba.njit(cache=True)
