@@ -358,7 +358,17 @@ except ImportError:
 def test_nothing_outlives_a_killed_harness(host: Host, isolation: bool) -> None:
     """The harness killed (SIGKILL) in the middle of a program: no sandbox is left behind
     (without the sandbox the program outlives it: the test can fail)."""
-    sleeper = f"import os, sys\n{_marked('import time; time.sleep(180)', host)}\n"
+    # the program detaches as a daemon would (its own session, hang-ups and terminations
+    # ignored, no pipe to the harness), so only a kill of the whole sandbox ends it: without
+    # the sandbox nothing a killed harness leaves behind (a hang-up, a closed pipe) reaches it
+    detach = (
+        "import os, signal, sys\nos.setsid()\n"
+        "for s in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGPIPE):\n"
+        "    signal.signal(s, signal.SIG_IGN)\n"
+        "null = os.open(os.devnull, os.O_RDWR)\n"
+        "for fd in (0, 1, 2):\n    os.dup2(null, fd)\n"
+    )
+    sleeper = f"{detach}{_marked('import time; time.sleep(180)', host)}\n"
     harness = (
         "from ramseygadgets.sandbox import Sandbox, SandboxLimits\n"
         f"Sandbox(SandboxLimits(wall_s=180), isolation={isolation}).run({sleeper!r})\n"
