@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ramseygadgets.problems.catalog import Problem
+from ramseygadgets.search.cubeproof import none_cubes
 from ramseygadgets.search.cubes import Refuter, covered, generate_cubes
 from ramseygadgets.search.spec import layouts
 
@@ -23,13 +24,11 @@ def _cubes() -> list[dict]:
 def _planned_decided(cubes: list[dict]) -> int:
     """The planned cubes of level 14 that the logged "none" cubes and propagation cover."""
     problem = Problem.make("K3", "K4", "negative-sender")
-    none: dict[str, set[str]] = {}
-    for c in cubes:
-        if c["outcome"] == "none":
-            none.setdefault(c["layout"], set()).add(c["bits"])
-    refuters = {lay.name: Refuter(problem, 14, lay) for lay in layouts(problem.gadget, 14)}
+    engine = cubes[0]["engine"]
+    none = none_cubes(cubes).get((14, engine), {})
+    refuters = {lay.name: Refuter(problem, 14, lay, engine) for lay in layouts(problem.gadget, 14)}
     try:
-        plan = generate_cubes(problem, 14, PLANNED)
+        plan = generate_cubes(problem, 14, PLANNED, engine)
         return sum(
             covered(refuters[c.layout_name], none.get(c.layout_name, set()), c.bits)
             for c in plan.cubes
