@@ -373,13 +373,6 @@ def test_the_coverage_script_rederives_what_a_log_proves(tmp_path):
     assert "'e=0-1':" in out and "not covered" in out and "none on 9" not in out
 
 
-@pytest.mark.parametrize(
-    ("share", "text"), [(0.0, "0.0%"), (1.0, "100.0%"), (0.1172, "11.7%"), (2.0**-14, "0.0061%")]
-)
-def test_a_small_decided_share_is_not_shown_as_zero(share, text):
-    assert cli_search._percent(share) == text
-
-
 def test_a_rerun_reuses_the_halves_of_split_cubes(tmp_path):
     opts = {"min_vertices": 9, "max_vertices": 9, "cubes": 2, "out": tmp_path / "run"}
     first = solve_cubes(K3_K4E_RED, SearchOptions(split_after=0.01, **opts))

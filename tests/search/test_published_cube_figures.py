@@ -1,56 +1,60 @@
 """What docs/search.md and the README print about the open level-14 cube log is re-derived from
-the committed log: a sitting that appends cubes without updating the prose fails here."""
+the committed log (:mod:`ramseygadgets.search.cubestatus`, as ``solve … --status`` prints it): a
+sitting that appends cubes without updating the prose and the sittings table fails here."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ramseygadgets.cli.search_status import sitting_cells
 from ramseygadgets.problems.catalog import Problem
-from ramseygadgets.search.cubeproof import none_cubes
-from ramseygadgets.search.cubes import Refuter, covered, generate_cubes
-from ramseygadgets.search.spec import layouts
+from ramseygadgets.search.cubelog import read_log
+from ramseygadgets.search.cubestatus import LevelStatus, level_status
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "bench/results/cubes/k3_k4_negative_sender-14-partial.jsonl"
 PLANNED = 64  # the --cubes of the command docs/search.md gives
+TABLE_HEADER = "| # | session | workers, `--split-after` | wall | none | split | CPU s |"
 
 
-def _cubes() -> list[dict]:
-    rows = [json.loads(line) for line in LOG.read_text().splitlines() if line.strip()]
-    return [r for r in rows if r.get("kind") == "cube"]
-
-
-def _planned_decided(cubes: list[dict]) -> int:
-    """The planned cubes of level 14 that the logged "none" cubes and propagation cover."""
+def _status() -> LevelStatus:
     problem = Problem.make("K3", "K4", "negative-sender")
-    engine = cubes[0]["engine"]
-    none = none_cubes(cubes).get((14, engine), {})
-    refuters = {lay.name: Refuter(problem, 14, lay, engine) for lay in layouts(problem.gadget, 14)}
-    try:
-        plan = generate_cubes(problem, 14, PLANNED, engine)
-        return sum(
-            covered(refuters[c.layout_name], none.get(c.layout_name, set()), c.bits)
-            for c in plan.cubes
-        )
-    finally:
-        for r in refuters.values():
-            r.close()
+    return level_status(problem, read_log(LOG), 14, PLANNED)
+
+
+def _flat(path: Path) -> str:
+    return " ".join(path.read_text().split())
 
 
 def test_the_level_14_figures_in_the_docs_are_those_of_the_committed_log():
-    cubes = _cubes()
-    decided = _planned_decided(cubes)
-    cpu = f"{round(sum(c['cpu_seconds'] for c in cubes)):,} CPU s"
-    candidates = f"{sum(c['candidates'] for c in cubes):,} candidates"
-    none = sum(c["outcome"] == "none" for c in cubes)
-    splits = sum(c["outcome"] == "split" for c in cubes)
-    assert not any(c["outcome"] == "found" for c in cubes)
-    search_md = " ".join((ROOT / "docs/search.md").read_text().split())
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    status = _status()
+    total = status.total
+    cpu = f"{round(total.cpu_seconds):,} CPU s"
+    assert status.planned == PLANNED and not status.found and total.found == 0
+    search_md, readme = _flat(ROOT / "docs/search.md"), _flat(ROOT / "README.md")
+    decided = status.decided
     assert f"level 14: {decided} of {PLANNED} planned cubes decided ({cpu}" in search_md
     assert (
-        f"**{decided} of {PLANNED}** in all ({none} cubes none, {splits} splits, {cpu}, "
-        f"{candidates})"
+        f"**{decided} of {PLANNED}** planned cubes decided ({total.none} cubes none, "
+        f"{total.splits} splits, {cpu}, {total.candidates:,} candidates), no solution"
     ) in search_md
+    for lay in status.layouts:
+        if lay.open_parts:
+            assert f"(in {len(lay.open_parts)} parts" in search_md, lay.name
     assert f"level 14 at {decided} of {PLANNED} planned cubes, {cpu}, no solution" in readme
+
+
+def test_the_level_14_sittings_table_is_the_status_of_the_committed_log():
+    lines = (ROOT / "docs/search.md").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(TABLE_HEADER))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    status = _status()
+    expected = [*status.sittings, status.total]
+    assert [r[0] for r in rows] == [*map(str, range(1, len(status.sittings) + 1)), "all"]
+    for row, sitting in zip(rows, expected, strict=True):
+        wall, none, split, _found, cpu, candidates = sitting_cells(sitting)
+        assert row[3:8] == [wall, none, split, cpu, candidates], row[0]

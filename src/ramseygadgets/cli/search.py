@@ -29,6 +29,7 @@ from ramseygadgets.cli.options import (
     SetOption,
 )
 from ramseygadgets.cli.progress import progress_bar
+from ramseygadgets.cli.search_status import percent, print_status
 from ramseygadgets.core.errors import RamseyGadgetsError
 from ramseygadgets.core.patterns import canonical_graph6
 from ramseygadgets.problems.catalog import Problem
@@ -218,6 +219,13 @@ def solve(
         "--out",
         help="Checkpoint directory: every finished cube is logged; a rerun resumes there.",
     ),
+    status: bool = typer.Option(
+        False,
+        "--status",
+        help="With --out: search nothing; print what its cube log has decided (the planned "
+        "cubes of --cubes, per layout), the open cubes and the parts a rerun with these options "
+        "searches, and each sitting's cubes, CPU time and candidates.",
+    ),
     set_name: SetOption = None,
     dataset: DatasetOption = None,
     as_json: JsonOption = False,
@@ -262,6 +270,9 @@ def solve(
         recheck=recheck,
         recheck_timeout=recheck_timeout,
     )
+    if status:
+        _print_log_status(problems, options, single, as_json)
+        return
     with sigterm_raises():
         if single and (cube_mode or jobs > 1):
             outcome = _solve_single(problems[0], options, not as_json, cubes=True)
@@ -295,6 +306,34 @@ def _check_single_problem_options(
             f"--min-vertices {min_vertices} is above --max-vertices {max_vertices}"
         )
     return cube_mode
+
+
+def _print_log_status(
+    problems: list[Problem], options: SearchOptions, single: bool, as_json: bool
+) -> None:
+    """``--status``: the state of the ``--out`` cube log for a rerun with ``options``."""
+    from ramseygadgets.search.cubestatus import log_status
+    from ramseygadgets.search.parallel import CUBES_PER_SLOT
+
+    if not single or options.out is None:
+        raise RamseyGadgetsError(
+            "--status reads the cube log of one problem: give it and --out DIR"
+        )
+    if options.ray is not None and options.cubes is None:
+        raise RamseyGadgetsError(
+            "--status with --ray needs --cubes N (the cluster's size set the run's default)"
+        )
+    target = options.cubes or CUBES_PER_SLOT * options.jobs
+    levels = range(options.min_vertices or 1, options.max_vertices + 1)
+    statuses = log_status(
+        problems[0],
+        options.out,
+        target,
+        engine=options.engine,
+        max_edges=options.max_edges,
+        levels=levels,
+    )
+    print_status(problems[0], statuses, as_json)
 
 
 def _report_outcome(outcome: BatchOutcome, problem_count: int, as_json: bool) -> None:
@@ -346,7 +385,7 @@ class CubeHeartbeat:
             return
         self.last = now
         shares = ", ".join(
-            f"{_percent(share)} of '{name}'"
+            f"{percent(share)} of '{name}'"
             for name, share in sorted(record.get("decided_share", {}).items(), key=lambda x: x[1])
         )
         elapsed = int(now - self.start)
@@ -360,13 +399,6 @@ class CubeHeartbeat:
             markup=False,
             soft_wrap=True,  # one line per beat, whatever the width: logs are grepped
         )
-
-
-def _percent(share: float) -> str:
-    """A share as a percentage, with two significant digits below 0.1 % (never a false 0.0 %)."""
-    if share == 0 or share >= 0.001:
-        return f"{share:.1%}"
-    return f"{share * 100:.2g}%"
 
 
 def _solve_single(

@@ -42,7 +42,13 @@ from typing import Any
 
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.catalog import Problem
-from ramseygadgets.search.cegar import DEFAULT_ENGINE, DEGREE_BOUND, LayoutFinder, lemma_key
+from ramseygadgets.search.cegar import (
+    DEFAULT_ENGINE,
+    DEGREE_BOUND,
+    LayoutFinder,
+    lemma_key,
+    resolve_engine,
+)
 from ramseygadgets.search.oracle import DEFAULT_SEARCH_SOLVER, SearchTimeout
 from ramseygadgets.search.spec import Layout, layouts
 from ramseygadgets.search.symmetry import column_order
@@ -58,6 +64,9 @@ __all__ = [
     "generate_cubes",
     "covered",
     "decided_by",
+    "OpenParts",
+    "open_parts",
+    "cube_engine",
     "CubeTask",
     "clear_finders",
     "LemmaExchange",
@@ -185,6 +194,46 @@ def covered(refuter: Refuter, decided: set[str], prefix: str = "") -> bool:
 def decided_by(bits: str, decided: set[str]) -> bool:
     """Whether a decided cube contains the cube ``bits`` (one of its prefixes, itself included)."""
     return any(bits[:k] in decided for k in range(len(bits) + 1))
+
+
+@dataclass
+class OpenParts:
+    """What a log leaves open of one cube: the ``parts`` to search (bit strings), the decided
+    cubes that contain a part of it (``from_log``) and the prefixes propagation refuted."""
+
+    parts: list[str] = field(default_factory=list)
+    from_log: int = 0
+    refuted: int = 0
+
+
+def open_parts(
+    refuter: Refuter, bits: str, decided: set[str], splits: set[str], into: OpenParts | None = None
+) -> OpenParts:
+    """The open parts of the cube ``bits``, given the decided cubes and the cubes split at run
+    time (bit strings): none when a decided cube contains it; else the cube itself, or — when
+    decided cubes lie inside it or it was split — the open parts of its two halves, less the
+    halves propagation refutes (together they cover it).  This is where a rerun resumes."""
+    out = OpenParts() if into is None else into
+    if decided_by(bits, decided):
+        out.from_log += 1
+        return out
+    inside = any(len(d) > len(bits) and d.startswith(bits) for d in decided)
+    was_split = bits in splits and len(bits) < len(refuter.edges)
+    if not inside and not was_split:
+        out.parts.append(bits)
+        return out
+    for b in "10":
+        if refuter.refuted(bits + b):
+            out.refuted += 1
+        else:
+            open_parts(refuter, bits + b, decided, splits, out)
+    return out
+
+
+def cube_engine(problem: Problem, engine: str) -> str:
+    """The engine the cubes of ``problem`` run with (red-degree conditions: eager)."""
+    lazy = resolve_engine(problem, engine) == "lazy" and not problem.gadget.is_hardness
+    return "lazy" if lazy else "eager"
 
 
 @dataclass(kw_only=True)

@@ -69,10 +69,8 @@ from typing import Any
 
 from ramseygadgets.core.gadgets import Candidate
 from ramseygadgets.problems.catalog import Problem
-from ramseygadgets.search.cegar import resolve_engine
 from ramseygadgets.search.cubelog import CubeLog
 from ramseygadgets.search.cubeproof import (
-    cap_holds,
     check_records,
     logged_candidate,
     none_below,
@@ -86,9 +84,11 @@ from ramseygadgets.search.cubes import (
     CubeTask,
     Refuter,
     covered,
-    decided_by,
+    cube_engine,
     generate_cubes,
+    open_parts,
 )
+from ramseygadgets.search.cubestatus import LoggedLevel, logged_outcomes
 from ramseygadgets.search.options import SearchError, SearchOptions
 from ramseygadgets.search.runners import Runner, make_runner
 from ramseygadgets.search.solve import (
@@ -114,12 +114,6 @@ __all__ = [
 CUBES_PER_SLOT = 8
 #: Times a cube whose worker died is run again before the search gives up.
 RETRIES = 2
-
-
-def _engine_for(problem: Problem, engine: str) -> str:
-    """The engine that runs on the layouts of ``problem`` (red-degree conditions: eager)."""
-    lazy = resolve_engine(problem, engine) == "lazy" and not problem.gadget.is_hardness
-    return "lazy" if lazy else "eager"
 
 
 class _LevelRun:
@@ -158,17 +152,16 @@ class _LevelRun:
 
     def run(self) -> tuple[str, Candidate | None]:
         logged = self.s.logged(self.n, self.max_edges)
-        if "found" in logged:
-            return "found", self.s.candidate_from(logged["found"])
-        splits = logged.pop("split", {})
-        for name, decided in logged.items():
+        if logged.found is not None:
+            return "found", self.s.candidate_from(logged.found)
+        for name, decided in logged.none.items():
             self.shares[name] += sum(2.0 ** -len(bits) for bits in decided)
             self.decided[name] = set(decided)
         untouched: list[Cube] = []
         resumed: list[Cube] = []
         for c in self.plan.cubes:
             name = c.layout_name
-            parts = self._expand(c, logged.get(name, set()), splits.get(name, set()))
+            parts = self._expand(c, logged.none.get(name, set()), logged.split.get(name, set()))
             if not parts:
                 self.planned_decided.add(c.key)
             (untouched if parts == [c] else resumed).extend(parts)
@@ -315,27 +308,13 @@ class _LevelRun:
         return refuter
 
     def _expand(self, cube: Cube, decided: set[str], splits: set[str]) -> list[Cube]:
-        """The parts of ``cube`` that the log's decided cubes (bit strings) leave open: none when
-        one of them contains it; else the cube itself, or — when decided cubes lie inside it or
-        the log records it as split at run time — the open parts of its two halves (together
-        they cover it, as in :meth:`_split`)."""
-        if decided_by(cube.bits, decided):
-            self.record.cubes_from_log += 1
-            self.record.cubes += 1
-            return []
-        inside = any(len(d) > len(cube.bits) and d.startswith(cube.bits) for d in decided)
-        was_split = cube.bits in splits and len(cube.bits) < len(self._refuter(cube.layout).edges)
-        if not inside and not was_split:
-            return [cube]
-        refuter = self._refuter(cube.layout)
-        out: list[Cube] = []
-        for b in "10":
-            bits = cube.bits + b
-            if refuter.refuted(bits):
-                self.record.refuted += 1
-                continue
-            out += self._expand(dataclasses.replace(cube, bits=bits), decided, splits)
-        return out
+        """The parts of ``cube`` that the log's decided and split cubes leave open
+        (:func:`.cubes.open_parts`), counted in the level record."""
+        found = open_parts(self._refuter(cube.layout), cube.bits, decided, splits)
+        self.record.cubes_from_log += found.from_log
+        self.record.cubes += found.from_log
+        self.record.refuted += found.refuted
+        return [dataclasses.replace(cube, bits=bits) for bits in found.parts]
 
     def _split(self, cube: Cube, lemmas: list[tuple[str, object]]) -> None:
         """Replace a cube that ran past ``split_after`` by its children (those propagation does
@@ -393,7 +372,7 @@ class CubeScheduler:
         self.on_cube = on_cube
         #: the lemmas of cubes in flight at a stop (:mod:`.stopped`), beside the log
         self.stopped = StoppedCubes(log.path.parent, problem) if log is not None else None
-        self.ran = _engine_for(problem, self.engine)
+        self.ran = cube_engine(problem, self.engine)
         self.plans: dict[int, CubePlan] = {}
         if log is not None:  # a log read back is held to the same rules as any other
             check_records(log.path, zip(log.lines, log.read()), problem)
@@ -408,51 +387,15 @@ class CubeScheduler:
     def time_left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
-    def logged(self, n: int, max_edges: int | None) -> dict[str, Any]:
-        """The decided cubes of level ``n`` in the log that hold under the cap ``max_edges``, by
-        layout (bit strings), for this engine; ``found``: the logged solution with the fewest
-        edges; ``split``: the cubes split at run time, by layout."""
-        out: dict[str, Any] = {}
-        if self.log is None:
-            return out
-        for rec in self.log.read():
-            if not _same_level(rec, self.problem, n) or rec.get("engine") != self.ran:
-                continue
-            if not _holds_under_cap(rec, max_edges):
-                continue
-            if rec.get("outcome") == "none":
-                out.setdefault(rec["layout"], set()).add(rec["bits"])
-            elif rec.get("outcome") == "split":
-                out.setdefault("split", {}).setdefault(rec["layout"], set()).add(rec["bits"])
-            elif rec.get("outcome") == "found" and rec["edges"]:
-                if "found" not in out or len(rec["edges"]) < len(out["found"]["edges"]):
-                    out["found"] = rec
-        return out
+    def logged(self, n: int, max_edges: int | None) -> LoggedLevel:
+        """What the log records of level ``n`` for this engine under the cap ``max_edges``
+        (:func:`.cubestatus.logged_outcomes`)."""
+        records = self.log.read() if self.log is not None else []
+        return logged_outcomes(records, self.problem, n, self.ran, max_edges)
 
     def candidate_from(self, record: dict[str, Any]) -> Candidate:
         """The solution of a cube record, verified (never trusted)."""
         return checked(self.problem, logged_candidate(self.problem, record))
-
-
-def _holds_under_cap(record: dict[str, Any], max_edges: int | None) -> bool:
-    """Whether a cube record's outcome holds for a run that searches graphs with at most
-    ``max_edges`` edges (``None``: all): "none" with at most c edges holds for every cap ≤ c
-    ("none" without a cap for all); a found solution when it has at most ``max_edges`` edges;
-    a split only says where the cube was split."""
-    if record.get("outcome") == "none":
-        return cap_holds(record.get("max_edges"), max_edges)
-    if record.get("outcome") == "found":
-        edges = record.get("edges")
-        return isinstance(edges, list) and (max_edges is None or len(edges) <= max_edges)
-    return True
-
-
-def _same_level(record: dict[str, Any], problem: Problem, n: int) -> bool:
-    return (
-        record.get("kind") == "cube"
-        and record.get("problem_id") == problem.id
-        and record.get("n") == n
-    )
 
 
 def solve_cubes(

@@ -1,0 +1,99 @@
+"""``solve … --out DIR --status`` (cli/search_status.py): the state of a cube log, as text and
+JSON, and one clear line for what it cannot show."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from ramseygadgets.cli import app
+from ramseygadgets.cli.search_status import compact_bits, percent
+from ramseygadgets.problems.catalog import Problem
+from ramseygadgets.search.options import SearchOptions
+from ramseygadgets.search.parallel import solve_cubes
+
+runner = CliRunner()
+LEVEL = ["--min-vertices", "9", "--max-vertices", "9", "--cubes", "4"]
+PAIR = ["--F", "K3", "--H", "K4-e", "--gadget", "red-determiner"]
+
+
+@pytest.fixture(scope="module")
+def stopped_log(tmp_path_factory):
+    """A level-9 log of (K3, K4-e)-red-determiner cut after its first split cube and one more,
+    as a stop leaves it."""
+    out = tmp_path_factory.mktemp("run")
+    problem = Problem.make("K3", "K4-e", "red-determiner")
+    opts = SearchOptions(min_vertices=9, max_vertices=9, cubes=4, split_after=0.01, out=out)
+    solve_cubes(problem, opts)
+    rows = [json.loads(line) for line in (out / "cubes.jsonl").read_text().splitlines()]
+    cubes = [r for r in rows if r["kind"] == "cube"]
+    first_split = next(i for i, r in enumerate(cubes) if r["outcome"] == "split")
+    kept = [*cubes[: first_split + 2], rows[-1]]
+    (out / "cubes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept))
+    return out
+
+
+def test_the_status_names_what_is_decided_what_is_open_and_each_sitting(stopped_log):
+    before = (stopped_log / "cubes.jsonl").read_text()
+    text = runner.invoke(app, ["solve", *PAIR, *LEVEL, "--out", str(stopped_log), "--status"])
+    assert text.exit_code == 0, text.output
+    data = runner.invoke(
+        app, ["solve", *PAIR, *LEVEL, "--out", str(stopped_log), "--status", "--json"]
+    )
+    assert data.exit_code == 0, data.output
+    assert (stopped_log / "cubes.jsonl").read_text() == before  # nothing searched or written
+    (level,) = json.loads(data.output)["levels"]
+    assert level["n"] == 9 and level["target"] == 4 and not level["found"]
+    assert 0 <= level["decided"] < level["planned"]
+    assert (
+        f"(K3, K4-e)-red-determiner, level 9 (lazy engine, --cubes 4): {level['decided']} of "
+        f"{level['planned']} planned cubes decided, no solution in the log"
+    ) in text.output
+    for lay in level["layouts"]:
+        if lay["open_parts"]:
+            parts = ", ".join(compact_bits(b) for b in lay["open_parts"])
+            assert f"in {len(lay['open_parts'])} parts a rerun searches: {parts}" in text.output
+    (sitting,) = level["sittings"]
+    assert sitting == level["total"] and sitting["splits"] >= 1
+    assert f"│ 1   │ {_clock(sitting['wall_seconds'])} │" in text.output
+
+
+def _clock(seconds: float) -> str:
+    s = round(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--all", "--status"], "one problem"),
+        ([*PAIR, "--status"], "give it and --out DIR"),
+        ([*PAIR, "--status", "--out", "{out}", "--ray", "local"], "needs --cubes"),
+        ([*PAIR, *LEVEL, "--status", "--out", "{empty}"], "no cube log at"),
+        ([*PAIR, "--status", "--out", "{out}", "--max-vertices", "8"], "it has levels 9"),
+        (["k13_k4_red_determiner", "--status", "--out", "{out}"], "holds cubes of k3_k4e"),
+    ],
+)
+def test_what_the_status_cannot_show_is_one_line(stopped_log, tmp_path, args, words):
+    args = [a.format(out=stopped_log, empty=tmp_path) for a in args]
+    result = runner.invoke(app, ["solve", *args])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], lines
+
+
+@pytest.mark.parametrize(
+    ("bits", "text"),
+    [("", "(all)"), ("0", "0"), ("110", "110"), ("1111111111011", "1¹⁰011"), ("0001", "0³1")],
+)
+def test_cube_bits_are_written_with_powers_for_runs(bits, text):
+    assert compact_bits(bits) == text
+
+
+@pytest.mark.parametrize(
+    ("share", "text"), [(0.0, "0.0%"), (1.0, "100.0%"), (0.1172, "11.7%"), (2.0**-14, "0.0061%")]
+)
+def test_a_small_decided_share_is_not_shown_as_zero(share, text):
+    assert percent(share) == text
