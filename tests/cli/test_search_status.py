@@ -9,8 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
-from ramseygadgets.cli.search_status import compact_bits, percent
+from ramseygadgets.cli.search_status import compact_bits, percent, sitting_cells
 from ramseygadgets.problems.catalog import Problem
+from ramseygadgets.search.cubestatus import Sitting
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 
@@ -97,3 +98,9 @@ def test_cube_bits_are_written_with_powers_for_runs(bits, text):
 )
 def test_a_small_decided_share_is_not_shown_as_zero(share, text):
     assert percent(share) == text
+
+
+def test_a_sitting_a_kill_cut_short_shows_no_wall_time():
+    cells = sitting_cells(Sitting(None, 3, 1, 0, 1234.6, 56789))
+    assert cells == ["—", "3", "1", "0", "1,235", "56,789"]
+    assert sitting_cells(Sitting(3725.4, 0, 0, 0, 0.0, 0))[0] == "1:02:05"

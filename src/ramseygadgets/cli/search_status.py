@@ -35,7 +35,7 @@ def _print_level(problem: Problem, status: LevelStatus) -> None:
     console.print(
         f"{problem.title}, level {status.n}{cap_words(status.max_edges)} ({status.engine} "
         f"engine, --cubes {status.target}): {status.decided} of {status.planned} planned cubes "
-        f"decided, {solution}",
+        f"decided, {solution} (the log's outcomes, not run again)",
         highlight=False,
     )
     for lay in status.layouts:

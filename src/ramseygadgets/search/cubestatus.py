@@ -22,7 +22,7 @@ log's word: its cubes are not run again here (:mod:`.cubeproof` says how that is
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,10 @@ class Sitting:
     cpu_seconds: float
     candidates: int
 
+    def to_json(self) -> dict[str, Any]:
+        wall = None if self.wall_seconds is None else round(self.wall_seconds, 1)
+        return {**asdict(self), "wall_seconds": wall, "cpu_seconds": round(self.cpu_seconds, 1)}
+
     @classmethod
     def of(cls, cubes: Sequence[dict[str, Any]], wall_seconds: float | None) -> Sitting:
         outcomes = [c.get("outcome") for c in cubes]
@@ -178,16 +182,6 @@ class LevelStatus:
         )
 
     def to_json(self) -> dict[str, Any]:
-        def sitting(s: Sitting) -> dict[str, Any]:
-            return {
-                "wall_seconds": None if s.wall_seconds is None else round(s.wall_seconds, 1),
-                "none": s.none,
-                "splits": s.splits,
-                "found": s.found,
-                "cpu_seconds": round(s.cpu_seconds, 1),
-                "candidates": s.candidates,
-            }
-
         return {
             "n": self.n,
             "engine": self.engine,
@@ -198,17 +192,15 @@ class LevelStatus:
             "decided": self.decided,
             "layouts": [
                 {
-                    "name": lay.name,
-                    "planned": lay.planned,
-                    "decided": lay.decided,
+                    **asdict(lay),
                     "open_planned": list(lay.open_planned),
                     "open_parts": list(lay.open_parts),
                     "share": round(lay.share, 6),
                 }
                 for lay in self.layouts
             ],
-            "sittings": [sitting(s) for s in self.sittings],
-            "total": sitting(self.total),
+            "sittings": [s.to_json() for s in self.sittings],
+            "total": self.total.to_json(),
         }
 
 
