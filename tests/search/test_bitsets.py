@@ -8,8 +8,10 @@ import random
 import numpy as np
 import pytest
 
+from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.problem import Problem
 from ramseygadgets.search.bitsets import (
+    adjacency_rows,
     disjoint,
     from_words,
     to_words,
@@ -76,3 +78,20 @@ def test_the_compiled_extension_colors_as_the_python_loop(F, H, n):
 def test_words_are_int64_rows():
     table = words_table([1 << 100, 3], word_count(101))
     assert table.dtype == np.int64 and table.shape == (2, 2)
+
+
+@pytest.mark.parametrize("n", [2, 5, 14, 30, 62])
+def test_adjacency_rows_are_the_graphs_neighbour_masks(n):
+    kn = Graph.complete(n)
+    rng = random.Random(n)
+    for density in (0.0, 0.3, 0.9, 1.0):
+        mask = sum(1 << t for t in range(kn.m) if rng.random() < density)
+        graph = Graph(n, tuple(e for t, e in enumerate(kn.edges) if mask >> t & 1))
+        rows = adjacency_rows(n, mask)
+        assert [int(r) for r in rows] == list(graph.adjacency)
+        assert not rows.flags.writeable  # kept for the next rule that asks: nobody may change it
+
+
+def test_adjacency_rows_refuse_more_vertices_than_a_word_holds():
+    with pytest.raises(ValueError, match="at most 62 vertices, not 63"):
+        adjacency_rows(63, 1)

@@ -157,6 +157,49 @@ def test_the_edge_rule_names_an_edge_in_too_few_triangles():
     assert ReducibleEdges.make(Problem.make("K3", "K4-e", "red-determiner"), layout, kn, x) is None
 
 
+def _plain_edge_rule(rule: ReducibleEdges, edge_mask: int) -> list[int] | None:
+    """The edge rule as the plain Python loop over K_n's edges it was before it was compiled."""
+    adj = [0] * rule.n
+    for t, (u, v) in enumerate(rule.edges):
+        if edge_mask >> t & 1:
+            adj[u] |= 1 << v
+            adj[v] |= 1 << u
+    for t, (u, v) in enumerate(rule.edges):
+        if not edge_mask >> t & 1 or t in rule.skip or (adj[u] & adj[v]).bit_count() >= rule.need:
+            continue
+        clause = [-rule.x[t]]
+        for end, other in ((u, v), (v, u)):
+            for w in range(rule.n):
+                if w != other and w != end and not adj[end] >> w & 1:
+                    clause.append(rule.x[rule.ids[(min(end, w), max(end, w))]])
+        return clause
+    return None
+
+
+@pytest.mark.parametrize("n,gadget", [(7, "red-determiner"), (14, "negative-sender")])
+def test_the_compiled_edge_rule_gives_the_plain_loops_clause(n, gadget):
+    problem = Problem.make("K3", "K4", gadget)
+    kn = Graph.complete(n)
+    x = list(range(1, kn.m + 1))
+    rng = random.Random(n)
+    seen = set()
+    for layout in layouts(problem.gadget, n):
+        rule = ReducibleEdges.make(problem, layout, kn, x)
+        assert rule is not None
+        for density in (0.5, 0.8, 0.95, 1.0):
+            for _ in range(60):
+                mask = sum(1 << t for t in range(kn.m) if rng.random() < density)
+                clause = rule(mask)
+                assert clause == _plain_edge_rule(rule, mask), (layout.name, mask)
+                seen.add(clause is None)
+    assert seen == {True, False}  # both verdicts met
+
+
+def test_the_edge_rule_wants_k_ns_edges_in_lexicographic_order():
+    with pytest.raises(ValueError, match="lexicographic"):
+        ReducibleEdges(4, (1, 2), [(0, 2), (0, 1), (0, 3), (1, 2), (1, 3), (2, 3)], [1] * 6, set())
+
+
 @pytest.mark.parametrize("gadget,blue", [("red-determiner", True), ("blue-determiner", False)])
 def test_a_graph_with_a_low_endpoint_has_a_good_colouring_with_e_either_colour(gadget, blue):
     """The endpoint floor's core, (K3, K4): deg(1) below the floor and a good colouring ⇒ a good

@@ -114,6 +114,8 @@ class FinderStats:
     pruned: int = 0  # lazy engine: candidates excluded as not lex-maximal
     reduced: int = 0  # lazy engine: candidates excluded by the edge rule (:mod:`.degrees`)
     deferred: int = 0  # models dropped for breaking an inherited lemma (:mod:`.deferred`)
+    witnesses_first: int = 0  # lazy engine: candidates asked for their witnesses first
+    witness_missing: int = 0  # lazy engine: of those, how many missed one (an arrowing lemma)
     sat_seconds: float = 0.0
     check_seconds: float = 0.0
 
@@ -136,6 +138,11 @@ class LayoutResult:
 #: kept): 3 against 1 is 1.10× on 13 logged level-14 cubes (``bench/lemma_extensions.py``); 8 or
 #: 16 cost more than they save.
 EXTENSIONS_TRIED = 3
+
+#: :meth:`LayoutFinder._witnesses_first`: candidates asked for their witnesses first at the
+#: start of a search, how often after that, and the share of those missing one above which
+#: every candidate is.
+WITNESS_WARMUP, WITNESS_SAMPLE, WITNESS_MISSING = 32, 16, 0.05
 
 
 class LayoutFinder:
@@ -348,11 +355,40 @@ class LayoutFinder:
 
     def _check_lazily(self, edge_mask: int, deadline: float | None = None) -> bool:
         """One lemma for the first condition the candidate fails: an arrowing lemma for a missing
-        witness (asked first), else a counterexample lemma for a bad coloring; True: a solution.
+        witness, else a counterexample lemma for a bad coloring; True: a solution.  Which is
+        asked first: :meth:`_witnesses_first`.
 
         (One lemma per candidate: asking the remaining conditions too costs more oracle time
         than the extra lemmas save, measured in bench/frontier.py.)
         """
+        if not self._witnesses_first():
+            return not (
+                self._counterexample(edge_mask, deadline) or self._arrowing(edge_mask, deadline)
+            )
+        self.stats.witnesses_first += 1
+        if self._arrowing(edge_mask, deadline):
+            self.stats.witness_missing += 1
+            return False
+        return not self._counterexample(edge_mask, deadline)
+
+    def _witnesses_first(self) -> bool:
+        """Whether to ask this candidate's witnesses before its bad conditions.
+
+        An arrowing lemma (a missing witness) excludes every supergraph of a small core, so it is
+        worth asking for where candidates miss witnesses; where none does, the witness queries
+        are two thirds of the oracle's calls for nothing (a dense (K3, K4) cube).  So the
+        witnesses go first over the first :data:`WITNESS_WARMUP` candidates, every
+        :data:`WITNESS_SAMPLE`-th one after, and always while at least :data:`WITNESS_MISSING`
+        of the candidates so asked missed one (``bench/question_order.py``)."""
+        asked, missing = self.stats.witnesses_first, self.stats.witness_missing
+        return (
+            asked < WITNESS_WARMUP
+            or self.stats.candidates % WITNESS_SAMPLE == 0
+            or missing >= WITNESS_MISSING * asked
+        )
+
+    def _arrowing(self, edge_mask: int, deadline: float | None) -> bool:
+        """Learn an arrowing lemma if the candidate misses a witness: True if it did."""
         assert self.oracle is not None
         for literals in self.witness_literals:
             if self.oracle.red_mask(edge_mask, literals, deadline) is None:
@@ -360,7 +396,12 @@ class LayoutFinder:
                 self.model.add_arrowing(core)
                 self._learn("a", core)
                 self.stats.arrowing += 1
-                return False
+                return True
+        return False
+
+    def _counterexample(self, edge_mask: int, deadline: float | None) -> bool:
+        """Learn a counterexample lemma if the candidate has a bad colouring: True if it did."""
+        assert self.oracle is not None
         for literals in self.bad_literals:
             red = self.oracle.red_mask(edge_mask, literals, deadline)
             if red is not None:  # a bad good coloring of G, extended to K_n
@@ -368,8 +409,8 @@ class LayoutFinder:
                 self.model.add_lemma(extended, mono)
                 self._learn("c", extended)
                 self.stats.lemmas += 1
-                return False
-        return True
+                return True
+        return False
 
     def _shortest_extension(
         self, edge_mask: int, red: int

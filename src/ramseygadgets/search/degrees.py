@@ -67,11 +67,14 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import combinations, product
 
+import numba
+import numpy as np
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.problem import Problem
+from ramseygadgets.search.bitsets import adjacency_rows
 from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout
 
 Edge = tuple[int, int]
@@ -302,10 +305,19 @@ class ReducibleEdges:
         skip: set[int],
     ) -> None:
         self.n, self.edges, self.x, self.skip = n, list(edges), x, skip
+        if self.edges != list(combinations(range(n), 2)):
+            raise ValueError(
+                "the edge rule reads candidates over K_n's edges in lexicographic order"
+            )
         #: (f − 2, h − 2): an edge stays only with at least ``need`` = their sum common
         #: neighbours
         self.sizes, self.need = sizes, sum(sizes)
         self.ids = {e: t for t, e in enumerate(self.edges)}
+        #: per vertex u, the neighbours v > u whose edge uv the rule skips (bitmasks)
+        self.skip_rows = np.zeros(n, dtype=np.int64)
+        for t in skip:
+            u, v = self.edges[t]
+            self.skip_rows[u] |= 1 << v
 
     @classmethod
     def make(
@@ -321,20 +333,38 @@ class ReducibleEdges:
         return cls(kn.n, (f - 2, h - 2), kn.edges, x, skip)
 
     def __call__(self, edge_mask: int) -> list[int] | None:
-        adj = [0] * self.n
-        for t, (u, v) in enumerate(self.edges):
-            if edge_mask >> t & 1:
-                adj[u] |= 1 << v
-                adj[v] |= 1 << u
-        for t, (u, v) in enumerate(self.edges):
-            if not edge_mask >> t & 1 or t in self.skip:
-                continue
-            if (adj[u] & adj[v]).bit_count() >= self.need:
-                continue
-            clause = [-self.x[t]]
-            for end, other in ((u, v), (v, u)):
-                for w in range(self.n):
-                    if w != other and w != end and not adj[end] >> w & 1:
-                        clause.append(self.x[self.ids[(min(end, w), max(end, w))]])
-            return clause
-        return None
+        adj = adjacency_rows(self.n, edge_mask)
+        t = _first_thin_edge(adj, self.need, self.skip_rows)
+        if t < 0:
+            return None
+        u, v = self.edges[t]
+        return self._clause(t, u, v, adj.tolist())
+
+    def _clause(self, t: int, u: int, v: int, adj: list[int]) -> list[int]:
+        """The clause: uv absent, or some edge at u or v that the candidate lacks present."""
+        clause = [-self.x[t]]
+        for end, other in ((u, v), (v, u)):
+            for w in range(self.n):
+                if w != other and w != end and not adj[end] >> w & 1:
+                    clause.append(self.x[self.ids[(min(end, w), max(end, w))]])
+        return clause
+
+
+@numba.njit(cache=True)
+def _first_thin_edge(adj, need, skip_rows):  # noqa: ANN001, ANN202
+    """The index in K_n's lexicographic order of the first edge uv of the graph (``adj``: the
+    neighbour bitmasks) off ``skip_rows`` with fewer than ``need`` common neighbours; −1: none."""
+    n = adj.shape[0]
+    t = 0
+    for u in range(n):
+        for v in range(u + 1, n):
+            if adj[u] >> v & 1 and not skip_rows[u] >> v & 1:
+                common = adj[u] & adj[v]
+                count = 0
+                while common:
+                    common &= common - 1
+                    count += 1
+                if count < need:
+                    return t
+            t += 1
+    return -1

@@ -22,7 +22,7 @@ from pysat.solvers import Solver
 
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.catalog import Problem
-from ramseygadgets.search.bitsets import disjoint, to_words, within
+from ramseygadgets.search.bitsets import adjacency_rows, disjoint, to_words, within
 from ramseygadgets.search.cliques import arrowing_clique, clique_free_clauses
 from ramseygadgets.search.degrees import (
     clique_through_clauses,
@@ -41,7 +41,7 @@ from ramseygadgets.search.oracle import (
     subgraph,
 )
 from ramseygadgets.search.spec import Condition, EdgeColor, GadgetSpec, Layout, RedDegree
-from ramseygadgets.search.symmetry import LexMaxCheck, column_order, group_cosets
+from ramseygadgets.search.symmetry import MAX_VERTICES, LexMaxCheck, column_order, group_cosets
 
 __all__ = ["CADICAL_OPTIONS", "ExistsModel", "CandidateModel", "exists_solver"]
 
@@ -179,12 +179,9 @@ class ExistsModel:
     def pruning_clause(self, check: LexMaxCheck, edge_mask: int) -> list[int] | None:
         """A clause that excludes the subgraph of K_n with the edges of ``edge_mask`` because it
         is not lex-maximal in its orbit, if found."""
-        adjacency = [0] * self.n
-        for t, (u, v) in enumerate(self.kn.edges):
-            if edge_mask >> t & 1:
-                adjacency[u] |= 1 << v
-                adjacency[v] |= 1 << u
-        return check.pruning_clause(adjacency)
+        if self.n > MAX_VERTICES:
+            return None
+        return check.pruning_clause(adjacency_rows(self.n, edge_mask))
 
     # -- edge bound ----------------------------------------------------------------------------------
     def bound_edges(self, at_most: int) -> list[int]:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -293,7 +293,7 @@ def extend_red_mask(
     that completes fewer monochromatic copies (F all red / H all blue) among the edges coloured
     so far; blue on a tie.
     """
-    rest = [t for t in range(copies.kn.m) if not decided >> t & 1]
+    rest = list(_undecided(copies.kn.m, decided))
     if rng is not None:
         rng.shuffle(rest)
     red_words = to_words(red, copies.words)
@@ -303,6 +303,13 @@ def extend_red_mask(
         order, copies.f_start, copies.f_rest, copies.h_start, copies.h_rest, red_words, blue_words
     )
     return from_words(red_words)
+
+
+@lru_cache(maxsize=4)
+def _undecided(m: int, decided: int) -> tuple[int, ...]:
+    """The edges of K_n (m edges) outside ``decided``, in order (kept for the few last: a bad
+    colouring is extended several times)."""
+    return tuple(t for t in range(m) if not decided >> t & 1)
 
 
 class ColoringOracle:
@@ -322,6 +329,7 @@ class ColoringOracle:
         clauses = [[-(t + 1) for t in c] + [-(m + t + 1) for t in c] for c in copies.f]
         clauses += [[t + 1 for t in c] + [-(m + t + 1) for t in c] for c in copies.h]
         self.solver = Solver(name=solver, bootstrap_with=clauses)
+        self._last_graph: tuple[int, list[int]] | None = None
 
     def condition_literals(self, condition: Condition) -> list[int]:
         """The assumptions r_t / ¬r_t that fix the designated edge colours of ``condition``."""
@@ -344,16 +352,23 @@ class ColoringOracle:
         Every s_t is assumed (true in G, false outside): unit propagation then switches the
         clauses of copies that leave G off at once.
         """
-        m = self.kn.m
-        assumptions = [m + t + 1 if edge_mask >> t & 1 else -(m + t + 1) for t in range(m)]
-        if not solve_before(self.solver, assumptions + condition, deadline):
+        if not solve_before(self.solver, self._graph_assumptions(edge_mask) + condition, deadline):
             return None
         model = self.solver.get_model() or []
         red = 0
-        for t in range(m):  # model[t] is the literal of r_t = t + 1
+        for t in range(self.kn.m):  # model[t] is the literal of r_t = t + 1
             if model[t] > 0:
                 red |= 1 << t
         return red
+
+    def _graph_assumptions(self, edge_mask: int) -> list[int]:
+        """s_t for the edges of G, ¬s_t for the others (kept for the last G: a candidate is
+        asked several conditions in a row)."""
+        if self._last_graph is None or self._last_graph[0] != edge_mask:
+            m = self.kn.m
+            lits = [m + t + 1 if edge_mask >> t & 1 else -(m + t + 1) for t in range(m)]
+            self._last_graph = (edge_mask, lits)
+        return self._last_graph[1]
 
     def core_edges(self) -> list[int]:
         """After a failed query: K_n edge ids of a subgraph with no good coloring under it."""

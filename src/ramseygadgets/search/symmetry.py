@@ -87,15 +87,15 @@ class LexMaxCheck:
         self._sigma = np.zeros(n, dtype=np.int64)
         self._scratch = np.zeros((2, n + 1), dtype=np.int64)
 
-    def pruning_clause(self, adjacency: Sequence[int]) -> list[int] | None:
+    def pruning_clause(self, adjacency: Sequence[int] | np.ndarray) -> list[int] | None:
         """The clause excluding G (``adjacency[v]``: bitmask of v's neighbours), or ``None``."""
         if self.n > MAX_VERTICES:
             return None
-        rows = np.array(adjacency, dtype=np.int64)
+        rows = np.asarray(adjacency, dtype=np.int64)
         for allowed, counts in zip(self._allowed, self._counts):
             found = _greater_image(rows, allowed, counts, self.budget, self._sigma, self._scratch)
             if found == 1:
-                return self._clause([int(v) for v in self._sigma], adjacency)
+                return self._clause([int(v) for v in self._sigma], rows.tolist())
         return None
 
     def _clause(self, sigma: list[int], adjacency: Sequence[int]) -> list[int]:
