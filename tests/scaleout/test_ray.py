@@ -53,6 +53,35 @@ def test_a_local_cluster_runs_its_workers_at_the_callers_priority(cluster):
     assert [v for _, v in cluster.run(helpers.niceness, [0, 1])] == [os.nice(0)] * 2
 
 
+NICED_CALLER = """
+import os
+os.nice(3)
+from ramseygadgets.scaleout import RayExecutor
+
+def niceness(_):
+    return os.nice(0)
+
+executor = RayExecutor("local", num_cpus=1)
+print(os.nice(0), [v for _, v in executor.run(niceness, [0])][0])
+executor.close()
+"""
+
+
+def test_a_niced_callers_local_cluster_runs_its_workers_at_its_niceness_not_twice_it():
+    """A caller at nice 5 once got workers at nice 10: the variable is an increment on the
+    niceness the workers inherit from the caller."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "RAY_worker_niceness"}
+    done = subprocess.run(
+        [sys.executable, "-c", NICED_CALLER], capture_output=True, text=True, timeout=180, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    caller, worker = (int(v) for v in done.stdout.split()[-2:])
+    assert caller == min(19, os.nice(0) + 3) and worker == caller
+
+
 def test_ray_sliced_enumeration_gets_the_single_process_counts(cluster, tmp_path):
     single = run_census(problems(), range(3, 7), mod=1, executor=LocalExecutor(1))
     on_ray = run_census(problems(), range(3, 7), mod=6, executor=cluster, checkpoint_dir=tmp_path)

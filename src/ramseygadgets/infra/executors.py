@@ -465,8 +465,9 @@ class RayPool(TaskPool):
 
 #: Ray starts its workers at nice 15, so beside any other work they get only what is left
 #: (measured: a cube search ten times slower next to a niced search).  A cluster we start
-#: (``local``) runs them at the caller's priority, like ``--jobs``; set the variable to keep
-#: Ray's choice.
+#: (``local``) runs them at the caller's priority, like ``--jobs``: the value is an increment
+#: on the niceness the workers inherit (the caller's), so 0 (the caller's niceness itself gave
+#: a caller at nice 5 workers at nice 10); set the variable to keep Ray's choice.
 RAY_WORKER_NICENESS = "RAY_worker_niceness"
 
 
@@ -498,7 +499,7 @@ class RayExecutor(Executor):
             }
             if address == "local" and RAY_WORKER_NICENESS not in os.environ:
                 runtime_env = dict(runtime_env or {})
-                env_vars = {RAY_WORKER_NICENESS: str(os.nice(0)), **runtime_env.get("env_vars", {})}
+                env_vars = {RAY_WORKER_NICENESS: "0", **runtime_env.get("env_vars", {})}
                 runtime_env["env_vars"] = env_vars
             if runtime_env:
                 options["runtime_env"] = runtime_env
