@@ -10,17 +10,21 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 
 def append_run(out: Path, bench: str, figures: dict[str, Any], args: argparse.Namespace) -> None:
-    """Append ``{"bench", "date", "python", **figures, "args"}`` to ``out`` as one line."""
+    """Append ``{"bench", "date", "python", "revision", **figures, "args"}`` to ``out`` as one
+    line (``revision``: the commit of the ``ramseygadgets`` that ran, so that runs of two
+    checkouts compared back to back can be told apart)."""
     line = {
         "bench": bench,
         "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "python": platform.python_version(),
+        "revision": _revision(),
         **figures,
         "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
     }
@@ -44,3 +48,27 @@ def timed_cube(task: Any) -> dict[str, Any]:
         "cpu_seconds": round(time.process_time() - start, 3),
         "candidates": result["candidates"],
     }
+
+
+def _revision() -> str | None:
+    """The commit (short hash, "+" when the work tree differs) of the imported package's
+    checkout; ``None`` outside a git checkout."""
+    import ramseygadgets
+
+    where = Path(ramseygadgets.__file__).parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(where), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(where), "status", "--porcelain", "--", "."],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+" if dirty else "")
