@@ -4,14 +4,18 @@ JSON, and one clear line for what it cannot show."""
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import pytest
 from typer.testing import CliRunner
 
 from ramseygadgets.cli import app
 from ramseygadgets.cli.search_status import compact_bits, percent, sitting_cells
+from ramseygadgets.infra.files import LOCK_FILE
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cubestatus import Sitting
+from ramseygadgets.search.inflight import FlyingCube, clear_in_flight, write_in_flight
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 
@@ -104,3 +108,27 @@ def test_a_sitting_a_kill_cut_short_shows_no_wall_time():
     cells = sitting_cells(Sitting(None, 3, 1, 0, 1234.6, 56789))
     assert cells == ["—", "3", "1", "0", "1,235", "56,789"]
     assert sitting_cells(Sitting(3725.4, 0, 0, 0, 0.0, 0))[0] == "1:02:05"
+
+
+def test_the_status_shows_the_cubes_a_running_search_has_in_flight(stopped_log):
+    problem = Problem.make("K3", "K4-e", "red-determiner")
+    layout = "e=0-1"
+    started = time.time() - 75
+    (stopped_log / LOCK_FILE).write_text(str(os.getpid()))  # as a search holding the log
+    write_in_flight(stopped_log, problem.id, [FlyingCube(9, layout, "11110", started)])
+    try:
+        args = ["solve", *PAIR, *LEVEL, "--out", str(stopped_log), "--status"]
+        text = runner.invoke(app, args)
+        data = runner.invoke(app, [*args, "--json"])
+    finally:
+        clear_in_flight(stopped_log)
+    assert text.exit_code == 0 and data.exit_code == 0, text.output + data.output
+    assert (
+        f"in flight now (pid {os.getpid()}, not in the log until it ends or splits): "
+        f"{layout} 1⁴0 for 0:01:1"
+    ) in text.output
+    (level,) = json.loads(data.output)["levels"]
+    (cube,) = level["in_flight"]["cubes"]
+    assert cube["bits"] == "11110" and 75 <= cube["running_seconds"] < 90
+    after = runner.invoke(app, args)  # the search ended: nothing in flight is shown
+    assert "in flight" not in after.output

@@ -1,5 +1,6 @@
-"""``solve … --out DIR --status``: what a cube log has decided and what a rerun would search
-(:mod:`ramseygadgets.search.cubestatus`), as text or JSON."""
+"""``solve … --out DIR --status``: what a cube log has decided, what a rerun would search and
+what a search running on it has in flight (:mod:`ramseygadgets.search.cubestatus`), as text or
+JSON."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ramseygadgets.problems.catalog import Problem
 
 if TYPE_CHECKING:
     from ramseygadgets.search.cubestatus import LevelStatus, Sitting
+    from ramseygadgets.search.inflight import InFlight
 
 #: Open parts listed per layout at most (the rest are counted).
 MAX_PARTS_SHOWN = 40
@@ -52,7 +54,18 @@ def _print_level(problem: Problem, status: LevelStatus) -> None:
                 + (f" and {more} more" if more else "")
             )
         console.print(line, highlight=False)
+    if status.in_flight is not None:
+        console.print(_in_flight_line(status.in_flight), highlight=False)
     console.print(_sittings_table(status), highlight=False)
+
+
+def _in_flight_line(running: InFlight) -> str:
+    """The cubes a running search has in flight on this level, and for how long."""
+    cubes = [
+        f"{c.layout} {compact_bits(c.bits)} for {_clock(c.running_for())}" for c in running.cubes
+    ]
+    what = "; ".join(cubes) if cubes else "no cube of this level"
+    return f"  in flight now (pid {running.pid}, not in the log until it ends or splits): {what}"
 
 
 def _sittings_table(status: LevelStatus) -> Table:

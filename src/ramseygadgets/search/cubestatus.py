@@ -13,7 +13,9 @@ whose outcomes hold under the run's edge cap) and gives, per level (:func:`level
   down to the halves of the cubes the log records as split, less what is decided;
 * the **sittings**: a run appends its cubes and then the level record, so the cube records of a
   level between two of its level records are one sitting's.  Its figures are sums over those
-  records; its wall time is the level record's (a sitting a kill cut short has none).
+  records; its wall time is the level record's (a sitting a kill cut short has none);
+* the cubes **in flight now**, when a search runs on the log (:mod:`.inflight`: the log holds
+  finished cubes only).
 
 Everything but the wall times is re-derived from the cube records, and every figure is the
 log's word: its cubes are not run again here (:mod:`.cubeproof` says how that is done).
@@ -22,7 +24,7 @@ log's word: its cubes are not run again here (:mod:`.cubeproof` says how that is
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cubecheck import is_cube, read_checked
 from ramseygadgets.search.cubeproof import cap_holds, log_path
 from ramseygadgets.search.cubes import Refuter, covered, cube_engine, generate_cubes, open_parts
+from ramseygadgets.search.inflight import InFlight, read_in_flight
 from ramseygadgets.search.options import SearchError
 from ramseygadgets.search.solve import resolve_problem
 from ramseygadgets.search.spec import layouts
@@ -159,6 +162,8 @@ class LevelStatus:
     layouts: tuple[LayoutStatus, ...]
     sittings: tuple[Sitting, ...]
     found: bool
+    #: the level's cubes a search running on the log has in flight now (:mod:`.inflight`)
+    in_flight: InFlight | None = None
 
     @property
     def planned(self) -> int:
@@ -201,6 +206,15 @@ class LevelStatus:
             ],
             "sittings": [s.to_json() for s in self.sittings],
             "total": self.total.to_json(),
+            "in_flight": None
+            if self.in_flight is None
+            else {
+                "pid": self.in_flight.pid,
+                "cubes": [
+                    {**c.to_json(), "running_seconds": round(c.running_for(), 1)}
+                    for c in self.in_flight.cubes
+                ],
+            },
         }
 
 
@@ -293,9 +307,22 @@ def log_status(
     present = sorted(n for n in logged if levels is None or n in levels)
     if not present:
         raise SearchError(_nothing_to_show(file, records, problem, logged, levels))
+    running = read_in_flight(file.parent)
     return [
-        level_status(problem, records, n, target, engine=ran, max_edges=max_edges) for n in present
+        replace(
+            level_status(problem, records, n, target, engine=ran, max_edges=max_edges),
+            in_flight=_level_in_flight(running, problem, n),
+        )
+        for n in present
     ]
+
+
+def _level_in_flight(running: InFlight | None, problem: Problem, n: int) -> InFlight | None:
+    """The cubes of level ``n`` of ``problem`` that ``running`` has in flight (``None``: no
+    search of this problem runs on the log)."""
+    if running is None or running.problem_id != problem.id:
+        return None
+    return replace(running, cubes=tuple(c for c in running.cubes if c.n == n))
 
 
 def _nothing_to_show(

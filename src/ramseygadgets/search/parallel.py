@@ -31,7 +31,9 @@ outcome and where it ran (``node``, ``host``, ``pid``, ``ip`` on Ray:
 a cube in flight when its node or the driver is lost is not, so a rerun searches it again — but
 when the run stops (Ctrl-C, SIGTERM, its time limit) the lemmas each cube in flight inherited
 and streamed so far go to ``OUT/stopped-cubes.jsonl`` (:mod:`.stopped`), and the rerun starts
-that cube, or its open parts, with them (each derived again first).
+that cube, or its open parts, with them (each derived again first). While a level runs,
+``OUT/in-flight.json`` (:mod:`.inflight`) names the cubes in flight and since when, for
+``solve --status``; it goes when the level run ends.
 A rerun with the same
 ``out`` skips every cube contained in a decided one of the same engine (the cubes of one level
 must all come from one engine: both engines' symmetry breaking keeps one graph per orbit, but
@@ -65,6 +67,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 from ramseygadgets.core.gadgets import Candidate
@@ -89,6 +92,7 @@ from ramseygadgets.search.cubes import (
     open_parts,
 )
 from ramseygadgets.search.cubestatus import LoggedLevel, logged_outcomes
+from ramseygadgets.search.inflight import FlyingCube, clear_in_flight, write_in_flight
 from ramseygadgets.search.options import SearchError, SearchOptions
 from ramseygadgets.search.runners import Runner, make_runner
 from ramseygadgets.search.solve import (
@@ -129,6 +133,8 @@ class _LevelRun:
         self.pools: dict[int, list[tuple[str, object]]] = {}
         self.attempts: dict[str, int] = {}
         self.in_flight: dict[str, Cube] = {}
+        #: per cube in flight, when it was submitted (wall clock, for ``--status``)
+        self.since: dict[str, float] = {}
         self.refuters: dict[int, Refuter] = {}
         self.todo: list[Cube] = []
         self.no_split: set[str] = set()
@@ -175,6 +181,8 @@ class _LevelRun:
             outcome = self._run_cubes()
         finally:
             self._keep_stopped()
+            if self.s.log is not None:
+                clear_in_flight(self.s.log.path.parent)
         if self.in_flight:
             self.s.runner.cancel_all()
             self.in_flight.clear()
@@ -191,9 +199,12 @@ class _LevelRun:
                     return "timeout", None
                 cube = todo.pop(0)
                 self.in_flight[cube.key] = cube
+                self.since[cube.key] = time.time()
                 runner.submit(cube.key, self._task(cube, left))
+            self._show_in_flight()
             for key, result in runner.wait():
                 cube = self.in_flight.pop(key)
+                self.since.pop(key, None)
                 if result is None:
                     self._lost(cube, todo)
                     continue
@@ -201,6 +212,18 @@ class _LevelRun:
                 if outcome is not None:
                     return outcome
         return "none", None
+
+    def _show_in_flight(self) -> None:
+        """Rewrite the checkpoint directory's in-flight file (:mod:`.inflight`): a view for
+        ``--status``, so a disk that refuses it stops nothing."""
+        if self.s.log is None:
+            return
+        cubes = [
+            FlyingCube(self.n, cube.layout_name, cube.bits, self.since[key])
+            for key, cube in self.in_flight.items()
+        ]
+        with suppress(OSError):
+            write_in_flight(self.s.log.path.parent, self.s.problem.id, cubes)
 
     def _keep_stopped(self) -> None:
         """Write what the cubes in flight (and one that ran out of time) learned to the
