@@ -3,6 +3,7 @@
 An edge set is a Python int with bit t for edge t (as in :mod:`.oracle`); here it becomes
 W = ⌈m / 62⌉ int64 words of 62 bits (62, so that no shift or complement reaches the sign bit).
 A table holds one set per row; ``within`` and ``disjoint`` mark rows against one set.
+``adjacency_rows`` gives a subgraph of K_n as one neighbour bitmask per vertex.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import numpy as np
 
 __all__ = [
     "BITS",
+    "adjacency_rows",
     "disjoint",
     "from_words",
-    "adjacency_rows",
     "greedy_extension",
     "to_words",
     "within",

@@ -4,9 +4,10 @@ The cube log (:mod:`.cubelog`) holds finished cubes only, so a cube that runs fo
 before it ends or splits is invisible in it for that hour.  While it runs, the driver
 (:mod:`.parallel`) rewrites this file (atomically) whenever a cube starts or ends: its pid, the
 problem's id and, per cube in flight, the level, layout, bits and the wall-clock time it
-started; it removes the file when the level run ends.  The file says what runs *now*, so :func:`read_in_flight` shows it
-only while its writer still holds the directory: the pid it names is alive and is the one in
-``DIR/.lock`` (a search killed with SIGKILL leaves the file behind, and it is ignored then).
+started; it removes the file when the level run ends.  The file says what runs *now*, so
+:func:`read_in_flight` shows it only while its writer still holds the directory: the pid it
+names is alive and is the one in ``DIR/.lock`` (a search killed with SIGKILL leaves the file
+behind, and it is ignored then).
 Nothing is decided from it: it is a view, never a record.
 """
 

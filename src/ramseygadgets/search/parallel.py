@@ -182,7 +182,8 @@ class _LevelRun:
         finally:
             self._keep_stopped()
             if self.s.log is not None:
-                clear_in_flight(self.s.log.path.parent)
+                with suppress(OSError):  # a view only, as it is written
+                    clear_in_flight(self.s.log.path.parent)
         if self.in_flight:
             self.s.runner.cancel_all()
             self.in_flight.clear()
