@@ -99,7 +99,9 @@ def test_search_then_answer_and_an_endless_program(
     from ramseygadgets.integrations.verifiers_env import load_environment
 
     Reply = openai_mock().Reply
-    limits = PythonLimits(rounds=3, total_seconds=60, program=SandboxLimits(wall_s=2, cpu_s=20))
+    # 5 s: the search programs take about a second alone, and under a loaded machine's test
+    # run 2 s once cut one short (three rounds instead of two)
+    limits = PythonLimits(rounds=3, total_seconds=60, program=SandboxLimits(wall_s=5, cpu_s=20))
     firsts = {
         build_prompt(p, "python", python=limits).messages[-1]["content"]: p
         for p in (PAPER, GREEN, ENDLESS)
@@ -120,7 +122,7 @@ def test_search_then_answer_and_an_endless_program(
         return Reply(program_block(search_program(problem)))
 
     env = load_environment(
-        "python", problems=f"{PAPER.id},{GREEN.id},{ENDLESS.id}", **{**OPTIONS, "python_wall_s": 2}
+        "python", problems=f"{PAPER.id},{GREEN.id},{ENDLESS.id}", **{**OPTIONS, "python_wall_s": 5}
     )
     with mock_server(script) as server:
         outputs = evaluate(env, server.base_url, monkeypatch, ["programs", "tool_seconds"])
@@ -139,7 +141,7 @@ def test_search_then_answer_and_an_endless_program(
     output = by_problem[ENDLESS.id]
     calls = seen[ENDLESS.id]
     assert len(calls) == 3
-    assert "stopped at the wall-clock limit (2 s)" in calls[1][-1]["content"]
+    assert "stopped at the wall-clock limit (5 s)" in calls[1][-1]["content"]
     assert "the last round" in calls[2][-1]["content"]
     assert [p["timed_out"] for p in output["programs"]] == [True, False]
     assert output["reward"] == 1.0, output["completion"]
