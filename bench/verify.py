@@ -39,13 +39,13 @@ from networkx.algorithms.isomorphism import GraphMatcher
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
-from ramseygadgets.colorings.red_blue import DEFAULT_SOLVER, GoodColorings
+from ramseygadgets.colorings.red_blue import GoodColorings
 from ramseygadgets.core.gadgets import Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.core.patterns import Pattern
 from ramseygadgets.problems.catalog import Problem, all_problems
 from ramseygadgets.problems.solutions import load_solutions
-from ramseygadgets.verification.verifier import verify
+from ramseygadgets.verification.verifier import VERIFY_SOLVER, verify
 
 DENSITIES = (0.25, 0.4, 0.55, 0.7)
 
@@ -75,7 +75,7 @@ class NaiveVerifier:
             self.clauses.append([i + 1 for i in copy])
 
     def sat(self, assumptions: list[int] = (), extra: list[list[int]] = ()) -> bool:
-        with Solver(name=DEFAULT_SOLVER, bootstrap_with=self.clauses + list(extra)) as solver:
+        with Solver(name=VERIFY_SOLVER, bootstrap_with=self.clauses + list(extra)) as solver:
             return solver.solve(assumptions=list(assumptions))
 
     def degree_clauses(
@@ -351,7 +351,7 @@ def main() -> int:
             f"{result['cases']} candidates on {args.n} vertices ({kinds}; seed {args.seed}, best of {args.repeats})"
         )
         print(
-            f"fast = ramseygadgets.verify; naive = networkx GraphMatcher copies + a fresh {DEFAULT_SOLVER} "
+            f"fast = ramseygadgets.verify; naive = networkx GraphMatcher copies + a fresh {VERIFY_SOLVER} "
             f"solver per SAT question"
         )
         print(

@@ -69,7 +69,7 @@ def _eval(out: Path, model: str, *extra: str) -> dict:
 
 
 def test_eval_records_the_set_and_the_chosen_problems(tmp_path: Path) -> None:
-    ids = ",".join(tier_sample(8))
+    ids = ",".join(tier_sample(2))
     _eval(tmp_path / "solver", "solver", "--problems", ids)
     config = json.loads((tmp_path / "solver" / "config.json").read_text())
     assert config["problem_set"] == "extended" and config["dataset"] is None
