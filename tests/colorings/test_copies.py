@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from itertools import combinations
+from itertools import combinations, permutations
 from math import comb
 
 import pytest
@@ -17,6 +17,7 @@ from ramseygadgets.colorings.copies import (
     count_copies,
     find_copies,
     generic_copies,
+    symmetry_conditions,
 )
 from ramseygadgets.core.errors import GraphTooLargeError
 from ramseygadgets.core.graphs import Graph
@@ -25,6 +26,9 @@ from ramseygadgets.verification.bruteforce import copy_masks
 
 NAMED = ("P3", "K1,3", "K3", "P4", "TK3", "C4", "K4-e", "K4")
 OTHERS = ("K1,4", "P5", "C5", "K5-e", "0-1,1-2,2-3,3-0,0-4,1-4")  # generic enumerator
+#: Patterns with large automorphism groups (|Aut|: 120, 10, 72, 12, 8): the generic enumerator's
+#: symmetry conditions at work.
+SYMMETRIC = ("K5", "W4", "K3,3", "C6", "gem")
 
 CLOSED_FORMS = {
     "P3": lambda n: n * comb(n - 1, 2),
@@ -66,7 +70,7 @@ def assert_matches_networkx(name: str, g: Graph) -> None:
     assert count_copies(pattern, g) == len(copies)
 
 
-@pytest.mark.parametrize("name", NAMED + OTHERS)
+@pytest.mark.parametrize("name", NAMED + OTHERS + SYMMETRIC)
 def test_equal_to_networkx_monomorphisms_on_random_graphs(name: str) -> None:
     rng = random.Random(name)
     for _ in range(40):
@@ -101,6 +105,57 @@ def test_generic_enumerator_agrees_with_the_specialised_ones() -> None:
         for name in NAMED:
             pattern = get_pattern(name)
             assert sorted(generic_copies(g, pattern.graph)) == sorted(find_copies(pattern, g))
+
+
+def automorphisms(graph: Graph) -> list[tuple[int, ...]]:
+    edges = {frozenset(e) for e in graph.edges}
+    return [
+        sigma
+        for sigma in permutations(range(graph.n))
+        if {frozenset((sigma[u], sigma[v])) for u, v in graph.edges} == edges
+    ]
+
+
+@pytest.mark.parametrize("name", ("P3", "K3", "C4", "K4", "P5") + SYMMETRIC)
+def test_symmetry_conditions_keep_one_map_of_each_class(name: str) -> None:
+    """Of the maps φ∘σ (σ in Aut(F), by brute force over all permutations), for random injective
+    φ into 0..19, exactly one meets every condition φ(v) < φ(w)."""
+    graph = get_pattern(name).graph
+    group, conditions = automorphisms(graph), symmetry_conditions(graph)
+    assert len(group) > 1 and conditions
+    rng = random.Random(name)
+    for _ in range(20):
+        phi = rng.sample(range(20), graph.n)
+        kept = [
+            sigma for sigma in group if all(phi[sigma[v]] < phi[sigma[w]] for v, w in conditions)
+        ]
+        assert len(kept) == 1, (name, phi, kept)
+
+
+def test_generic_enumerator_on_patterns_with_isolated_vertices() -> None:
+    """A pattern graph with isolated vertices (``find_copies`` never asks for one, the enumerator
+    takes any): the same edge sets as networkx's monomorphisms."""
+    rng = random.Random(3)
+    pattern = Graph(6, ((0, 1), (1, 2), (3, 4)))  # P3 + K2 + K1
+    for _ in range(20):
+        g = random_graph(rng, rng.randint(5, 8), 0.5)
+        expected = {
+            frozenset(g.edge_id(*e) for e in edges)
+            for edges in _edge_images_by_networkx(g, pattern)
+        }
+        assert {frozenset(c) for c in generic_copies(g, pattern)} == expected
+
+
+def _edge_images_by_networkx(g: Graph, pattern: Graph) -> list[list[tuple[int, int]]]:
+    from networkx.algorithms.isomorphism import GraphMatcher
+
+    images = []
+    for mapping in GraphMatcher(
+        g.to_networkx(), pattern.to_networkx()
+    ).subgraph_monomorphisms_iter():
+        inverse = {b: a for a, b in mapping.items()}
+        images.append([(inverse[u], inverse[v]) for u, v in pattern.edges])
+    return images
 
 
 def test_generic_enumerator_stops_at_a_limit() -> None:

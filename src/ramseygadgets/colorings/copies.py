@@ -20,9 +20,12 @@ are directly the SAT clauses of :mod:`ramseygadgets.colorings.red_blue`, with no
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 from itertools import combinations
 from math import comb
 from typing import Any
+
+import pynauty
 
 from ramseygadgets.core.errors import GraphTooLargeError
 from ramseygadgets.core.graphs import Graph, label_matrix
@@ -39,6 +42,7 @@ __all__ = [
     "diamond_copies",
     "k4_copies",
     "generic_copies",
+    "symmetry_conditions",
     "find_copies",
     "count_copies",
     "MAX_BITMASK_VERTICES",
@@ -233,23 +237,26 @@ def k4_copies(graph: Graph) -> list[Copy]:
 def generic_copies(graph: Graph, pattern_graph: Graph, limit: int | None = None) -> list[Copy]:
     """Backtracking over injective maps V(F) → V(G) that keep edges; each edge set once.
 
-    Stops early once more than ``limit`` distinct copies are found (returning them).
+    Only one map of each class φ∘Aut(F) is visited (:func:`symmetry_conditions`), so a copy is
+    reached once instead of |Aut(F)| times (120 times for K5).  Stops early once more than
+    ``limit`` distinct copies are found (returning them).
     """
     fn = pattern_graph.n
-    # visit pattern vertices so that each (after the first) has an earlier neighbour
-    order = [0]
-    while len(order) < fn:
-        for v in range(fn):
-            if v not in order and any(u in order for u in pattern_graph.neighbors[v]):
-                order.append(v)
-                break
-        else:  # disconnected pattern: append the rest in order
-            order.extend(v for v in range(fn) if v not in order)
+    order = _visiting_order(pattern_graph)
+    position = {v: i for i, v in enumerate(order)}
     back = [
-        [order.index(u) for u in pattern_graph.neighbors[v] if order.index(u) < i]
+        [position[u] for u in pattern_graph.neighbors[v] if position[u] < i]
         for i, v in enumerate(order)
     ]
-    pattern_edges = [(order.index(u), order.index(v)) for u, v in pattern_graph.edges]
+    above: list[list[int]] = [[] for _ in order]  # φ(order[i]) > φ(order[j]) for j in above[i]
+    below: list[list[int]] = [[] for _ in order]  # φ(order[i]) < φ(order[j]) for j in below[i]
+    for v, w in symmetry_conditions(pattern_graph):  # φ(v) < φ(w): checked at the later one
+        i, j = position[v], position[w]
+        if i < j:
+            above[j].append(i)
+        else:
+            below[i].append(j)
+    pattern_edges = [(position[u], position[v]) for u, v in pattern_graph.edges]
     adj, M, n = graph.adjacency, graph.index_matrix, graph.n
     full = (1 << n) - 1
     found: set[Copy] = set()
@@ -267,6 +274,10 @@ def generic_copies(graph: Graph, pattern_graph: Graph, limit: int | None = None)
         candidates = full & ~used
         for j in back[i]:
             candidates &= adj[image[j]]
+        for j in above[i]:
+            candidates &= ~((2 << image[j]) - 1)
+        for j in below[i]:
+            candidates &= (1 << image[j]) - 1
         for w in _bits(candidates):
             image[i] = w
             extend(i + 1, used | (1 << w))
@@ -276,6 +287,46 @@ def generic_copies(graph: Graph, pattern_graph: Graph, limit: int | None = None)
     except _Enough:
         pass
     return sorted(found)
+
+
+def _visiting_order(pattern_graph: Graph) -> list[int]:
+    """Pattern vertices so that each (after the first) has an earlier neighbour where it can."""
+    fn = pattern_graph.n
+    order = [0]
+    while len(order) < fn:
+        for v in range(fn):
+            if v not in order and any(u in order for u in pattern_graph.neighbors[v]):
+                order.append(v)
+                break
+        else:  # disconnected pattern: append the rest in order
+            order.extend(v for v in range(fn) if v not in order)
+    return order
+
+
+@lru_cache(maxsize=512)
+def symmetry_conditions(pattern_graph: Graph) -> tuple[tuple[int, int], ...]:
+    """Pairs (v, w) such that, of every class φ∘Aut(F) of maps V(F) → V(G), exactly one map has
+    φ(v) < φ(w) for all pairs (Grochow and Kellis, 2007): take a vertex v of a largest orbit of
+    the group that fixes the vertices taken so far (nauty's orbits, the taken vertices each a
+    colour of its own), ask φ(v) < φ(w) for the rest w of its orbit, take v, and repeat until
+    that group is trivial.  Maps of one class have the same edge image, so no copy is lost."""
+    fn = pattern_graph.n
+    adjacency = {v: list(nbrs) for v, nbrs in enumerate(pattern_graph.neighbors)}
+    taken: list[int] = []
+    conditions: list[tuple[int, int]] = []
+    while True:
+        colouring = [{v} for v in taken] + [set(range(fn)) - set(taken)]
+        nauty_graph = pynauty.Graph(fn, adjacency_dict=adjacency, vertex_coloring=colouring)
+        orbit_of = pynauty.autgrp(nauty_graph)[3]
+        orbits: dict[int, list[int]] = {}
+        for v in range(fn):
+            orbits.setdefault(orbit_of[v], []).append(v)
+        largest = max(orbits.values(), key=lambda orbit: (len(orbit), -orbit[0]))
+        if len(largest) == 1:
+            return tuple(conditions)
+        v = largest[0]
+        conditions += [(v, w) for w in largest[1:]]
+        taken.append(v)
 
 
 def find_copies(
