@@ -29,6 +29,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from ramseygadgets.colorings.copies import find_copies
 from ramseygadgets.colorings.multi import MultiColoring, MultiColorings, literal
@@ -106,24 +107,35 @@ class MultiCandidateModel(ExistsModel):
         super().__init__(n, layout, copies.kn, seed=seed, solver=solver, clique=clique)
 
     def _witness_coloring(self) -> Callable[[int, int], int]:
-        """Fresh literals w(t, k) of a colouring of K_n that is good on the candidate's edges."""
-        c, m, x = self.multi.spec.c, self.kn.m, self.x
+        """Fresh literals w(t, k) of a colouring of K_n that is good on the candidate's edges:
+        for every copy C of a colour-k pattern, the clause ∨_{t∈C} ¬x_t ∨ ¬w(t, k)."""
+        c, m = self.multi.spec.c, self.kn.m
         base = self.top
         self.top += m * (1 if c == 2 else c)
+        table = [
+            [lit + base if lit > 0 else lit - base for lit in (literal(c, t, k) for t in range(m))]
+            for k in range(c)
+        ]
 
         def w(t: int, k: int) -> int:
-            lit = literal(c, t, k)
-            return lit + base if lit > 0 else lit - base
+            return table[k][t]
 
         if c > 2:
             for t in range(m):
-                lits = [w(t, k) for k in range(c)]
+                lits = [table[k][t] for k in range(c)]
                 self.clauses.append(lits)
                 self.clauses += [[-a, -b] for i, a in enumerate(lits) for b in lits[i + 1 :]]
         for k, per in enumerate(self.color_copies.copies):
-            for copy in per:
-                self.clauses.append([-x[t] for t in copy] + [-w(t, k) for t in copy])
+            not_w = [-lit for lit in table[k]]
+            for copy, not_x in zip(per, self._not_x_of_copies[k]):
+                self.clauses.append(not_x + [not_w[t] for t in copy])
         return w
+
+    @cached_property
+    def _not_x_of_copies(self) -> list[list[list[int]]]:
+        """Per colour, per copy C of K_n: [¬x_t for t in C] (shared by every witness colouring)."""
+        x = self.x
+        return [[[-x[t] for t in copy] for copy in per] for per in self.color_copies.copies]
 
     def _add_witnesses(self) -> None:
         problem, c = self.multi, self.multi.spec.c
