@@ -91,3 +91,27 @@ def test_a_running_search_names_the_cubes_it_runs_and_removes_the_file_at_the_en
         assert f"{cube.n}|{cube.layout}|{cube.bits}" in keys  # the cube that then ended
         assert cube.n == 9 and 0 <= at - cube.since < 60
     assert not (tmp_path / IN_FLIGHT_FILE).exists()
+
+
+def test_an_in_flight_file_that_cannot_be_written_or_removed_changes_nothing(tmp_path, monkeypatch):
+    """The file is a view: a full disk or a read-only folder at its writing or its removal
+    leaves the search and its log as they are without it."""
+
+    def failing(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    problem = Problem.make("K3", "K4-e", "red-determiner")
+
+    def run(out):
+        options = SearchOptions(min_vertices=8, max_vertices=9, cubes=4, out=out)
+        result = solve_cubes(problem, options)
+        lines = [json.loads(line) for line in (out / "cubes.jsonl").read_text().splitlines()]
+        return result, sorted((r["key"], r.get("outcome")) for r in lines if r["kind"] == "cube")
+
+    plain, plain_log = run(tmp_path / "plain")
+    monkeypatch.setattr("ramseygadgets.search.parallel.write_in_flight", failing)
+    monkeypatch.setattr("ramseygadgets.search.parallel.clear_in_flight", failing)
+    broken, broken_log = run(tmp_path / "broken")
+    assert broken_log == plain_log and broken_log
+    assert (broken.status, broken.n) == (plain.status, plain.n)
+    assert not (tmp_path / "broken" / IN_FLIGHT_FILE).exists()
