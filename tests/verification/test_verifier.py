@@ -7,9 +7,11 @@ from itertools import combinations
 import pytest
 
 from ramseygadgets.colorings.red_blue import GoodColorings
+from ramseygadgets.core.errors import InputError
 from ramseygadgets.core.gadgets import Candidate, Designated, GadgetType
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.catalog import Problem, get_problem
+from ramseygadgets.problems.extended import three_color_entries
 from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.verification.verifier import (
     Verdict,
@@ -190,3 +192,32 @@ def test_the_color_encoding_agrees_and_an_unknown_encoding_is_refused() -> None:
     assert verify(clause, get_solution(clause.id).candidate, encoding="colors").correct
     with pytest.raises(ValueError, match="unknown encoding 'colour'"):
         verify(problem, solution, encoding="colour")
+
+
+@pytest.mark.parametrize("solver", ["minisat22", "glucose4", "cadical153", "cadical195"])
+def test_every_backend_gives_the_same_verdicts(solver: str) -> None:
+    """The verifier's default backend (VERIFY_SOLVER) is a choice of speed only: two and three
+    colours, right answers and the same graphs less an edge, the same verdict from each."""
+    cases = [
+        (get_problem(p), get_solution(p).candidate)
+        for p in ("k13_k4_positive_sender", "p3_k3_red_determiner", "k13_k4_negative_sender")
+    ]
+    cases += [(e.problem, e.candidate) for e in three_color_entries()[:3]]
+    tried: list[tuple[Problem, Candidate]] = []
+    for problem, candidate in cases:
+        graph = candidate.graph
+        fewer = Graph(
+            graph.n,
+            [e for e in graph.edges if e not in candidate.designated.edges][1:]
+            + list(candidate.designated.edges),
+        )
+        tried += [(problem, candidate), (problem, Candidate(fewer, candidate.designated))]
+    verdicts = [verify(problem, candidate, solver=solver).correct for problem, candidate in tried]
+    assert verdicts == [verify(problem, candidate).correct for problem, candidate in tried]
+    assert verdicts[::2] == [True] * len(cases) and False in verdicts[1::2]
+
+
+def test_an_unknown_backend_is_named() -> None:
+    problem = get_problem("p3_k3_red_determiner")
+    with pytest.raises(InputError, match="unknown SAT solver 'glucose5'; PySAT's names include"):
+        verify(problem, get_solution(problem.id).candidate, solver="glucose5")

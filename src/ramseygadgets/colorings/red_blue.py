@@ -21,10 +21,10 @@ from math import comb
 from typing import Any
 
 from pysat.card import CardEnc, EncType
-from pysat.solvers import Cadical153, Glucose3, Glucose4, Minisat22, Solver
+from pysat.solvers import Cadical153, Glucose3, Glucose4, Minisat22, NoSuchSolverError, Solver
 
 from ramseygadgets.colorings.copies import count_all_copies, find_copies
-from ramseygadgets.core.errors import ColoringLimitExceeded, GraphTooLargeError
+from ramseygadgets.core.errors import ColoringLimitExceeded, GraphTooLargeError, InputError
 from ramseygadgets.core.graphs import Edge, Graph
 from ramseygadgets.core.patterns import Pattern
 
@@ -42,7 +42,9 @@ __all__ = [
 
 #: PySAT backend.  The paper used Glucose; on these small formulas MiniSat 2.2 answers the same
 #: questions with about 35 % less overhead per solver and per call (bench/verify.py), and any
-#: complete solver gives the same verdicts.  Pass ``solver="glucose4"`` to use Glucose.
+#: complete solver gives the same verdicts.  Pass ``solver="glucose4"`` to use Glucose.  The
+#: verifier asks Glucose 4 (``verification.verifier.VERIFY_SOLVER``): its questions on a real
+#: gadget are unsatisfiable ones, where Glucose is twice as fast (bench/verify_solver.py).
 DEFAULT_SOLVER = "minisat22"
 
 #: Backends constructed directly (same objects ``Solver(name=...)`` would wrap, one hop less per call).
@@ -75,9 +77,13 @@ def keyboard_interrupts() -> Iterator[None]:
 def new_solver(name: str = DEFAULT_SOLVER, clauses: Iterable[Sequence[int]] = ()) -> Any:
     """A PySAT solver (``add_clause``, ``solve``, ``get_model``, ``delete``) loaded with ``clauses``."""
     backend = _DIRECT_BACKENDS.get(name)
-    if backend is None:
+    if backend is not None:
+        return backend(bootstrap_with=clauses)
+    try:
         return Solver(name=name, bootstrap_with=clauses)
-    return backend(bootstrap_with=clauses)
+    except NoSuchSolverError:
+        known = ", ".join(sorted(_DIRECT_BACKENDS))
+        raise InputError(f"unknown SAT solver {name!r}; PySAT's names include {known}") from None
 
 
 @dataclass(frozen=True)
