@@ -13,6 +13,7 @@ from ramseygadgets.problems.catalog import get_problem
 from ramseygadgets.problems.solutions import load_solutions
 from ramseygadgets.search.batch import solve_many
 from ramseygadgets.search.options import SearchOptions
+from ramseygadgets.search.solve import SearchResult
 
 runner = CliRunner()
 
@@ -75,11 +76,23 @@ def test_not_found_within_limits_suggests_max_vertices():
 def test_not_found_within_limits_exits_1():
     code, data = _json(["k13_k4_blue_determiner", "--max-vertices", "7"])
     assert code == 1 and data["results"][0]["status"] == "none-up-to-limit"
+    # (K3, K4)-negative-sender's level 12 takes about a minute (docs/search.md): 0.3 s is never
+    # enough, however warm the process (the (K1,3, K5)-positive-sender used here before is now
+    # decided up to 12 vertices in 0.2 s)
     result = runner.invoke(
         app,
-        ["solve", "--F", "K1,3", "--H", "K5", "--gadget", "positive-sender", "--timeout", "0.3"],
-    )
+        ["solve", "--F", "K3", "--H", "K4", "--gadget", "negative-sender",
+         "--min-vertices", "12", "--timeout", "0.3"],
+    )  # fmt: skip
     assert result.exit_code == 1 and "not found within limits: time limit reached" in result.output
+
+
+def test_a_run_that_decided_no_level_says_so(monkeypatch):
+    """A first level cut by the time limit leaves nothing proven: the line says so instead of an
+    empty "proof:" (seen on a cold (K1,3, K5)-positive-sender run with --timeout 0.3)."""
+    monkeypatch.setattr(SearchResult, "proof", lambda self: "")
+    result = runner.invoke(app, ["solve", "p3_k3_red_determiner"])
+    assert "\n  proof: no level decided\n" in result.output
 
 
 @pytest.mark.parametrize(

@@ -67,8 +67,8 @@ def test_none_up_to_limit_reports_the_proven_bound():
 
 
 def test_timeout_gives_a_clear_result():
-    problem = Problem.make("K1,3", "K5", "negative-sender")
-    result = solve(problem, SearchOptions(timeout=0.5, max_vertices=14))
+    problem = Problem.make("K3", "K4", "negative-sender")  # none up to 13, a minute at 12
+    result = solve(problem, SearchOptions(timeout=0.5, min_vertices=11, max_vertices=14))
     assert result.status == "timeout"
     assert result.seconds < 5
     assert "time limit" in result.describe()

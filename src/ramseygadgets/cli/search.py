@@ -456,7 +456,9 @@ def _solve_single(
     outcome.seconds = result.seconds
     if show:
         console.print(_result_line(result))
-        console.print(f"  proof: {result.proof()}", markup=False, highlight=False)
+        console.print(
+            f"  proof: {result.proof() or 'no level decided'}", markup=False, highlight=False
+        )
         if result.status == "timeout":
             _print_stopped_cubes(options)
         if result.candidate is not None:
