@@ -22,7 +22,7 @@ from pathlib import Path
 from ramseygadgets.answers import parse_answer
 from ramseygadgets.core.gadgets import GadgetType
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "prompts" / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "answers" / "corpus"
 
 
 def inputs() -> dict[str, str]:

@@ -38,7 +38,7 @@ from ramseygadgets.problems.catalog import Problem, all_problems
 from ramseygadgets.problems.solutions import get_solution
 from ramseygadgets.training import ramsey_reward, ramsey_shaped_reward
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "prompts" / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "answers" / "corpus"
 N = 10
 
 
