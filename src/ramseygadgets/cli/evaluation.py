@@ -372,7 +372,7 @@ def eval_command(
         model_label,
         resolve_profile,
     )
-    from ramseygadgets.harness.summary import summarize, summary_tables
+    from ramseygadgets.harness.summary import summarize
     from ramseygadgets.runs.folder import SAMPLES_FILE, read_samples
 
     stream_options = {
@@ -429,35 +429,51 @@ def eval_command(
     outcome = evaluation.run()
     records, _ = read_samples(Path(options.out) / SAMPLES_FILE)
     rows = summarize(records, outcome.config, outcome.keys)
-    where = options.out
     if as_json:
-        print_json(
-            {
-                "out": str(where),
-                "model": outcome.config["model"],
-                "total": outcome.total,
-                "recorded": outcome.stats.recorded,
-                "ran": outcome.stats.done,
-                "skipped": outcome.skipped,
-                "retried_errors": outcome.moved_errors,
-                "interrupted": outcome.interrupted,
-                "aborted": outcome.aborted,
-                "settings": [r.to_json() for r in rows],
-            }
-        )
+        print_json(_outcome_json(outcome, rows, options.out))
     else:
-        title = f"{outcome.config.get('model_label', model)}: {outcome.stats.recorded}/{outcome.total} samples in {where}"
-        console.print(
-            terminal_text(title, markup=False), markup=False, highlight=False, soft_wrap=False
+        _print_outcome(outcome, rows, options.out, model)
+    _end_run(outcome, rows, options.out, as_json)
+
+
+def _outcome_json(outcome: Any, rows: list[Any], where: Path) -> dict[str, Any]:
+    """``eval --json``: the run's counts and its per-setting summary."""
+    return {
+        "out": str(where),
+        "model": outcome.config["model"],
+        "total": outcome.total,
+        "recorded": outcome.stats.recorded,
+        "ran": outcome.stats.done,
+        "skipped": outcome.skipped,
+        "retried_errors": outcome.moved_errors,
+        "interrupted": outcome.interrupted,
+        "aborted": outcome.aborted,
+        "settings": [r.to_json() for r in rows],
+    }
+
+
+def _print_outcome(outcome: Any, rows: list[Any], where: Path, model: str) -> None:
+    """The title line, the per-setting tables and, on a resume, how much was already there."""
+    from ramseygadgets.harness.summary import summary_tables
+
+    label = outcome.config.get("model_label", model)
+    title = f"{label}: {outcome.stats.recorded}/{outcome.total} samples in {where}"
+    console.print(
+        terminal_text(title, markup=False), markup=False, highlight=False, soft_wrap=False
+    )
+    for table in summary_tables(rows, console.width):
+        console.print(table)
+    if outcome.skipped:
+        err_console.print(
+            f"resumed: {outcome.skipped} samples were already recorded, ran {outcome.stats.done}",
+            highlight=False,
+            soft_wrap=True,
         )
-        for table in summary_tables(rows, console.width):
-            console.print(table)
-        if outcome.skipped:
-            err_console.print(
-                f"resumed: {outcome.skipped} samples were already recorded, ran {outcome.stats.done}",
-                highlight=False,
-                soft_wrap=True,
-            )
+
+
+def _end_run(outcome: Any, rows: list[Any], where: Path, as_json: bool) -> None:
+    """Exit as the run ended: interrupted (130/143 with the resume command), aborted (one error
+    line) or finished (with a note on samples that ended with a backend error)."""
     if outcome.interrupted:
         err_console.print(
             f"interrupted: {outcome.stats.recorded}/{outcome.total} samples recorded in {where}; "
