@@ -219,43 +219,15 @@ def export_dataset(
         problems = problem_set.problems if problem_set is not None else all_problems()
     problems = list(problems)
     out = make_output_dir(out_dir, "the export directory", ExportError)
-    problem_table, prompt_table = [], []
-    for index, problem in enumerate(problems):
-        problem_table.append(problem_row(problem, problem_set, chosen))
-        prompt_table.extend(prompt_rows(problem, profile, problem_set, chosen))
-        if progress is not None:
-            progress(index + 1, len(problems))
-    ext = fmt
+    problem_table, prompt_table = _tables(problems, profile, problem_set, chosen, progress)
     files = {
-        "problems": out / f"problems.{ext}",
-        "prompts": out / f"prompts.{ext}",
+        "problems": out / f"problems.{fmt}",
+        "prompts": out / f"prompts.{fmt}",
         "card": out / "README.md",
     }
+    counts = _card_counts(problem_table, len(prompt_table))
+    card = _card(fmt, files, counts, chosen, profile)
     writer = _write_jsonl if fmt == "jsonl" else _write_parquet
-    sizes = [row["min_vertices"] for row in problem_table]
-    counts = {
-        "problems": len(problem_table),
-        "prompts": len(prompt_table),
-        "easy": sum(r["tier"] == "easy" for r in problem_table),
-        "hard": sum(r["tier"] == "hard" for r in problem_table),
-        "example": sum("example-hint" in r["settings"] for r in problem_table),
-        "proven": sum(r["optimum_rests_on"] == "proven" for r in problem_table),
-        "min_n": min(sizes, default=0),
-        "max_n": max(sizes, default=0),
-    }
-    card = render(
-        "dataset_card.md.j2",
-        files={k: v.name for k, v in files.items()},
-        fmt=fmt,
-        loader="json" if fmt == "jsonl" else "parquet",
-        version=__version__,
-        counts=counts,
-        settings=chosen,
-        python_rounds=PythonLimits().rounds if PYTHON_SETTING in chosen else None,
-        profile=profile.name,
-        profile_note=profile.description.strip().rstrip("."),
-        format_example=format_example(GadgetType.RED_DETERMINER),
-    )
     try:
         with staged_directory(out) as stage:  # every file or none replaces the old export
             writer(problem_table, stage / files["problems"].name)
@@ -267,6 +239,63 @@ def export_dataset(
             "(if any) are unchanged"
         ) from None
     return ExportResult(out, files, counts)
+
+
+def _tables(
+    problems: list[Problem],
+    profile: ModelProfile,
+    problem_set: Selection | None,
+    settings: Sequence[str],
+    progress: Callable[[int, int], None] | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ``problems`` table (one row per problem) and the ``prompts`` table (one row per
+    problem and setting)."""
+    problem_table: list[dict[str, Any]] = []
+    prompt_table: list[dict[str, Any]] = []
+    for index, problem in enumerate(problems):
+        problem_table.append(problem_row(problem, problem_set, settings))
+        prompt_table.extend(prompt_rows(problem, profile, problem_set, settings))
+        if progress is not None:
+            progress(index + 1, len(problems))
+    return problem_table, prompt_table
+
+
+def _card_counts(problem_table: list[dict[str, Any]], prompts: int) -> dict[str, int]:
+    """The dataset card's figures, counted from the rows written beside it."""
+    sizes = [row["min_vertices"] for row in problem_table]
+    return {
+        "problems": len(problem_table),
+        "prompts": prompts,
+        "easy": sum(r["tier"] == "easy" for r in problem_table),
+        "hard": sum(r["tier"] == "hard" for r in problem_table),
+        "example": sum("example-hint" in r["settings"] for r in problem_table),
+        "proven": sum(r["optimum_rests_on"] == "proven" for r in problem_table),
+        "min_n": min(sizes, default=0),
+        "max_n": max(sizes, default=0),
+    }
+
+
+def _card(
+    fmt: str,
+    files: dict[str, Path],
+    counts: dict[str, int],
+    settings: Sequence[str],
+    profile: ModelProfile,
+) -> str:
+    """The dataset card (``README.md``) from its template."""
+    return render(
+        "dataset_card.md.j2",
+        files={k: v.name for k, v in files.items()},
+        fmt=fmt,
+        loader="json" if fmt == "jsonl" else "parquet",
+        version=__version__,
+        counts=counts,
+        settings=settings,
+        python_rounds=PythonLimits().rounds if PYTHON_SETTING in settings else None,
+        profile=profile.name,
+        profile_note=profile.description.strip().rstrip("."),
+        format_example=format_example(GadgetType.RED_DETERMINER),
+    )
 
 
 __all__ = [
