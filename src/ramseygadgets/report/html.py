@@ -350,6 +350,30 @@ def report_template() -> Template:
     return env.get_template(TEMPLATE_NAME)
 
 
+def _table_view(table: Table, definitions: list[str], collapsed: bool) -> dict[str, Any]:
+    """What the template shows of one table: the caption's first sentence and the rest, the
+    definitions folded under it, and each cell as (text, sort key, numeric, clip class)."""
+    head, rest = split_caption(table.caption)
+    rows = [
+        [
+            (text, sort, col.numeric, clip_class(text, col.numeric))
+            for (text, sort), col in zip(row, table.columns)
+        ]
+        for row in table.display_rows()
+    ]
+    return {
+        "name": table.name,
+        "title": table.title,
+        "caption": head,
+        "more": rest,
+        "definitions": definitions,
+        "collapsed": collapsed,
+        "columns": table.columns,
+        "rows": rows,
+        "fit": any(clip for row in rows for *_, clip in row),
+    }
+
+
 def render_html(
     *,
     title: str,
@@ -367,29 +391,7 @@ def render_html(
     definitions folded under it), the other figures, the problems and the sources."""
     template = report_template()
     folded = definitions_by_table(definitions, [t.name for t in tables])
-    table_views = []
-    for t in tables:
-        head, rest = split_caption(t.caption)
-        rows = [
-            [
-                (text, sort, col.numeric, clip_class(text, col.numeric))
-                for (text, sort), col in zip(row, t.columns)
-            ]
-            for row in t.display_rows()
-        ]
-        table_views.append(
-            {
-                "name": t.name,
-                "title": t.title,
-                "caption": head,
-                "more": rest,
-                "definitions": folded[t.name],
-                "collapsed": t.name in collapsed,
-                "columns": t.columns,
-                "rows": rows,
-                "fit": any(clip for row in rows for *_, clip in row),
-            }
-        )
+    table_views = [_table_view(t, folded[t.name], t.name in collapsed) for t in tables]
     figure_views = [
         {
             "name": f.name,
