@@ -85,8 +85,9 @@ def is_inspect_log(path: Path) -> bool:
     return head.lstrip().startswith(b"{") and b'"eval"' in head and b'"version"' in head
 
 
-def read_inspect_log(path: Path) -> list[Run]:
-    """The run set one Inspect log holds (see the module docstring for the mapping)."""
+def _load_log(path: Path) -> Any:
+    """The Inspect log at ``path`` (attachments resolved), refused with one line when inspect-ai
+    is missing, the file is damaged or the log is of another task."""
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -103,6 +104,12 @@ def read_inspect_log(path: Path) -> list[Run]:
     task = log.eval.task
     if task not in (TASK_NAME, TASK_NAME.split("/")[-1]):
         raise RunFormatError(f"{path}: an Inspect log of task {task!r}, not {TASK_NAME}")
+    return log
+
+
+def read_inspect_log(path: Path) -> list[Run]:
+    """The run set one Inspect log holds (see the module docstring for the mapping)."""
+    log = _load_log(path)
     warnings: list[str] = []
     if log.status != "success":
         warnings.append(
