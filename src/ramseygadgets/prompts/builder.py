@@ -277,21 +277,26 @@ def _context(
             else _solution(problem, "the size hint").graph.n
         )
     if setting == "example-hint":
-        counterpart = example_problem(problem)
-        if counterpart is None:
-            raise SettingUnavailableError(
-                f"example-hint does not apply to {problem.id}: it exists only for K1,3 problems whose P3 "
-                f"counterpart (same H and gadget) is in the catalog"
-            )
-        solution = _solution(counterpart, "the example hint")
-        context["example"] = {
-            "F": pattern_info(counterpart.F),
-            "k": counterpart.F.star_k,
-            "pair": f"({counterpart.F.name}, {counterpart.H.name})",
-            "n": solution.graph.n,
-            "answer": json.dumps(answer_object(solution, gadget)),
-        }
+        context["example"] = _example_context(problem)
     return context
+
+
+def _example_context(problem: Problem) -> dict[str, Any]:
+    """The example hint: the solved P3 counterpart of a K1,3 problem (same H and gadget)."""
+    counterpart = example_problem(problem)
+    if counterpart is None:
+        raise SettingUnavailableError(
+            f"example-hint does not apply to {problem.id}: it exists only for K1,3 problems whose P3 "
+            f"counterpart (same H and gadget) is in the catalog"
+        )
+    solution = _solution(counterpart, "the example hint")
+    return {
+        "F": pattern_info(counterpart.F),
+        "k": counterpart.F.star_k,
+        "pair": f"({counterpart.F.name}, {counterpart.H.name})",
+        "n": solution.graph.n,
+        "answer": json.dumps(answer_object(solution, problem.kind)),
+    }
 
 
 def _apply_profile(system: str, user: str, profile: ModelProfile) -> list[dict[str, Any]]:
