@@ -170,10 +170,7 @@ def accuracy_vs_tokens(stats: Sequence[CellStats], out_dir: Path) -> FigureFiles
     ax.set_ylabel("mean accuracy (%)")
     ax.set_ylim(-2, 102)
     ax.grid(alpha=0.3)
-    handles = [
-        matplotlib.lines.Line2D([], [], color=colors[m], marker="o", linestyle="", label=plain(m))
-        for m in models
-    ]
+    handles = _model_handles(models, colors, line=False)
     handles += [
         matplotlib.lines.Line2D(
             [], [], color="#444", marker=MARKERS[i % len(MARKERS)], linestyle="", label=plain(s)
@@ -211,6 +208,16 @@ def _side_legend(fig: Figure, handles: list[Any]) -> None:
     fig.legend(handles=handles, loc="outside right center", fontsize=8, frameon=False)
 
 
+def _model_handles(models: Sequence[str], colors: dict[str, Any], line: bool = True) -> list[Any]:
+    """Legend entries, one per model in its colour (a marker on a line, or the marker alone)."""
+    return [
+        matplotlib.lines.Line2D(
+            [], [], color=colors[m], marker="o", linestyle="-" if line else "", label=plain(m)
+        )
+        for m in models
+    ]
+
+
 def _no_tokens_note(stats: Sequence[CellStats]) -> str:
     """Caption sentence naming the cells left out for want of token counts."""
     left = [f"{st.model} · {st.setting}" for st in stats if not st.avg_tokens]
@@ -218,6 +225,21 @@ def _no_tokens_note(stats: Sequence[CellStats]) -> str:
         return ""
     named = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
     return f" Left out, no token counts recorded: {named}."
+
+
+def _size_series(
+    by_size: Sequence[tuple[CellStats, object, CellStats]], setting: str, model: str
+) -> list[tuple[int, CellStats, float]]:
+    """One model's (size, stats, mean accuracy) in one setting, by size."""
+    points = [
+        (size, st, st.mean)
+        for cell, size, st in by_size
+        if cell.setting == setting
+        and cell.model == model
+        and isinstance(size, int)
+        and st.mean is not None
+    ]
+    return sorted(points, key=lambda p: p[0])
 
 
 def accuracy_vs_size(
@@ -234,17 +256,7 @@ def accuracy_vs_size(
     for i, setting in enumerate(settings):
         ax = axes[i // cols][i % cols]
         for model in models:
-            points = sorted(
-                (
-                    (size, st, st.mean)
-                    for cell, size, st in by_size
-                    if cell.setting == setting
-                    and cell.model == model
-                    and isinstance(size, int)
-                    and st.mean is not None
-                ),
-                key=lambda p: p[0],
-            )
+            points = _size_series(by_size, setting, model)
             if not points:
                 continue
             ax.errorbar(
@@ -264,13 +276,7 @@ def accuracy_vs_size(
             ax.set_ylabel("mean accuracy (%)")
     _hide_unused(axes, len(settings), rows, cols)
     if models:
-        _side_legend(
-            fig,
-            [
-                matplotlib.lines.Line2D([], [], color=colors[m], marker="o", label=plain(m))
-                for m in models
-            ],
-        )
+        _side_legend(fig, _model_handles(models, colors))
     return _save(
         fig,
         out_dir,
@@ -279,6 +285,24 @@ def accuracy_vs_size(
         "Mean accuracy by the number of vertices of the problem's minimal solution, one panel per setting; "
         "bars: 95% bootstrap CI over problems." + settings_note,
     )
+
+
+def _tier_series(
+    by_tier: Sequence[tuple[CellStats, object, CellStats]],
+    setting: str,
+    models: Sequence[str],
+    tier: str,
+) -> list[tuple[int, CellStats]]:
+    """(model index, stats) of each model's cells of one tier in one setting."""
+    return [
+        (m_index, st)
+        for m_index, model in enumerate(models)
+        for cell, value, st in by_tier
+        if cell.setting == setting
+        and cell.model == model
+        and str(value) == tier
+        and st.mean is not None
+    ]
 
 
 def accuracy_by_tier(
@@ -297,18 +321,11 @@ def accuracy_by_tier(
     for i, setting in enumerate(settings):
         ax = axes[i // cols][i % cols]
         for t_index, tier in enumerate(tiers):
-            xs, ys, points = [], [], []
-            for m_index, model in enumerate(models):
-                for cell, value, st in by_tier:
-                    if (
-                        cell.setting == setting
-                        and cell.model == model
-                        and str(value) == tier
-                        and st.mean is not None
-                    ):
-                        xs.append(m_index + (t_index - (len(tiers) - 1) / 2) * width)
-                        ys.append(100 * st.mean)
-                        points.append(st)
+            offset = (t_index - (len(tiers) - 1) / 2) * width
+            columns = _tier_series(by_tier, setting, models, tier)
+            xs = [m_index + offset for m_index, _ in columns]
+            ys = [100 * (st.mean or 0.0) for _, st in columns]
+            points = [st for _, st in columns]
             if xs:
                 ax.bar(
                     xs,
