@@ -66,3 +66,21 @@ def test_drain_reads_what_running_tasks_sent_and_keeps_a_result_for_wait():
         assert pool.wait() == [("slow", "slept 3.0")]
     finally:
         pool.close()
+
+
+def test_wait_with_a_timeout_returns_nothing_when_no_task_ends_in_time():
+    """A worker's messages wake the pool but end no task: ``wait(timeout)`` returns ``[]`` once
+    the time is up, and the task's result comes with a later wait."""
+    seen: list[tuple[Any, Any]] = []
+    pool = LocalExecutor(2).pool(_chatty_then_slow, 2, observe=lambda key, m: seen.append((key, m)))
+    try:
+        pool.submit("slow", 2.0)
+        pool.submit("slower", 3.0)
+        started = time.monotonic()
+        assert pool.wait(timeout=0.5) == []
+        assert 0.5 <= time.monotonic() - started < 1.5
+        assert sorted(seen) == [("slow", ("note", 2.0)), ("slower", ("note", 3.0))]
+        assert pool.wait(timeout=10) == [("slow", "slept 2.0")]
+        assert pool.wait() == [("slower", "slept 3.0")]
+    finally:
+        pool.close()

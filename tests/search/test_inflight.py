@@ -73,9 +73,9 @@ def test_a_running_search_names_the_cubes_it_runs_and_removes_the_file_at_the_en
     seen = []
     wait = CubeRunner.wait
 
-    def looking(self):
+    def looking(self, timeout=None):
         seen.append((read_in_flight(tmp_path), time.time()))
-        return wait(self)
+        return wait(self, timeout)
 
     monkeypatch.setattr(CubeRunner, "wait", looking)
     problem = Problem.make("K3", "K4-e", "red-determiner")

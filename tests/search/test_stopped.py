@@ -251,6 +251,44 @@ def test_sigterm_keeps_what_the_workers_cubes_streamed(tmp_path):
     assert entry["bits"] == "1" and entry["lemmas"]
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
+def test_a_driver_killed_outright_keeps_what_the_cubes_in_flight_learned_until_its_last_snapshot(
+    tmp_path,
+):
+    """SIGKILL (or a machine lost) gives the driver no stop to write at: what the cubes in flight
+    learned is written every ``SNAPSHOT_SECONDS`` meanwhile (1 s here), and the rerun starts the
+    cube with it (each lemma derived again) and reaches the same verdict."""
+    code = (
+        "import sys; import ramseygadgets.search.parallel as p; p.SNAPSHOT_SECONDS = 1.0; "
+        "from ramseygadgets.cli import main; sys.argv[0] = 'ramseygadgets'; main()"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *CLI_LEVEL_10, "--jobs", "2", "--out", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not _entries(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        proc.kill()
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    [entry] = _entries(tmp_path)
+    assert entry["bits"] == "1" and entry["lemmas"]
+    cubes: list[dict] = []
+    rerun = solve_cubes(
+        K3_K4E_RED, SearchOptions(jobs=2, out=tmp_path, **LEVEL_10), on_cube=cubes.append
+    )
+    assert (rerun.status, rerun.lower_bound) == ("none-up-to-limit", 11)
+    assert rerun.levels[0].cubes_from_stop == 1
+    assert [c["inherited_in"] for c in cubes if c["bits"] == "1"] == [len(entry["lemmas"])]
+
+
 def test_the_driver_holds_only_the_newest_lemmas_a_stop_could_keep(monkeypatch):
     monkeypatch.setattr(runners_module, "MAX_INHERITED_LEMMAS", 10)
     runner = runners_module.make_runner(1)

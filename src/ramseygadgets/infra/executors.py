@@ -1,9 +1,10 @@
 """Run tasks in parallel: in this process, in local worker processes, or on Ray.
 
 Every executor gives a task pool (:meth:`Executor.pool`): at most ``slots`` tasks of one
-module-level function in flight, ``submit(key, item)``, ``wait()`` — the ``(key, result)``
-pairs of the tasks that ended, at least one, ``result`` :data:`LOST` (``None``) for a task
-whose worker died — ``cancel_all()`` and ``close()``.  :meth:`Executor.run` applies a function
+module-level function in flight, ``submit(key, item)``, ``wait(timeout=None)`` — the ``(key,
+result)`` pairs of the tasks that ended, at least one unless ``timeout`` seconds pass first
+(then none; a pool that runs tasks in this process runs the next one to its end), ``result``
+:data:`LOST` (``None``) for a task whose worker died — ``cancel_all()`` and ``close()``.  :meth:`Executor.run` applies a function
 to each item on a pool and yields ``(index, result)`` as tasks finish (completion order), each
 lost task run again (at most ``retries`` more times).  The caller records each result as it
 arrives (a checkpoint), so a crash or Ctrl-C keeps everything finished.
@@ -32,6 +33,7 @@ import os
 import pickle
 import select
 import socket
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -90,7 +92,8 @@ class TaskPool:
     def submit(self, key: Any, item: Any) -> None:
         self.queue.append((key, item))
 
-    def wait(self) -> list[tuple[Any, Any]]:
+    def wait(self, timeout: float | None = None) -> list[tuple[Any, Any]]:
+        """Run the next task to its end (``timeout`` cannot cut a task in this process short)."""
         global _channel
         key, item = self.queue.pop(0)
         if self.observe is None:
@@ -244,7 +247,7 @@ class ProcessPool(TaskPool):
             pass
         self.busy[key] = (proc, conn)
 
-    def wait(self) -> list[tuple[Any, Any]]:
+    def wait(self, timeout: float | None = None) -> list[tuple[Any, Any]]:
         out: list[tuple[Any, Any]] = []
         failed: BaseException | None = None
         for key, early in self.early.items():
@@ -252,11 +255,15 @@ class ProcessPool(TaskPool):
             failed = failed or early.error
             out.append((key, early.result))
         self.early.clear()
+        deadline = None if timeout is None else time.monotonic() + timeout
         while not out:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
             waitables: list[Any] = []
             for proc, conn in self.busy.values():
                 waitables += [conn, proc.sentinel]
-            ready = set(wait_any(waitables))
+            ready = set(wait_any(waitables, timeout=left))
             for key, (proc, conn) in list(self.busy.items()):
                 if conn not in ready and proc.sentinel not in ready:
                     continue
@@ -440,9 +447,9 @@ class RayPool(TaskPool):
     def submit(self, key: Any, item: Any) -> None:
         self.refs[self.remote.remote(item)] = key
 
-    def wait(self) -> list[tuple[Any, Any]]:
+    def wait(self, timeout: float | None = None) -> list[tuple[Any, Any]]:
         ray = self.ray
-        done, _ = ray.wait(list(self.refs), num_returns=1)
+        done, _ = ray.wait(list(self.refs), num_returns=1, timeout=timeout)
         out: list[tuple[Any, Any]] = []
         for ref in done:
             key = self.refs.pop(ref)

@@ -31,7 +31,9 @@ outcome and where it ran (``node``, ``host``, ``pid``, ``ip`` on Ray:
 a cube in flight when its node or the driver is lost is not, so a rerun searches it again — but
 when the run stops (Ctrl-C, SIGTERM, its time limit) the lemmas each cube in flight inherited
 and streamed so far go to ``OUT/stopped-cubes.jsonl`` (:mod:`.stopped`), and the rerun starts
-that cube, or its open parts, with them (each derived again first). While a level runs,
+that cube, or its open parts, with them (each derived again first).  With local workers the
+file is also rewritten every :data:`SNAPSHOT_SECONDS` while cubes are in flight, so a driver
+killed outright (SIGKILL, a machine lost) loses at most that much of what they learned. While a level runs,
 ``OUT/in-flight.json`` (:mod:`.inflight`) names the cubes in flight and since when, for
 ``solve --status``; it goes when the level run ends.
 A rerun with the same
@@ -109,6 +111,7 @@ from ramseygadgets.search.stopped import StoppedCube, StoppedCubes
 __all__ = [
     "CUBES_PER_SLOT",
     "RETRIES",
+    "SNAPSHOT_SECONDS",
     "problem_tag",
     "CubeScheduler",
     "solve_cubes",
@@ -118,6 +121,9 @@ __all__ = [
 CUBES_PER_SLOT = 8
 #: Times a cube whose worker died is run again before the search gives up.
 RETRIES = 2
+#: Seconds between two snapshots of what the cubes in flight learned (``OUT/stopped-cubes.jsonl``,
+#: as at a stop): the most of their learning a driver killed outright loses.
+SNAPSHOT_SECONDS = 600.0
 
 
 class _LevelRun:
@@ -155,6 +161,8 @@ class _LevelRun:
         self.stopped_now: dict[str, tuple[Cube, list[tuple[str, object]]]] = {}
         self.layout_of = {lay.name: lay for lay in layouts(sched.problem.gadget, n)}
         self.layout_index = {name: i for i, name in enumerate(self.layout_of)}
+        #: when the cubes in flight next write what they learned (:meth:`_snapshot_if_due`)
+        self.next_snapshot = time.monotonic() + SNAPSHOT_SECONDS
 
     def run(self) -> tuple[str, Candidate | None]:
         logged = self.s.logged(self.n, self.max_edges)
@@ -203,7 +211,7 @@ class _LevelRun:
                 self.since[cube.key] = time.time()
                 runner.submit(cube.key, self._task(cube, left))
             self._show_in_flight()
-            for key, result in runner.wait():
+            for key, result in runner.wait(max(0.0, self.next_snapshot - time.monotonic())):
                 cube = self.in_flight.pop(key)
                 self.since.pop(key, None)
                 if result is None:
@@ -212,6 +220,7 @@ class _LevelRun:
                 outcome = self._finished(cube, result)
                 if outcome is not None:
                     return outcome
+            self._snapshot_if_due()
         return "none", None
 
     def _show_in_flight(self) -> None:
@@ -230,21 +239,35 @@ class _LevelRun:
         """Write what the cubes in flight (and one that ran out of time) learned to the
         stopped cubes' file (:mod:`.stopped`), for the rerun, and drop the entries that decided
         cubes now cover; counted in the level record."""
-        stopped = self.s.stopped
-        if stopped is None or not self.s.share:
+        if self.s.stopped is None or not self.s.share:
             return
-        self.s.runner.drain()
-        streamed = self.s.runner.streamed
-        for key, cube in self.in_flight.items():
-            self.stopped_now[key] = (cube, self.inherited.get(key, []) + streamed.get(key, []))
-        kept = [
-            StoppedCube(self.n, cube.layout_name, cube.bits, tuple(lemmas[-MAX_INHERITED_LEMMAS:]))
-            for cube, lemmas in self.stopped_now.values()
-            if lemmas
-        ]
-        stopped.write(kept, self._still_open)
+        kept = self._stopped_entries()
+        self.s.stopped.write(kept, self._still_open)
         self.record.stopped_cubes = len(kept)
         self.record.stopped_lemmas = sum(len(s.lemmas) for s in kept)
+
+    def _snapshot_if_due(self) -> None:
+        """Every :data:`SNAPSHOT_SECONDS` with cubes in flight, the stopped cubes' file as a stop
+        now would write it: a driver killed outright keeps what they learned until then."""
+        if time.monotonic() < self.next_snapshot:
+            return
+        self.next_snapshot = time.monotonic() + SNAPSHOT_SECONDS
+        if self.in_flight and self.s.stopped is not None and self.s.share:
+            self.s.stopped.write(self._stopped_entries(), self._still_open)
+
+    def _stopped_entries(self) -> list[StoppedCube]:
+        """Per cube in flight, or stopped by this run, what it inherited and learned (the newest
+        :data:`.cubes.MAX_INHERITED_LEMMAS`)."""
+        self.s.runner.drain()
+        streamed = self.s.runner.streamed
+        cubes = dict(self.stopped_now)
+        for key, cube in self.in_flight.items():
+            cubes[key] = (cube, self.inherited.get(key, []) + streamed.get(key, []))
+        return [
+            StoppedCube(self.n, cube.layout_name, cube.bits, tuple(lemmas[-MAX_INHERITED_LEMMAS:]))
+            for cube, lemmas in cubes.values()
+            if lemmas
+        ]
 
     def _still_open(self, key: tuple[int, str, str]) -> bool:
         """Whether the stopped cube ``(n, layout name, bits)`` of an older stop is still open:

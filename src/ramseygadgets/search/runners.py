@@ -111,8 +111,9 @@ class CubeRunner:
         self.streamed[key] = []
         self.pool.submit(key, task)
 
-    def wait(self) -> list[Outcome]:
-        ended = self.pool.wait()
+    def wait(self, timeout: float | None = None) -> list[Outcome]:
+        """The cubes that ended (none when ``timeout`` seconds pass first, on worker pools)."""
+        ended = self.pool.wait(timeout)
         for key, _ in ended:
             self.streamed.pop(key, None)
         return ended

@@ -25,7 +25,9 @@ A lemma that does not hold refuses the file, with its line and the lemma named: 
 start (deleting the file only costs what it saved).  One line per stopped
 cube (JSON: the problem's tag, ``n``, ``layout``, ``bits``, ``lemmas`` as ``["c", hex]`` or
 ``["a", [edge ids]]``); the file is rewritten atomically when a level run ends with cubes
-in flight or with entries its decided cubes now cover (those are dropped), else left alone.
+in flight or with entries its decided cubes now cover (those are dropped), else left alone, and
+every :data:`.parallel.SNAPSHOT_SECONDS` while local workers' cubes are in flight (a driver
+killed outright keeps what they learned until then).
 """
 
 from __future__ import annotations
