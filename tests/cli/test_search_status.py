@@ -135,3 +135,34 @@ def test_the_status_shows_the_cubes_a_running_search_has_in_flight(stopped_log):
     assert cube["bits"] == "11110" and 75 <= cube["running_seconds"] < 90
     after = runner.invoke(app, args)  # the search ended: nothing in flight is shown
     assert "in flight" not in after.output
+
+
+def test_the_status_shows_the_stopped_cubes_a_rerun_starts_with(tmp_path):
+    """A run out of time leaves what its cube in flight learned (search/stopped.py): the status
+    names that cube and its lemma count as the file records them, and a file a rerun would
+    refuse as refused, in one line, without failing."""
+    problem = Problem.make("K3", "K4-e", "red-determiner")
+    level_10 = dict(min_vertices=10, max_vertices=10, cubes=2, minimize_edges=False)
+    solve_cubes(problem, SearchOptions(timeout=4.0, jobs=1, out=tmp_path, **level_10))
+    stopped = tmp_path / "stopped-cubes.jsonl"
+    (entry,) = [json.loads(line) for line in stopped.read_text().splitlines()]
+    args = ["solve", *PAIR, "--min-vertices", "10", "--max-vertices", "10", "--cubes", "2"]
+    args += ["--out", str(tmp_path), "--status"]
+    text = runner.invoke(app, args)
+    data = runner.invoke(app, [*args, "--json"])
+    assert text.exit_code == 0 and data.exit_code == 0, text.output + data.output
+    lemmas = len(entry["lemmas"])
+    assert "stopped cubes a rerun starts with (stopped-cubes.jsonl, written " in text.output
+    assert f"{entry['layout']} {compact_bits(entry['bits'])} ({lemmas:,} lemmas)" in text.output
+    (level,) = json.loads(data.output)["levels"]
+    assert level["stopped"]["cubes"] == [
+        {"layout": entry["layout"], "bits": entry["bits"], "lemmas": lemmas}
+    ]
+    assert level["stopped"]["refused"] is None
+    stopped.write_text(stopped.read_text() + "{not json\n")
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 0, refused.output
+    assert (
+        "stopped cubes: " in refused.output and "stopped-cubes.jsonl:2: not JSON" in refused.output
+    )
+    assert "a rerun starts with" not in refused.output

@@ -4,6 +4,7 @@ JSON."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -12,7 +13,7 @@ from ramseygadgets.cli.app import console, print_json
 from ramseygadgets.problems.catalog import Problem
 
 if TYPE_CHECKING:
-    from ramseygadgets.search.cubestatus import LevelStatus, Sitting
+    from ramseygadgets.search.cubestatus import LevelStatus, Sitting, StoppedView
     from ramseygadgets.search.inflight import InFlight
 
 #: Open parts listed per layout at most (the rest are counted).
@@ -56,6 +57,8 @@ def _print_level(problem: Problem, status: LevelStatus) -> None:
         console.print(line, highlight=False)
     if status.in_flight is not None:
         console.print(_in_flight_line(status.in_flight), highlight=False)
+    if status.stopped is not None:
+        console.print(_stopped_line(status.stopped), highlight=False, soft_wrap=True)
     console.print(_sittings_table(status), highlight=False)
 
 
@@ -66,6 +69,21 @@ def _in_flight_line(running: InFlight) -> str:
     ]
     what = "; ".join(cubes) if cubes else "no cube of this level"
     return f"  in flight now (pid {running.pid}, not in the log until it ends or splits): {what}"
+
+
+def _stopped_line(stopped: StoppedView) -> str:
+    """What the stopped cubes' file gives a rerun on this level, and when it was written."""
+    when = time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(stopped.written))
+    if stopped.refused is not None:
+        return f"  stopped cubes: {stopped.refused}"
+    cubes = "; ".join(
+        f"{layout} {compact_bits(bits)} ({lemmas:,} lemmas)"
+        for layout, bits, lemmas in stopped.cubes
+    )
+    return (
+        f"  stopped cubes a rerun starts with ({stopped.path.name}, written {when}; each lemma is "
+        f"derived again first): {cubes}"
+    )
 
 
 def _sittings_table(status: LevelStatus) -> Table:

@@ -16,6 +16,9 @@ whose outcomes hold under the run's edge cap) and gives, per level (:func:`level
   records; its wall time is the level record's (a sitting a kill cut short has none);
 * the cubes **in flight now**, when a search runs on the log (:mod:`.inflight`: the log holds
   finished cubes only).
+* the **stopped cubes** a rerun starts with (:mod:`.stopped`: what cubes in flight at a stop,
+  or at the running search's last snapshot, learned), as the file records them: their lemmas
+  are derived again only when a run starts with them.
 
 Everything but the wall times is re-derived from the cube records, and every figure is the
 log's word: its cubes are not run again here (:mod:`.cubeproof` says how that is done).
@@ -36,6 +39,7 @@ from ramseygadgets.search.inflight import InFlight, read_in_flight
 from ramseygadgets.search.options import SearchError
 from ramseygadgets.search.solve import resolve_problem
 from ramseygadgets.search.spec import layouts
+from ramseygadgets.search.stopped import StoppedCubes, StoppedLemmaRefused
 
 __all__ = [
     "LoggedLevel",
@@ -44,6 +48,7 @@ __all__ = [
     "Sitting",
     "LayoutStatus",
     "LevelStatus",
+    "StoppedView",
     "level_status",
     "log_status",
 ]
@@ -152,6 +157,26 @@ class LayoutStatus:
 
 
 @dataclass(frozen=True)
+class StoppedView:
+    """A level's entries of the stopped cubes' file (:mod:`.stopped`): ``(layout, bits, lemma
+    count)`` each, the file's modification time, and why a run would refuse the file
+    (``refused``; then no entry is shown)."""
+
+    path: Path
+    cubes: tuple[tuple[str, str, int], ...]
+    written: float
+    refused: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": str(self.path),
+            "written": self.written,
+            "refused": self.refused,
+            "cubes": [{"layout": lay, "bits": bits, "lemmas": k} for lay, bits, k in self.cubes],
+        }
+
+
+@dataclass(frozen=True)
 class LevelStatus:
     """What the log says of level ``n`` under the cap ``max_edges`` (see the module docstring)."""
 
@@ -164,6 +189,8 @@ class LevelStatus:
     found: bool
     #: the level's cubes a search running on the log has in flight now (:mod:`.inflight`)
     in_flight: InFlight | None = None
+    #: what the stopped cubes' file holds for the level (``None``: nothing)
+    stopped: StoppedView | None = None
 
     @property
     def planned(self) -> int:
@@ -215,6 +242,7 @@ class LevelStatus:
                     for c in self.in_flight.cubes
                 ],
             },
+            "stopped": None if self.stopped is None else self.stopped.to_json(),
         }
 
 
@@ -308,13 +336,32 @@ def log_status(
     if not present:
         raise SearchError(_nothing_to_show(file, records, problem, logged, levels))
     running = read_in_flight(file.parent)
+    stopped = StoppedCubes(file.parent, problem)
     return [
         replace(
             level_status(problem, records, n, target, engine=ran, max_edges=max_edges),
             in_flight=_level_in_flight(running, problem, n),
+            stopped=_level_stopped(stopped, n),
         )
         for n in present
     ]
+
+
+def _level_stopped(stopped: StoppedCubes, n: int) -> StoppedView | None:
+    """Level ``n``'s entries of the stopped cubes' file, as recorded (``None``: no file, or no
+    entry of the level); a file a run would refuse is shown as refused, not read on."""
+    try:
+        written = stopped.path.stat().st_mtime
+    except OSError:
+        return None
+    try:
+        entries = [entry for _, entry in stopped.read() if entry["n"] == n]
+    except StoppedLemmaRefused as exc:
+        return StoppedView(stopped.path, (), written, str(exc))
+    if not entries:
+        return None
+    cubes = tuple((e["layout"], e["bits"], len(e["lemmas"])) for e in entries)
+    return StoppedView(stopped.path, cubes, written)
 
 
 def _level_in_flight(running: InFlight | None, problem: Problem, n: int) -> InFlight | None:
