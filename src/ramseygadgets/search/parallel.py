@@ -33,7 +33,8 @@ when the run stops (Ctrl-C, SIGTERM, its time limit) the lemmas each cube in fli
 and streamed so far go to ``OUT/stopped-cubes.jsonl`` (:mod:`.stopped`), and the rerun starts
 that cube, or its open parts, with them (each derived again first).  With local workers the
 file is also rewritten every :data:`SNAPSHOT_SECONDS` while cubes are in flight, so a driver
-killed outright (SIGKILL, a machine lost) loses at most that much of what they learned. While a level runs,
+killed outright (SIGKILL, a machine lost) loses at most that much of what they learned.
+While a level runs,
 ``OUT/in-flight.json`` (:mod:`.inflight`) names the cubes in flight and since when, for
 ``solve --status``; it goes when the level run ends.
 A rerun with the same
@@ -253,7 +254,8 @@ class _LevelRun:
             return
         self.next_snapshot = time.monotonic() + SNAPSHOT_SECONDS
         if self.in_flight and self.s.stopped is not None and self.s.share:
-            self.s.stopped.write(self._stopped_entries(), self._still_open)
+            with suppress(OSError):  # a safety copy: the stop's own write reports a disk's refusal
+                self.s.stopped.write(self._stopped_entries(), self._still_open)
 
     def _stopped_entries(self) -> list[StoppedCube]:
         """Per cube in flight, or stopped by this run, what it inherited and learned (the newest
