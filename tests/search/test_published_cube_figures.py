@@ -4,15 +4,21 @@ sitting that appends cubes without updating the prose and the sittings table fai
 
 from __future__ import annotations
 
+import lzma
 from pathlib import Path
 
 from ramseygadgets.cli.search_status import sitting_cells
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cubelog import read_log
+from ramseygadgets.search.cubes import Cube
 from ramseygadgets.search.cubestatus import LevelStatus, level_status
+from ramseygadgets.search.spec import layouts
+from ramseygadgets.search.stopped import STOPPED_FILE, StoppedCubes
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "bench/results/cubes/k3_k4_negative_sender-14-partial.jsonl"
+#: what the last sitting's cubes in flight learned, for the next sitting (docs/search.md)
+STOPPED = ROOT / "bench/results/cubes/k3_k4_negative_sender-14-stopped.jsonl.xz"
 PLANNED = 64  # the --cubes of the command docs/search.md gives
 TABLE_HEADER = "| # | session | workers, `--split-after` | wall | none | split | CPU s |"
 
@@ -58,3 +64,21 @@ def test_the_level_14_sittings_table_is_the_status_of_the_committed_log():
     for row, sitting in zip(rows, expected, strict=True):
         wall, none, split, _found, cpu, candidates = sitting_cells(sitting)
         assert row[3:8] == [wall, none, split, cpu, candidates], row[0]
+
+
+def test_the_committed_stopped_lemmas_hold_and_go_to_open_parts_of_the_committed_log(tmp_path):
+    """The next sitting starts the open parts with these lemmas: each is derived again (as the run
+    does) and each entry is an open part of the committed log."""
+    problem = Problem.make("K3", "K4", "negative-sender")
+    (tmp_path / STOPPED_FILE).write_bytes(lzma.decompress(STOPPED.read_bytes()))
+    stopped = StoppedCubes(tmp_path, problem)
+    entries = [entry for _, entry in stopped.read()]
+    assert entries and all(entry["n"] == 14 for entry in entries)
+    open_parts = {(lay.name, bits) for lay in _status().layouts for bits in lay.open_parts}
+    lays = {lay.name: (i, lay) for i, lay in enumerate(layouts(problem.gadget, 14))}
+    cubes = []
+    for entry in entries:
+        assert (entry["layout"], entry["bits"]) in open_parts, entry["bits"]
+        cubes.append(Cube(14, lays[entry["layout"]][0], entry["layout"], entry["bits"]))
+    handed = stopped.for_cubes(14, cubes, {name: lay for name, (_, lay) in lays.items()})
+    assert [len(handed[c.key]) for c in cubes] == [len(e["lemmas"]) for e in entries]
