@@ -224,16 +224,23 @@ def test_the_cli_says_where_a_stopped_runs_lemmas_went(tmp_path):
     assert _entries(tmp_path)
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX signals")
-def test_sigterm_keeps_what_the_workers_cubes_streamed(tmp_path):
-    """The way a sitting ends: SIGTERM to the driver of two workers (exit 143)."""
-    code = "import sys; from ramseygadgets.cli import main; sys.argv[0] = 'ramseygadgets'; main()"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, *CLI_LEVEL_10, "--jobs", "2", "--out", str(tmp_path)],
+def _driver(out: Path, setup: str = "pass") -> subprocess.Popen:
+    """``solve`` of level 10 on two workers into ``out``, as a process of its own (after the
+    Python statement ``setup``)."""
+    code = f"import sys; {setup}; from ramseygadgets.cli import main; "
+    code += "sys.argv[0] = 'ramseygadgets'; main()"
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *CLI_LEVEL_10, "--jobs", "2", "--out", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX signals")
+def test_sigterm_keeps_what_the_workers_cubes_streamed(tmp_path):
+    """The way a sitting ends: SIGTERM to the driver of two workers (exit 143)."""
+    proc = _driver(tmp_path)
     try:
         deadline = time.monotonic() + 30
         log = tmp_path / "cubes.jsonl"
@@ -258,16 +265,7 @@ def test_a_driver_killed_outright_keeps_what_the_cubes_in_flight_learned_until_i
     """SIGKILL (or a machine lost) gives the driver no stop to write at: what the cubes in flight
     learned is written every ``SNAPSHOT_SECONDS`` meanwhile (1 s here), and the rerun starts the
     cube with it (each lemma derived again) and reaches the same verdict."""
-    code = (
-        "import sys; import ramseygadgets.search.parallel as p; p.SNAPSHOT_SECONDS = 1.0; "
-        "from ramseygadgets.cli import main; sys.argv[0] = 'ramseygadgets'; main()"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, *CLI_LEVEL_10, "--jobs", "2", "--out", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
+    proc = _driver(tmp_path, "import ramseygadgets.search.parallel as p; p.SNAPSHOT_SECONDS = 1.0")
     try:
         deadline = time.monotonic() + 30
         while not _entries(tmp_path) and time.monotonic() < deadline:
