@@ -19,6 +19,7 @@ from ramseygadgets.cli import app
 from ramseygadgets.core.graphs import Graph
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search import SearchError
+from ramseygadgets.search import parallel as parallel_module
 from ramseygadgets.search import runners as runners_module
 from ramseygadgets.search import stopped as stopped_module
 from ramseygadgets.search.cubes import clear_finders
@@ -285,6 +286,26 @@ def test_a_driver_killed_outright_keeps_what_the_cubes_in_flight_learned_until_i
     assert (rerun.status, rerun.lower_bound) == ("none-up-to-limit", 11)
     assert rerun.levels[0].cubes_from_stop == 1
     assert [c["inherited_in"] for c in cubes if c["bits"] == "1"] == [len(entry["lemmas"])]
+
+
+def test_a_snapshot_the_disk_refuses_stops_nothing(tmp_path, monkeypatch):
+    """Every snapshot with lemmas to keep fails with OSError (a full disk): the run goes on to its
+    verdict, and the level's end (nothing stopped) writes as usual."""
+    refused: list[int] = []
+    write = stopped_module.StoppedCubes.write
+
+    def refuse(self, stopped, still_open):
+        if not stopped:
+            return write(self, stopped, still_open)
+        refused.append(len(stopped))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(parallel_module, "SNAPSHOT_SECONDS", 0.5)
+    monkeypatch.setattr(stopped_module.StoppedCubes, "write", refuse)
+    result = solve_cubes(K3_K4E_RED, SearchOptions(jobs=2, out=tmp_path, **LEVEL_10))
+    assert (result.status, result.lower_bound) == ("none-up-to-limit", 11)
+    assert refused  # snapshots were due and tried
+    assert not (tmp_path / STOPPED_FILE).exists()
 
 
 def test_the_driver_holds_only_the_newest_lemmas_a_stop_could_keep(monkeypatch):
