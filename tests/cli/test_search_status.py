@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 import pytest
@@ -118,7 +119,8 @@ def test_the_status_shows_the_cubes_a_running_search_has_in_flight(stopped_log):
     layout = "e=0-1"
     started = time.time() - 75
     (stopped_log / LOCK_FILE).write_text(str(os.getpid()))  # as a search holding the log
-    write_in_flight(stopped_log, problem.id, [FlyingCube(9, layout, "11110", started)])
+    cubes = [FlyingCube(9, layout, "11110", started), FlyingCube(9, layout, "0", started, 123456)]
+    write_in_flight(stopped_log, problem.id, cubes)
     try:
         args = ["solve", *PAIR, *LEVEL, "--out", str(stopped_log), "--status"]
         text = runner.invoke(app, args)
@@ -126,13 +128,19 @@ def test_the_status_shows_the_cubes_a_running_search_has_in_flight(stopped_log):
     finally:
         clear_in_flight(stopped_log)
     assert text.exit_code == 0 and data.exit_code == 0, text.output + data.output
-    assert (
-        f"in flight now (pid {os.getpid()}, not in the log until it ends or splits): "
-        f"{layout} 1⁴0 for 0:01:1"
-    ) in text.output
     (level,) = json.loads(data.output)["levels"]
-    (cube,) = level["in_flight"]["cubes"]
-    assert cube["bits"] == "11110" and 75 <= cube["running_seconds"] < 90
+    written = time.strftime("%H:%M %Z", time.localtime(level["in_flight"]["written"]))
+    line = " ".join(text.output.split())  # the console wraps long lines
+    assert re.search(
+        rf"in flight now \(pid {os.getpid()}, not in the log until it ends or splits\): "
+        rf"{layout} 1⁴0 for 0:01:1\d; {layout} 0 for 0:01:1\d, 123,456 lemmas learned "
+        rf"\(lemma counts as of {written}\)",
+        line,
+    ), line
+    first, second = level["in_flight"]["cubes"]
+    assert first["bits"] == "11110" and 75 <= first["running_seconds"] < 90
+    assert (first["lemmas"], second["lemmas"]) == (None, 123456)
+    assert abs(level["in_flight"]["written"] - time.time()) < 60
     after = runner.invoke(app, args)  # the search ended: nothing in flight is shown
     assert "in flight" not in after.output
 

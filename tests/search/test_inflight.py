@@ -14,6 +14,7 @@ from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.inflight import (
     IN_FLIGHT_FILE,
     FlyingCube,
+    InFlight,
     clear_in_flight,
     read_in_flight,
     write_in_flight,
@@ -23,7 +24,7 @@ from ramseygadgets.search.parallel import solve_cubes
 from ramseygadgets.search.runners import CubeRunner
 
 CUBES = [
-    FlyingCube(14, "f adjacent to e", "1110", 200.0),
+    FlyingCube(14, "f adjacent to e", "1110", 200.0, 41_203),
     FlyingCube(14, "f adjacent to e", "0", 100.0),
 ]
 
@@ -38,7 +39,8 @@ def test_what_its_writer_holds_is_read_back_oldest_first(tmp_path):
     running = read_in_flight(tmp_path)
     assert running is not None and running.pid == os.getpid()
     assert running.problem_id == "k3_k4_negative_sender"
-    assert running.cubes == (CUBES[1], CUBES[0])
+    assert running.cubes == (CUBES[1], CUBES[0])  # the lemma counts too
+    assert running.written is not None and abs(running.written - time.time()) < 60
     assert CUBES[1].running_for(now=160.0) == 60.0 and CUBES[0].running_for(now=160.0) == 0.0
     clear_in_flight(tmp_path)
     assert read_in_flight(tmp_path) is None
@@ -60,9 +62,24 @@ def test_a_file_its_writer_left_behind_is_not_shown(tmp_path):
 
 def test_a_malformed_file_is_not_shown(tmp_path):
     _held_by(tmp_path, os.getpid())
-    for text in ("{", "[]", json.dumps({"pid": os.getpid(), "problem_id": "p", "cubes": [{}]})):
+    cube = {"n": 14, "layout": "e=0-1", "bits": "0", "since": 1.0}
+    bad_counts = [{**cube, "lemmas": lemmas} for lemmas in (-1, "7", True, 2.5)]
+    for cubes in ([{}], *([c] for c in bad_counts)):
+        text = json.dumps({"pid": os.getpid(), "problem_id": "p", "cubes": cubes})
+        (tmp_path / IN_FLIGHT_FILE).write_text(text)
+        assert read_in_flight(tmp_path) is None, cubes
+    for text in (
+        "{",
+        "[]",
+        json.dumps({"pid": os.getpid(), "problem_id": "p", "cubes": [cube], "written": "x"}),
+    ):
         (tmp_path / IN_FLIGHT_FILE).write_text(text)
         assert read_in_flight(tmp_path) is None
+    older = {"pid": os.getpid(), "problem_id": "p", "cubes": [cube]}  # before counts were kept
+    (tmp_path / IN_FLIGHT_FILE).write_text(json.dumps(older))
+    assert read_in_flight(tmp_path) == InFlight(
+        os.getpid(), "p", (FlyingCube(14, "e=0-1", "0", 1.0),)
+    )
     (tmp_path / IN_FLIGHT_FILE).write_text(json.dumps({"pid": "1", "problem_id": "p", "cubes": []}))
     assert read_in_flight(tmp_path) is None
 

@@ -23,6 +23,7 @@ from ramseygadgets.search import parallel as parallel_module
 from ramseygadgets.search import runners as runners_module
 from ramseygadgets.search import stopped as stopped_module
 from ramseygadgets.search.cubes import clear_finders
+from ramseygadgets.search.inflight import write_in_flight
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 from ramseygadgets.search.spec import EdgeColor, gadget_spec, layouts
@@ -288,24 +289,39 @@ def test_a_driver_killed_outright_keeps_what_the_cubes_in_flight_learned_until_i
     assert [c["inherited_in"] for c in cubes if c["bits"] == "1"] == [len(entry["lemmas"])]
 
 
-def test_a_snapshot_the_disk_refuses_stops_nothing(tmp_path, monkeypatch):
+def test_a_snapshot_the_disk_refuses_stops_nothing_and_the_in_flight_file_counts_the_lemmas(
+    tmp_path, monkeypatch
+):
     """Every snapshot with lemmas to keep fails with OSError (a full disk): the run goes on to its
-    verdict, and the level's end (nothing stopped) writes as usual."""
-    refused: list[int] = []
+    verdict, and the level's end (nothing stopped) writes as usual.  Each snapshot then rewrites
+    the in-flight file (for ``solve --status``), where each cube's lemma count is the number the
+    snapshot held for it (nothing inherited, fewer than a stop keeps)."""
+    events: list[tuple[str, dict]] = []
     write = stopped_module.StoppedCubes.write
 
     def refuse(self, stopped, still_open):
         if not stopped:
             return write(self, stopped, still_open)
-        refused.append(len(stopped))
+        events.append(("snapshot", {s.bits: len(s.lemmas) for s in stopped}))
         raise OSError(28, "No space left on device")
+
+    def show(directory, problem_id, cubes):
+        cubes = list(cubes)
+        events.append(("in flight", {c.bits: c.lemmas for c in cubes if c.lemmas is not None}))
+        write_in_flight(directory, problem_id, cubes)
 
     monkeypatch.setattr(parallel_module, "SNAPSHOT_SECONDS", 0.5)
     monkeypatch.setattr(stopped_module.StoppedCubes, "write", refuse)
+    monkeypatch.setattr(parallel_module, "write_in_flight", show)
     result = solve_cubes(K3_K4E_RED, SearchOptions(jobs=2, out=tmp_path, **LEVEL_10))
     assert (result.status, result.lower_bound) == ("none-up-to-limit", 11)
-    assert refused  # snapshots were due and tried
     assert not (tmp_path / STOPPED_FILE).exists()
+    snapshots = [i for i, (what, _) in enumerate(events) if what == "snapshot"]
+    assert len(snapshots) >= 2  # due every 0.5 s, tried, refused
+    for i in snapshots:
+        assert events[i + 1] == ("in flight", events[i][1])
+    counts = [events[i][1]["1"] for i in snapshots]
+    assert counts == sorted(counts) and counts[-1] > 0
 
 
 def test_the_driver_holds_only_the_newest_lemmas_a_stop_could_keep(monkeypatch):

@@ -63,12 +63,20 @@ def _print_level(problem: Problem, status: LevelStatus) -> None:
 
 
 def _in_flight_line(running: InFlight) -> str:
-    """The cubes a running search has in flight on this level, and for how long."""
+    """The cubes a running search has in flight on this level, for how long, and the lemmas
+    each has sent so far (as of the file's writing)."""
     cubes = [
-        f"{c.layout} {compact_bits(c.bits)} for {_clock(c.running_for())}" for c in running.cubes
+        f"{c.layout} {compact_bits(c.bits)} for {_clock(c.running_for())}"
+        + ("" if c.lemmas is None else f", {c.lemmas:,} lemmas learned")
+        for c in running.cubes
     ]
     what = "; ".join(cubes) if cubes else "no cube of this level"
-    return f"  in flight now (pid {running.pid}, not in the log until it ends or splits): {what}"
+    line = f"  in flight now (pid {running.pid}, not in the log until it ends or splits): {what}"
+    if running.written is not None and any(c.lemmas is not None for c in running.cubes):
+        line += (
+            f" (lemma counts as of {time.strftime('%H:%M %Z', time.localtime(running.written))})"
+        )
+    return line
 
 
 def _stopped_line(stopped: StoppedView) -> str:

@@ -237,6 +237,7 @@ class LevelStatus:
             if self.in_flight is None
             else {
                 "pid": self.in_flight.pid,
+                "written": self.in_flight.written,
                 "cubes": [
                     {**c.to_json(), "running_seconds": round(c.running_for(), 1)}
                     for c in self.in_flight.cubes

@@ -2,9 +2,11 @@
 
 The cube log (:mod:`.cubelog`) holds finished cubes only, so a cube that runs for an hour
 before it ends or splits is invisible in it for that hour.  While it runs, the driver
-(:mod:`.parallel`) rewrites this file (atomically) whenever a cube starts or ends: its pid, the
-problem's id and, per cube in flight, the level, layout, bits and the wall-clock time it
-started; it removes the file when the level run ends.  The file says what runs *now*, so
+(:mod:`.parallel`) rewrites this file (atomically) whenever a cube starts or ends, and at each
+snapshot of what the cubes learned (:data:`.parallel.SNAPSHOT_SECONDS`): its pid, the problem's
+id, when it wrote the file and, per cube in flight, the level, layout, bits, the wall-clock time
+it started and how many lemmas it has sent the driver so far (where it shares lemmas and has
+sent any); it removes the file when the level run ends.  The file says what runs *now*, so
 :func:`read_in_flight` shows it only while its writer still holds the directory: the pid it
 names is alive and is the one in ``DIR/.lock`` (a search killed with SIGKILL leaves the file
 behind, and it is ignored then).
@@ -38,12 +40,14 @@ IN_FLIGHT_FILE = "in-flight.json"
 
 @dataclass(frozen=True)
 class FlyingCube:
-    """A cube in flight: level ``n``, ``layout`` name, ``bits``, started at ``since`` (epoch s)."""
+    """A cube in flight: level ``n``, ``layout`` name, ``bits``, started at ``since`` (epoch s),
+    and the ``lemmas`` it has sent the driver so far (``None``: none counted yet, or not shared)."""
 
     n: int
     layout: str
     bits: str
     since: float
+    lemmas: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,11 +60,12 @@ class FlyingCube:
 @dataclass(frozen=True)
 class InFlight:
     """What a running search has in flight: its ``pid``, ``problem_id`` and ``cubes``, oldest
-    first."""
+    first, as of ``written`` (epoch s; ``None`` in a file from before it was recorded)."""
 
     pid: int
     problem_id: str
     cubes: tuple[FlyingCube, ...]
+    written: float | None = None
 
 
 def write_in_flight(directory: Path, problem_id: str, cubes: Iterable[FlyingCube]) -> None:
@@ -69,6 +74,7 @@ def write_in_flight(directory: Path, problem_id: str, cubes: Iterable[FlyingCube
     document = {
         "pid": os.getpid(),
         "problem_id": problem_id,
+        "written": time.time(),
         "cubes": [c.to_json() for c in cubes],
     }
     with atomic_path(Path(directory) / IN_FLIGHT_FILE) as tmp:
@@ -88,15 +94,22 @@ def read_in_flight(directory: Path) -> InFlight | None:
     try:
         document = json.loads((directory / IN_FLIGHT_FILE).read_text(encoding="utf-8"))
         pid, problem_id = document["pid"], str(document["problem_id"])
-        cubes = [
-            FlyingCube(int(c["n"]), str(c["layout"]), str(c["bits"]), float(c["since"]))
-            for c in document["cubes"]
-        ]
-    except (OSError, ValueError, KeyError, TypeError):
+        cubes = [_flying_cube(c) for c in document["cubes"]]
+        written = None if document.get("written") is None else float(document["written"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if not isinstance(pid, int) or not _holds(directory, pid):
         return None
-    return InFlight(pid, problem_id, tuple(sorted(cubes, key=lambda c: c.since)))
+    return InFlight(pid, problem_id, tuple(sorted(cubes, key=lambda c: c.since)), written)
+
+
+def _flying_cube(entry: dict[str, Any]) -> FlyingCube:
+    """One cube of the file (``ValueError``, ``KeyError`` or ``TypeError`` where malformed)."""
+    lemmas = entry.get("lemmas")
+    if lemmas is not None and (type(lemmas) is not int or lemmas < 0):
+        raise ValueError(f"lemmas: {lemmas!r}")
+    n, layout, bits = int(entry["n"]), str(entry["layout"]), str(entry["bits"])
+    return FlyingCube(n, layout, bits, float(entry["since"]), lemmas)
 
 
 def _holds(directory: Path, pid: int) -> bool:

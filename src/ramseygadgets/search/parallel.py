@@ -35,8 +35,9 @@ that cube, or its open parts, with them (each derived again first).  With local 
 file is also rewritten every :data:`SNAPSHOT_SECONDS` while cubes are in flight, so a driver
 killed outright (SIGKILL, a machine lost) loses at most that much of what they learned.
 While a level runs,
-``OUT/in-flight.json`` (:mod:`.inflight`) names the cubes in flight and since when, for
-``solve --status``; it goes when the level run ends.
+``OUT/in-flight.json`` (:mod:`.inflight`) names the cubes in flight, since when and the lemmas
+each has sent so far (recounted at each snapshot), for ``solve --status``; it goes when the level
+run ends.
 A rerun with the same
 ``out`` skips every cube contained in a decided one of the same engine (the cubes of one level
 must all come from one engine: both engines' symmetry breaking keeps one graph per orbit, but
@@ -225,12 +226,14 @@ class _LevelRun:
         return "none", None
 
     def _show_in_flight(self) -> None:
-        """Rewrite the checkpoint directory's in-flight file (:mod:`.inflight`): a view for
-        ``--status``, so a disk that refuses it stops nothing."""
+        """Rewrite the checkpoint directory's in-flight file (:mod:`.inflight`), with the lemmas
+        each cube has sent so far: a view for ``--status``, so a disk that refuses it stops
+        nothing."""
         if self.s.log is None:
             return
+        learned = self.s.runner.learned
         cubes = [
-            FlyingCube(self.n, cube.layout_name, cube.bits, self.since[key])
+            FlyingCube(self.n, cube.layout_name, cube.bits, self.since[key], learned.get(key))
             for key, cube in self.in_flight.items()
         ]
         with suppress(OSError):
@@ -249,13 +252,15 @@ class _LevelRun:
 
     def _snapshot_if_due(self) -> None:
         """Every :data:`SNAPSHOT_SECONDS` with cubes in flight, the stopped cubes' file as a stop
-        now would write it: a driver killed outright keeps what they learned until then."""
-        if time.monotonic() < self.next_snapshot:
+        now would write it (a driver killed outright keeps what they learned until then), and
+        the in-flight file with their lemma counts."""
+        if time.monotonic() < self.next_snapshot or not self.in_flight:
             return
         self.next_snapshot = time.monotonic() + SNAPSHOT_SECONDS
-        if self.in_flight and self.s.stopped is not None and self.s.share:
+        if self.s.stopped is not None and self.s.share:
             with suppress(OSError):  # a safety copy: the stop's own write reports a disk's refusal
                 self.s.stopped.write(self._stopped_entries(), self._still_open)
+        self._show_in_flight()
 
     def _stopped_entries(self) -> list[StoppedCube]:
         """Per cube in flight, or stopped by this run, what it inherited and learned (the newest

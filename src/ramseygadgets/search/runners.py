@@ -97,6 +97,8 @@ class CubeRunner:
         #: per cube in flight, the lemmas it has sent so far (its :class:`.cubes.LemmaExchange`;
         #: none on Ray), so that a stopped search keeps them (:mod:`.stopped`)
         self.streamed: dict[str, list[tuple[str, object]]] = {}
+        #: per cube in flight that has sent any, how many lemmas it has sent in all
+        self.learned: dict[str, int] = {}
 
     def _streamed(self, key: str, message: Any) -> None:
         """Keep a lemma message of cube ``key`` (only the newest :data:`.cubes.
@@ -104,11 +106,13 @@ class CubeRunner:
         if isinstance(message, tuple) and message[:1] == ("lemmas",):
             lemmas = self.streamed.setdefault(key, [])
             lemmas.extend(message[2])
+            self.learned[key] = self.learned.get(key, 0) + len(message[2])
             if len(lemmas) > 2 * MAX_INHERITED_LEMMAS:
                 del lemmas[:-MAX_INHERITED_LEMMAS]
 
     def submit(self, key: str, task: CubeTask) -> None:
         self.streamed[key] = []
+        self.learned.pop(key, None)
         self.pool.submit(key, task)
 
     def wait(self, timeout: float | None = None) -> list[Outcome]:
@@ -116,6 +120,7 @@ class CubeRunner:
         ended = self.pool.wait(timeout)
         for key, _ in ended:
             self.streamed.pop(key, None)
+            self.learned.pop(key, None)
         return ended
 
     def drain(self) -> None:
@@ -125,6 +130,7 @@ class CubeRunner:
     def cancel_all(self) -> None:
         self.pool.cancel_all()
         self.streamed.clear()
+        self.learned.clear()
 
     def close(self) -> None:
         self.pool.close()
