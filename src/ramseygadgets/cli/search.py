@@ -414,16 +414,7 @@ def _solve_single(
     def on_level(level: LevelRecord) -> None:
         levels.append(level)
         if show:
-            cubes = (
-                f"{level.cubes} cubes ({level.cubes_from_log} from the log), "
-                if level.cubes
-                else ""
-            )
-            console.print(
-                f"  n = {level.n}: {level.outcome} ({cubes}{level.candidates} candidates, "
-                f"{level.lemmas} lemmas, {level.arrowing} arrowing, {level.seconds:.2f} s)",
-                highlight=False,
-            )
+            _print_level(level)
 
     if show:
         console.print(f"solving {problem.title} ({problem.id})", highlight=False)
@@ -439,15 +430,7 @@ def _solve_single(
         else:
             result = solve_problem(problem, options, on_level=on_level, on_start=started.append)
     except KeyboardInterrupt as exc:
-        outcome.interruption = exc
-        outcome.unfinished = [problem.id]
-        proven = [lv.n for lv in levels if lv.outcome == "none"]
-        outcome.partial = {
-            "problem_id": problem.id,
-            "levels": [lv.to_json() for lv in levels],
-            "lower_bound": max(proven) + 1 if proven else None,
-            "max_edges": options.max_edges,
-        }
+        _record_interruption(outcome, exc, problem, levels, options)
         if show:
             _print_interrupted_proof(problem, levels, options, started[0] if started else None)
             _print_stopped_cubes(options)
@@ -455,16 +438,46 @@ def _solve_single(
     outcome.results.append(result)
     outcome.seconds = result.seconds
     if show:
-        console.print(_result_line(result))
-        console.print(
-            f"  proof: {result.proof() or 'no level decided'}", markup=False, highlight=False
-        )
-        if result.status == "timeout":
-            _print_stopped_cubes(options)
-        if result.candidate is not None:
-            answer = json.dumps(result.candidate.to_json(problem.kind))
-            console.print(f"  solution: {answer}", markup=False, highlight=False)
+        _print_result(problem, result, options)
     return outcome
+
+
+def _print_level(level: LevelRecord) -> None:
+    cubes = f"{level.cubes} cubes ({level.cubes_from_log} from the log), " if level.cubes else ""
+    console.print(
+        f"  n = {level.n}: {level.outcome} ({cubes}{level.candidates} candidates, "
+        f"{level.lemmas} lemmas, {level.arrowing} arrowing, {level.seconds:.2f} s)",
+        highlight=False,
+    )
+
+
+def _record_interruption(
+    outcome: BatchOutcome,
+    exc: KeyboardInterrupt,
+    problem: Problem,
+    levels: list[LevelRecord],
+    options: SearchOptions,
+) -> None:
+    """What an interrupted search keeps: its finished levels and the lower bound they prove."""
+    outcome.interruption = exc
+    outcome.unfinished = [problem.id]
+    proven = [lv.n for lv in levels if lv.outcome == "none"]
+    outcome.partial = {
+        "problem_id": problem.id,
+        "levels": [lv.to_json() for lv in levels],
+        "lower_bound": max(proven) + 1 if proven else None,
+        "max_edges": options.max_edges,
+    }
+
+
+def _print_result(problem: Problem, result: SearchResult, options: SearchOptions) -> None:
+    console.print(_result_line(result))
+    console.print(f"  proof: {result.proof() or 'no level decided'}", markup=False, highlight=False)
+    if result.status == "timeout":
+        _print_stopped_cubes(options)
+    if result.candidate is not None:
+        answer = json.dumps(result.candidate.to_json(problem.kind))
+        console.print(f"  solution: {answer}", markup=False, highlight=False)
 
 
 def _print_stopped_cubes(options: SearchOptions) -> None:
