@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -15,6 +16,9 @@ from ramseygadgets.cli.options import (
     RecheckTimeoutOption,
 )
 from ramseygadgets.cli.progress import progress_bar
+
+if TYPE_CHECKING:
+    from ramseygadgets.atlas.run import AtlasOutcome
 
 __all__ = [
     "ADOPT_HELP",
@@ -128,11 +132,22 @@ def run(
             on_result=(lambda r: console.print(_line(r), highlight=False)) if show else None,
             on_check=(lambda c: console.print(_check_line(c), highlight=False)) if show else None,
         )
+    disagree = _report_run(outcome, out, as_json)
+    for line in disagree:
+        err_console.print(f"disagreement: {line}", highlight=False, markup=False)
+    if outcome.interrupted:
+        err_console.print("interrupted: finished work is kept; re-run to continue")
+        raise typer.Exit(130)
+    if disagree:
+        raise typer.Exit(1)
+
+
+def _report_run(outcome: AtlasOutcome, out: Path, as_json: bool) -> list[str]:
+    """Print what an atlas run did (entries by status, searched, scanned, where it wrote);
+    returns the disagreements between an entry and its cross-check."""
     entries = list(outcome.atlas.entries.values())
     disagree = [e.disagreement for e in entries if e.disagreement]
-    status: dict[str, int] = {}
-    for e in entries:
-        status[e.status] = status.get(e.status, 0) + 1
+    status = dict(Counter(e.status for e in entries))
     if as_json:
         print_json(
             {
@@ -153,13 +168,7 @@ def run(
             f"{out / 'atlas.md'}",
             highlight=False,
         )
-    for line in disagree:
-        err_console.print(f"disagreement: {line}", highlight=False, markup=False)
-    if outcome.interrupted:
-        err_console.print("interrupted: finished work is kept; re-run to continue")
-        raise typer.Exit(130)
-    if disagree:
-        raise typer.Exit(1)
+    return disagree
 
 
 ADOPT_HELP = """Add to an atlas the facts that cube logs prove (`solve --jobs K --out DIR` writes DIR/cubes.jsonl; give the file or DIR).
