@@ -293,9 +293,9 @@ def test_a_snapshot_the_disk_refuses_stops_nothing_and_the_in_flight_file_counts
     tmp_path, monkeypatch
 ):
     """Every snapshot with lemmas to keep fails with OSError (a full disk): the run goes on to its
-    verdict, and the level's end (nothing stopped) writes as usual.  Each snapshot then rewrites
-    the in-flight file (for ``solve --status``), where each cube's lemma count is the number the
-    snapshot held for it (nothing inherited, fewer than a stop keeps)."""
+    verdict, and the level's end (nothing stopped) writes as usual.  The in-flight file (for
+    ``solve --status``) is written next, each cube's lemma count the number the snapshot held
+    for it (nothing inherited, fewer than a stop keeps)."""
     events: list[tuple[str, dict]] = []
     write = stopped_module.StoppedCubes.write
 

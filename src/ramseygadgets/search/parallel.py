@@ -252,15 +252,14 @@ class _LevelRun:
 
     def _snapshot_if_due(self) -> None:
         """Every :data:`SNAPSHOT_SECONDS` with cubes in flight, the stopped cubes' file as a stop
-        now would write it (a driver killed outright keeps what they learned until then), and
-        the in-flight file with their lemma counts."""
-        if time.monotonic() < self.next_snapshot or not self.in_flight:
+        now would write it: a driver killed outright keeps what they learned until then.  (The
+        loop then shows the in-flight file again, with the lemma counts this just took in.)"""
+        if time.monotonic() < self.next_snapshot:
             return
         self.next_snapshot = time.monotonic() + SNAPSHOT_SECONDS
-        if self.s.stopped is not None and self.s.share:
+        if self.in_flight and self.s.stopped is not None and self.s.share:
             with suppress(OSError):  # a safety copy: the stop's own write reports a disk's refusal
                 self.s.stopped.write(self._stopped_entries(), self._still_open)
-        self._show_in_flight()
 
     def _stopped_entries(self) -> list[StoppedCube]:
         """Per cube in flight, or stopped by this run, what it inherited and learned (the newest
