@@ -71,7 +71,10 @@ def test_a_malformed_file_is_not_shown(tmp_path):
     for text in (
         "{",
         "[]",
-        json.dumps({"pid": os.getpid(), "problem_id": "p", "cubes": [cube], "written": "x"}),
+        *(
+            json.dumps({"pid": os.getpid(), "problem_id": "p", "cubes": [cube], "written": w})
+            for w in ("x", "1.5", True, [1])
+        ),
     ):
         (tmp_path / IN_FLIGHT_FILE).write_text(text)
         assert read_in_flight(tmp_path) is None

@@ -95,12 +95,21 @@ def read_in_flight(directory: Path) -> InFlight | None:
         document = json.loads((directory / IN_FLIGHT_FILE).read_text(encoding="utf-8"))
         pid, problem_id = document["pid"], str(document["problem_id"])
         cubes = [_flying_cube(c) for c in document["cubes"]]
-        written = None if document.get("written") is None else float(document["written"])
+        written = _written(document.get("written"))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if not isinstance(pid, int) or not _holds(directory, pid):
         return None
     return InFlight(pid, problem_id, tuple(sorted(cubes, key=lambda c: c.since)), written)
+
+
+def _written(value: Any) -> float | None:
+    """The file's ``written`` time: a JSON number or absent (``ValueError`` otherwise)."""
+    if value is None:
+        return None
+    if type(value) not in (int, float):
+        raise ValueError(f"written: {value!r}")
+    return float(value)
 
 
 def _flying_cube(entry: dict[str, Any]) -> FlyingCube:
