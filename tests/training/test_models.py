@@ -1,5 +1,6 @@
 """``train_last_layers``: only the last k decoder layers keep ``requires_grad``; the GGUF load
-builds gguf's tensor-name map once per (architecture, layers) and leaves gguf as it was."""
+parses the file once, builds gguf's tensor-name map once per (architecture, layers) and leaves
+gguf as it was."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import importlib.util
 
 import pytest
 
-from ramseygadgets.training.models import _tensor_name_maps_built_once, train_last_layers
+from ramseygadgets.training.models import _gguf_read_once, train_last_layers
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("torch") is None, reason="torch (the train extra) is not installed"
@@ -45,18 +46,20 @@ def test_a_count_outside_the_layers_is_refused(count: int) -> None:
         train_last_layers(_tiny_decoder(5), count)
 
 
-def test_the_tensor_name_map_is_built_once_while_loading_and_gguf_is_left_as_it_was() -> None:
+def test_the_file_is_parsed_and_the_tensor_name_map_built_once_while_loading(smollm2_gguf) -> None:
     gguf = pytest.importorskip("gguf")
-    building = gguf.get_tensor_name_map
+    reading, building = gguf.GGUFReader, gguf.get_tensor_name_map
     arch = next(iter(gguf.MODEL_ARCH_NAMES))
     assert gguf.get_tensor_name_map(arch, 2) is not gguf.get_tensor_name_map(arch, 2)
-    with _tensor_name_maps_built_once():
-        from gguf import get_tensor_name_map  # as transformers imports it, on every call
+    with _gguf_read_once():
+        from gguf import GGUFReader, get_tensor_name_map  # as transformers imports them
 
         once = get_tensor_name_map(arch, 2)
         assert get_tensor_name_map(arch, 2) is once
         assert get_tensor_name_map(arch, 3) is not once
-    assert gguf.get_tensor_name_map is building
-    with pytest.raises(RuntimeError), _tensor_name_maps_built_once():
+        reader = GGUFReader(smollm2_gguf)
+        assert GGUFReader(str(smollm2_gguf)) is reader and reader.fields
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reading, building)
+    with pytest.raises(RuntimeError), _gguf_read_once():
         raise RuntimeError("a failed load")
-    assert gguf.get_tensor_name_map is building
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reading, building)

