@@ -46,20 +46,28 @@ def test_a_count_outside_the_layers_is_refused(count: int) -> None:
         train_last_layers(_tiny_decoder(5), count)
 
 
-def test_the_file_is_parsed_and_the_tensor_name_map_built_once_while_loading(smollm2_gguf) -> None:
+def test_the_tensor_name_map_is_built_once_while_loading_and_gguf_is_left_as_it_was() -> None:
     gguf = pytest.importorskip("gguf")
     reading, building = gguf.GGUFReader, gguf.get_tensor_name_map
     arch = next(iter(gguf.MODEL_ARCH_NAMES))
     assert gguf.get_tensor_name_map(arch, 2) is not gguf.get_tensor_name_map(arch, 2)
     with _gguf_read_once():
-        from gguf import GGUFReader, get_tensor_name_map  # as transformers imports them
+        from gguf import get_tensor_name_map  # as transformers imports it, on every call
 
         once = get_tensor_name_map(arch, 2)
         assert get_tensor_name_map(arch, 2) is once
         assert get_tensor_name_map(arch, 3) is not once
-        reader = GGUFReader(smollm2_gguf)
-        assert GGUFReader(str(smollm2_gguf)) is reader and reader.fields
     assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reading, building)
     with pytest.raises(RuntimeError), _gguf_read_once():
         raise RuntimeError("a failed load")
     assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reading, building)
+
+
+def test_the_file_is_parsed_once_while_loading(smollm2_gguf) -> None:
+    gguf = pytest.importorskip("gguf")
+    assert gguf.GGUFReader(smollm2_gguf) is not gguf.GGUFReader(smollm2_gguf)
+    with _gguf_read_once():
+        from gguf import GGUFReader  # as transformers imports it, on every call
+
+        reader = GGUFReader(smollm2_gguf)
+        assert GGUFReader(str(smollm2_gguf)) is reader and reader.fields
