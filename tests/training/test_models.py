@@ -64,8 +64,7 @@ def test_the_tensor_name_map_is_built_once_while_loading_and_gguf_is_left_as_it_
 
 
 def test_the_file_is_parsed_once_while_loading(smollm2_gguf) -> None:
-    gguf = pytest.importorskip("gguf")
-    assert gguf.GGUFReader(smollm2_gguf) is not gguf.GGUFReader(smollm2_gguf)
+    pytest.importorskip("gguf")
     with _gguf_read_once():
         from gguf import GGUFReader  # as transformers imports it, on every call
 
