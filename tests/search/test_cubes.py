@@ -341,6 +341,43 @@ def test_solve_prints_a_heartbeat_while_cubes_finish(tmp_path, monkeypatch):
     assert f"at least {_none_share(cubes):.1%} of 'e=0-1'" in last
 
 
+def test_the_last_heartbeat_of_a_level_counts_every_cube_before_its_verdict(tmp_path, monkeypatch):
+    """Cubes that finish within a beat of the last line are not lost from the output: the level's
+    end prints them (a stopped sitting printed "3 split" where its log held 4)."""
+    monkeypatch.setattr(cli_search, "HEARTBEAT_SECONDS", 3600.0)  # no beat of its own
+    monkeypatch.setattr(cli_search, "err_console", cli_search.console)  # one stream, in order
+    args = ["solve", "--F", "K3", "--H", "K4-e", "--gadget", "red-determiner", "--cubes", "4"]
+    out = tmp_path / "run"
+    result = cli.invoke(
+        app, [*args, "--min-vertices", "9", "--max-vertices", "9", "--out", str(out)]
+    )
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    [beat] = [i for i, line in enumerate(lines) if "cubes decided" in line]
+    cubes = [r for r in read_log(out / "cubes.jsonl") if r["kind"] == "cube"]
+    decided = sum(r["outcome"] == "none" for r in cubes)
+    split = sum(r["outcome"] == "split" for r in cubes)
+    assert f"n = 9: {decided} cubes decided, {split} split in" in lines[beat]
+    assert lines[beat + 1].startswith("  n = 9: none")
+
+
+def test_an_interrupted_sitting_prints_the_cubes_since_the_last_heartbeat(monkeypatch):
+    import ramseygadgets.search.parallel as parallel_module
+
+    def stopped(problem, options, *, on_level, on_cube, on_start):
+        for outcome in ("split", "none", "split"):
+            on_cube({"kind": "cube", "n": 14, "outcome": outcome, "decided_share": {"e": 0.5}})
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_search, "HEARTBEAT_SECONDS", 3600.0)
+    monkeypatch.setattr(parallel_module, "solve_cubes", stopped)
+    args = ["solve", "--F", "K3", "--H", "K4", "--gadget", "negative-sender", "--cubes", "4"]
+    result = cli.invoke(app, [*args, "--min-vertices", "14", "--max-vertices", "14"])
+    assert result.exit_code == 130, result.output
+    [beat] = [line for line in result.output.splitlines() if "cubes decided" in line]
+    assert "n = 14: 1 cubes decided, 2 split in" in beat and "50.0% of 'e'" in beat
+
+
 def test_the_coverage_script_rederives_what_a_log_proves(tmp_path):
     """bench/cube_coverage.py: a complete level is none; without one of its cubes it is open."""
     solve_cubes(

@@ -368,22 +368,30 @@ class CubeHeartbeat:
     """Every :data:`HEARTBEAT_SECONDS` while cubes finish, one line on stderr: the cubes decided
     and split since the start, how many of the level's planned cubes are decided (whole or by
     their split parts) and the share of each layout's prefix assignments decided (a lower bound);
-    both count the checkpoint log too (:mod:`ramseygadgets.search.parallel`)."""
+    both count the checkpoint log too (:mod:`ramseygadgets.search.parallel`).  :meth:`flush`
+    prints the line of cubes that finished since the last beat, so the last line holds them all."""
 
     def __init__(self) -> None:
         self.start = self.last = time.monotonic()
         self.decided = self.split = 0
         self.level: int | None = None
+        self.unshown: dict | None = None  # the newest record no line has counted yet
 
     def __call__(self, record: dict) -> None:
         if record.get("n") != self.level:
             self.level, self.decided, self.split = record.get("n"), 0, 0
         self.decided += record.get("outcome") == "none"
         self.split += record.get("outcome") == "split"
-        now = time.monotonic()
-        if now - self.last < HEARTBEAT_SECONDS:
+        self.unshown = record
+        if time.monotonic() - self.last >= HEARTBEAT_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """The line, where a cube finished since the last one."""
+        record, self.unshown = self.unshown, None
+        if record is None:
             return
-        self.last = now
+        self.last = now = time.monotonic()
         shares = ", ".join(
             f"{percent(share)} of '{name}'"
             for name, share in sorted(record.get("decided_share", {}).items(), key=lambda x: x[1])
@@ -409,10 +417,13 @@ def _solve_single(
     from ramseygadgets.search.solve import solve as solve_problem
 
     levels: list[LevelRecord] = []
+    heartbeat = CubeHeartbeat() if show and cubes else None
     started: list[SearchResult] = []  # the result as it grows (on_start), for an interruption
 
     def on_level(level: LevelRecord) -> None:
         levels.append(level)
+        if heartbeat is not None:
+            heartbeat.flush()  # the level's last cubes, before its verdict
         if show:
             _print_level(level)
 
@@ -423,13 +434,14 @@ def _solve_single(
         if cubes:
             from ramseygadgets.search.parallel import solve_cubes
 
-            on_cube = CubeHeartbeat() if show else None
             result = solve_cubes(
-                problem, options, on_level=on_level, on_cube=on_cube, on_start=started.append
+                problem, options, on_level=on_level, on_cube=heartbeat, on_start=started.append
             )
         else:
             result = solve_problem(problem, options, on_level=on_level, on_start=started.append)
     except KeyboardInterrupt as exc:
+        if heartbeat is not None:
+            heartbeat.flush()
         _record_interruption(outcome, exc, problem, levels, options)
         if show:
             _print_interrupted_proof(problem, levels, options, started[0] if started else None)
