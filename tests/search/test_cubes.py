@@ -24,6 +24,7 @@ from ramseygadgets.infra import executors
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search import SearchError, find_solution, solve
 from ramseygadgets.search import cubes as cubes_module
+from ramseygadgets.search import parallel as parallel_module
 from ramseygadgets.search import runners as runners_module
 from ramseygadgets.search.cegar import LayoutFinder
 from ramseygadgets.search.cubelog import CubeLog, CubeLogError, cubes_by_node, read_log
@@ -362,8 +363,6 @@ def test_the_last_heartbeat_of_a_level_counts_every_cube_before_its_verdict(tmp_
 
 
 def test_an_interrupted_sitting_prints_the_cubes_since_the_last_heartbeat(monkeypatch):
-    import ramseygadgets.search.parallel as parallel_module
-
     def stopped(problem, options, *, on_level, on_cube, on_start):
         for outcome in ("split", "none", "split"):
             on_cube({"kind": "cube", "n": 14, "outcome": outcome, "decided_share": {"e": 0.5}})
