@@ -228,6 +228,7 @@ def test_refused_where_the_sandbox_cannot_run(
     assert build_samples("python", "p3_k3_red_determiner")  # the prompts need no sandbox
 
 
+@pytest.mark.integration
 def test_inspect_cli_refuses_in_one_line(tmp_path: Path) -> None:
     """``inspect eval ... -T setting=python`` where bubblewrap is not on the PATH: Inspect's CLI
     prints the one line (no traceback) and fails before any sample."""

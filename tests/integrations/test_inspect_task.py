@@ -467,6 +467,7 @@ def test_coloring_tool_standalone() -> None:
 
 
 # -- the documented command line, with Inspect's vLLM provider -------------------------------------
+@pytest.mark.integration
 def test_inspect_cli_with_vllm_provider_against_a_loopback_server(tmp_path: Path) -> None:
     """``inspect eval ramseygadgets/ramsey_gadgets -T setting=multiround --model vllm/... --epochs 2``
     against a loopback server speaking vLLM's OpenAI protocol (reasoning field, tool calls)."""

@@ -257,6 +257,7 @@ def run_lm_eval(
     return subprocess.run(command, capture_output=True, text=True, timeout=240, cwd=cwd, env=env)
 
 
+@pytest.mark.integration
 def test_lm_eval_end_to_end_against_a_loopback_server(tmp_path: Path) -> None:
     openai_mock = mock_server()
     MockOpenAIServer, Reply = openai_mock.MockOpenAIServer, openai_mock.Reply
@@ -417,6 +418,7 @@ def _option(words: list[str], name: str, value: str) -> list[str]:
         "tasks-three-colour",
     ],
 )
+@pytest.mark.integration
 def test_documented_command_on_a_selection(tasks: str, problems: str, tmp_path: Path) -> None:
     """The documented command against a loopback server with the selection in ``--metadata``:
     it runs every task that has documents on exactly the project's prompts, or, where one of

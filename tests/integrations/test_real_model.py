@@ -29,7 +29,11 @@ from ramseygadgets.runs.grading import judge
 from ramseygadgets.training import exact_reward
 from ramseygadgets.training.llama_server import LlamaServer, LlamaServerError
 
-pytestmark = [pytest.mark.timeout(600), pytest.mark.long]  # the first test starts the server
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.long,
+    pytest.mark.integration,
+]  # the first test starts the server
 
 # One problem everywhere: llama.cpp reuses the KV cache of a repeated prompt prefix, so after
 # the first call each reply costs only its few generated tokens.

@@ -48,6 +48,7 @@ def cluster():
     cloudpickle.unregister_pickle_by_value(helpers)
 
 
+@pytest.mark.integration
 def test_a_local_cluster_runs_its_workers_at_the_callers_priority(cluster):
     """Ray's default (nice 15) would starve the tasks beside any other work."""
     assert [v for _, v in cluster.run(helpers.niceness, [0, 1])] == [os.nice(0)] * 2
@@ -67,6 +68,7 @@ executor.close()
 """
 
 
+@pytest.mark.integration
 def test_a_niced_callers_local_cluster_runs_its_workers_at_its_niceness_not_twice_it():
     """A caller at nice 5 once got workers at nice 10: the variable is an increment on the
     niceness the workers inherit from the caller."""
@@ -82,6 +84,7 @@ def test_a_niced_callers_local_cluster_runs_its_workers_at_its_niceness_not_twic
     assert caller == min(19, os.nice(0) + 3) and worker == caller
 
 
+@pytest.mark.integration
 def test_ray_sliced_enumeration_gets_the_single_process_counts(cluster, tmp_path):
     single = run_census(problems(), range(3, 7), mod=1, executor=LocalExecutor(1))
     on_ray = run_census(problems(), range(3, 7), mod=6, executor=cluster, checkpoint_dir=tmp_path)
@@ -91,6 +94,7 @@ def test_ray_sliced_enumeration_gets_the_single_process_counts(cluster, tmp_path
     assert again.computed == [] and again.counts() == single.counts()
 
 
+@pytest.mark.integration
 def test_ray_reruns_the_task_of_a_dead_worker_once(cluster, tmp_path):
     marker = str(tmp_path / "marker")
     results = list(cluster.run(helpers.die_once_marked, [(x, marker) for x in range(6)]))
@@ -99,6 +103,7 @@ def test_ray_reruns_the_task_of_a_dead_worker_once(cluster, tmp_path):
     assert dict(results) == {x: x * x for x in range(6)}
 
 
+@pytest.mark.integration
 def test_problems_fan_out_on_ray_like_on_local_processes(cluster, tmp_path):
     plan = plan_problem_set(["P3"], ["K3", "C5"], ["P3 | P3 | P4"], gadgets="determiners,senders")
     local = generate_problem_set(

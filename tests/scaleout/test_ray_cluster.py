@@ -157,6 +157,7 @@ def _check_watched(root: Path, homes: dict[str, Path], cubes: list[dict[str, Any
         assert Path(watched[r["pid"]]["cwd"]) == homes[r["node"]]
 
 
+@pytest.mark.integration
 def test_both_nodes_of_a_two_node_cluster_decide_cubes_without_the_drivers_files(two_nodes):
     run = subprocess.run(
         two_nodes.solve("both"), cwd=two_nodes.driver, capture_output=True, text=True, timeout=240
@@ -183,6 +184,7 @@ def _wait_for(what: Callable[[], bool], proc: subprocess.Popen[str], seconds: fl
         time.sleep(0.02)
 
 
+@pytest.mark.integration
 def test_a_lost_node_costs_nothing_decided_and_a_rerun_resumes_from_the_log(two_nodes):
     """A third node decides a cube, then dies: the search goes on (Ray runs a task of the lost
     node again elsewhere).  Then the driver is killed too (SIGKILL, as when its machine goes

@@ -23,6 +23,7 @@ from ramseygadgets.training import (
 # About 30-60 s on 2 cores: the real ~1,000-token zero-shot prompts, 2 completions of 8 tokens,
 # float32 and only the last two decoder layers trained (training/models.py says why).
 @pytest.mark.long
+@pytest.mark.integration
 @pytest.mark.timeout(900)
 def test_one_grpo_step_logs_the_verifiers_rewards(
     smollm2_gguf: Path, require_real_model: Any, tmp_path: Path
