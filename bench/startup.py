@@ -44,11 +44,12 @@ def commands(answer: Path) -> dict[str, list[str]]:
     }
 
 
-def run_once(argv: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system) of one run of ``argv``; refuses a failed run."""
+def run_once(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one run of ``argv`` (in ``env``, default this
+    process's environment); refuses a failed run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, env={**os.environ, "COLUMNS": "100"})
+    done = subprocess.run(argv, capture_output=True, env={**(env or os.environ), "COLUMNS": "100"})
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:

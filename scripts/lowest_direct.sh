@@ -12,8 +12,10 @@ if [ ! -x .venv-lowest/bin/uv ]; then
   "$PYTHON" -m venv .venv-lowest
   .venv-lowest/bin/python -m pip install -q uv  # uv itself from PyPI
 fi
+# --compile-bytecode and compileall: no process compiles them again (scripts/setup.sh says why)
 .venv-lowest/bin/uv pip install -q --python .venv-lowest/bin/python --resolution lowest-direct \
-  --reinstall-package ramseygadgets -e '.[test]'
+  --compile-bytecode --reinstall-package ramseygadgets -e '.[test]'
+.venv-lowest/bin/python -m compileall -q -j 0 src
 echo "lowest-direct: $(.venv-lowest/bin/python -c 'import importlib.metadata as m; print(" ".join(f"{p}=={m.version(p)}" for p in ("typer", "rich", "openai", "httpx2", "python-sat", "pynauty", "networkx", "pydantic", "numpy", "numba", "jinja2", "markupsafe")))')"
 CORE_TESTS=(
   tests/test_architecture.py

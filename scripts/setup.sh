@@ -71,18 +71,30 @@ make_venv() {
   fi
 }
 
+# Bytecode for the package's own sources: an editable install leaves src/ without it, and where
+# PYTHONDONTWRITEBYTECODE is set no process writes it later, so every process (each CLI call, each
+# search worker) would compile the package again (bench/bytecode.py). uv is given
+# --compile-bytecode for the same reason (pip compiles what it installs by itself).
+compile_sources() {
+  step "compiling the package's sources (python -m compileall src)"
+  .venv/bin/python -m compileall -q -j 0 src
+}
+
 # The main job: the package and its own dependencies, nothing else. uv resolves and installs them
 # in about half pip's time (docs/performance.md); if uv cannot be had, pip does it.
 setup_main() {
   make_venv
   if [ -z "${RAMSEYGADGETS_NO_UV:-}" ] && { [ -x .venv/bin/uv ] || .venv/bin/python -m pip install -q uv; }; then
     step "installing ramseygadgets (uv pip install -e .)"
-    if .venv/bin/uv pip install -q --python .venv/bin/python -e .; then return 0; fi
-    step "uv failed; installing with pip instead"
+    if ! .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode -e .; then
+      step "uv failed; installing with pip instead"
+      pip_progress install -e .
+    fi
   else
     step "installing ramseygadgets (pip install -e .)"
+    pip_progress install -e .
   fi
-  pip_progress install -e .
+  compile_sources
 }
 
 # The tests: Debian packages, the CPU build of torch first and pinned (nothing may pull a CUDA
@@ -100,6 +112,7 @@ setup_test() {
   pip_progress install -c constraints/train.txt torch
   step "installing ramseygadgets with its test, lint, integration and training extras (-c constraints/train.txt)"
   pip_progress install -c constraints/train.txt -e '.[test,lint,inspect,lm-eval,ray,train]'
+  compile_sources
   SETUP_ELAPSED=$((SECONDS - SETUP_START)) bash scripts/install_llama.sh
 }
 

@@ -120,8 +120,25 @@ def test_the_main_set_up_installs_the_package_alone() -> None:
     main = script[
         script.index("setup_main() {") : script.index("\n}\n", script.index("setup_main() {"))
     ]
-    assert "pip install -q --python .venv/bin/python -e ." in main and "install_llama" not in main
+    assert "pip install -q --python .venv/bin/python --compile-bytecode -e ." in main
+    assert "install_llama" not in main
     assert "[" not in main.split("-e .")[1].split("\n")[0]  # no extras on the main job's install
+
+
+def test_every_set_up_leaves_bytecode_for_what_it_installs() -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set, whatever a set-up leaves uncompiled is compiled again
+    by every process (bench/bytecode.py): uv is told to compile, and the editable sources are."""
+    for script in ("setup.sh", "lowest_direct.sh"):
+        text = (ROOT / "scripts" / script).read_text(encoding="utf-8").replace("\\\n", " ")
+        installs = [line for line in text.splitlines() if "bin/uv pip install" in line]
+        assert installs and all("--compile-bytecode" in line for line in installs), script
+        assert re.search(r"python -m compileall -q -j 0 src$", text, re.M), script
+    setup = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    for mode in ("setup_main", "setup_test"):
+        body = setup[
+            setup.index(f"{mode}() {{") : setup.index("\n}\n", setup.index(f"{mode}() {{"))
+        ]
+        assert "compile_sources" in body, mode
 
 
 def test_setup_refuses_an_unknown_option_in_one_line() -> None:
