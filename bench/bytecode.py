@@ -13,7 +13,8 @@ CLI call, each search worker, each test that runs the CLI).  Two such gaps, two 
   virtual environments get ``uv pip install -e .`` (from uv's cache), one with the flag; each
   command runs in either, with the compiled copy of the sources on ``PYTHONPATH``.
 
-``scripts/setup.sh`` and ``scripts/lowest_direct.sh`` close both gaps.  Each command runs in both
+``scripts/setup.sh`` closes the first (both set-ups), ``scripts/lowest_direct.sh`` both (the
+main set-up leaves uv's default: docs/performance.md says why).  Each command runs in both
 set-ups of a comparison in turn, ``runs`` times (the child's ``ramseygadgets.__file__`` is checked
 to be the copy's).  Prints the median wall and CPU seconds and the ratios without / with
 bytecode; ``--out`` appends them.

@@ -73,8 +73,9 @@ make_venv() {
 
 # Bytecode for the package's own sources: an editable install leaves src/ without it, and where
 # PYTHONDONTWRITEBYTECODE is set no process writes it later, so every process (each CLI call, each
-# search worker) would compile the package again (bench/bytecode.py). uv is given
-# --compile-bytecode for the same reason (pip compiles what it installs by itself).
+# search worker) would compile the package again (bench/bytecode.py; under 1 s here). uv leaves
+# site-packages uncompiled too, but its --compile-bytecode costs the main set-up about 17 s, more
+# than the main job's few processes save (docs/performance.md); pip compiles by itself.
 compile_sources() {
   step "compiling the package's sources (python -m compileall src)"
   .venv/bin/python -m compileall -q -j 0 src
@@ -86,7 +87,7 @@ setup_main() {
   make_venv
   if [ -z "${RAMSEYGADGETS_NO_UV:-}" ] && { [ -x .venv/bin/uv ] || .venv/bin/python -m pip install -q uv; }; then
     step "installing ramseygadgets (uv pip install -e .)"
-    if ! .venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode -e .; then
+    if ! .venv/bin/uv pip install -q --python .venv/bin/python -e .; then
       step "uv failed; installing with pip instead"
       pip_progress install -e .
     fi
