@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bytecode.py [--runs 9] [--out bench/results/bytecode.jsonl]
 
-Where ``PYTHONDONTWRITEBYTECODE`` is set (as on the project's CI machines) no process writes
+Where ``PYTHONDONTWRITEBYTECODE`` is set (as on the development machine) no process writes
 ``.pyc`` files, so whatever the set-up left uncompiled is compiled again by every process (each
 CLI call, each search worker, each test that runs the CLI).  Two such gaps, two comparisons:
 
