@@ -73,9 +73,9 @@ make_venv() {
 
 # Bytecode for the package's own sources: an editable install leaves src/ without it, and where
 # PYTHONDONTWRITEBYTECODE is set no process writes it later, so every process (each CLI call, each
-# search worker) would compile the package again (bench/bytecode.py; under 1 s here). uv leaves
-# site-packages uncompiled too, but its --compile-bytecode costs the main set-up about 17 s, more
-# than the main job's few processes save (docs/performance.md); pip compiles by itself.
+# search worker) would compile the package again (bench/bytecode.py); compileall takes under 1 s.
+# uv leaves site-packages uncompiled too, but its --compile-bytecode costs the main set-up about
+# 17 s, more than the main job's few processes save (docs/performance.md); pip compiles by itself.
 compile_sources() {
   step "compiling the package's sources (python -m compileall src)"
   .venv/bin/python -m compileall -q -j 0 src
