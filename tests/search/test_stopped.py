@@ -23,11 +23,18 @@ from ramseygadgets.search import parallel as parallel_module
 from ramseygadgets.search import runners as runners_module
 from ramseygadgets.search import stopped as stopped_module
 from ramseygadgets.search.cubes import clear_finders
+from ramseygadgets.search.cubestatus import level_status
 from ramseygadgets.search.inflight import write_in_flight
 from ramseygadgets.search.options import SearchOptions
 from ramseygadgets.search.parallel import solve_cubes
 from ramseygadgets.search.spec import EdgeColor, gadget_spec, layouts
-from ramseygadgets.search.stopped import STOPPED_FILE, LemmaCheck, StoppedLemmaRefused
+from ramseygadgets.search.stopped import (
+    STOPPED_FILE,
+    LemmaCheck,
+    StoppedCubes,
+    StoppedLemmaRefused,
+    nearest_entry,
+)
 from ramseygadgets.verification.bruteforce import good_coloring_masks
 
 K3_K4E_RED = Problem.make("K3", "K4-e", "red-determiner")
@@ -83,6 +90,85 @@ def test_ctrl_c_keeps_what_the_other_workers_cube_streamed(tmp_path):
     assert entry["bits"] == "1"
     level = [json.loads(x) for x in (tmp_path / "cubes.jsonl").read_text().splitlines()][-1]
     assert level["kind"] == "level" and level["stopped_cubes"] == 1
+
+
+def _entry(bits: str, n: int = 10, problem: Problem = K3_K4E_RED) -> dict:
+    return {"problem_id": problem.id, "n": n, "layout": "e=0-1", "bits": bits, "lemmas": []}
+
+
+def test_an_entry_no_open_part_would_start_from_is_dropped_and_the_rest_kept(tmp_path):
+    """ "01" split and both halves stopped in turn: no open part starts from "01" any more; "1"
+    is decided; "0" is still the nearest of "00"; another level's and problem's entries stay."""
+    path = tmp_path / STOPPED_FILE
+    old = [_entry(b) for b in ("0", "01", "010", "011", "1")]
+    old += [_entry("01", n=11), _entry("01", problem=P3_K3_RED)]
+    path.write_text("".join(json.dumps(e) + "\n" for e in old))
+    parts = {"e=0-1": ["011", "010", "00"]}
+    StoppedCubes(tmp_path, K3_K4E_RED).write(
+        [], lambda n, name: parts.get(name) if n == 10 else None
+    )
+    kept = [(e["problem_id"] == K3_K4E_RED.id, e["n"], e["bits"]) for e in _entries(tmp_path)]
+    assert sorted(kept) == [
+        (False, 10, "01"),
+        (True, 10, "0"),
+        (True, 10, "010"),
+        (True, 10, "011"),
+        (True, 11, "01"),
+    ]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_every_open_part_keeps_its_nearest_entry_and_every_kept_entry_is_one(tmp_path, seed):
+    rng = random.Random(seed)
+    bit_strings = ["".join(rng.choice("01") for _ in range(rng.randint(0, 6))) for _ in range(12)]
+    entries, parts = set(bit_strings[:7]), set(bit_strings[7:])
+    (tmp_path / STOPPED_FILE).write_text("".join(json.dumps(_entry(b)) + "\n" for b in entries))
+    StoppedCubes(tmp_path, K3_K4E_RED).write([], lambda n, name: parts)
+    kept = {("e=0-1", e["bits"]) for e in _entries(tmp_path)}
+    every = {("e=0-1", b) for b in entries}
+    for part in parts:
+        assert nearest_entry("e=0-1", part, kept) == nearest_entry("e=0-1", part, every), part
+    assert kept == {nearest_entry("e=0-1", part, every) for part in parts} - {None}
+
+
+def _log_open_parts(out: Path) -> list[str]:
+    """The open parts of level 10's layout that the log in ``out`` leaves a rerun (``--status``)."""
+    records = [json.loads(x) for x in (out / "cubes.jsonl").read_text().splitlines()]
+    assert "1" in {r["bits"] for r in records if r.get("outcome") == "split"}
+    return list(level_status(K3_K4E_RED, records, 10, LEVEL_10["cubes"]).layouts[0].open_parts)
+
+
+def test_the_stop_hands_the_file_the_open_parts_of_the_log_its_own_splits_included(
+    tmp_path, monkeypatch
+):
+    """Split at run time, the driver's open parts are those the log leaves (not the planned cube
+    "1"): else the stop would keep "1" for parts that have nearer entries."""
+    seen: list[list[str] | None] = []
+    write = stopped_module.StoppedCubes.write
+
+    def spy(self, stopped, open_parts):
+        seen.append(open_parts(10, "e=0-1"))
+        return write(self, stopped, open_parts)
+
+    monkeypatch.setattr(stopped_module.StoppedCubes, "write", spy)
+    options = SearchOptions(timeout=3.0, jobs=1, split_after=1.0, out=tmp_path, **LEVEL_10)
+    assert solve_cubes(K3_K4E_RED, options).status == "timeout"
+    assert sorted(seen[-1] or []) == sorted(_log_open_parts(tmp_path)) and "1" not in seen[-1]
+
+
+def test_a_split_parent_whose_parts_all_stopped_in_turn_is_dropped_by_the_next_stop(tmp_path):
+    """The way "01¹⁴" of the (K3, K4) negative sender stayed: a stop kept cube "1", a later
+    sitting split it, and its parts stopped in turn, each with an entry of its own.  The next
+    stop drops "1" (no rerun would start from it) and keeps each open part's entry."""
+    options = dict(jobs=1, split_after=1.0, out=tmp_path, **LEVEL_10)
+    assert solve_cubes(K3_K4E_RED, SearchOptions(timeout=3.0, **options)).status == "timeout"
+    lemmas = _entries(tmp_path)[0]["lemmas"]
+    older = [{**_entry(bits), "lemmas": lemmas} for bits in ("1", *_log_open_parts(tmp_path))]
+    (tmp_path / STOPPED_FILE).write_text("".join(json.dumps(e) + "\n" for e in older))
+    second = solve_cubes(K3_K4E_RED, SearchOptions(timeout=2.0, **{**options, "split_after": None}))
+    assert second.status == "timeout" and second.levels[0].cubes_from_stop >= 1
+    kept = sorted(e["bits"] for e in _entries(tmp_path))
+    assert kept == sorted(_log_open_parts(tmp_path)) and "1" not in kept
 
 
 def _stopped_run(tmp_path: Path) -> tuple[Path, list[str]]:
@@ -299,9 +385,9 @@ def test_a_snapshot_the_disk_refuses_stops_nothing_and_the_in_flight_file_counts
     events: list[tuple[str, dict]] = []
     write = stopped_module.StoppedCubes.write
 
-    def refuse(self, stopped, still_open):
+    def refuse(self, stopped, open_parts):
         if not stopped:
-            return write(self, stopped, still_open)
+            return write(self, stopped, open_parts)
         events.append(("snapshot", {s.bits: len(s.lemmas) for s in stopped}))
         raise OSError(28, "No space left on device")
 

@@ -89,6 +89,7 @@ from ramseygadgets.search.cubes import (
     Cube,
     CubePlan,
     CubeTask,
+    OpenParts,
     Refuter,
     covered,
     cube_engine,
@@ -151,6 +152,8 @@ class _LevelRun:
         self.shares = {lay.name: 0.0 for lay in layouts(sched.problem.gadget, n)}
         #: per layout name, the bit strings of the cubes decided none (log included)
         self.decided: dict[str, set[str]] = {}
+        #: per layout name, the bit strings of the cubes split at run time (log included)
+        self.splits: dict[str, set[str]] = {}
         #: the keys of the planned (static) cubes decided, whole or by their split parts
         self.planned_decided: set[str] = set()
         #: the keys of the planned cubes that had no turn before this run (log included)
@@ -173,6 +176,8 @@ class _LevelRun:
         for name, decided in logged.none.items():
             self.shares[name] += sum(2.0 ** -len(bits) for bits in decided)
             self.decided[name] = set(decided)
+        for name, split in logged.split.items():
+            self.splits[name] = set(split)
         untouched: list[Cube] = []
         resumed: list[Cube] = []
         for c in self.plan.cubes:
@@ -246,7 +251,7 @@ class _LevelRun:
         if self.s.stopped is None or not self.s.share:
             return
         kept = self._stopped_entries()
-        self.s.stopped.write(kept, self._still_open)
+        self.s.stopped.write(kept, self._open_parts)
         self.record.stopped_cubes = len(kept)
         self.record.stopped_lemmas = sum(len(s.lemmas) for s in kept)
 
@@ -259,7 +264,7 @@ class _LevelRun:
         self.next_snapshot = time.monotonic() + SNAPSHOT_SECONDS
         if self.in_flight and self.s.stopped is not None and self.s.share:
             with suppress(OSError):  # a safety copy: the stop's own write reports a disk's refusal
-                self.s.stopped.write(self._stopped_entries(), self._still_open)
+                self.s.stopped.write(self._stopped_entries(), self._open_parts)
 
     def _stopped_entries(self) -> list[StoppedCube]:
         """Per cube in flight, or stopped by this run, what it inherited and learned (the newest
@@ -275,14 +280,19 @@ class _LevelRun:
             if lemmas
         ]
 
-    def _still_open(self, key: tuple[int, str, str]) -> bool:
-        """Whether the stopped cube ``(n, layout name, bits)`` of an older stop is still open:
-        another level's, or not covered by this level's decided cubes."""
-        n, name, bits = key
+    def _open_parts(self, n: int, name: str) -> list[str] | None:
+        """The parts of layout ``name`` a rerun would search now (:func:`.cubes.open_parts` of
+        each planned cube, from the cubes decided and split so far); ``None`` on another level."""
         if n != self.n or name not in self.layout_of:
-            return True
-        refuter = self._refuter(self.layout_index[name])
-        return not covered(refuter, self.decided.get(name, set()), bits)
+            return None
+        layout = self.layout_index[name]
+        refuter = self._refuter(layout)
+        decided, splits = self.decided.get(name, set()), self.splits.get(name, set())
+        parts = OpenParts()
+        for planned in self.plan.cubes:
+            if planned.layout == layout:
+                open_parts(refuter, planned.bits, decided, splits, parts)
+        return parts.parts
 
     def _task(self, cube: Cube, left: float | None) -> CubeTask:
         s = self.s
@@ -374,6 +384,7 @@ class _LevelRun:
         not refute), first in line after the planned cubes still waiting for their first turn:
         together they cover it, so coverage is unchanged.  Each child inherits ``lemmas``."""
         refuter, todo = self._refuter(cube.layout), self.todo
+        self.splits.setdefault(cube.layout_name, set()).add(cube.bits)
         if len(cube.bits) >= len(refuter.edges):  # nothing left to fix: run it to the end
             children, at = [cube], 0
             self.no_split.add(cube.key)

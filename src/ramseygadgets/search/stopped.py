@@ -25,15 +25,18 @@ A lemma that does not hold refuses the file, with its line and the lemma named: 
 start (deleting the file only costs what it saved).  One line per stopped
 cube (JSON: the problem's tag, ``n``, ``layout``, ``bits``, ``lemmas`` as ``["c", hex]`` or
 ``["a", [edge ids]]``); the file is rewritten atomically when a level run ends with cubes
-in flight or with entries its decided cubes now cover (those are dropped), else left alone, and
-every :data:`.parallel.SNAPSHOT_SECONDS` while local workers' cubes are in flight (a driver
-killed outright keeps what they learned until then).
+in flight or with entries no rerun would use, else left alone, and every
+:data:`.parallel.SNAPSHOT_SECONDS` while local workers' cubes are in flight (a driver killed
+outright keeps what they learned until then).  A rerun hands each open part the entry nearest
+it (:func:`nearest_entry`), so an entry is kept only while it is the nearest of some open part:
+one whose parts are all decided, or all nearer to other entries (a split parent both of whose
+halves stopped in turn), is dropped.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +49,14 @@ from ramseygadgets.search.options import SearchError
 from ramseygadgets.search.oracle import ColoringOracle, KnCopies
 from ramseygadgets.search.spec import Condition, EdgeColor, Layout, RedDegree, gadget_spec
 
-__all__ = ["STOPPED_FILE", "LemmaCheck", "StoppedCube", "StoppedCubes", "StoppedLemmaRefused"]
+__all__ = [
+    "STOPPED_FILE",
+    "LemmaCheck",
+    "StoppedCube",
+    "StoppedCubes",
+    "StoppedLemmaRefused",
+    "nearest_entry",
+]
 
 #: The file's name inside the ``--out`` directory.
 STOPPED_FILE = "stopped-cubes.jsonl"
@@ -199,14 +209,7 @@ class StoppedCubes:
         checked: dict[tuple[str, str], list[Lemma]] = {}
         out: dict[str, list[Lemma]] = {}
         for cube in cubes:
-            found = next(
-                (
-                    (cube.layout_name, cube.bits[:k])
-                    for k in range(len(cube.bits), -1, -1)
-                    if (cube.layout_name, cube.bits[:k]) in entries
-                ),
-                None,
-            )
+            found = nearest_entry(cube.layout_name, cube.bits, entries)
             if found is None:
                 continue
             if found not in checked:
@@ -231,26 +234,66 @@ class StoppedCubes:
             check.close()
         return lemmas
 
-    def write(self, stopped: Sequence[StoppedCube], still_open: Any) -> None:
-        """Rewrite the file with ``stopped`` and the older entries that ``still_open((n,
-        layout, bits))`` keeps (not stopped again now; other problems' all), atomically."""
+    def write(self, stopped: Sequence[StoppedCube], open_parts: OpenPartsOf) -> None:
+        """Rewrite the file with ``stopped`` and the older entries (not stopped again now) that
+        are the nearest entry of some part in ``open_parts(n, layout)`` — all of a level or
+        layout it does not know (``None``), and other problems' — atomically."""
         new = {s.key for s in stopped}
-
-        def kept(entry: dict[str, Any]) -> bool:
-            if entry.get("problem_id") != self.problem.id:
-                return True
-            key = (entry["n"], entry["layout"], entry["bits"])
-            return key not in new and bool(still_open(key))
-
+        old: dict[tuple[int, str, str], dict[str, Any]] = {}
+        others: list[dict[str, Any]] = []
         entries = [entry for _, entry in self._entries()]
-        old = [entry for entry in entries if kept(entry)]
-        if not stopped and len(old) == len(entries):
-            return  # nothing stopped, nothing covered since: the file stays as it is
+        for entry in entries:
+            if entry.get("problem_id") != self.problem.id:
+                others.append(entry)
+                continue
+            key = (entry["n"], entry["layout"], entry["bits"])
+            if key not in new:
+                old.pop(key, None)
+                old[key] = entry  # the newest of a repeated cube, last
+        useful = _nearest_of_open_parts(set(old) | new, open_parts)
+        kept = [entry for key, entry in old.items() if key in useful]
+        if not stopped and len(others) + len(kept) == len(entries):
+            return  # nothing stopped, nothing dropped since: the file stays as it is
         tag = problem_tag(self.problem)
-        lines = [json.dumps(e, separators=(",", ":")) for e in old]
+        lines = [json.dumps(e, separators=(",", ":")) for e in others + kept]
         lines += [json.dumps({**tag, **_encoded(s)}, separators=(",", ":")) for s in stopped]
         with atomic_path(self.path) as tmp:
             tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+#: ``open_parts(n, layout name)``: the bit strings of the parts of that level and layout a rerun
+#: would search, or ``None`` where the caller does not know them (another level's cubes).
+OpenPartsOf = Callable[[int, str], Collection[str] | None]
+
+
+def nearest_entry(
+    layout: str, bits: str, entries: Container[tuple[str, str]]
+) -> tuple[str, str] | None:
+    """The key ``(layout, prefix)`` in ``entries`` with the longest prefix of ``bits`` (``bits``
+    itself included): the stopped cube that contains the cube ``bits`` most closely."""
+    return next(
+        ((layout, bits[:k]) for k in range(len(bits), -1, -1) if (layout, bits[:k]) in entries),
+        None,
+    )
+
+
+def _nearest_of_open_parts(
+    keys: set[tuple[int, str, str]], open_parts: OpenPartsOf
+) -> set[tuple[int, str, str]]:
+    """The ``keys`` (n, layout, bits) a rerun would hand to some open part, and those of levels
+    or layouts whose open parts are not known."""
+    useful: set[tuple[int, str, str]] = set()
+    for n, layout in {(n, layout) for n, layout, _ in keys}:
+        parts = open_parts(n, layout)
+        level = {(name, bits) for m, name, bits in keys if (m, name) == (n, layout)}
+        if parts is None:
+            useful |= {(n, name, bits) for name, bits in level}
+            continue
+        for part in parts:
+            found = nearest_entry(layout, part, level)
+            if found is not None:
+                useful.add((n, *found))
+    return useful
 
 
 def _encoded(stopped: StoppedCube) -> dict[str, Any]:
