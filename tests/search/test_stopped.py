@@ -151,7 +151,7 @@ def test_the_stop_hands_the_file_the_open_parts_of_the_log_its_own_splits_includ
         return write(self, stopped, open_parts)
 
     monkeypatch.setattr(stopped_module.StoppedCubes, "write", spy)
-    options = SearchOptions(timeout=3.0, jobs=1, split_after=1.0, out=tmp_path, **LEVEL_10)
+    options = SearchOptions(timeout=4.0, jobs=1, split_after=1.0, out=tmp_path, **LEVEL_10)
     assert solve_cubes(K3_K4E_RED, options).status == "timeout"
     assert sorted(seen[-1] or []) == sorted(_log_open_parts(tmp_path)) and "1" not in seen[-1]
 
@@ -161,7 +161,7 @@ def test_a_split_parent_whose_parts_all_stopped_in_turn_is_dropped_by_the_next_s
     sitting split it, and its parts stopped in turn, each with an entry of its own.  The next
     stop drops "1" (no rerun would start from it) and keeps each open part's entry."""
     options = dict(jobs=1, split_after=1.0, out=tmp_path, **LEVEL_10)
-    assert solve_cubes(K3_K4E_RED, SearchOptions(timeout=3.0, **options)).status == "timeout"
+    assert solve_cubes(K3_K4E_RED, SearchOptions(timeout=4.0, **options)).status == "timeout"
     lemmas = _entries(tmp_path)[0]["lemmas"]
     older = [{**_entry(bits), "lemmas": lemmas} for bits in ("1", *_log_open_parts(tmp_path))]
     (tmp_path / STOPPED_FILE).write_text("".join(json.dumps(e) + "\n" for e in older))
