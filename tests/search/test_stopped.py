@@ -156,6 +156,25 @@ def test_the_stop_hands_the_file_the_open_parts_of_the_log_its_own_splits_includ
     assert sorted(seen[-1] or []) == sorted(_log_open_parts(tmp_path)) and "1" not in seen[-1]
 
 
+def test_a_half_still_waiting_at_the_stop_keeps_what_its_split_parent_learned(tmp_path):
+    """One worker splits "1" and its halves every second: at the stop one part runs and its
+    siblings wait.  The stop keeps each split parent's lemmas for its waiting halves (before,
+    only a snapshot's older copy, if any), so every open part whose split parent knew lemmas
+    starts from an entry (the rerun's use of an entry: the tests above)."""
+    options = SearchOptions(timeout=6.0, split_after=1.0, jobs=1, out=tmp_path, **LEVEL_10)
+    first = solve_cubes(K3_K4E_RED, options)
+    assert first.status == "timeout"
+    records = [json.loads(x) for x in (tmp_path / "cubes.jsonl").read_text().splitlines()]
+    knew = {
+        r["bits"]
+        for r in records
+        if r.get("outcome") == "split" and r["lemmas"] + r["inherited_in"]
+    }
+    waiting = [p for p in _log_open_parts(tmp_path) if p[:-1] in knew]
+    entries = {("e=0-1", e["bits"]) for e in _entries(tmp_path)}
+    assert waiting and all(nearest_entry("e=0-1", p, entries) for p in waiting), entries
+
+
 def test_a_split_parent_whose_parts_all_stopped_in_turn_is_dropped_by_the_next_stop(tmp_path):
     """The way "01¹⁴" of the (K3, K4) negative sender stayed: a stop kept cube "1", a later
     sitting split it, and its parts stopped in turn, each with an entry of its own.  The next

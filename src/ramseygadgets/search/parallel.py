@@ -164,6 +164,8 @@ class _LevelRun:
         #: per cube key, a cube this run stopped (out of time, or in flight at the stop), with the
         #: lemmas it knew then
         self.stopped_now: dict[str, tuple[Cube, list[tuple[str, object]]]] = {}
+        #: per cube key, the cube whose split made it (this run's splits)
+        self.split_parent: dict[str, Cube] = {}
         self.layout_of = {lay.name: lay for lay in layouts(sched.problem.gadget, n)}
         self.layout_index = {name: i for i, name in enumerate(self.layout_of)}
         #: when the cubes in flight next write what they learned (:meth:`_snapshot_if_due`)
@@ -267,13 +269,18 @@ class _LevelRun:
                 self.s.stopped.write(self._stopped_entries(), self._open_parts)
 
     def _stopped_entries(self) -> list[StoppedCube]:
-        """Per cube in flight, or stopped by this run, what it inherited and learned (the newest
+        """Per cube in flight, or stopped by this run, what it inherited and learned, and per
+        cube this run split with a half still waiting, what the halves inherit (each the newest
         :data:`.cubes.MAX_INHERITED_LEMMAS`)."""
         self.s.runner.drain()
         streamed = self.s.runner.streamed
         cubes = dict(self.stopped_now)
         for key, cube in self.in_flight.items():
             cubes[key] = (cube, self.inherited.get(key, []) + streamed.get(key, []))
+        for cube in self.todo:
+            parent = self.split_parent.get(cube.key)
+            if parent is not None and cube.key in self.inherited:
+                cubes.setdefault(parent.key, (parent, self.inherited[cube.key]))
         return [
             StoppedCube(self.n, cube.layout_name, cube.bits, tuple(lemmas[-MAX_INHERITED_LEMMAS:]))
             for cube, lemmas in cubes.values()
@@ -397,6 +404,7 @@ class _LevelRun:
             )
         if self.s.share:
             self.inherited.update((child.key, lemmas) for child in children)
+        self.split_parent.update((child.key, cube) for child in children)
         todo[at:at] = children
 
     def close(self) -> None:

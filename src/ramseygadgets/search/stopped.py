@@ -4,7 +4,8 @@ The cube log (:mod:`.cubelog`) keeps every finished cube; a cube still running w
 stops (Ctrl-C, SIGTERM, ``--timeout``) finishes nothing, but what it learned is not lost: the
 driver holds every lemma its workers stream (:class:`.cubes.LemmaExchange`), and at the stop
 it writes, for each cube in flight, the lemmas that cube started with (its split ancestors'
-inheritance) and learned, the newest :data:`.cubes.MAX_INHERITED_LEMMAS`.  A rerun with the same
+inheritance) and learned, and for each cube it split with a half still waiting, what the halves
+inherit; the newest :data:`.cubes.MAX_INHERITED_LEMMAS` each.  A rerun with the same
 ``--out`` hands them to the cube again, or to the parts of it still open, as the halves of a
 split cube inherit their parent's (``CubeTask.inherited``).  Ray tasks stream nothing: only the
 lemmas a stopped cube inherited are kept there.
