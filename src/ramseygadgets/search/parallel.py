@@ -292,13 +292,10 @@ class _LevelRun:
         each planned cube, from the cubes decided and split so far); ``None`` on another level."""
         if n != self.n or name not in self.layout_of:
             return None
-        layout = self.layout_index[name]
-        refuter = self._refuter(layout)
+        layout, parts = self.layout_index[name], OpenParts()
         decided, splits = self.decided.get(name, set()), self.splits.get(name, set())
-        parts = OpenParts()
-        for planned in self.plan.cubes:
-            if planned.layout == layout:
-                open_parts(refuter, planned.bits, decided, splits, parts)
+        for planned in (c for c in self.plan.cubes if c.layout == layout):
+            open_parts(self._refuter(layout), planned.bits, decided, splits, parts)
         return parts.parts
 
     def _task(self, cube: Cube, left: float | None) -> CubeTask:
