@@ -49,6 +49,20 @@ def _entries(out: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+def _stopped_while_1_runs(out: Path, timeout: float = 3.0, **options):
+    """Level 10 stopped by its timeout while cube "1" runs, with something learned to keep.  On a
+    busy machine a short timeout can stop "1" before its first lemma (nothing to keep: the cause
+    of a failure seen once in five loaded runs), so the run goes on with the timeout doubled,
+    resuming from the log, until a stop keeps something."""
+    while True:
+        kept = {**LEVEL_10, "jobs": 1, **options}
+        result = solve_cubes(K3_K4E_RED, SearchOptions(timeout=timeout, out=out, **kept))
+        assert result.status == "timeout"
+        if _entries(out) or timeout > 12:
+            return result
+        timeout *= 2
+
+
 @pytest.fixture(autouse=True)
 def _fresh_finders():
     yield
@@ -59,8 +73,7 @@ def _fresh_finders():
 def test_a_run_out_of_time_keeps_what_its_cube_in_flight_learned_and_the_rerun_starts_with_it(
     tmp_path, jobs
 ):
-    first = solve_cubes(K3_K4E_RED, SearchOptions(timeout=4.0, jobs=jobs, out=tmp_path, **LEVEL_10))
-    assert first.status == "timeout"
+    first = _stopped_while_1_runs(tmp_path, timeout=4.0, jobs=jobs)
     [entry] = _entries(tmp_path)
     level = first.levels[0]
     assert (entry["n"], entry["bits"], entry["problem_id"]) == (10, "1", K3_K4E_RED.id)
@@ -180,7 +193,7 @@ def test_a_split_parent_whose_parts_all_stopped_in_turn_is_dropped_by_the_next_s
     sitting split it, and its parts stopped in turn, each with an entry of its own.  The next
     stop drops "1" (no rerun would start from it) and keeps each open part's entry."""
     options = dict(jobs=1, split_after=1.0, out=tmp_path, **LEVEL_10)
-    assert solve_cubes(K3_K4E_RED, SearchOptions(timeout=4.0, **options)).status == "timeout"
+    _stopped_while_1_runs(tmp_path, timeout=4.0, split_after=1.0)
     lemmas = _entries(tmp_path)[0]["lemmas"]
     older = [{**_entry(bits), "lemmas": lemmas} for bits in ("1", *_log_open_parts(tmp_path))]
     (tmp_path / STOPPED_FILE).write_text("".join(json.dumps(e) + "\n" for e in older))
@@ -191,7 +204,7 @@ def test_a_split_parent_whose_parts_all_stopped_in_turn_is_dropped_by_the_next_s
 
 
 def _stopped_run(tmp_path: Path) -> tuple[Path, list[str]]:
-    solve_cubes(K3_K4E_RED, SearchOptions(timeout=3.0, jobs=1, out=tmp_path, **LEVEL_10))
+    _stopped_while_1_runs(tmp_path)
     path = tmp_path / STOPPED_FILE
     return path, path.read_text().splitlines()
 
@@ -325,8 +338,13 @@ CLI_LEVEL_10 += ["--min-vertices", "10", "--max-vertices", "10", "--cubes", "2",
 
 
 def test_the_cli_says_where_a_stopped_runs_lemmas_went(tmp_path):
-    result = CliRunner().invoke(app, [*CLI_LEVEL_10, "--timeout", "3", "--out", str(tmp_path)])
-    assert result.exit_code == 1, result.output
+    for timeout in ("3", "6", "12"):  # until a stop keeps something (_stopped_while_1_runs)
+        result = CliRunner().invoke(
+            app, [*CLI_LEVEL_10, "--timeout", timeout, "--out", str(tmp_path)]
+        )
+        assert result.exit_code == 1, result.output
+        if _entries(tmp_path):
+            break
     assert f"kept what the cubes in flight learned in {tmp_path / STOPPED_FILE}" in result.output
     assert _entries(tmp_path)
 
