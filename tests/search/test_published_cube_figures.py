@@ -13,7 +13,7 @@ from ramseygadgets.search.cubelog import read_log
 from ramseygadgets.search.cubes import Cube
 from ramseygadgets.search.cubestatus import LevelStatus, level_status
 from ramseygadgets.search.spec import layouts
-from ramseygadgets.search.stopped import STOPPED_FILE, StoppedCubes
+from ramseygadgets.search.stopped import STOPPED_FILE, StoppedCubes, nearest_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "bench/results/cubes/k3_k4_negative_sender-14-partial.jsonl"
@@ -66,21 +66,19 @@ def test_the_level_14_sittings_table_is_the_status_of_the_committed_log():
         assert row[3:8] == [wall, none, split, cpu, candidates], row[0]
 
 
-def test_the_committed_stopped_lemmas_hold_and_go_to_open_parts_of_the_committed_log(tmp_path):
+def test_the_committed_stopped_lemmas_hold_and_each_is_the_nearest_of_an_open_part(tmp_path):
     """The next sitting starts the open parts with these lemmas: each is derived again (as the run
-    does) and each entry is an open part of the committed log or the ancestor of one (a cube that
-    split keeps its entry for the halves that have none of their own)."""
+    does), and each entry is the one a rerun hands to some open part of the committed log (the
+    part itself or its nearest stopped ancestor): the file keeps nothing no rerun would use."""
     problem = Problem.make("K3", "K4", "negative-sender")
     (tmp_path / STOPPED_FILE).write_bytes(lzma.decompress(STOPPED.read_bytes()))
     stopped = StoppedCubes(tmp_path, problem)
     entries = [entry for _, entry in stopped.read()]
     assert entries and all(entry["n"] == 14 for entry in entries)
-    open_parts = {(lay.name, bits) for lay in _status().layouts for bits in lay.open_parts}
+    keys = {(entry["layout"], entry["bits"]) for entry in entries}
+    parts = [(lay.name, bits) for lay in _status().layouts for bits in lay.open_parts]
+    assert keys == {nearest_entry(name, bits, keys) for name, bits in parts} - {None}
     lays = {lay.name: (i, lay) for i, lay in enumerate(layouts(problem.gadget, 14))}
-    cubes = []
-    for entry in entries:
-        below = [bits for name, bits in open_parts if name == entry["layout"]]
-        assert any(bits.startswith(entry["bits"]) for bits in below), entry["bits"]
-        cubes.append(Cube(14, lays[entry["layout"]][0], entry["layout"], entry["bits"]))
+    cubes = [Cube(14, lays[e["layout"]][0], e["layout"], e["bits"]) for e in entries]
     handed = stopped.for_cubes(14, cubes, {name: lay for name, (_, lay) in lays.items()})
     assert [len(handed[c.key]) for c in cubes] == [len(e["lemmas"]) for e in entries]
