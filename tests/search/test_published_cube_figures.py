@@ -10,7 +10,7 @@ from pathlib import Path
 from ramseygadgets.cli.search_status import sitting_cells
 from ramseygadgets.problems.catalog import Problem
 from ramseygadgets.search.cubelog import read_log
-from ramseygadgets.search.cubes import Cube
+from ramseygadgets.search.cubes import Cube, Refuter, cube_engine
 from ramseygadgets.search.cubestatus import LevelStatus, level_status
 from ramseygadgets.search.spec import layouts
 from ramseygadgets.search.stopped import STOPPED_FILE, StoppedCubes, nearest_entry
@@ -82,3 +82,16 @@ def test_the_committed_stopped_lemmas_hold_and_each_is_the_nearest_of_an_open_pa
     cubes = [Cube(14, lays[e["layout"]][0], e["layout"], e["bits"]) for e in entries]
     handed = stopped.for_cubes(14, cubes, {name: lay for name, (_, lay) in lays.items()})
     assert [len(handed[c.key]) for c in cubes] == [len(e["lemmas"]) for e in entries]
+
+
+def test_the_spine_is_refuted_by_propagation_where_the_docs_say():
+    """docs/search.md: the all-ones spine of "f adjacent to e" is refuted by propagation only at
+    "01⁴²" (the planner's refuter, which decides nothing before it)."""
+    problem = Problem.make("K3", "K4", "negative-sender")
+    assert 'refuted by\npropagation only at "01⁴²"' in (ROOT / "docs/search.md").read_text()
+    layout = next(lay for lay in layouts(problem.gadget, 14) if lay.name == "f adjacent to e")
+    refuter = Refuter(problem, 14, layout, cube_engine(problem, "auto"))
+    try:
+        assert refuter.refuted("0" + "1" * 42) and not refuter.refuted("0" + "1" * 41)
+    finally:
+        refuter.close()

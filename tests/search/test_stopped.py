@@ -192,12 +192,11 @@ def test_a_split_parent_whose_parts_all_stopped_in_turn_is_dropped_by_the_next_s
     """The way "01¹⁴" of the (K3, K4) negative sender stayed: a stop kept cube "1", a later
     sitting split it, and its parts stopped in turn, each with an entry of its own.  The next
     stop drops "1" (no rerun would start from it) and keeps each open part's entry."""
-    options = dict(jobs=1, split_after=1.0, out=tmp_path, **LEVEL_10)
     _stopped_while_1_runs(tmp_path, timeout=4.0, split_after=1.0)
     lemmas = _entries(tmp_path)[0]["lemmas"]
     older = [{**_entry(bits), "lemmas": lemmas} for bits in ("1", *_log_open_parts(tmp_path))]
     (tmp_path / STOPPED_FILE).write_text("".join(json.dumps(e) + "\n" for e in older))
-    second = solve_cubes(K3_K4E_RED, SearchOptions(timeout=2.0, **{**options, "split_after": None}))
+    second = solve_cubes(K3_K4E_RED, SearchOptions(timeout=2.0, jobs=1, out=tmp_path, **LEVEL_10))
     assert second.status == "timeout" and second.levels[0].cubes_from_stop >= 1
     kept = sorted(e["bits"] for e in _entries(tmp_path))
     assert kept == sorted(_log_open_parts(tmp_path)) and "1" not in kept
